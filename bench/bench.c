@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lbsim benchmarks: how fast the event engine and the BSP run go, for
+ * N = 16, 256 and 4096.
+ *
+ *   bench [--quick]
+ *
+ * 1. The engine alone, in the classic "hold model": a queue holding N events;
+ *    pop the least, push one at now + Exp(1); repeat. Run once on the bare
+ *    queue (sim/queue.h) and once through the engine (sim/engine.h), where
+ *    each event's handler reschedules itself.
+ * 2. The full BSP model (sim/run.h) for N workers, built from a scenario file
+ *    exactly as `lbsim` builds it, in both engine modes (worker_events = auto
+ *    and always).
+ *
+ * Every figure is the best of REPEATS measurements of wall time on one core:
+ * on a shared machine the best run is the one least disturbed by others.
+ * --quick runs 10x fewer events (a smoke test for CI, not a measurement). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "sim/engine.h"
+#include "sim/queue.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+
+#define REPEATS 3
+#define N_SIZES 3
+static const size_t sizes[N_SIZES] = { 16, 256, 4096 };
+
+/* Increments are drawn once and cycled, so the hold loop measures the queue
+ * and not the random number generator. */
+#define INC_BITS 16
+#define INC_N (1u << INC_BITS)
+#define INC_MASK (INC_N - 1)
+
+/* Hold operations per measurement (pop+push pairs), and worker-iterations
+ * per BSP measurement, sized for roughly 0.3-1 s a measurement. With
+ * worker_events = auto a worker-iteration costs no event, so that mode gets
+ * 10x more of them to run as long. */
+#define HOLD_OPS 10000000ull
+#define WORKER_ITERATIONS 5000000ll
+#define AUTO_FACTOR 10
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const lbs_error *err, const char *what)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, err->msg[0] ? err->msg : "failed");
+	exit(err->status ? (int)err->status : 1);
+}
+
+/* ---- 1. hold model ---------------------------------------------------- */
+
+/* Events/s (pop+push pairs per second) of the bare queue with n pending. */
+static double hold_queue(size_t n, uint64_t ops, const double *inc)
+{
+	lbs_error err = { 0 };
+	lbs_queue q;
+	if (lbs_queue_init(&q, n, &err) != LBS_OK)
+		die(&err, "queue init");
+	uint32_t k = 0;
+	for (size_t i = 0; i < n; i++, k++)
+		if (lbs_queue_push(&q, inc[k & INC_MASK], (uint32_t)i, &err) != LBS_OK)
+			die(&err, "queue push");
+	lbs_event ev;
+	double t0 = monotonic_s();
+	for (uint64_t i = 0; i < ops; i++, k++) {
+		if (!lbs_queue_pop(&q, &ev))
+			abort(); /* the queue never empties in the hold model */
+		if (lbs_queue_push(&q, ev.time + inc[k & INC_MASK], lbs_event_handle(&ev), &err) != LBS_OK)
+			die(&err, "queue push");
+	}
+	double wall = monotonic_s() - t0;
+	lbs_queue_destroy(&q);
+	return (double)ops / wall;
+}
+
+typedef struct hold_ctx {
+	const double *inc;
+	uint32_t k;
+	uint64_t left; /* events still to dispatch */
+} hold_ctx;
+
+/* Each of the n handlers owns one pending event; its arg is its own handle
+ * (handles are numbered from 0 in registration order). */
+static lbs_status hold_handler(void *ctx, uint32_t self, lbs_engine *eng)
+{
+	hold_ctx *h = ctx;
+	if (--h->left == 0)
+		eng->stop = true;
+	return lbs_engine_at(eng, lbs_engine_now(eng) + h->inc[h->k++ & INC_MASK], self);
+}
+
+/* Events/s dispatched by the engine with n events pending. */
+static double hold_engine(size_t n, uint64_t ops, const double *inc)
+{
+	lbs_error err = { 0 };
+	lbs_engine eng;
+	if (lbs_engine_init(&eng, n, &err) != LBS_OK)
+		die(&err, "engine init");
+	hold_ctx h = { inc, 0, ops };
+	for (size_t i = 0; i < n; i++) {
+		uint32_t handle;
+		if (lbs_engine_register(&eng, hold_handler, &h, (uint32_t)i, &handle) != LBS_OK)
+			die(&err, "engine register");
+		if (handle != i) {
+			fprintf(stderr, "bench: handle %" PRIu32 " registered as %zu\n", handle, i);
+			exit(1);
+		}
+		if (lbs_engine_at(&eng, inc[h.k++ & INC_MASK], handle) != LBS_OK)
+			die(&err, "engine schedule");
+	}
+	double t0 = monotonic_s();
+	if (lbs_engine_run(&eng) != LBS_OK)
+		die(&err, "engine run");
+	double wall = monotonic_s() - t0;
+	double rate = (double)eng.events / wall;
+	if (eng.events != ops) {
+		fprintf(stderr, "bench: engine dispatched %" PRIu64 " events, expected %" PRIu64 "\n",
+			eng.events, ops);
+		exit(1);
+	}
+	lbs_engine_destroy(&eng);
+	return rate;
+}
+
+/* ---- 2. the full BSP model ------------------------------------------- */
+
+/* The workload, for n workers (a multiple of 4): static policy, 32 samples
+ * per worker, linear cost of 1 ms per sample (t0 = 0), uniform noise adding
+ * 0-10% per iteration, ring all-reduce of 100 MB at 10 GB/s with 5 us per
+ * step. Every 4th worker runs at half speed: here that is a group of n/4
+ * slow workers after 3n/4 fast ones. Which workers are slow does not change
+ * the results: the static policy gives every worker the same batch, and the
+ * iteration ends with the slowest worker whichever index it has. */
+static void write_scenario(FILE *f, size_t n)
+{
+	fprintf(f,
+		"[run]\n"
+		"name = bench-%zu\n"
+		"seed = 1\n"
+		"global_batch = %zu\n"
+		"iterations = 1\n" /* set per measurement with an override */
+		"\n"
+		"[model]\n"
+		"gradient = 100 MB\n"
+		"\n"
+		"[network]\n"
+		"topology = ring\n"
+		"bandwidth = 10 GB/s\n"
+		"latency = 5 us\n"
+		"\n"
+		"[policy]\n"
+		"name = static\n",
+		n, 32 * n);
+	static const struct { const char *name; size_t num; const char *availability; } groups[] = {
+		{ "fast", 3, "1" },
+		{ "slow", 1, "0.5" },
+	};
+	for (size_t g = 0; g < 2; g++)
+		fprintf(f,
+			"\n"
+			"[workers.%s]\n"
+			"count = %zu\n"
+			"device = cpu\n"
+			"cost = linear\n"
+			"t0 = 0 s\n"
+			"per_sample = 1 ms\n"
+			"availability = %s\n"
+			"noise = uniform\n"
+			"noise_low = 0\n"
+			"noise_high = 10%%\n",
+			groups[g].name, n * groups[g].num / 4, groups[g].availability);
+}
+
+typedef struct bsp_result {
+	double worker_iter_per_s; /* best of REPEATS */
+	double events_per_s;      /* of the same measurement */
+	uint64_t events;
+} bsp_result;
+
+/* Loads the workload for n workers from a temporary scenario file, with
+ * [run] iterations and worker_events set the way `lbsim --set` sets them. */
+static void load_workload(lbs_scenario *sc, size_t n, int64_t iterations, const char *mode)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[1024];
+	snprintf(path, sizeof path, "%s/lbsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		perror("bench: temporary scenario");
+		exit(4);
+	}
+	write_scenario(f, n);
+	if (fclose(f) != 0) {
+		perror("bench: temporary scenario");
+		unlink(path);
+		exit(4);
+	}
+	char it[64], ev[64];
+	snprintf(it, sizeof it, "run.iterations=%" PRId64, iterations);
+	snprintf(ev, sizeof ev, "run.worker_events=%s", mode);
+	const char *const overrides[] = { it, ev };
+	lbs_error err = { 0 };
+	lbs_status st = lbs_scenario_load(sc, path, overrides, 2, &err);
+	unlink(path);
+	if (st != LBS_OK)
+		die(&err, "scenario");
+}
+
+/* Best of REPEATS runs; each run is built afresh (not timed) and executed
+ * without an observer, so nothing but the simulation is measured. */
+static bsp_result bench_bsp(const lbs_scenario *sc)
+{
+	lbs_error err = { 0 };
+	bsp_result best = { 0 };
+	for (int r = 0; r < REPEATS; r++) {
+		lbs_run run;
+		if (lbs_run_create(&run, sc, &err) != LBS_OK)
+			die(&err, "run create");
+		double t0 = monotonic_s();
+		if (lbs_run_execute(&run, NULL, NULL, NULL, &err) != LBS_OK)
+			die(&err, "run");
+		double wall = monotonic_s() - t0;
+		double wips = (double)run.stats.iterations * (double)run.n / wall;
+		if (wips > best.worker_iter_per_s)
+			best = (bsp_result){ wips, (double)run.stats.events / wall, run.stats.events };
+		lbs_run_destroy(&run);
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	int scale = 1;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			scale = 10;
+		} else {
+			fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+			return 2;
+		}
+	}
+
+	double *inc = malloc(INC_N * sizeof *inc);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+	if (!inc || !rng) {
+		fprintf(stderr, "bench: out of memory\n");
+		return 5;
+	}
+	gsl_rng_set(rng, 1);
+	for (size_t i = 0; i < INC_N; i++)
+		inc[i] = gsl_ran_exponential(rng, 1.0);
+	gsl_rng_free(rng);
+
+	uint64_t ops = HOLD_OPS / (uint64_t)scale;
+	printf("lbsim bench%s: wall time on one core, best of %d runs each\n\n",
+	       scale > 1 ? " --quick (10x fewer events: a smoke test, not a measurement)" : "", REPEATS);
+	printf("engine, hold model: N events pending; pop the least, push at now + Exp(1)\n");
+	printf("(%" PRIu64 " pop+push pairs per run, increments precomputed)\n", ops);
+	printf("%8s %16s %16s\n", "N", "queue Mev/s", "engine Mev/s");
+	for (size_t s = 0; s < N_SIZES; s++) {
+		double q = 0, e = 0;
+		for (int r = 0; r < REPEATS; r++) {
+			double x = hold_queue(sizes[s], ops, inc);
+			q = x > q ? x : q;
+			x = hold_engine(sizes[s], ops, inc);
+			e = x > e ? x : e;
+		}
+		printf("%8zu %16.1f %16.1f\n", sizes[s], q / 1e6, e / 1e6);
+		fflush(stdout);
+	}
+	free(inc);
+
+	printf("\nfull BSP model: static, 32 samples/worker at 1 ms, every 4th worker at half speed,\n"
+	       "noise U[0,10%%], ring all-reduce 100 MB at 10 GB/s, 5 us/step; no observer\n");
+	printf("(%lld worker-iterations per run with worker_events = auto, %lld with always;\n"
+	       " Mwi/s = iterations * N / wall s)\n",
+	       (long long)(AUTO_FACTOR * WORKER_ITERATIONS / scale), (long long)(WORKER_ITERATIONS / scale));
+	printf("%8s %10s %8s %12s %12s %14s\n", "N", "iterations", "events", "Mwi/s", "Mev/s",
+	       "events/iter");
+	for (size_t s = 0; s < N_SIZES; s++) {
+		size_t n = sizes[s];
+		int64_t iterations[2] = { AUTO_FACTOR * WORKER_ITERATIONS / scale / (int64_t)n,
+					  WORKER_ITERATIONS / scale / (int64_t)n };
+		bsp_result res[2];
+		static const char *const modes[2] = { "auto", "always" };
+		for (int m = 0; m < 2; m++) {
+			lbs_scenario sc;
+			load_workload(&sc, n, iterations[m], modes[m]);
+			res[m] = bench_bsp(&sc);
+			lbs_scenario_destroy(&sc);
+		}
+		for (int m = 0; m < 2; m++)
+			printf("%8zu %10" PRId64 " %8s %12.2f %12.2f %14.1f\n", n, iterations[m],
+			       modes[m], res[m].worker_iter_per_s / 1e6, res[m].events_per_s / 1e6,
+			       (double)res[m].events / (double)iterations[m]);
+		fflush(stdout);
+	}
+	return 0;
+}

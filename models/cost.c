@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stddef.h>
+
+#include "models/cost.h"
+
+static double linear_time(const lbs_cost *c, int64_t b)
+{
+	return c->t0_s + c->per_sample_s * (double)b;
+}
+
+static double piecewise_time(const lbs_cost *c, int64_t b)
+{
+	int64_t over = b - c->saturation_batch;
+	return over > 0 ? c->t_flat_s + c->per_sample_s * (double)over : c->t_flat_s;
+}
+
+const lbs_cost_ops lbs_cost_linear = { "linear", "t(b) = t0 + per_sample * b", linear_time };
+const lbs_cost_ops lbs_cost_piecewise = {
+	"piecewise", "t(b) = t_flat up to saturation_batch, then + per_sample per extra sample",
+	piecewise_time
+};
+
+const lbs_cost_ops *const lbs_cost_kinds[] = { &lbs_cost_linear, &lbs_cost_piecewise, NULL };

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sim/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+lbs_status lbs_engine_init(lbs_engine *eng, size_t queue_capacity, lbs_error *err)
+{
+	memset(eng, 0, sizeof *eng);
+	eng->err = err;
+	return lbs_queue_init(&eng->queue, queue_capacity, err);
+}
+
+void lbs_engine_destroy(lbs_engine *eng)
+{
+	lbs_queue_destroy(&eng->queue);
+	free(eng->handlers);
+	memset(eng, 0, sizeof *eng);
+}
+
+lbs_status lbs_engine_register(lbs_engine *eng, lbs_event_fn fn, void *ctx, uint32_t arg,
+			       uint32_t *handle)
+{
+	if (eng->n_handlers > LBS_HANDLE_MAX)
+		return lbs_error_set(eng->err, LBS_EINTERNAL, "more than %u event handlers",
+				     (unsigned)LBS_HANDLE_MAX + 1);
+	if (eng->n_handlers == eng->cap_handlers) {
+		uint32_t ncap = eng->cap_handlers ? eng->cap_handlers * 2 : 16;
+		lbs_handler *h = realloc(eng->handlers, ncap * sizeof *h);
+		if (!h)
+			return lbs_error_set(eng->err, LBS_EINTERNAL, "out of memory registering handlers");
+		eng->handlers = h;
+		eng->cap_handlers = ncap;
+	}
+	eng->handlers[eng->n_handlers] = (lbs_handler){ fn, ctx, arg };
+	*handle = eng->n_handlers++;
+	return LBS_OK;
+}
+
+lbs_status lbs_engine_run(lbs_engine *eng)
+{
+	lbs_event ev;
+	eng->stop = false;
+	while (!eng->stop && lbs_queue_pop(&eng->queue, &ev)) {
+		const lbs_handler *h = &eng->handlers[lbs_event_handle(&ev)];
+		eng->events++;
+		lbs_status st = h->fn(h->ctx, h->arg, eng);
+		if (st != LBS_OK)
+			return st;
+	}
+	return LBS_OK;
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lbsim: the command line. Only this file prints to the user and picks exit
+ * codes; everything it calls returns an lbs_status with a message. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "config.h"
+#include "sim/recorder.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: lbsim [run] SCENARIO.ini [options]\n"
+		"       lbsim keys\n"
+		"       lbsim --help | --version\n"
+		"\n"
+		"Simulates synchronous data-parallel training on the cluster SCENARIO.ini describes,\n"
+		"prints a summary and appends the run to a results database.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE     results database (default: results.db)\n"
+		"      --seed N          seed of the run (overrides [run] seed)\n"
+		"      --detail LEVEL    what to record: runs, iterations (default) or workers\n"
+		"                        (one row per worker per iteration)\n"
+		"      --set S.K=VALUE   override key K of section S, e.g. --set network.bandwidth='10 Gbit/s';\n"
+		"                        repeatable; validated like the file\n"
+		"  -q, --quiet           print nothing but errors\n"
+		"  -h, --help            this help\n"
+		"  -V, --version         version\n"
+		"\n"
+		"Commands:\n"
+		"  keys                  print the reference of every scenario key (Markdown)\n"
+		"\n"
+		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
+		"5 internal error, 130 interrupted. See lbsim(1).\n");
+}
+
+typedef struct progress {
+	lbs_recorder *rec;   /* NULL: nothing recorded */
+	bool show;           /* stderr is a terminal and not --quiet */
+	double next_s;       /* wall time of the next progress line */
+	int64_t total;
+} progress;
+
+static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_error *err)
+{
+	progress *p = ctx;
+	if (p->rec) {
+		lbs_status st = lbs_recorder_iteration(p->rec, it, err);
+		if (st != LBS_OK)
+			return st;
+	}
+	if (p->show && (it->iteration & 255) == 0) {
+		double now = monotonic_s();
+		if (now >= p->next_s) {
+			fprintf(stderr, "\rlbsim: iteration %lld/%lld (%.0f%%), simulated %.1f s ",
+				(long long)it->iteration, (long long)p->total,
+				100.0 * (double)it->iteration / (double)p->total, it->end_s);
+			p->next_s = now + 0.25;
+		}
+	}
+	return LBS_OK;
+}
+
+static void print_summary(const lbs_run *run, const lbs_recorder *rec, double wall_s)
+{
+	const lbs_scenario *sc = run->sc;
+	const lbs_run_stats *s = &run->stats;
+	double n = s->iterations ? (double)s->iterations : 1.0;
+	printf("scenario %s (%s), seed %lld, %lld workers in %zu groups, global batch %lld\n",
+	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers, sc->n_groups,
+	       (long long)sc->run.global_batch);
+	printf("%-10s %10s %12s %12s %12s %12s %12s %12s\n", "policy", "iterations", "sim_time_s",
+	       "iteration_s", "compute_s", "aggregate_s", "straggler_s", "samples/s");
+	printf("%-10s %10lld %12.4f %12.6f %12.6f %12.6f %12.6f %12.1f\n", sc->policy.name,
+	       (long long)s->iterations, s->sim_time_s, s->sum_iteration_s / n, s->sum_compute_s / n,
+	       s->sum_aggregation_s / n, s->sum_gap_s / n,
+	       s->sim_time_s > 0 ? (double)s->iterations * (double)sc->run.global_batch / s->sim_time_s : 0.0);
+	printf("%llu events in %.3f s (%.3g events/s); policy decisions %.3g s per iteration\n",
+	       (unsigned long long)s->events, wall_s, wall_s > 0 ? (double)s->events / wall_s : 0.0,
+	       s->sum_decision_s / n);
+	if (rec)
+		printf("results: %s (run %lld)\n", rec->path, (long long)rec->run_id);
+}
+
+static int run_command(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "seed", required_argument, NULL, 's' },
+		{ "detail", required_argument, NULL, 'd' }, { "set", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+	};
+	const char *output = "results.db";
+	const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
+	char seed_override[64];
+	size_t n_overrides = 0;
+	lbs_detail detail = LBS_DETAIL_ITERATIONS;
+	bool quiet = false;
+	int c;
+	if (!overrides) {
+		fprintf(stderr, "lbsim: out of memory\n");
+		return LBS_EINTERNAL;
+	}
+	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 's': {
+			char *end;
+			long long v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || v < 0) {
+				fprintf(stderr, "lbsim: --seed %s: expected a non-negative integer\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			snprintf(seed_override, sizeof seed_override, "run.seed=%lld", v);
+			overrides[n_overrides++] = seed_override;
+			break;
+		}
+		case 'd': {
+			int d = lbs_choice_index(LBS_DETAIL_CHOICES, optarg);
+			if (d < 0) {
+				fprintf(stderr, "lbsim: --detail %s: expected runs, iterations or workers\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			detail = (lbs_detail)d;
+			break;
+		}
+		case 'S': overrides[n_overrides++] = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); free(overrides); return 0;
+		case 'V': printf("lbsim %s\n", PACKAGE_VERSION); free(overrides); return 0;
+		default: usage(stderr); free(overrides); return LBS_EUSAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, optind == argc ? "lbsim: no scenario given\n" : "lbsim: one scenario at a time\n");
+		usage(stderr);
+		free(overrides);
+		return LBS_EUSAGE;
+	}
+	/* --seed is applied after every --set, as documented. */
+	for (size_t i = 0; i + 1 < n_overrides; i++)
+		if (overrides[i] == seed_override) {
+			memmove(&overrides[i], &overrides[i + 1], (n_overrides - i - 1) * sizeof *overrides);
+			overrides[n_overrides - 1] = seed_override;
+			break;
+		}
+
+	lbs_error err = { 0 };
+	lbs_scenario sc;
+	lbs_run run;
+	lbs_recorder rec = { 0 };
+	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
+	free(overrides);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		return st;
+	}
+	/* Everything that can be wrong with the input is found here, before the
+	 * results file is touched. */
+	if ((st = lbs_run_create(&run, &sc, &err)) != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		lbs_scenario_destroy(&sc);
+		return st;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if ((st = lbs_recorder_open(&rec, output, detail, &err)) == LBS_OK)
+		st = lbs_recorder_begin(&rec, &run, &err);
+	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc.iterations };
+	double t0 = monotonic_s();
+	if (st == LBS_OK)
+		st = lbs_run_execute(&run, on_iteration, &p, &interrupted, &err);
+	double wall_s = monotonic_s() - t0;
+	if (p.show)
+		fprintf(stderr, "\r\033[K");
+	if (st == LBS_OK)
+		st = lbs_recorder_commit(&rec, &run, wall_s, &err);
+	if (st == LBS_OK) {
+		if (!quiet)
+			print_summary(&run, &rec, wall_s);
+	} else {
+		lbs_recorder_abort(&rec);
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		if (rec.db)
+			fprintf(stderr, "lbsim: the run was rolled back: nothing of it is in %s\n", output);
+	}
+	lbs_recorder_close(&rec);
+	lbs_run_destroy(&run);
+	lbs_scenario_destroy(&sc);
+	return st;
+}
+
+int main(int argc, char **argv)
+{
+	gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
+	if (argc >= 2 && strcmp(argv[1], "keys") == 0) {
+		if (argc != 2) {
+			fprintf(stderr, "lbsim: keys takes no arguments\n");
+			return LBS_EUSAGE;
+		}
+		lbs_scenario_document(stdout);
+		return 0;
+	}
+	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
+		argv[1] = argv[0];
+		return run_command(argc - 1, argv + 1);
+	}
+	return run_command(argc, argv);
+}

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sim/recorder.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+
+const char lbs_schema_sql[] =
+	"CREATE TABLE runs (\n"
+	"  run_id INTEGER PRIMARY KEY,\n"
+	"  scenario TEXT NOT NULL,              -- [run] name\n"
+	"  scenario_path TEXT NOT NULL,\n"
+	"  description TEXT NOT NULL,\n"
+	"  policy TEXT NOT NULL,\n"
+	"  seed INTEGER NOT NULL,\n"
+	"  n_workers INTEGER NOT NULL,\n"
+	"  global_batch_samples INTEGER NOT NULL,\n"
+	"  gradient_bytes REAL NOT NULL,\n"
+	"  iterations INTEGER NOT NULL,\n"
+	"  iterations_per_epoch INTEGER,       -- NULL unless the run is given in epochs\n"
+	"  sim_time_s REAL NOT NULL,           -- simulated time at the end of the last iteration\n"
+	"  mean_iteration_s REAL NOT NULL,\n"
+	"  mean_compute_s REAL NOT NULL,       -- barrier release to last worker done\n"
+	"  mean_aggregation_s REAL NOT NULL,\n"
+	"  mean_straggler_gap_s REAL NOT NULL,\n"
+	"  mean_decision_s REAL NOT NULL,      -- real time the policy spent per iteration\n"
+	"  throughput_samples_per_s REAL NOT NULL,\n"
+	"  wall_s REAL NOT NULL,               -- real time the simulation took\n"
+	"  events INTEGER NOT NULL,            -- events the engine dispatched\n"
+	"  detail TEXT NOT NULL,               -- runs | iterations | workers\n"
+	"  lbsim_version TEXT NOT NULL,\n"
+	"  created_at TEXT NOT NULL            -- UTC, ISO 8601\n"
+	");\n"
+	"CREATE TABLE run_config (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  section TEXT NOT NULL,\n"
+	"  key TEXT NOT NULL,\n"
+	"  value TEXT NOT NULL,                -- as written, or the default\n"
+	"  PRIMARY KEY (run_id, section, key)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE workers (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  worker INTEGER NOT NULL,\n"
+	"  group_name TEXT NOT NULL,\n"
+	"  device TEXT NOT NULL,               -- cpu | gpu\n"
+	"  cost_model TEXT NOT NULL,\n"
+	"  max_batch_samples INTEGER,          -- NULL: no memory cap\n"
+	"  availability REAL NOT NULL,\n"
+	"  PRIMARY KEY (run_id, worker)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE iterations (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  iteration INTEGER NOT NULL,\n"
+	"  epoch INTEGER NOT NULL,\n"
+	"  start_s REAL NOT NULL,\n"
+	"  compute_end_s REAL NOT NULL,\n"
+	"  end_s REAL NOT NULL,\n"
+	"  straggler_gap_s REAL NOT NULL,      -- slowest minus fastest compute time\n"
+	"  aggregation_s REAL NOT NULL,\n"
+	"  decision_s REAL NOT NULL,\n"
+	"  PRIMARY KEY (run_id, iteration)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE worker_iterations (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  iteration INTEGER NOT NULL,\n"
+	"  worker INTEGER NOT NULL,\n"
+	"  batch INTEGER NOT NULL,             -- samples\n"
+	"  compute_s REAL NOT NULL,\n"
+	"  wait_s REAL NOT NULL,               -- idle at the barrier before aggregation\n"
+	"  PRIMARY KEY (run_id, iteration, worker)\n"
+	") WITHOUT ROWID;\n";
+
+static lbs_status db_error(lbs_recorder *r, lbs_error *err, const char *what)
+{
+	return lbs_error_set(err, LBS_EIO, "%s: %s: %s", r->path, what,
+			     r->db ? sqlite3_errmsg(r->db) : "cannot open");
+}
+
+static lbs_status exec(lbs_recorder *r, const char *sql, lbs_error *err)
+{
+	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(r, err, "database error");
+	return LBS_OK;
+}
+
+lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->path, sizeof r->path, "%s", path);
+	r->detail = detail;
+	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		lbs_status st = db_error(r, err, "cannot open results database");
+		lbs_recorder_close(r);
+		return st;
+	}
+	sqlite3_busy_timeout(r->db, 60000); /* several processes may append */
+	lbs_status st = exec(r, "PRAGMA foreign_keys = ON", err);
+	if (st != LBS_OK) {
+		lbs_recorder_close(r);
+		return st;
+	}
+	/* Create the schema under an exclusive lock, so two processes starting
+	 * on a new file do not both try. */
+	if ((st = exec(r, "BEGIN IMMEDIATE", err)) != LBS_OK) {
+		lbs_recorder_close(r);
+		return st;
+	}
+	sqlite3_stmt *q = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(r->db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		version = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	int tables = -1;
+	if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		tables = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	if (version < 0 || tables < 0) {
+		st = db_error(r, err, "not an SQLite database");
+	} else if (version == 0 && tables == 0) {
+		char sql[sizeof lbs_schema_sql + 64];
+		snprintf(sql, sizeof sql, "%sPRAGMA user_version = %d;", lbs_schema_sql, LBS_SCHEMA_VERSION);
+		st = exec(r, sql, err);
+	} else if (version != LBS_SCHEMA_VERSION) {
+		st = lbs_error_set(err, LBS_EIO,
+				   "%s: not an lbsim results database of schema version %d (it has "
+				   "user_version %d and %d tables)", path, LBS_SCHEMA_VERSION, version, tables);
+	}
+	if (st == LBS_OK)
+		st = exec(r, "COMMIT", err);
+	if (st == LBS_OK &&
+	    (sqlite3_prepare_v2(r->db,
+				"INSERT INTO iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1,
+				&r->ins_iteration, NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
+		st = db_error(r, err, "cannot prepare statements");
+	if (st != LBS_OK) {
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		lbs_recorder_close(r);
+	}
+	return st;
+}
+
+static const char *detail_name(lbs_detail d)
+{
+	return d == LBS_DETAIL_RUNS ? "runs" : d == LBS_DETAIL_ITERATIONS ? "iterations" : "workers";
+}
+
+lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *err)
+{
+	const lbs_scenario *sc = run->sc;
+	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
+	if (st != LBS_OK)
+		return st;
+	r->in_run = true;
+	sqlite3_stmt *q = NULL;
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* The summary columns are filled at commit; nobody sees this row before. */
+	if (sqlite3_prepare_v2(r->db,
+			       "INSERT INTO runs (scenario, scenario_path, description, policy, seed, "
+			       "n_workers, global_batch_samples, gradient_bytes, iterations, "
+			       "iterations_per_epoch, sim_time_s, mean_iteration_s, mean_compute_s, "
+			       "mean_aggregation_s, mean_straggler_gap_s, mean_decision_s, "
+			       "throughput_samples_per_s, wall_s, events, detail, lbsim_version, created_at) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+			       "?11, ?12, ?13)", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the run");
+	sqlite3_bind_text(q, 1, sc->run.name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, sc->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, sc->run.description, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, sc->policy.name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 5, sc->run.seed);
+	sqlite3_bind_int64(q, 6, sc->n_workers);
+	sqlite3_bind_int64(q, 7, sc->run.global_batch);
+	sqlite3_bind_double(q, 8, sc->model.gradient_bytes);
+	sqlite3_bind_int64(q, 9, sc->iterations);
+	if (sc->iterations_per_epoch)
+		sqlite3_bind_int64(q, 10, sc->iterations_per_epoch);
+	sqlite3_bind_text(q, 11, detail_name(r->detail), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 12, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 13, now, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_error(r, err, "cannot record the run");
+	r->run_id = sqlite3_last_insert_rowid(r->db);
+
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO run_config VALUES (?1, ?2, ?3, ?4)", -1, &q, NULL))
+		return db_error(r, err, "cannot record the configuration");
+	for (size_t i = 0; i < sc->n_config; i++) {
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_text(q, 2, sc->config[i].section, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, sc->config[i].key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 4, sc->config[i].value, -1, SQLITE_STATIC);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the configuration");
+		}
+	}
+	sqlite3_finalize(q);
+
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO workers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &q,
+			       NULL))
+		return db_error(r, err, "cannot record the workers");
+	for (size_t i = 0; i < run->n; i++) {
+		const lbs_group_spec *g = &sc->groups[run->workers[i].group];
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)i);
+		sqlite3_bind_text(q, 3, g->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 4, g->device == LBS_DEVICE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 5, g->cost.ops->name, -1, SQLITE_STATIC);
+		if (g->cost.max_batch == INT64_MAX)
+			sqlite3_bind_null(q, 6);
+		else
+			sqlite3_bind_int64(q, 6, g->cost.max_batch);
+		sqlite3_bind_double(q, 7, g->availability);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the workers");
+		}
+	}
+	sqlite3_finalize(q);
+	return LBS_OK;
+}
+
+lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lbs_error *err)
+{
+	lbs_recorder *r = ctx;
+	if (r->detail < LBS_DETAIL_ITERATIONS)
+		return LBS_OK;
+	sqlite3_stmt *q = r->ins_iteration;
+	sqlite3_bind_int64(q, 1, r->run_id);
+	sqlite3_bind_int64(q, 2, rec->iteration);
+	sqlite3_bind_int64(q, 3, rec->epoch);
+	sqlite3_bind_double(q, 4, rec->start_s);
+	sqlite3_bind_double(q, 5, rec->compute_end_s);
+	sqlite3_bind_double(q, 6, rec->end_s);
+	sqlite3_bind_double(q, 7, rec->straggler_gap_s);
+	sqlite3_bind_double(q, 8, rec->aggregation_s);
+	sqlite3_bind_double(q, 9, rec->decision_s);
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return db_error(r, err, "cannot record an iteration");
+	if (r->detail < LBS_DETAIL_WORKERS)
+		return LBS_OK;
+	q = r->ins_worker_iteration;
+	double phase = rec->compute_end_s - rec->start_s;
+	for (size_t i = 0; i < rec->n_workers; i++) {
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, rec->iteration);
+		sqlite3_bind_int64(q, 3, (sqlite3_int64)i);
+		sqlite3_bind_int64(q, 4, rec->batch[i]);
+		sqlite3_bind_double(q, 5, rec->compute_s[i]);
+		sqlite3_bind_double(q, 6, phase - rec->compute_s[i]);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE)
+			return db_error(r, err, "cannot record a worker iteration");
+	}
+	return LBS_OK;
+}
+
+lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_s, lbs_error *err)
+{
+	const lbs_run_stats *s = &run->stats;
+	double n = s->iterations ? (double)s->iterations : 1.0;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(r->db,
+			       "UPDATE runs SET sim_time_s = ?2, mean_iteration_s = ?3, mean_compute_s = ?4, "
+			       "mean_aggregation_s = ?5, mean_straggler_gap_s = ?6, mean_decision_s = ?7, "
+			       "throughput_samples_per_s = ?8, wall_s = ?9, events = ?10, iterations = ?11 "
+			       "WHERE run_id = ?1", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the run's summary");
+	sqlite3_bind_int64(q, 1, r->run_id);
+	sqlite3_bind_double(q, 2, s->sim_time_s);
+	sqlite3_bind_double(q, 3, s->sum_iteration_s / n);
+	sqlite3_bind_double(q, 4, s->sum_compute_s / n);
+	sqlite3_bind_double(q, 5, s->sum_aggregation_s / n);
+	sqlite3_bind_double(q, 6, s->sum_gap_s / n);
+	sqlite3_bind_double(q, 7, s->sum_decision_s / n);
+	sqlite3_bind_double(q, 8, s->sim_time_s > 0
+					  ? (double)s->iterations * (double)run->sc->run.global_batch / s->sim_time_s
+					  : 0.0);
+	sqlite3_bind_double(q, 9, wall_s);
+	sqlite3_bind_int64(q, 10, (sqlite3_int64)s->events);
+	sqlite3_bind_int64(q, 11, s->iterations);
+	int rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return db_error(r, err, "cannot record the run's summary");
+	lbs_status st = exec(r, "COMMIT", err);
+	if (st == LBS_OK)
+		r->in_run = false;
+	return st;
+}
+
+void lbs_recorder_abort(lbs_recorder *r)
+{
+	if (r->db && r->in_run)
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+	r->in_run = false;
+}
+
+void lbs_recorder_close(lbs_recorder *r)
+{
+	lbs_recorder_abort(r);
+	sqlite3_finalize(r->ins_iteration);
+	sqlite3_finalize(r->ins_worker_iteration);
+	if (r->db)
+		sqlite3_close(r->db);
+	r->db = NULL;
+	r->ins_iteration = r->ins_worker_iteration = NULL;
+}

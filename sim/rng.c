@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sim/rng.h"
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += UINT64_C(0x9E3779B97F4A7C15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001B3);
+	return (h ^ 0xFF) * UINT64_C(0x100000001B3); /* terminator: "ab","c" != "a","bc" */
+}
+
+uint64_t lbs_rng_stream_seed(uint64_t seed, const char *kind, const char *owner, uint64_t index)
+{
+	uint64_t id = fnv1a(fnv1a(UINT64_C(0xCBF29CE484222325), kind), owner);
+	return splitmix64(splitmix64(seed) ^ splitmix64(id ^ splitmix64(index)));
+}
+
+gsl_rng *lbs_rng_stream(uint64_t seed, const char *kind, const char *owner, uint64_t index,
+			lbs_error *err)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	if (!r) {
+		lbs_error_set(err, LBS_EINTERNAL, "out of memory allocating a random stream");
+		return NULL;
+	}
+	uint64_t s = lbs_rng_stream_seed(seed, kind, owner, index);
+	gsl_rng_set(r, (unsigned long)((s ^ (s >> 32)) & 0xFFFFFFFFu));
+	return r;
+}

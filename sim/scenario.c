@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sim/scenario.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <ini.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "models/policy.h"
+
+#define REQUIRED NULL
+#define UNSET ""
+#define BIG 1e15
+
+/* ---- the schema ------------------------------------------------------- */
+
+#define R(f) offsetof(lbs_run_spec, f)
+static const lbs_key_spec run_keys[] = {
+	{ "name", LBS_T_STRING, R(name), UNSET, 0, 0, 0, NULL, NULL,
+	  "label of the scenario in results; defaults to the file name without .ini" },
+	{ "description", LBS_T_STRING, R(description), UNSET, 0, 0, 0, NULL, NULL,
+	  "one line saying what the scenario models" },
+	{ "seed", LBS_T_INT, R(seed), "1", 0, 9007199254740991.0, 0, NULL, NULL,
+	  "seed of every random stream of the run (`--seed` overrides it)" },
+	{ "global_batch", LBS_T_INT, R(global_batch), REQUIRED, 1, 1e9, 0, NULL, NULL,
+	  "samples per iteration over all workers (B); policies split it, its sum never changes" },
+	{ "iterations", LBS_T_INT, R(iterations), UNSET, 1, 1e9, 0, NULL, NULL,
+	  "run length in iterations (give this, or `epochs` with `dataset_samples`)" },
+	{ "epochs", LBS_T_INT, R(epochs), UNSET, 1, 1e6, 0, NULL, NULL,
+	  "run length in passes over the dataset" },
+	{ "dataset_samples", LBS_T_INT, R(dataset_samples), UNSET, 1, 1e12, 0, NULL, NULL,
+	  "samples in the dataset; an epoch is floor(dataset_samples / global_batch) iterations "
+	  "(the remainder is dropped, as with drop_last)" },
+	{ "worker_events", LBS_T_ENUM, R(worker_events), "auto", 0, 0, 0, "auto|always", NULL,
+	  "`auto`: a worker's completion is an event only when something observes it mid-iteration; "
+	  "`always`: every completion is an event (same results, slower; for checking)" },
+};
+#undef R
+
+#define M(f) offsetof(lbs_model_spec, f)
+static const lbs_key_spec model_keys[] = {
+	{ "name", LBS_T_STRING, M(name), UNSET, 0, 0, 0, NULL, NULL, "name of the trained model" },
+	{ "parameters", LBS_T_INT, M(parameters), UNSET, 1, 1e13, 0, NULL, NULL,
+	  "trainable parameters; gradient bytes = parameters * bytes_per_parameter "
+	  "(give this or `gradient`)" },
+	{ "bytes_per_parameter", LBS_T_REAL, M(bytes_per_parameter), "4", 0, 64, LBS_K_MIN_OPEN, NULL,
+	  NULL, "bytes per gradient element (4 for fp32, 2 for fp16)" },
+	{ "gradient", LBS_T_BYTES, M(gradient_bytes), UNSET, 0, 1e13, 0, NULL, NULL,
+	  "bytes of gradient each worker contributes per iteration (M)" },
+};
+#undef M
+
+#define N(f) offsetof(lbs_network, f)
+static const lbs_key_spec network_keys[] = {
+	{ "topology", LBS_T_ENUM, N(kind), REQUIRED, 0, 0, 0, LBS_NETWORK_CHOICES, NULL,
+	  "`ring`: ring all-reduce, 2(N-1)/N*M/bandwidth + 2(N-1)*latency; `ps`: parameter server, "
+	  "2*max(N*M/(servers*bandwidth), M/worker_bandwidth) + 2*latency; `none`: free aggregation" },
+	{ "bandwidth", LBS_T_BANDWIDTH, N(bandwidth_Bps), REQUIRED, 0, BIG, LBS_K_MIN_OPEN, NULL,
+	  "topology=ring|ps", "ring: bandwidth of each link; ps: of each server's NIC" },
+	{ "latency", LBS_T_TIME, N(latency_s), "0 s", 0, 10, 0, NULL, "topology=ring|ps",
+	  "ring: latency of each of the 2(N-1) steps (alpha); ps: of each push or pull" },
+	{ "servers", LBS_T_INT, N(servers), "1", 1, 1e5, 0, NULL, "topology=ps",
+	  "parameter-server shards; each holds 1/servers of the parameters" },
+	{ "worker_bandwidth", LBS_T_BANDWIDTH, N(worker_bandwidth_Bps), UNSET, 0, BIG, LBS_K_MIN_OPEN,
+	  NULL, "topology=ps", "bandwidth of each worker's NIC; defaults to `bandwidth`" },
+};
+#undef N
+
+#define G(f) offsetof(lbs_group_spec, f)
+static const lbs_key_spec group_keys[] = {
+	{ "count", LBS_T_INT, G(count), REQUIRED, 1, LBS_MAX_WORKERS, 0, NULL, NULL,
+	  "workers in this group" },
+	{ "device", LBS_T_ENUM, G(device), REQUIRED, 0, 0, 0, LBS_DEVICE_CHOICES, NULL,
+	  "device class; policies treat CPU and GPU workers differently" },
+	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
+	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
+	  "then t_flat + per_sample*(b - saturation_batch)" },
+	{ "t0", LBS_T_TIME, G(cost.t0_s), "0 s", 0, 1e4, 0, NULL, "cost=linear",
+	  "fixed time of an iteration, whatever the batch" },
+	{ "per_sample", LBS_T_TIME, G(cost.per_sample_s), REQUIRED, 0, 1e4, 0, NULL, NULL,
+	  "time per sample (linear), or per sample beyond saturation (piecewise), at full availability" },
+	{ "t_flat", LBS_T_TIME, G(cost.t_flat_s), REQUIRED, 0, 1e4, LBS_K_MIN_OPEN, NULL,
+	  "cost=piecewise", "time of any batch up to saturation_batch" },
+	{ "saturation_batch", LBS_T_INT, G(cost.saturation_batch), REQUIRED, 1, 1e9, 0, NULL,
+	  "cost=piecewise", "batch at which the device is saturated" },
+	{ "max_batch", LBS_T_INT, G(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
+	  "memory cap: the largest batch a worker's memory holds (samples); unset: no cap" },
+	{ "availability", LBS_T_REAL, G(availability), "1", 0, 100, LBS_K_MIN_OPEN, NULL, NULL,
+	  "constant fraction of nominal speed the worker delivers (0.5 = half speed)" },
+	{ "noise", LBS_T_ENUM, G(noise.kind), "none", 0, 0, 0, LBS_NOISE_CHOICES, NULL,
+	  "per-iteration multiplicative noise on compute time, drawn from the worker's own stream" },
+	{ "noise_low", LBS_T_REAL, G(noise.low), "0", -0.99, 100, 0, NULL, "noise=uniform",
+	  "uniform noise: factor is 1 + U[noise_low, noise_high)" },
+	{ "noise_high", LBS_T_REAL, G(noise.high), REQUIRED, -0.99, 100, 0, NULL, "noise=uniform",
+	  "uniform noise: upper end (e.g. 10% for up to 10% slower)" },
+	{ "noise_sigma", LBS_T_REAL, G(noise.sigma), REQUIRED, 0, 5, LBS_K_MIN_OPEN, NULL,
+	  "noise=lognormal", "lognormal noise: sigma of log factor; the factor's mean is 1" },
+};
+#undef G
+
+#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+typedef struct section_spec {
+	const char *name; /* "workers." is a prefix: [workers.NAME] */
+	const lbs_key_spec *keys;
+	size_t nkeys;
+	const char *doc;
+} section_spec;
+
+static const section_spec sections[] = {
+	{ "run", run_keys, NKEYS(run_keys), "What to simulate and for how long" },
+	{ "model", model_keys, NKEYS(model_keys), "The model being trained" },
+	{ "network", network_keys, NKEYS(network_keys), "How gradients are aggregated" },
+	{ "workers.", group_keys, NKEYS(group_keys),
+	  "One section per group of identical workers, `[workers.NAME]`; workers are numbered in "
+	  "file order" },
+	{ "policy", NULL, 0, "The batch-size policy: `name` plus that policy's options" },
+};
+
+/* ---- reading the file ------------------------------------------------- */
+
+typedef struct header {
+	char name[LBS_NAME_MAX + 16];
+	int line;
+} header;
+
+typedef struct parse_ctx {
+	const char *path;
+	FILE *f;
+	char *buf;
+	size_t bufcap;
+	int line;
+	lbs_kv *kv;
+	size_t n_kv, cap_kv;
+	header *hdr;
+	size_t n_hdr, cap_hdr;
+	lbs_error *err;
+	bool failed;
+} parse_ctx;
+
+static bool fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(parse_ctx *c, const char *fmt, ...)
+{
+	if (!c->failed) {
+		char msg[LBS_ERROR_MAX - 64];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		lbs_error_set(c->err, LBS_EINPUT, "%s:%d: %s", c->path, c->line, msg);
+		c->failed = true;
+	}
+	return false;
+}
+
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char ch = s[i];
+		size_t len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
+		if (!len || i + len > n)
+			return false;
+		for (size_t j = 1; j < len; j++)
+			if ((s[i + j] & 0xC0) != 0x80)
+				return false;
+		i += len;
+	}
+	return true;
+}
+
+static bool push_header(parse_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_hdr; i++)
+		if (strcmp(c->hdr[i].name, name) == 0) {
+			return fail(c, "section [%s] appears twice (first at line %d)", name, c->hdr[i].line);
+		}
+	if (c->n_hdr == c->cap_hdr) {
+		size_t ncap = c->cap_hdr ? 2 * c->cap_hdr : 16;
+		header *h = realloc(c->hdr, ncap * sizeof *h);
+		if (!h)
+			return fail(c, "out of memory");
+		c->hdr = h;
+		c->cap_hdr = ncap;
+	}
+	snprintf(c->hdr[c->n_hdr].name, sizeof c->hdr[0].name, "%s", name);
+	c->hdr[c->n_hdr++].line = c->line;
+	return true;
+}
+
+/* inih reader: one line at a time, so we know the line number, can refuse
+ * what inih would silently misread (over-long lines, which it splits; NUL
+ * bytes; invalid UTF-8), and strip indentation (which inih would take for a
+ * continuation of the previous value). */
+static char *read_line(char *str, int num, void *stream)
+{
+	parse_ctx *c = stream;
+	if (c->failed)
+		return NULL;
+	ssize_t len = getline(&c->buf, &c->bufcap, c->f);
+	if (len < 0)
+		return NULL;
+	c->line++;
+	if ((size_t)len != strlen(c->buf))
+		return fail(c, "NUL byte in line (is this a text file?)"), NULL;
+	if (!valid_utf8((const unsigned char *)c->buf, (size_t)len))
+		return fail(c, "line is not valid UTF-8 (save the file as UTF-8)"), NULL;
+	char *s = c->buf;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t slen = strlen(s);
+	if (slen + 1 >= (size_t)num) {
+		return fail(c, "line longer than %d characters", num - 2), NULL;
+	}
+	if (*s == '[') {
+		char *close = strchr(s, ']');
+		if (!close)
+			return fail(c, "section header without ']'"), NULL;
+		char name[LBS_NAME_MAX + 16];
+		size_t n = (size_t)(close - s - 1);
+		if (n >= sizeof name)
+			return fail(c, "section name too long"), NULL;
+		memcpy(name, s + 1, n);
+		name[n] = '\0';
+		if (!push_header(c, name))
+			return NULL;
+	}
+	memcpy(str, s, slen + 1);
+	return str;
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *value)
+{
+	parse_ctx *c = user;
+	if (c->failed)
+		return 0;
+	if (!*section)
+		return fail(c, "'%s' is outside any section (put it under [run], [model], ...)", key);
+	if (strlen(key) >= LBS_NAME_MAX)
+		return fail(c, "[%s] key name too long", section);
+	if (strlen(value) >= LBS_VALUE_MAX)
+		return fail(c, "[%s] %s: value too long", section, key);
+	if (!*value)
+		return fail(c, "[%s] %s: missing value", section, key);
+	for (size_t i = 0; i < c->n_kv; i++)
+		if (strcmp(c->kv[i].section, section) == 0 && strcmp(c->kv[i].key, key) == 0) {
+			return fail(c, "[%s] duplicate key %s (first set at line %d)", section, key,
+				    c->kv[i].at.line);
+		}
+	if (c->n_kv == c->cap_kv) {
+		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
+		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
+		if (!kv)
+			return fail(c, "out of memory");
+		c->kv = kv;
+		c->cap_kv = ncap;
+	}
+	lbs_kv *e = &c->kv[c->n_kv++];
+	snprintf(e->section, sizeof e->section, "%s", section);
+	snprintf(e->key, sizeof e->key, "%s", key);
+	snprintf(e->value, sizeof e->value, "%s", value);
+	e->at = (lbs_origin){ c->path, c->line };
+	return 1;
+}
+
+/* ---- overrides -------------------------------------------------------- */
+
+static lbs_status apply_override(parse_ctx *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const char *dot = NULL;
+	for (const char *p = arg; eq && p < eq; p++)
+		if (*p == '.')
+			dot = p;
+	if (!eq || !dot || dot == arg || dot + 1 == eq)
+		return lbs_error_set(c->err, LBS_EUSAGE,
+				     "--set %s: expected SECTION.KEY=VALUE (e.g. network.bandwidth=10 Gbit/s)", arg);
+	size_t slen = (size_t)(dot - arg), klen = (size_t)(eq - dot - 1);
+	const char *value = eq + 1;
+	while (*value == ' ')
+		value++;
+	if (slen >= LBS_NAME_MAX + 16 || klen >= LBS_NAME_MAX || strlen(value) >= LBS_VALUE_MAX)
+		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: too long", arg);
+	if (!*value)
+		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: missing value", arg);
+	lbs_kv e = { .at = { "--set", 0 } };
+	memcpy(e.section, arg, slen);
+	memcpy(e.key, dot + 1, klen);
+	snprintf(e.value, sizeof e.value, "%s", value);
+	for (size_t i = 0; i < c->n_kv; i++)
+		if (strcmp(c->kv[i].section, e.section) == 0 && strcmp(c->kv[i].key, e.key) == 0) {
+			c->kv[i] = e;
+			return LBS_OK;
+		}
+	if (c->n_kv == c->cap_kv) {
+		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
+		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
+		if (!kv)
+			return lbs_error_set(c->err, LBS_EINTERNAL, "out of memory");
+		c->kv = kv;
+		c->cap_kv = ncap;
+	}
+	c->kv[c->n_kv++] = e;
+	bool known = false;
+	for (size_t i = 0; i < c->n_hdr; i++)
+		known |= strcmp(c->hdr[i].name, e.section) == 0;
+	if (!known) { /* a section made by --set starts at the override */
+		c->line = 0;
+		if (!push_header(c, e.section))
+			return LBS_EINPUT;
+	}
+	return LBS_OK;
+}
+
+/* ---- building the scenario -------------------------------------------- */
+
+static const section_spec *find_section(const char *name)
+{
+	for (size_t i = 0; i < NKEYS(sections); i++) {
+		size_t len = strlen(sections[i].name);
+		if (sections[i].name[len - 1] == '.' ? strncmp(name, sections[i].name, len) == 0
+						     : strcmp(name, sections[i].name) == 0)
+			return &sections[i];
+	}
+	return NULL;
+}
+
+static bool valid_group_name(const char *s)
+{
+	if (!*s || strlen(s) >= LBS_NAME_MAX)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+static lbs_status add_config(lbs_scenario *sc, const char *section, const char *key, const char *value,
+			     const lbs_origin *at)
+{
+	lbs_kv *kv = realloc(sc->config, (sc->n_config + 1) * sizeof *kv);
+	if (!kv)
+		return LBS_EINTERNAL;
+	sc->config = kv;
+	lbs_kv *e = &kv[sc->n_config++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->section, sizeof e->section, "%s", section);
+	snprintf(e->key, sizeof e->key, "%s", key);
+	snprintf(e->value, sizeof e->value, "%s", value);
+	if (at)
+		e->at = *at;
+	return LBS_OK;
+}
+
+/* Records the effective value of every key that has one: the text given, or
+ * the default. */
+static lbs_status record_config(lbs_scenario *sc, const char *section, const lbs_key_spec *keys,
+				size_t nkeys, uint64_t present, const lbs_kv *const *entries, size_t n)
+{
+	for (size_t i = 0; i < nkeys; i++) {
+		if (!(present >> i & 1))
+			continue;
+		const char *text = keys[i].def;
+		const lbs_origin *at = NULL;
+		for (size_t e = 0; e < n; e++)
+			if (strcmp(entries[e]->key, keys[i].name) == 0) {
+				text = entries[e]->value;
+				at = &entries[e]->at;
+			}
+		if (add_config(sc, section, keys[i].name, text, at) != LBS_OK)
+			return LBS_EINTERNAL;
+	}
+	return LBS_OK;
+}
+
+static lbs_status origin_error(lbs_error *err, const lbs_origin *at, const char *section,
+			       const char *key, const char *msg)
+{
+	char label[LBS_ERROR_MAX / 2];
+	lbs_origin_format(at, section, key, label, sizeof label);
+	return lbs_error_set(err, LBS_EINPUT, "%s: %s", label, msg);
+}
+
+static lbs_status check_run(lbs_scenario *sc, uint64_t present, const lbs_origin *o,
+			    const lbs_origin *where, lbs_error *err)
+{
+	int it = lbs_keys_find(run_keys, NKEYS(run_keys), "iterations");
+	int ep = lbs_keys_find(run_keys, NKEYS(run_keys), "epochs");
+	int ds = lbs_keys_find(run_keys, NKEYS(run_keys), "dataset_samples");
+	bool has_it = present >> it & 1, has_ep = present >> ep & 1, has_ds = present >> ds & 1;
+	lbs_run_spec *r = &sc->run;
+	if (has_it && has_ep)
+		return origin_error(err, &o[ep], "run", "epochs",
+				    "give the run length as `iterations` or as `epochs`, not both");
+	if (!has_it && !has_ep)
+		return origin_error(err, where, "run", NULL,
+				    "missing run length: set `iterations`, or `epochs` and `dataset_samples`");
+	if (has_ep && !has_ds)
+		return origin_error(err, &o[ep], "run", "epochs",
+				    "`epochs` needs `dataset_samples` (the samples in one epoch)");
+	if (has_ds && !has_ep)
+		return origin_error(err, &o[ds], "run", "dataset_samples",
+				    "`dataset_samples` is used only with `epochs`");
+	if (has_it) {
+		sc->iterations = r->iterations;
+		return LBS_OK;
+	}
+	if (r->dataset_samples < r->global_batch) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%lld samples are fewer than one global batch (%lld)",
+			 (long long)r->dataset_samples, (long long)r->global_batch);
+		return origin_error(err, &o[ds], "run", "dataset_samples", msg);
+	}
+	sc->iterations_per_epoch = r->dataset_samples / r->global_batch;
+	double total = (double)sc->iterations_per_epoch * (double)r->epochs;
+	if (total > (double)LBS_MAX_ITERATIONS) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "%lld epochs of %lld iterations exceed the limit of %lld iterations",
+			 (long long)r->epochs, (long long)sc->iterations_per_epoch,
+			 (long long)LBS_MAX_ITERATIONS);
+		return origin_error(err, &o[ep], "run", "epochs", msg);
+	}
+	sc->iterations = (int64_t)total;
+	return LBS_OK;
+}
+
+static lbs_status check_model(lbs_scenario *sc, uint64_t present, const lbs_origin *o,
+			      const lbs_origin *where, lbs_error *err)
+{
+	int pa = lbs_keys_find(model_keys, NKEYS(model_keys), "parameters");
+	int gr = lbs_keys_find(model_keys, NKEYS(model_keys), "gradient");
+	bool has_pa = present >> pa & 1, has_gr = present >> gr & 1;
+	if (has_pa && has_gr)
+		return origin_error(err, &o[gr], "model", "gradient",
+				    "give `parameters` or `gradient`, not both");
+	if (!has_pa && !has_gr)
+		return origin_error(err, where, "model", NULL,
+				    "missing gradient size: set `parameters` or `gradient`");
+	if (has_pa)
+		sc->model.gradient_bytes = (double)sc->model.parameters * sc->model.bytes_per_parameter;
+	return LBS_OK;
+}
+
+static lbs_status check_network(lbs_scenario *sc, uint64_t present, lbs_error *err)
+{
+	(void)err;
+	lbs_network *n = &sc->network;
+	n->ops = lbs_network_kinds[n->kind];
+	int wb = lbs_keys_find(network_keys, NKEYS(network_keys), "worker_bandwidth");
+	if (n->ops == &lbs_network_ps && !(present >> wb & 1))
+		n->worker_bandwidth_Bps = n->bandwidth_Bps;
+	return LBS_OK;
+}
+
+static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_origin *o,
+			      lbs_error *err)
+{
+	char section[LBS_NAME_MAX + 16];
+	snprintf(section, sizeof section, "workers.%s", g->name);
+	g->cost.ops = lbs_cost_kinds[g->cost.kind];
+	int mb = lbs_keys_find(group_keys, NKEYS(group_keys), "max_batch");
+	if (!(present >> mb & 1))
+		g->cost.max_batch = INT64_MAX;
+	int hi = lbs_keys_find(group_keys, NKEYS(group_keys), "noise_high");
+	if (g->noise.kind == LBS_NOISE_UNIFORM && g->noise.high < g->noise.low)
+		return origin_error(err, &o[hi], section, "noise_high", "must be >= noise_low");
+	return LBS_OK;
+}
+
+static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
+{
+	const lbs_kv **entries = calloc(c->n_kv + 1, sizeof *entries);
+	if (!entries)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	lbs_status st = LBS_OK;
+	bool seen_run = false, seen_model = false, seen_network = false;
+	size_t n_groups = 0;
+	for (size_t h = 0; h < c->n_hdr; h++)
+		n_groups += strncmp(c->hdr[h].name, "workers.", 8) == 0;
+	if (n_groups > LBS_MAX_GROUPS) {
+		free(entries);
+		return lbs_error_set(err, LBS_EINPUT, "%s: %zu worker groups (the limit is %d)", c->path,
+				     n_groups, LBS_MAX_GROUPS);
+	}
+	sc->groups = calloc(n_groups ? n_groups : 1, sizeof *sc->groups);
+	if (!sc->groups) {
+		free(entries);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	snprintf(sc->policy.name, sizeof sc->policy.name, "static");
+
+	for (size_t h = 0; h < c->n_hdr && st == LBS_OK; h++) {
+		const char *name = c->hdr[h].name;
+		lbs_origin where = { c->hdr[h].line ? c->path : "--set", c->hdr[h].line };
+		const section_spec *spec = find_section(name);
+		if (!spec) {
+			char msg[256];
+			snprintf(msg, sizeof msg,
+				 "unknown section [%s] (expected [run], [model], [network], [policy] or "
+				 "[workers.NAME])", name);
+			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: %s", where.file, where.line, msg);
+			break;
+		}
+		size_t n = 0;
+		for (size_t i = 0; i < c->n_kv; i++)
+			if (strcmp(c->kv[i].section, name) == 0)
+				entries[n++] = &c->kv[i];
+		uint64_t present = 0;
+		lbs_origin o[64];
+		if (strcmp(spec->name, "policy") == 0) {
+			lbs_policy_spec *p = &sc->policy;
+			p->at = where;
+			p->options = calloc(n + 1, sizeof *p->options);
+			if (!p->options) {
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				break;
+			}
+			for (size_t i = 0; i < n; i++) {
+				if (strcmp(entries[i]->key, "name") == 0)
+					snprintf(p->name, sizeof p->name, "%s", entries[i]->value);
+				else
+					p->options[p->n_options++] = *entries[i];
+			}
+			continue;
+		}
+		if (strcmp(spec->name, "workers.") == 0) {
+			lbs_group_spec *g = &sc->groups[sc->n_groups];
+			const char *gname = name + 8;
+			if (!valid_group_name(gname)) {
+				st = origin_error(err, &where, name, NULL,
+						  "group names use letters, digits, '_' and '-' (at most 63)");
+				break;
+			}
+			snprintf(g->name, sizeof g->name, "%s", gname);
+			g->at = where;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g, &present,
+					    o, err);
+			if (st == LBS_OK)
+				st = check_group(g, present, o, err);
+			if (st == LBS_OK) {
+				sc->n_groups++;
+				sc->n_workers += g->count;
+				if (sc->n_workers > LBS_MAX_WORKERS)
+					st = origin_error(err, &o[0], name, "count",
+							  "the workers of all groups exceed the limit of 1000000");
+			}
+		} else if (strcmp(spec->name, "run") == 0) {
+			seen_run = true;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->run,
+					    &present, o, err);
+			if (st == LBS_OK)
+				st = check_run(sc, present, o, &where, err);
+		} else if (strcmp(spec->name, "model") == 0) {
+			seen_model = true;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->model,
+					    &present, o, err);
+			if (st == LBS_OK)
+				st = check_model(sc, present, o, &where, err);
+		} else {
+			seen_network = true;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->network,
+					    &present, o, err);
+			if (st == LBS_OK)
+				st = check_network(sc, present, err);
+		}
+		if (st == LBS_OK && record_config(sc, name, spec->keys, spec->nkeys, present, entries, n))
+			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	free(entries);
+	if (st != LBS_OK)
+		return st;
+	const char *missing = !seen_run ? "[run]" : !seen_model ? "[model]" : !seen_network ? "[network]"
+			      : sc->n_groups == 0 ? "[workers.NAME]" : NULL;
+	if (missing)
+		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->path, missing);
+	/* The policy's own options are checked when the policy is created, but
+	 * its name is checked here so a typo fails before anything runs. */
+	if (!lbs_policy_find(sc->policy.name)) {
+		char msg[512], names[256];
+		lbs_policy_names(names, sizeof names);
+		lbs_fmt(msg, sizeof msg, "unknown policy '%s' (known: %s)", sc->policy.name, names);
+		lbs_origin at = sc->policy.at.file ? sc->policy.at : (lbs_origin){ c->path, 0 };
+		for (size_t i = 0; i < c->n_kv; i++)
+			if (!strcmp(c->kv[i].section, "policy") && !strcmp(c->kv[i].key, "name"))
+				at = c->kv[i].at;
+		return origin_error(err, &at, "policy", "name", msg);
+	}
+	const lbs_policy_ops *pol = lbs_policy_find(sc->policy.name);
+	for (size_t i = 0; i < sc->policy.n_options; i++) {
+		const lbs_kv *o = &sc->policy.options[i];
+		if (lbs_keys_find(pol->options, pol->n_options, o->key) < 0) {
+			const char *hint = lbs_keys_suggest(pol->options, pol->n_options, o->key);
+			char msg[256];
+			lbs_fmt(msg, sizeof msg, "unknown key for policy '%s'%s%s%s", pol->name,
+				hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+			return origin_error(err, &o->at, "policy", o->key, msg);
+		}
+	}
+	lbs_origin name_at = sc->policy.at;
+	for (size_t i = 0; i < c->n_kv; i++)
+		if (!strcmp(c->kv[i].section, "policy") && !strcmp(c->kv[i].key, "name"))
+			name_at = c->kv[i].at;
+	if (add_config(sc, "policy", "name", sc->policy.name, &name_at) != LBS_OK)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (size_t i = 0; i < sc->policy.n_options; i++)
+		if (add_config(sc, "policy", sc->policy.options[i].key, sc->policy.options[i].value,
+			       &sc->policy.options[i].at))
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	if (!*sc->run.name) {
+		const char *base = strrchr(c->path, '/');
+		base = base ? base + 1 : c->path;
+		snprintf(sc->run.name, sizeof sc->run.name, "%s", base);
+		char *dot = strrchr(sc->run.name, '.');
+		if (dot && strcmp(dot, ".ini") == 0)
+			*dot = '\0';
+	}
+	return LBS_OK;
+}
+
+lbs_status lbs_scenario_load(lbs_scenario *sc, const char *path, const char *const *overrides,
+			     size_t n_overrides, lbs_error *err)
+{
+	memset(sc, 0, sizeof *sc);
+	snprintf(sc->path, sizeof sc->path, "%s", path);
+	parse_ctx c = { .path = sc->path, .err = err };
+	struct stat stbuf;
+	if (stat(path, &stbuf) != 0)
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read scenario: %s", path, strerror(errno));
+	if (S_ISDIR(stbuf.st_mode))
+		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a scenario file", path);
+	c.f = fopen(path, "r");
+	if (!c.f)
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read scenario: %s", path, strerror(errno));
+	int bad = ini_parse_stream(read_line, &c, on_key, &c);
+	lbs_status st = LBS_OK;
+	if (c.failed)
+		st = LBS_EINPUT;
+	else if (ferror(c.f))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
+	else if (bad > 0)
+		st = lbs_error_set(err, LBS_EINPUT,
+				   "%s:%d: expected '[section]', 'key = value' or a ';' comment", path, bad);
+	else if (bad < 0)
+		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the scenario", path);
+	else if (c.n_kv == 0 && c.n_hdr == 0)
+		st = lbs_error_set(err, LBS_EINPUT, "%s: empty scenario (no sections or keys)", path);
+	fclose(c.f);
+	free(c.buf);
+	for (size_t i = 0; st == LBS_OK && i < n_overrides; i++)
+		st = apply_override(&c, overrides[i]);
+	if (st == LBS_OK)
+		st = build(sc, &c, err);
+	free(c.kv);
+	free(c.hdr);
+	if (st != LBS_OK)
+		lbs_scenario_destroy(sc);
+	return st;
+}
+
+lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, const char *key)
+{
+	for (size_t i = 0; i < sc->n_config; i++)
+		if (!strcmp(sc->config[i].section, section) && !strcmp(sc->config[i].key, key))
+			return sc->config[i].at;
+	return (lbs_origin){ sc->path, 0 };
+}
+
+void lbs_scenario_destroy(lbs_scenario *sc)
+{
+	free(sc->groups);
+	free(sc->policy.options);
+	free(sc->config);
+	sc->groups = NULL;
+	sc->policy.options = NULL;
+	sc->config = NULL;
+	sc->n_groups = sc->n_config = 0;
+}
+
+void lbs_scenario_document(FILE *out)
+{
+	fprintf(out, "# Scenario keys\n\n"
+		     "Generated by `lbsim keys` from the schema tables in sim/scenario.c; do not edit.\n"
+		     "A time, size or bandwidth must carry its unit (see doc/scenario.md).\n\n");
+	for (size_t i = 0; i < NKEYS(sections); i++) {
+		const section_spec *s = &sections[i];
+		bool prefix = s->name[strlen(s->name) - 1] == '.';
+		fprintf(out, "### [%s%s]\n\n%s.\n\n", s->name, prefix ? "NAME" : "", s->doc);
+		if (s->keys)
+			lbs_keys_document(out, s->keys, s->nkeys);
+		else
+			lbs_policy_document(out);
+		fprintf(out, "\n");
+	}
+}

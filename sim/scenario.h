@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Scenarios: an INI file (read with inih) plus --set overrides, validated
+ * completely into plain structs before anything is simulated or written.
+ * Every key is a row of a schema table (sim/keys.h); doc/scenario.md is
+ * generated from those tables by `lbsim keys`. */
+#ifndef LBS_SCENARIO_H
+#define LBS_SCENARIO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/cost.h"
+#include "models/network.h"
+#include "models/noise.h"
+#include "sim/keys.h"
+
+#define LBS_MAX_WORKERS 1000000
+#define LBS_MAX_GROUPS 4096
+#define LBS_MAX_ITERATIONS INT64_C(1000000000)
+#define LBS_MAX_GLOBAL_BATCH INT64_C(1000000000)
+
+typedef enum lbs_device { LBS_DEVICE_CPU, LBS_DEVICE_GPU } lbs_device;
+#define LBS_DEVICE_CHOICES "cpu|gpu"
+
+typedef enum lbs_worker_events { LBS_EVENTS_AUTO, LBS_EVENTS_ALWAYS } lbs_worker_events;
+
+typedef struct lbs_run_spec {
+	char name[LBS_VALUE_MAX];
+	char description[LBS_VALUE_MAX];
+	int64_t seed;
+	int64_t global_batch;
+	int64_t iterations;      /* 0 when the length is given in epochs */
+	int64_t epochs;
+	int64_t dataset_samples;
+	int worker_events;       /* lbs_worker_events */
+} lbs_run_spec;
+
+typedef struct lbs_model_spec {
+	char name[LBS_VALUE_MAX];
+	int64_t parameters;
+	double bytes_per_parameter;
+	double gradient_bytes;
+} lbs_model_spec;
+
+typedef struct lbs_group_spec {
+	char name[LBS_NAME_MAX];
+	int64_t count;
+	int device;              /* lbs_device */
+	lbs_cost cost;
+	double availability;
+	lbs_noise noise;
+	lbs_origin at;           /* where the section starts */
+} lbs_group_spec;
+
+typedef struct lbs_policy_spec {
+	char name[LBS_VALUE_MAX];
+	lbs_kv *options;         /* the other [policy] keys, validated by the policy */
+	size_t n_options;
+	lbs_origin at;
+} lbs_policy_spec;
+
+typedef struct lbs_scenario {
+	char path[1024];
+	lbs_run_spec run;
+	lbs_model_spec model;
+	lbs_network network;
+	lbs_policy_spec policy;
+	lbs_group_spec *groups;
+	size_t n_groups;
+	int64_t n_workers;
+	int64_t iterations;           /* resolved run length */
+	int64_t iterations_per_epoch; /* 0 when the run is given in iterations */
+	lbs_kv *config;               /* effective configuration (given and defaults) */
+	size_t n_config;
+} lbs_scenario;
+
+/* Reads and validates `path`, then applies overrides[0..n_overrides), each
+ * "section.key=value" (validated exactly like the file). On error returns
+ * LBS_EINPUT (or LBS_EUSAGE for a malformed override) with a message naming
+ * the file, line and key. */
+lbs_status lbs_scenario_load(lbs_scenario *sc, const char *path, const char *const *overrides,
+			     size_t n_overrides, lbs_error *err);
+void lbs_scenario_destroy(lbs_scenario *sc);
+
+/* Where the effective value of section.key was given (file and line, or
+ * --set); {path, 0} for a default. For messages about a value that is valid
+ * on its own but impossible with the rest (a batch over the memory caps). */
+lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, const char *key);
+
+/* Writes the Markdown reference of every section and key. */
+void lbs_scenario_document(FILE *out);
+
+#endif

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# End to end: the command line, exit codes, the results database, bad input.
+. "$(dirname "$0")/lib.sh"
+S="$top_srcdir/scenarios/default.ini"
+
+# The default scenario runs and fills every table.
+"$LBSIM" "$S" -o "$TMP/r.db" --detail workers > "$TMP/out" 2> "$TMP/err"
+check "default scenario exits 0" test $? -eq 0
+check "summary names the policy" grep -q '^static ' "$TMP/out"
+check "nothing on stderr without a terminal" test ! -s "$TMP/err"
+check "schema version 1" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 1
+check "one run" test "$(q "$TMP/r.db" 'SELECT count(*) FROM runs')" = 1
+check "500 iterations" test "$(q "$TMP/r.db" 'SELECT count(*) FROM iterations')" = 500
+check "12 workers" test "$(q "$TMP/r.db" 'SELECT count(*) FROM workers')" = 12
+check "500 x 12 worker iterations" test "$(q "$TMP/r.db" 'SELECT count(*) FROM worker_iterations')" = 6000
+check "batches sum to the global batch" test "$(q "$TMP/r.db" \
+	'SELECT count(*) FROM (SELECT sum(batch) s FROM worker_iterations GROUP BY iteration) WHERE s != 768')" = 0
+check "iterations follow each other" test "$(q "$TMP/r.db" \
+	'SELECT count(*) FROM iterations a JOIN iterations b ON b.iteration = a.iteration + 1 WHERE b.start_s != a.end_s')" = 0
+check "mean iteration matches the rows" test "$(q "$TMP/r.db" \
+	'SELECT abs(r.mean_iteration_s - (SELECT avg(end_s - start_s) FROM iterations)) < 1e-9 FROM runs r')" = 1
+
+# The analysis views load and show the K80s as the stragglers: they wait least.
+sqlite3 "$TMP/r.db" < "$top_srcdir/analysis/views.sql"
+check "group_summary has the three groups" test "$(q "$TMP/r.db" 'SELECT count(*) FROM group_summary')" = 3
+check "K80s wait least" test "$(q "$TMP/r.db" 'SELECT group_name FROM group_summary ORDER BY wait_share LIMIT 1')" = k80
+
+# Same scenario and seed: identical rows; another seed: different ones.
+"$LBSIM" "$S" -o "$TMP/r.db" --detail workers -q
+"$LBSIM" "$S" -o "$TMP/r.db" --detail workers -q --seed 2
+check "second run appended" test "$(q "$TMP/r.db" 'SELECT count(*) FROM runs')" = 3
+same() {
+	q "$TMP/r.db" "SELECT (SELECT count(*) FROM (
+	  SELECT iteration, start_s, end_s, straggler_gap_s FROM iterations WHERE run_id = $1
+	  EXCEPT SELECT iteration, start_s, end_s, straggler_gap_s FROM iterations WHERE run_id = $2))
+	  + (SELECT count(*) FROM (
+	  SELECT iteration, worker, batch, compute_s, wait_s FROM worker_iterations WHERE run_id = $1
+	  EXCEPT SELECT iteration, worker, batch, compute_s, wait_s FROM worker_iterations WHERE run_id = $2))"
+}
+check "same seed, identical iterations and worker_iterations" test "$(same 1 2)" = 0
+check "another seed differs" test "$(same 1 3)" != 0
+
+# --set and --seed reach the recorded configuration.
+"$LBSIM" "$S" -o "$TMP/s.db" -q --set 'network.bandwidth=25 Gbit/s' --set workers.k80.count=2 --seed 7
+check "--set recorded" test "$(q "$TMP/s.db" "SELECT value FROM run_config WHERE section='network' AND key='bandwidth'")" = "25 Gbit/s"
+check "--set changes the fleet" test "$(q "$TMP/s.db" 'SELECT n_workers || seed FROM runs')" = 107
+
+# Usage errors exit 2, bad input 3; nothing is written.
+"$LBSIM" > /dev/null 2>&1; check "no scenario: exit 2" test $? -eq 2
+"$LBSIM" --bogus "$S" > /dev/null 2>&1; check "unknown option: exit 2" test $? -eq 2
+"$LBSIM" "$S" --detail everything > /dev/null 2>&1; check "bad --detail: exit 2" test $? -eq 2
+"$LBSIM" "$S" --set nodot -o "$TMP/u.db" > /dev/null 2>&1; check "malformed --set: exit 2" test $? -eq 2
+"$LBSIM" --help | grep -q '^Usage: lbsim'; check "--help" test $? -eq 0
+"$LBSIM" --version | grep -q '^lbsim [0-9]'; check "--version" test $? -eq 0
+"$LBSIM" keys | grep -q 'global_batch'; check "keys lists the keys" test $? -eq 0
+"$LBSIM" "$TMP/none.ini" -o "$TMP/m.db" 2> "$TMP/err"; rc=$?
+check "missing file: exit 3" test $rc -eq 3
+check "missing file named" grep -q "$TMP/none.ini" "$TMP/err"
+check "missing file: no database" test ! -e "$TMP/m.db"
+"$LBSIM" "$TMP" -o "$TMP/m.db" 2> /dev/null; check "directory: exit 3" test $? -eq 3
+
+# Every file of the bad-input corpus: exit 3, file:line and the reason in the
+# message, no database created. Its first line says "; expect: LINE WORDS".
+for f in "$top_srcdir"/tests/data/bad/*.ini; do
+	name=$(basename "$f" .ini)
+	read -r _ _ line words < "$f"
+	"$LBSIM" "$f" -o "$TMP/bad.db" > "$TMP/out" 2> "$TMP/err"; rc=$?
+	if [ $rc -eq 3 ] && grep -qF "$f:$line:" "$TMP/err" && grep -qF "$words" "$TMP/err" &&
+	   [ ! -e "$TMP/bad.db" ] && [ ! -s "$TMP/out" ]; then
+		ok "bad input $name"
+	else
+		bad "bad input $name (exit $rc): $(cat "$TMP/err")"
+	fi
+done
+
+# Bad input against an existing database adds no rows to it.
+before=$(q "$TMP/r.db" 'SELECT count(*) FROM runs')
+"$LBSIM" "$top_srcdir/tests/data/bad/batch-over-cap.ini" -o "$TMP/r.db" 2> /dev/null
+check "bad input leaves an existing database alone" test "$(q "$TMP/r.db" 'SELECT count(*) FROM runs')" = "$before"
+
+# A database of another program is refused (exit 4), not scribbled on.
+sqlite3 "$TMP/other.db" 'CREATE TABLE t(x); PRAGMA user_version = 9;'
+"$LBSIM" "$S" -o "$TMP/other.db" 2> "$TMP/err"; rc=$?
+check "foreign database: exit 4" test $rc -eq 4
+check "foreign database untouched" test "$(q "$TMP/other.db" 'SELECT count(*) FROM sqlite_master')" = 1
+
+# SIGINT during a long run: exit 130, and the run leaves no rows.
+"$LBSIM" "$S" -o "$TMP/i.db" -q --set run.iterations=100000000 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid; rc=$?
+check "SIGINT: exit 130" test $rc -eq 130
+check "SIGINT: no rows kept" test "$(q "$TMP/i.db" 'SELECT count(*) FROM runs') $(q "$TMP/i.db" 'SELECT count(*) FROM iterations')" = "0 0"
+
+finish

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The documentation matches the program: the key reference is what
+# `lbsim keys` prints, the man page renders cleanly, every source file
+# carries its SPDX line.
+. "$(dirname "$0")/lib.sh"
+
+"$LBSIM" keys > "$TMP/keys.md"
+if cmp -s "$TMP/keys.md" "$top_srcdir/doc/scenario-keys.md"; then
+	ok "doc/scenario-keys.md is current"
+else
+	bad "doc/scenario-keys.md is stale: run 'make doc-keys'"
+fi
+
+if command -v groff > /dev/null; then
+	warnings=$(groff -man -ww -z "$top_srcdir/doc/lbsim.1" 2>&1)
+	check "man page renders without warnings" test -z "$warnings"
+fi
+for opt in --output --seed --detail --set --quiet --help --version; do
+	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" "$top_srcdir/doc/lbsim.1"
+done
+
+missing=$(cd "$top_srcdir" && grep -L 'SPDX-License-Identifier: GPL-3.0-or-later' \
+	$(ls sim/*.[ch] models/*.[ch] models/*/*.c traces/*.h tests/unit/*.[ch] tests/e2e/*.sh bench/*.c 2> /dev/null))
+check "every source file has an SPDX line" test -z "$missing"
+
+finish

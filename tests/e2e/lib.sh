@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Shared helpers of the end-to-end tests: a scratch directory, check/expect
+# helpers, and the closing "NAME: N passed, M failed" line.
+set -u
+: "${LBSIM:?set LBSIM to the lbsim binary (make check does)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/lbsim-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $1"; }
+
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+	local name=$1; shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# q DB SQL: one value from the database.
+q() { sqlite3 "$1" "$2"; }
+
+finish() {
+	echo "$(basename "$0" .sh): $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The unit-test runner: every suite, CUnit's basic interface, and a closing
+ * "unit: N passed, M failed" line. */
+#include <CUnit/Basic.h>
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/suites.h"
+
+void add_suite(const char *name, const test_case *tests, size_t n)
+{
+	CU_pSuite s = CU_add_suite(name, NULL, NULL);
+	if (!s) {
+		fprintf(stderr, "CU_add_suite: %s\n", CU_get_error_msg());
+		exit(2);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!CU_add_test(s, tests[i].name, tests[i].fn)) {
+			fprintf(stderr, "CU_add_test: %s\n", CU_get_error_msg());
+			exit(2);
+		}
+}
+
+char *write_temp(const char *text)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = malloc(strlen(dir) + 32);
+	sprintf(path, "%s/lbsim-test-XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		perror("mkstemp");
+		exit(2);
+	}
+	size_t len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len) {
+		perror("write");
+		exit(2);
+	}
+	close(fd);
+	return path;
+}
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	suite_queue();
+	suite_rng();
+	suite_models();
+	suite_scenario();
+	suite_run();
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_tests_failed();
+	unsigned run = CU_get_number_of_tests_run();
+	unsigned asserts_failed = CU_get_number_of_failures();
+	printf("\nunit: %u passed, %u failed\n", run - failed, failed);
+	CU_cleanup_registry();
+	return (failed || asserts_failed) ? 1 : 0;
+}

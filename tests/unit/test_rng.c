@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Random streams: reproducible, distinct per identity, uncorrelated. */
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "sim/rng.h"
+#include "tests/unit/suites.h"
+
+static void test_same_identity_same_draws(void)
+{
+	gsl_rng *a = lbs_rng_stream(42, "noise", "gpu", 3, NULL);
+	gsl_rng *b = lbs_rng_stream(42, "noise", "gpu", 3, NULL);
+	int same = 0;
+	for (int i = 0; i < 1000; i++)
+		same += gsl_rng_get(a) == gsl_rng_get(b);
+	CU_ASSERT_EQUAL(same, 1000);
+	gsl_rng_free(a);
+	gsl_rng_free(b);
+}
+
+static void test_identities_differ(void)
+{
+	/* Each component of the identity, and the run seed, changes the seed. */
+	uint64_t base = lbs_rng_stream_seed(1, "noise", "gpu", 0);
+	CU_ASSERT_NOT_EQUAL(base, lbs_rng_stream_seed(2, "noise", "gpu", 0));
+	CU_ASSERT_NOT_EQUAL(base, lbs_rng_stream_seed(1, "trace", "gpu", 0));
+	CU_ASSERT_NOT_EQUAL(base, lbs_rng_stream_seed(1, "noise", "cpu", 0));
+	CU_ASSERT_NOT_EQUAL(base, lbs_rng_stream_seed(1, "noise", "gpu", 1));
+	/* Concatenations that read alike stay apart. */
+	CU_ASSERT_NOT_EQUAL(lbs_rng_stream_seed(1, "ab", "c", 0), lbs_rng_stream_seed(1, "a", "bc", 0));
+	/* No two of 20000 workers share a 64-bit stream seed. */
+	size_t n = 20000;
+	uint64_t *s = malloc(n * sizeof *s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = lbs_rng_stream_seed(7, "noise", "w", i);
+	int dup = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			dup += s[i] == s[j];
+	CU_ASSERT_EQUAL(dup, 0);
+	free(s);
+}
+
+/* Neighbouring streams are uncorrelated: |r| of 20000 paired uniforms stays
+ * under 4 standard errors (1/sqrt(n)) for every pair of 8 streams, and each
+ * stream's mean is within 4 standard errors of 1/2. */
+static void test_streams_uncorrelated(void)
+{
+	enum { N = 20000, K = 8 };
+	static double x[K][N];
+	for (int k = 0; k < K; k++) {
+		gsl_rng *r = lbs_rng_stream(1, "noise", "g", (uint64_t)k, NULL);
+		for (int i = 0; i < N; i++)
+			x[k][i] = gsl_rng_uniform(r);
+		gsl_rng_free(r);
+		double mean = gsl_stats_mean(x[k], 1, N);
+		CU_ASSERT(fabs(mean - 0.5) < 4 * sqrt(1.0 / 12 / N));
+	}
+	for (int a = 0; a < K; a++)
+		for (int b = a + 1; b < K; b++)
+			CU_ASSERT(fabs(gsl_stats_correlation(x[a], 1, x[b], 1, N)) < 4 / sqrt((double)N));
+}
+
+void suite_rng(void)
+{
+	static const test_case tests[] = {
+		{ "same identity gives the same draws", test_same_identity_same_draws },
+		{ "different identities give different seeds", test_identities_differ },
+		{ "streams are uncorrelated", test_streams_uncorrelated },
+	};
+	add_suite("rng", tests, sizeof tests / sizeof tests[0]);
+}
