@@ -7,15 +7,19 @@
 void lbs_origin_format(const lbs_origin *at, const char *section, const char *key, char *buf,
 		       size_t len)
 {
-	if (at && at->file && at->line > 0)
-		snprintf(buf, len, "%s:%d: [%s] %s", at->file, at->line, section, key ? key : "");
-	else if (at && at->file)
-		snprintf(buf, len, "%s %s.%s", at->file, section, key ? key : "");
+	char what[LBS_NAME_MAX * 2 + 32];
+	if (key)
+		lbs_fmt(what, sizeof what, "[%s] %s", section, key);
 	else
-		snprintf(buf, len, "[%s] %s", section, key ? key : "");
-	size_t l = strlen(buf);
-	if (!key && l && buf[l - 1] == ' ')
-		buf[l - 1] = '\0';
+		lbs_fmt(what, sizeof what, "[%s]", section);
+	if (at && at->file && at->line > 0)
+		lbs_fmt(buf, len, "%s:%d: %s", at->file, at->line, what);
+	else if (at && at->file && key)
+		lbs_fmt(buf, len, "%s %s.%s", at->file, section, key); /* --set s.k */
+	else if (at && at->file)
+		lbs_fmt(buf, len, "%s %s", at->file, what);
+	else
+		lbs_fmt(buf, len, "%s", what);
 }
 
 int lbs_choice_index(const char *choices, const char *value)

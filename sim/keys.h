@@ -2,7 +2,7 @@
 /* Key schemas: every key a scenario section (or a policy's options) accepts
  * is one row of a table that says its type, unit, default, range, when it
  * applies and what it means. The same table validates input, fills the
- * target struct, and writes the reference in doc/scenario.md, so the docs
+ * target struct, and writes the reference in doc/scenario-keys.md, so the docs
  * cannot drift from the parser. */
 #ifndef LBS_KEYS_H
 #define LBS_KEYS_H

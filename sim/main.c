@@ -90,8 +90,9 @@ static void print_summary(const lbs_run *run, const lbs_recorder *rec, double wa
 	const lbs_scenario *sc = run->sc;
 	const lbs_run_stats *s = &run->stats;
 	double n = s->iterations ? (double)s->iterations : 1.0;
-	printf("scenario %s (%s), seed %lld, %lld workers in %zu groups, global batch %lld\n",
-	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers, sc->n_groups,
+	printf("scenario %s (%s), seed %lld, %lld worker%s in %zu group%s, global batch %lld\n",
+	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
+	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
 	       (long long)sc->run.global_batch);
 	printf("%-10s %10s %12s %12s %12s %12s %12s %12s\n", "policy", "iterations", "sim_time_s",
 	       "iteration_s", "compute_s", "aggregate_s", "straggler_s", "samples/s");
@@ -131,8 +132,8 @@ static int run_command(int argc, char **argv)
 		case 's': {
 			char *end;
 			long long v = strtoll(optarg, &end, 10);
-			if (!*optarg || *end || v < 0) {
-				fprintf(stderr, "lbsim: --seed %s: expected a non-negative integer\n", optarg);
+			if (!*optarg || *end || v < 0 || v > 9007199254740991LL) {
+				fprintf(stderr, "lbsim: --seed %s: expected an integer from 0 to 2^53 - 1\n", optarg);
 				free(overrides);
 				return LBS_EUSAGE;
 			}

@@ -31,6 +31,20 @@ gsl_rng *lbs_rng_stream(uint64_t seed, const char *kind, const char *owner, uint
 		return NULL;
 	}
 	uint64_t s = lbs_rng_stream_seed(seed, kind, owner, index);
-	gsl_rng_set(r, (unsigned long)((s ^ (s >> 32)) & 0xFFFFFFFFu));
+	gsl_rng_set(r, (unsigned long)(s & 0xFFFFFFFFu));
+	/* gsl_rng_set takes 32 bits of seed, so among a million streams some
+	 * hundred pairs would coincide. taus2's state is three 32-bit words
+	 * (L'Ecuyer 1996; GSL documents gsl_rng_state for direct access): fill
+	 * all 96 bits from the 64-bit stream seed, keeping the generator's
+	 * constraints s1 > 1, s2 > 7, s3 > 15, then warm up as gsl_rng_set does. */
+	if (gsl_rng_size(r) == 3 * sizeof(unsigned long)) {
+		unsigned long *st = gsl_rng_state(r);
+		uint64_t a = splitmix64(s), b = splitmix64(a);
+		st[0] = (unsigned long)(a & 0xFFFFFFFFu) | 0x2u;
+		st[1] = (unsigned long)(a >> 32) | 0x8u;
+		st[2] = (unsigned long)(b & 0xFFFFFFFFu) | 0x10u;
+		for (int i = 0; i < 6; i++)
+			gsl_rng_get(r);
+	}
 	return r;
 }

@@ -16,9 +16,9 @@
  * the identity mixed with the run seed by SplitMix64 (Steele et al. 2014). */
 uint64_t lbs_rng_stream_seed(uint64_t seed, const char *kind, const char *owner, uint64_t index);
 
-/* A new generator (gsl_rng_taus2: small state, fast, passes the usual
- * batteries) for that stream; free it with gsl_rng_free. GSL seeds are
- * 32-bit, so the 64-bit stream seed is folded to 32 bits. */
+/* A new generator (gsl_rng_taus2: small state, fast, period 2^88, passes
+ * the usual batteries) for that stream, its 96-bit state filled from the
+ * 64-bit stream seed; free it with gsl_rng_free. */
 gsl_rng *lbs_rng_stream(uint64_t seed, const char *kind, const char *owner, uint64_t index,
 			lbs_error *err);
 

@@ -12,9 +12,12 @@
 
 #include "models/policy.h"
 
+/* Longest line accepted (inih's buffer is INI_MAX_LINE = 200 bytes with
+ * the newline and the terminator; longer lines it would silently split). */
+#define LBS_LINE_MAX 198
 #define REQUIRED NULL
 #define UNSET ""
-#define BIG 1e15
+#define BIG 1e14 /* 100 TB/s */
 
 /* ---- the schema ------------------------------------------------------- */
 
@@ -79,11 +82,11 @@ static const lbs_key_spec group_keys[] = {
 	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
 	  "then t_flat + per_sample*(b - saturation_batch)" },
-	{ "t0", LBS_T_TIME, G(cost.t0_s), "0 s", 0, 1e4, 0, NULL, "cost=linear",
+	{ "t0", LBS_T_TIME, G(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear",
 	  "fixed time of an iteration, whatever the batch" },
-	{ "per_sample", LBS_T_TIME, G(cost.per_sample_s), REQUIRED, 0, 1e4, 0, NULL, NULL,
+	{ "per_sample", LBS_T_TIME, G(cost.per_sample_s), REQUIRED, 0, 3600, 0, NULL, NULL,
 	  "time per sample (linear), or per sample beyond saturation (piecewise), at full availability" },
-	{ "t_flat", LBS_T_TIME, G(cost.t_flat_s), REQUIRED, 0, 1e4, LBS_K_MIN_OPEN, NULL,
+	{ "t_flat", LBS_T_TIME, G(cost.t_flat_s), REQUIRED, 0, 3600, LBS_K_MIN_OPEN, NULL,
 	  "cost=piecewise", "time of any batch up to saturation_batch" },
 	{ "saturation_batch", LBS_T_INT, G(cost.saturation_batch), REQUIRED, 1, 1e9, 0, NULL,
 	  "cost=piecewise", "batch at which the device is saturated" },
@@ -209,16 +212,24 @@ static char *read_line(char *str, int num, void *stream)
 	if (!valid_utf8((const unsigned char *)c->buf, (size_t)len))
 		return fail(c, "line is not valid UTF-8 (save the file as UTF-8)"), NULL;
 	char *s = c->buf;
+	if (c->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3; /* a UTF-8 byte-order mark */
 	while (*s == ' ' || *s == '\t')
 		s++;
 	size_t slen = strlen(s);
-	if (slen + 1 >= (size_t)num) {
-		return fail(c, "line longer than %d characters", num - 2), NULL;
-	}
+	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
+		s[--slen] = '\0';
+	if (slen > LBS_LINE_MAX || slen + 1 >= (size_t)num)
+		return fail(c, "line longer than %d characters", LBS_LINE_MAX), NULL;
 	if (*s == '[') {
 		char *close = strchr(s, ']');
 		if (!close)
 			return fail(c, "section header without ']'"), NULL;
+		const char *rest = close + 1;
+		while (*rest == ' ' || *rest == '\t')
+			rest++;
+		if (*rest && *rest != ';' && *rest != '#')
+			return fail(c, "unexpected text after ']'"), NULL;
 		char name[LBS_NAME_MAX + 16];
 		size_t n = (size_t)(close - s - 1);
 		if (n >= sizeof name)
@@ -284,17 +295,21 @@ static lbs_status apply_override(parse_ctx *c, const char *arg)
 		value++;
 	if (slen >= LBS_NAME_MAX + 16 || klen >= LBS_NAME_MAX || strlen(value) >= LBS_VALUE_MAX)
 		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: too long", arg);
-	if (!*value)
-		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: missing value", arg);
 	lbs_kv e = { .at = { "--set", 0 } };
 	memcpy(e.section, arg, slen);
 	memcpy(e.key, dot + 1, klen);
 	snprintf(e.value, sizeof e.value, "%s", value);
 	for (size_t i = 0; i < c->n_kv; i++)
 		if (strcmp(c->kv[i].section, e.section) == 0 && strcmp(c->kv[i].key, e.key) == 0) {
-			c->kv[i] = e;
+			if (*value)
+				c->kv[i] = e;
+			else /* "--set s.k=" removes the key, e.g. to give epochs instead */
+				memmove(&c->kv[i], &c->kv[i + 1], (--c->n_kv - i) * sizeof *c->kv);
 			return LBS_OK;
 		}
+	if (!*value)
+		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: the file does not set %s.%s, so there "
+				     "is nothing to remove", arg, e.section, e.key);
 	if (c->n_kv == c->cap_kv) {
 		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
 		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
@@ -498,11 +513,15 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		lbs_origin where = { c->hdr[h].line ? c->path : "--set", c->hdr[h].line };
 		const section_spec *spec = find_section(name);
 		if (!spec) {
-			char msg[256];
-			snprintf(msg, sizeof msg,
-				 "unknown section [%s] (expected [run], [model], [network], [policy] or "
-				 "[workers.NAME])", name);
-			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: %s", where.file, where.line, msg);
+			static const lbs_key_spec names[] = { { .name = "run" }, { .name = "model" },
+							      { .name = "network" }, { .name = "policy" } };
+			const char *hint = lbs_keys_suggest(names, 4, name);
+			char label[LBS_ERROR_MAX / 2];
+			lbs_origin_format(&where, name, NULL, label, sizeof label);
+			st = lbs_error_set(err, LBS_EINPUT,
+					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
+					   "[policy] or [workers.NAME])", label, hint ? " (did you mean [" : "",
+					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
 		size_t n = 0;
@@ -566,6 +585,14 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 					    &present, o, err);
 			if (st == LBS_OK)
 				st = check_network(sc, present, err);
+			int wb = lbs_keys_find(network_keys, NKEYS(network_keys), "worker_bandwidth");
+			if (st == LBS_OK && sc->network.ops == &lbs_network_ps && !(present >> wb & 1)) {
+				/* Record the value it takes from `bandwidth`. */
+				for (size_t i = 0; i < n; i++)
+					if (!strcmp(entries[i]->key, "bandwidth") &&
+					    add_config(sc, name, "worker_bandwidth", entries[i]->value, NULL))
+						st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+			}
 		}
 		if (st == LBS_OK && record_config(sc, name, spec->keys, spec->nkeys, present, entries, n))
 			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
@@ -617,6 +644,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		char *dot = strrchr(sc->run.name, '.');
 		if (dot && strcmp(dot, ".ini") == 0)
 			*dot = '\0';
+		if (add_config(sc, "run", "name", sc->run.name, NULL) != LBS_OK)
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
 	return LBS_OK;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Scenarios: an INI file (read with inih) plus --set overrides, validated
  * completely into plain structs before anything is simulated or written.
- * Every key is a row of a schema table (sim/keys.h); doc/scenario.md is
+ * Every key is a row of a schema table (sim/keys.h); doc/scenario-keys.md is
  * generated from those tables by `lbsim keys`. */
 #ifndef LBS_SCENARIO_H
 #define LBS_SCENARIO_H

@@ -23,7 +23,7 @@ static const unit units[] = {
 	{ "GiB", LBS_DIM_BYTES, 1073741824.0 }, { "TiB", LBS_DIM_BYTES, 1099511627776.0 },
 	{ "B/s", LBS_DIM_BANDWIDTH, 1 }, { "kB/s", LBS_DIM_BANDWIDTH, 1e3 },
 	{ "KB/s", LBS_DIM_BANDWIDTH, 1e3 }, { "MB/s", LBS_DIM_BANDWIDTH, 1e6 },
-	{ "GB/s", LBS_DIM_BANDWIDTH, 1e9 }, { "KiB/s", LBS_DIM_BANDWIDTH, 1024.0 },
+	{ "GB/s", LBS_DIM_BANDWIDTH, 1e9 }, { "TB/s", LBS_DIM_BANDWIDTH, 1e12 }, { "KiB/s", LBS_DIM_BANDWIDTH, 1024.0 },
 	{ "MiB/s", LBS_DIM_BANDWIDTH, 1048576.0 }, { "GiB/s", LBS_DIM_BANDWIDTH, 1073741824.0 },
 	{ "bit/s", LBS_DIM_BANDWIDTH, 0.125 }, { "kbit/s", LBS_DIM_BANDWIDTH, 125.0 },
 	{ "Mbit/s", LBS_DIM_BANDWIDTH, 125e3 }, { "Gbit/s", LBS_DIM_BANDWIDTH, 125e6 },
@@ -161,7 +161,7 @@ void lbs_format_quantity(double v, lbs_dim dim, char *buf, size_t len)
 	static const row_t t[] = {
 		{ 3600, "h" }, { 60, "min" }, { 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" } };
 	static const row_t b[] = { { 1e12, "TB" }, { 1e9, "GB" }, { 1e6, "MB" }, { 1e3, "kB" }, { 1, "B" } };
-	static const row_t bw[] = { { 1e9, "GB/s" }, { 1e6, "MB/s" }, { 1e3, "kB/s" }, { 1, "B/s" } };
+	static const row_t bw[] = { { 1e12, "TB/s" }, { 1e9, "GB/s" }, { 1e6, "MB/s" }, { 1e3, "kB/s" }, { 1, "B/s" } };
 	const void *tab = NULL;
 	size_t n = 0;
 	switch (dim) {

@@ -114,6 +114,13 @@ static void test_overrides(void)
 	const char *typo[] = { "network.bandwith=1 GB/s" };
 	CU_ASSERT_EQUAL(load(&sc, BASE, typo, 1), LBS_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "did you mean 'bandwidth'"));
+	/* An empty value removes the key: switch the run from iterations to epochs. */
+	const char *to_epochs[] = { "run.iterations=", "run.epochs=2", "run.dataset_samples=640" };
+	CU_ASSERT_FATAL(load(&sc, BASE, to_epochs, 3) == LBS_OK);
+	CU_ASSERT_EQUAL(sc.iterations, 20);
+	lbs_scenario_destroy(&sc);
+	const char *nothing[] = { "run.epochs=" };
+	CU_ASSERT_EQUAL(load(&sc, BASE, nothing, 1), LBS_EUSAGE);
 	const char *malformed[] = { "bandwidth=1" };
 	CU_ASSERT_EQUAL(load(&sc, BASE, malformed, 1), LBS_EUSAGE);
 }
@@ -134,7 +141,7 @@ static void test_bad_inputs(void)
 	expect_error(BASE "t_flat = 2 ms\n", 15, "t_flat", "applies only when cost=piecewise");
 	expect_error(BASE "count = 3\n", 15, "duplicate key count", "first set at line 11");
 	expect_error(BASE "[run]\nseed = 3\n", 15, "section [run] appears twice", NULL);
-	expect_error(BASE "[netwrok]\nx = 1\n", 15, "unknown section [netwrok]", NULL);
+	expect_error(BASE "[netwrok]\nx = 1\n", 15, "[netwrok]: unknown section (did you mean [network]?)", NULL);
 	expect_error(BASE "[workers.bad name]\ncount = 1\n", 15, "group names", NULL);
 	expect_error("global_batch = 3\n" BASE, 1, "outside any section", NULL);
 	expect_error(BASE "just words\n", 15, "expected '[section]'", NULL);
