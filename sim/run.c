@@ -81,12 +81,12 @@ static lbs_status on_begin(void *ctx, uint32_t arg, lbs_engine *eng)
 		return st;
 	double t0 = lbs_engine_now(eng), last = t0;
 	run->iter_start_s = t0;
-	const lbs_worker *w = run->workers;
+	lbs_worker *w = run->workers;
 	for (size_t i = 0; i < run->n; i++) {
 		double work = lbs_cost_time_s(w[i].cost, run->batch[i]);
 		if (w[i].rng)
 			work *= lbs_noise_draw(w[i].noise, w[i].rng);
-		double fin = lbs_avail_finish(&w[i].avail, t0, work);
+		double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
 		run->compute_s[i] = fin - t0;
 		if (fin > last)
 			last = fin;

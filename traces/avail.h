@@ -5,28 +5,37 @@
  * fluid rule). A source answers exactly that question, so a change of a(t)
  * in the middle of an iteration moves the completion as the integral says.
  *
- * Until trace readers and generators plug in their sources, every worker
- * has the constant source (ops == NULL): t1 = t0 + W / level. */
+ * Contract: for one worker, finish() is called once per iteration with
+ * non-decreasing t0; the worker is busy from t0 to the time returned and
+ * idle from then until the next call's t0. A source whose availability
+ * depends on that (a CPU-credit bucket spends credits only while busy) may
+ * update its state in finish(). Iteration-indexed sources use `iteration`;
+ * time-indexed ones use t0.
+ *
+ * Sources without ops (ops == NULL) are constant: t1 = t0 + W / level. */
 #ifndef LBS_AVAIL_H
 #define LBS_AVAIL_H
 
+#include <stdint.h>
+
 typedef struct lbs_avail_ops {
 	const char *name;
-	/* Completion time of `work_s` seconds of nominal work started at t0. */
-	double (*finish)(const void *state, double t0, double work_s);
-	/* a(t), for readings and reports. */
-	double (*level)(const void *state, double t);
+	/* Completion time of `work_s` seconds of nominal work started at t0,
+	 * the worker's `iteration`-th. */
+	double (*finish)(void *state, double t0, double work_s, int64_t iteration);
+	/* a(t) during `iteration`, for readings and reports. */
+	double (*level)(const void *state, double t, int64_t iteration);
 } lbs_avail_ops;
 
 typedef struct lbs_avail {
 	const lbs_avail_ops *ops; /* NULL: constant `level` */
-	const void *state;
+	void *state;
 	double level;
 } lbs_avail;
 
-static inline double lbs_avail_finish(const lbs_avail *a, double t0, double work_s)
+static inline double lbs_avail_finish(lbs_avail *a, double t0, double work_s, int64_t iteration)
 {
-	return a->ops ? a->ops->finish(a->state, t0, work_s) : t0 + work_s / a->level;
+	return a->ops ? a->ops->finish(a->state, t0, work_s, iteration) : t0 + work_s / a->level;
 }
 
 #endif
