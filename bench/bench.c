@@ -229,7 +229,7 @@ static bsp_result bench_bsp(const lbs_scenario *sc)
 	bsp_result best = { 0 };
 	for (int r = 0; r < REPEATS; r++) {
 		lbs_run run;
-		if (lbs_run_create(&run, sc, &err) != LBS_OK)
+		if (lbs_run_create(&run, sc, NULL, &err) != LBS_OK)
 			die(&err, "run create");
 		double t0 = monotonic_s();
 		if (lbs_run_execute(&run, NULL, NULL, NULL, &err) != LBS_OK)

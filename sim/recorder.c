@@ -59,7 +59,22 @@ const char lbs_schema_sql[] =
 	"  straggler_gap_s REAL NOT NULL,      -- slowest minus fastest compute time\n"
 	"  aggregation_s REAL NOT NULL,\n"
 	"  decision_s REAL NOT NULL,\n"
+	"  global_batch_samples INTEGER NOT NULL, -- samples processed (B unless the policy shrinks it)\n"
 	"  PRIMARY KEY (run_id, iteration)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE batches (                 -- batch sizes, written when the policy changes them\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  iteration INTEGER NOT NULL,          -- first iteration with these sizes\n"
+	"  worker INTEGER NOT NULL,\n"
+	"  batch_samples INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, iteration, worker)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE policy_vars (             -- the policy's state after planning each iteration\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  iteration INTEGER NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  value REAL NOT NULL,\n"
+	"  PRIMARY KEY (run_id, iteration, name)\n"
 	") WITHOUT ROWID;\n"
 	"CREATE TABLE worker_iterations (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -132,8 +147,12 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 		st = exec(r, "COMMIT", err);
 	if (st == LBS_OK &&
 	    (sqlite3_prepare_v2(r->db,
-				"INSERT INTO iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1,
-				&r->ins_iteration, NULL) != SQLITE_OK ||
+				"INSERT INTO iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+				-1, &r->ins_iteration, NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(r->db, "INSERT INTO batches VALUES (?1, ?2, ?3, ?4)", -1, &r->ins_batch,
+				NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(r->db, "INSERT INTO policy_vars VALUES (?1, ?2, ?3, ?4)", -1, &r->ins_var,
+				NULL) != SQLITE_OK ||
 	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
 		st = db_error(r, err, "cannot prepare statements");
@@ -175,7 +194,7 @@ lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *er
 	sqlite3_bind_text(q, 1, sc->run.name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, sc->path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 3, sc->run.description, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, sc->policy.name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, run->policy->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 5, sc->run.seed);
 	sqlite3_bind_int64(q, 6, sc->n_workers);
 	sqlite3_bind_int64(q, 7, sc->run.global_batch);
@@ -198,7 +217,9 @@ lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *er
 		sqlite3_bind_int64(q, 1, r->run_id);
 		sqlite3_bind_text(q, 2, sc->config[i].section, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 3, sc->config[i].key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 4, sc->config[i].value, -1, SQLITE_STATIC);
+		/* --policy may run another policy than the file's [policy] name. */
+		bool is_name = !strcmp(sc->config[i].section, "policy") && !strcmp(sc->config[i].key, "name");
+		sqlite3_bind_text(q, 4, is_name ? run->policy->name : sc->config[i].value, -1, SQLITE_STATIC);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE) {
@@ -249,10 +270,33 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 	sqlite3_bind_double(q, 7, rec->straggler_gap_s);
 	sqlite3_bind_double(q, 8, rec->aggregation_s);
 	sqlite3_bind_double(q, 9, rec->decision_s);
+	sqlite3_bind_int64(q, 10, rec->global_batch);
 	int rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
 		return db_error(r, err, "cannot record an iteration");
+	for (size_t i = 0; rec->batch_changed && i < rec->n_workers; i++) {
+		q = r->ins_batch;
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, rec->iteration);
+		sqlite3_bind_int64(q, 3, (sqlite3_int64)i);
+		sqlite3_bind_int64(q, 4, rec->batch[i]);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE)
+			return db_error(r, err, "cannot record batch sizes");
+	}
+	for (size_t v = 0; v < rec->n_vars; v++) {
+		q = r->ins_var;
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, rec->iteration);
+		sqlite3_bind_text(q, 3, rec->vars[v].name, -1, SQLITE_STATIC);
+		sqlite3_bind_double(q, 4, rec->vars[v].value);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE)
+			return db_error(r, err, "cannot record the policy's state");
+	}
 	if (r->detail < LBS_DETAIL_WORKERS)
 		return LBS_OK;
 	q = r->ins_worker_iteration;
@@ -290,9 +334,7 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 	sqlite3_bind_double(q, 5, s->sum_aggregation_s / n);
 	sqlite3_bind_double(q, 6, s->sum_gap_s / n);
 	sqlite3_bind_double(q, 7, s->sum_decision_s / n);
-	sqlite3_bind_double(q, 8, s->sim_time_s > 0
-					  ? (double)s->iterations * (double)run->sc->run.global_batch / s->sim_time_s
-					  : 0.0);
+	sqlite3_bind_double(q, 8, s->sim_time_s > 0 ? (double)s->samples / s->sim_time_s : 0.0);
 	sqlite3_bind_double(q, 9, wall_s);
 	sqlite3_bind_int64(q, 10, (sqlite3_int64)s->events);
 	sqlite3_bind_int64(q, 11, s->iterations);
@@ -318,8 +360,10 @@ void lbs_recorder_close(lbs_recorder *r)
 	lbs_recorder_abort(r);
 	sqlite3_finalize(r->ins_iteration);
 	sqlite3_finalize(r->ins_worker_iteration);
+	sqlite3_finalize(r->ins_batch);
+	sqlite3_finalize(r->ins_var);
 	if (r->db)
 		sqlite3_close(r->db);
 	r->db = NULL;
-	r->ins_iteration = r->ins_worker_iteration = NULL;
+	r->ins_iteration = r->ins_worker_iteration = r->ins_batch = r->ins_var = NULL;
 }

@@ -22,7 +22,7 @@ typedef struct lbs_recorder {
 	sqlite3 *db;
 	char path[1024];
 	lbs_detail detail;
-	sqlite3_stmt *ins_iteration, *ins_worker_iteration;
+	sqlite3_stmt *ins_iteration, *ins_worker_iteration, *ins_batch, *ins_var;
 	sqlite3_int64 run_id;
 	bool in_run;
 } lbs_recorder;

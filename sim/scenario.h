@@ -54,10 +54,16 @@ typedef struct lbs_group_spec {
 
 typedef struct lbs_policy_spec {
 	char name[LBS_VALUE_MAX];
-	lbs_kv *options;         /* the other [policy] keys, validated by the policy */
-	size_t n_options;
-	lbs_origin at;
+	lbs_origin at;           /* where the name was given */
 } lbs_policy_spec;
+
+/* The keys of one [policy.NAME] section, already validated. */
+typedef struct lbs_policy_options {
+	char policy[LBS_NAME_MAX];
+	lbs_kv *kv;
+	size_t n;
+	lbs_origin at;
+} lbs_policy_options;
 
 typedef struct lbs_scenario {
 	char path[1024];
@@ -65,6 +71,8 @@ typedef struct lbs_scenario {
 	lbs_model_spec model;
 	lbs_network network;
 	lbs_policy_spec policy;
+	lbs_policy_options *policy_options;
+	size_t n_policy_options;
 	lbs_group_spec *groups;
 	size_t n_groups;
 	int64_t n_workers;
@@ -86,6 +94,14 @@ void lbs_scenario_destroy(lbs_scenario *sc);
  * --set); {path, 0} for a default. For messages about a value that is valid
  * on its own but impossible with the rest (a batch over the memory caps). */
 lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, const char *key);
+
+/* The options given in [policy.NAME] for `policy` (none: *n = 0). */
+void lbs_scenario_policy_options(const lbs_scenario *sc, const char *policy, const lbs_kv **kv,
+				 size_t *n);
+
+/* LBS_OK if `name` is a registered policy, else an error naming `at`. */
+lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
+				     lbs_error *err);
 
 /* Writes the Markdown reference of every section and key. */
 void lbs_scenario_document(FILE *out);

@@ -5,9 +5,10 @@
  * fluid rule). A source answers exactly that question, so a change of a(t)
  * in the middle of an iteration moves the completion as the integral says.
  *
- * Contract: for one worker, finish() is called once per iteration with
- * non-decreasing t0; the worker is busy from t0 to the time returned and
- * idle from then until the next call's t0. A source whose availability
+ * Contract: for one worker, finish() is called for each piece of work (a
+ * whole share, or one micro-batch) with non-decreasing t0; the worker is
+ * busy from t0 to the time returned and idle from then until the next
+ * call's t0. A source whose availability
  * depends on that (a CPU-credit bucket spends credits only while busy) may
  * update its state in finish(). Iteration-indexed sources use `iteration`;
  * time-indexed ones use t0.
@@ -25,6 +26,9 @@ typedef struct lbs_avail_ops {
 	double (*finish)(void *state, double t0, double work_s, int64_t iteration);
 	/* a(t) during `iteration`, for readings and reports. */
 	double (*level)(const void *state, double t, int64_t iteration);
+	/* What finish() would return, without recording the worker as busy
+	 * (the oracle's look-ahead). NULL when finish() has no side effects. */
+	double (*peek)(void *state, double t0, double work_s, int64_t iteration);
 } lbs_avail_ops;
 
 typedef struct lbs_avail {
@@ -36,6 +40,15 @@ typedef struct lbs_avail {
 static inline double lbs_avail_finish(lbs_avail *a, double t0, double work_s, int64_t iteration)
 {
 	return a->ops ? a->ops->finish(a->state, t0, work_s, iteration) : t0 + work_s / a->level;
+}
+
+/* finish() without side effects. */
+static inline double lbs_avail_peek(lbs_avail *a, double t0, double work_s, int64_t iteration)
+{
+	if (!a->ops)
+		return t0 + work_s / a->level;
+	return a->ops->peek ? a->ops->peek(a->state, t0, work_s, iteration)
+			    : a->ops->finish(a->state, t0, work_s, iteration);
 }
 
 #endif

@@ -77,7 +77,7 @@ static lbs_status simulate(const char *text, const char *const *ov, size_t nov, 
 	free(path);
 	if (st != LBS_OK)
 		return st;
-	st = lbs_run_create(&run, &sc, err);
+	st = lbs_run_create(&run, &sc, NULL, err);
 	if (st == LBS_OK) {
 		st = lbs_run_execute(&run, capture_fn, c, NULL, err);
 		lbs_run_destroy(&run);
@@ -284,7 +284,7 @@ static void test_recorder_transaction(void)
 	for (int attempt = 0; attempt < 3; attempt++) {
 		lbs_run run;
 		lbs_recorder rec;
-		CU_ASSERT_FATAL(lbs_run_create(&run, &sc, &err) == LBS_OK);
+		CU_ASSERT_FATAL(lbs_run_create(&run, &sc, NULL, &err) == LBS_OK);
 		CU_ASSERT_FATAL(lbs_recorder_open(&rec, db, LBS_DETAIL_WORKERS, &err) == LBS_OK);
 		CU_ASSERT_FATAL(lbs_recorder_begin(&rec, &run, &err) == LBS_OK);
 		/* Attempt 1 fails halfway: its rows must vanish. */
