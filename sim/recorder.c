@@ -69,7 +69,7 @@ const char lbs_schema_sql[] =
 	"  batch_samples INTEGER NOT NULL,\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
 	") WITHOUT ROWID;\n"
-	"CREATE TABLE policy_vars (             -- the policy's state after planning each iteration\n"
+	"CREATE TABLE policy_vars (             -- the policy's state at the end of each iteration\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
 	"  iteration INTEGER NOT NULL,\n"
 	"  name TEXT NOT NULL,\n"

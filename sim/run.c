@@ -98,8 +98,6 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 	run->batch_changed = changed;
 	if (st == LBS_OK && changed)
 		st = check_plan(run, err);
-	if (st == LBS_OK && run->policy->vars)
-		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
 	/* An epoch is floor(dataset / global batch) iterations of the batch
 	 * planned at its start (DBS re-partitions the dataset so that every
 	 * worker runs that many). */
@@ -222,6 +220,8 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		lo = c < lo ? c : lo;
 		hi = c > hi ? c : hi;
 	}
+	if (run->policy->vars) /* after the iteration, so steals made in it count */
+		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
 	const int64_t *processed = run->info.micro_batch ? run->done : run->batch;
 	int64_t samples = 0;
 	for (size_t i = 0; i < run->n; i++)

@@ -47,7 +47,7 @@ typedef struct lbs_iteration_record {
 	size_t n_workers;
 	const int64_t *batch;     /* samples each worker processed */
 	const double *compute_s;  /* compute time per worker; wait = compute_end - start - compute */
-	const lbs_policy_var *vars; /* the policy's state after planning it */
+	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
 	size_t n_vars;
 } lbs_iteration_record;
 
