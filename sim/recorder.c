@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/recorder.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -83,6 +84,7 @@ const char lbs_schema_sql[] =
 	"  batch INTEGER NOT NULL,             -- samples\n"
 	"  compute_s REAL NOT NULL,\n"
 	"  wait_s REAL NOT NULL,               -- idle at the barrier before aggregation\n"
+	"  predicted_speed REAL,               -- samples/s the policy's predictor expected (NULL: none)\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
 	") WITHOUT ROWID;\n";
 
@@ -153,7 +155,7 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 				NULL) != SQLITE_OK ||
 	     sqlite3_prepare_v2(r->db, "INSERT INTO policy_vars VALUES (?1, ?2, ?3, ?4)", -1, &r->ins_var,
 				NULL) != SQLITE_OK ||
-	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
 		st = db_error(r, err, "cannot prepare statements");
 	if (st != LBS_OK) {
@@ -308,6 +310,10 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 		sqlite3_bind_int64(q, 4, rec->batch[i]);
 		sqlite3_bind_double(q, 5, rec->compute_s[i]);
 		sqlite3_bind_double(q, 6, phase - rec->compute_s[i]);
+		if (rec->predicted_speed && isfinite(rec->predicted_speed[i]))
+			sqlite3_bind_double(q, 7, rec->predicted_speed[i]);
+		else
+			sqlite3_bind_null(q, 7);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)

@@ -95,6 +95,8 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 	double t0 = monotonic_s();
 	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
 	run->decision_s = monotonic_s() - t0;
+	if (st == LBS_OK && run->policy->predictions)
+		run->predicted = run->policy->predictions(run->policy_state);
 	run->batch_changed = changed;
 	if (st == LBS_OK && changed)
 		st = check_plan(run, err);
@@ -242,6 +244,7 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		.compute_s = run->compute_s,
 		.vars = run->vars,
 		.n_vars = run->n_vars,
+		.predicted_speed = run->predicted,
 	};
 	lbs_run_stats *s = &run->stats;
 	s->iterations++;
@@ -303,6 +306,11 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 	return LBS_OK;
 }
 
+static void section_options(const void *ctx, const char *section, const lbs_kv **kv, size_t *n)
+{
+	lbs_scenario_section_options(ctx, section, kv, n);
+}
+
 static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err)
 {
 	run->sc = sc;
@@ -330,6 +338,8 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 		return st;
 	const lbs_policy_ops *ops = lbs_policy_find(pname);
 	lbs_policy_env env = {
+		.section_options = section_options,
+		.section_ctx = sc,
 		.n_workers = run->n,
 		.global_batch = sc->run.global_batch,
 		.max_batch = run->max_batch,
@@ -339,7 +349,9 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	};
 	const lbs_kv *options;
 	size_t n_options;
-	lbs_scenario_policy_options(sc, pname, &options, &n_options);
+	char section[LBS_VALUE_MAX + 8];
+	lbs_fmt(section, sizeof section, "policy.%s", pname);
+	lbs_scenario_section_options(sc, section, &options, &n_options);
 	if ((st = ops->create(&env, options, n_options, &run->policy_state, &run->info, err)) != LBS_OK)
 		return st;
 	run->policy = ops;

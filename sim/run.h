@@ -49,6 +49,7 @@ typedef struct lbs_iteration_record {
 	const double *compute_s;  /* compute time per worker; wait = compute_end - start - compute */
 	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
 	size_t n_vars;
+	const double *predicted_speed; /* per worker, by the policy's predictor (NULL: none) */
 } lbs_iteration_record;
 
 typedef lbs_status (*lbs_iteration_fn)(void *ctx, const lbs_iteration_record *rec, lbs_error *err);
@@ -77,6 +78,7 @@ typedef struct lbs_run {
 	void *policy_state;
 	lbs_policy_info info;
 	lbs_policy_var vars[LBS_POLICY_VARS_MAX];
+	const double *predicted; /* the policy's predictions for this iteration, or NULL */
 	size_t n_vars;
 	lbs_engine eng;
 	uint32_t h_begin, h_compute_done, h_agg_done, h_worker0;

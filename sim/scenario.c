@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "models/policy.h"
+#include "models/predict.h"
 
 /* Longest line accepted (inih's buffer is INI_MAX_LINE = 200 bytes with
  * the newline and the terminator; longer lines it would silently split). */
@@ -130,6 +131,8 @@ static const section_spec sections[] = {
 	{ "policy.", NULL, 0,
 	  "Options of policy NAME, `[policy.NAME]`; a scenario may hold options for several policies, "
 	  "so that `--policy a,b` compares them" },
+	{ "predictor.", NULL, 0,
+	  "Options of speed predictor NAME, `[predictor.NAME]`, for the policies that use predictors" },
 };
 
 /* ---- reading the file ------------------------------------------------- */
@@ -494,26 +497,54 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	return LBS_OK;
 }
 
-/* Validates a [policy.NAME] section completely (the policy's own schema
- * fills a scratch copy of its options) and keeps its entries for the policy. */
-static lbs_status add_policy_options(lbs_scenario *sc, const char *section, const lbs_origin *where,
-				     const lbs_kv *const *entries, size_t n, lbs_error *err)
+/* The schema of a component options section: [policy.NAME] or
+ * [predictor.NAME]. NULL (with a message) when NAME is not registered. */
+static const lbs_key_spec *component_schema(const char *section, const lbs_origin *where,
+					    size_t *nkeys, size_t *size, lbs_error *err)
 {
-	const char *pname = section + strlen("policy.");
-	const lbs_policy_ops *pol = lbs_policy_find(pname);
-	if (!pol) {
-		char names[256], msg[512];
+	static const lbs_key_spec no_keys[1];
+	bool policy = strncmp(section, "policy.", 7) == 0;
+	const char *name = section + (policy ? 7 : 10);
+	char names[256], msg[512];
+	if (policy) {
+		const lbs_policy_ops *pol = lbs_policy_find(name);
+		if (pol) {
+			*nkeys = pol->n_options;
+			*size = pol->options_size;
+			return pol->options ? pol->options : no_keys;
+		}
 		lbs_policy_names(names, sizeof names);
-		lbs_fmt(msg, sizeof msg, "options for an unknown policy '%s' (known: %s)", pname, names);
-		return origin_error(err, where, section, NULL, msg);
+	} else {
+		const lbs_predictor_ops *pre = lbs_predictor_find(name);
+		if (pre) {
+			*nkeys = pre->n_options;
+			*size = pre->options_size;
+			return pre->options ? pre->options : no_keys;
+		}
+		lbs_predictor_names(names, sizeof names);
 	}
-	void *scratch = lbs_calloc(1, pol->options_size ? pol->options_size : 1, err);
+	lbs_fmt(msg, sizeof msg, "options for an unknown %s '%s' (known: %s)",
+		policy ? "policy" : "predictor", name, names);
+	origin_error(err, where, section, NULL, msg);
+	return NULL;
+}
+
+/* Validates a [policy.NAME] or [predictor.NAME] section completely (the
+ * component's own schema fills a scratch copy of its options) and keeps its
+ * entries for when the component is created. */
+static lbs_status add_component_options(lbs_scenario *sc, const char *section, const lbs_origin *where,
+					const lbs_kv *const *entries, size_t n, lbs_error *err)
+{
+	size_t nkeys = 0, size = 0;
+	const lbs_key_spec *keys = component_schema(section, where, &nkeys, &size, err);
+	if (!keys)
+		return LBS_EINPUT;
+	void *scratch = lbs_calloc(1, size ? size : 1, err);
 	if (!scratch)
 		return LBS_EINTERNAL;
 	uint64_t present;
 	lbs_origin o[64];
-	lbs_status st = lbs_keys_apply(pol->options, pol->n_options, section, where, entries, n, scratch,
-				       &present, o, err);
+	lbs_status st = lbs_keys_apply(keys, nkeys, section, where, entries, n, scratch, &present, o, err);
 	free(scratch);
 	if (st != LBS_OK)
 		return st;
@@ -523,14 +554,14 @@ static lbs_status add_policy_options(lbs_scenario *sc, const char *section, cons
 	sc->policy_options = po;
 	po = &po[sc->n_policy_options];
 	memset(po, 0, sizeof *po);
-	snprintf(po->policy, sizeof po->policy, "%s", pname);
+	snprintf(po->section, sizeof po->section, "%s", section);
 	po->at = *where;
 	if (!(po->kv = calloc(n + 1, sizeof *po->kv)))
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	sc->n_policy_options++;
 	for (size_t i = 0; i < n; i++)
 		po->kv[po->n++] = *entries[i];
-	return record_config(sc, section, pol->options, pol->n_options, present, entries, n);
+	return record_config(sc, section, keys, nkeys, present, entries, n);
 }
 
 lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
@@ -545,13 +576,13 @@ lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, c
 	return origin_error(err, at, "policy", "name", msg);
 }
 
-void lbs_scenario_policy_options(const lbs_scenario *sc, const char *policy, const lbs_kv **kv,
-				 size_t *n)
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n)
 {
 	*kv = NULL;
 	*n = 0;
 	for (size_t i = 0; i < sc->n_policy_options; i++)
-		if (!strcmp(sc->policy_options[i].policy, policy)) {
+		if (!strcmp(sc->policy_options[i].section, section)) {
 			*kv = sc->policy_options[i].kv;
 			*n = sc->policy_options[i].n;
 		}
@@ -590,7 +621,7 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
-					   "[policy] or [workers.NAME])", label, hint ? " (did you mean [" : "",
+					   "[policy], [policy.NAME], [predictor.NAME] or [workers.NAME])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -600,8 +631,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				entries[n++] = &c->kv[i];
 		uint64_t present = 0;
 		lbs_origin o[64];
-		if (strcmp(spec->name, "policy.") == 0) {
-			st = add_policy_options(sc, name, &where, entries, n, err);
+		if (strcmp(spec->name, "policy.") == 0 || strcmp(spec->name, "predictor.") == 0) {
+			st = add_component_options(sc, name, &where, entries, n, err);
 			continue;
 		}
 		if (strcmp(spec->name, "workers.") == 0) {
@@ -764,6 +795,8 @@ void lbs_scenario_document(FILE *out)
 			lbs_keys_document(out, s->keys, s->nkeys);
 		if (!strcmp(s->name, "policy"))
 			lbs_policy_document(out);
+		if (!strcmp(s->name, "predictor."))
+			lbs_predictor_document(out);
 		fprintf(out, "\n");
 	}
 }

@@ -57,9 +57,9 @@ typedef struct lbs_policy_spec {
 	lbs_origin at;           /* where the name was given */
 } lbs_policy_spec;
 
-/* The keys of one [policy.NAME] section, already validated. */
+/* The keys of one [policy.NAME] or [predictor.NAME] section, validated. */
 typedef struct lbs_policy_options {
-	char policy[LBS_NAME_MAX];
+	char section[LBS_NAME_MAX + 16];
 	lbs_kv *kv;
 	size_t n;
 	lbs_origin at;
@@ -95,9 +95,10 @@ void lbs_scenario_destroy(lbs_scenario *sc);
  * on its own but impossible with the rest (a batch over the memory caps). */
 lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, const char *key);
 
-/* The options given in [policy.NAME] for `policy` (none: *n = 0). */
-void lbs_scenario_policy_options(const lbs_scenario *sc, const char *policy, const lbs_kv **kv,
-				 size_t *n);
+/* The options given in a component's section, "policy.NAME" or
+ * "predictor.NAME" (none: *n = 0). */
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n);
 
 /* LBS_OK if `name` is a registered policy, else an error naming `at`. */
 lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,

@@ -10,6 +10,7 @@ const lbs_policy_ops *const lbs_policies[] = {
 	&lbs_policy_static_proportional,
 	&lbs_policy_dbs,
 	&lbs_policy_lbbsp_gpu,
+	&lbs_policy_lbbsp_cpu,
 	&lbs_policy_work_stealing,
 	&lbs_policy_oracle,
 	NULL,
