@@ -70,6 +70,19 @@ const char lbs_schema_sql[] =
 	"  batch_samples INTEGER NOT NULL,\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
 	") WITHOUT ROWID;\n"
+	"CREATE TABLE predictor_errors (        -- lbsim predict: one-step-ahead replay scores\n"
+	"  eval_id INTEGER NOT NULL,\n"
+	"  source TEXT NOT NULL,                -- what was replayed\n"
+	"  predictor TEXT NOT NULL,\n"
+	"  series INTEGER NOT NULL,             -- series replayed (e.g. workers)\n"
+	"  steps INTEGER NOT NULL,              -- forecasts scored\n"
+	"  rmse REAL,                           -- in the series' unit (samples/s for speeds)\n"
+	"  mae REAL,\n"
+	"  mape_percent REAL,\n"
+	"  fallbacks INTEGER NOT NULL,          -- forecasts replaced by the last value\n"
+	"  created_at TEXT NOT NULL,\n"
+	"  PRIMARY KEY (eval_id, predictor)\n"
+	") WITHOUT ROWID;\n"
 	"CREATE TABLE policy_vars (             -- the policy's state at the end of each iteration\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
 	"  iteration INTEGER NOT NULL,\n"
@@ -351,6 +364,52 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 	lbs_status st = exec(r, "COMMIT", err);
 	if (st == LBS_OK)
 		r->in_run = false;
+	return st;
+}
+
+lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
+					const lbs_predictor_score *rows, size_t n, lbs_error *err)
+{
+	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
+	if (st != LBS_OK)
+		return st;
+	r->in_run = true;
+	sqlite3_stmt *q = NULL;
+	sqlite3_int64 id = 1;
+	if (sqlite3_prepare_v2(r->db, "SELECT coalesce(max(eval_id), 0) + 1 FROM predictor_errors", -1, &q,
+			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO predictor_errors VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record predictor errors");
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, source, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, rows[i].predictor, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 4, rows[i].series);
+		sqlite3_bind_int64(q, 5, rows[i].steps);
+		sqlite3_bind_double(q, 6, rows[i].rmse);
+		sqlite3_bind_double(q, 7, rows[i].mae);
+		sqlite3_bind_double(q, 8, rows[i].mape_percent);
+		sqlite3_bind_int64(q, 9, rows[i].fallbacks);
+		sqlite3_bind_text(q, 10, now, -1, SQLITE_TRANSIENT);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record predictor errors");
+		}
+	}
+	sqlite3_finalize(q);
+	if ((st = exec(r, "COMMIT", err)) == LBS_OK)
+		r->in_run = false;
+	r->run_id = id;
 	return st;
 }
 

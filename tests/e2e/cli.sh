@@ -65,6 +65,17 @@ check "unknown --policy: no database" test ! -e "$TMP/p2.db"
 "$LBSIM" "$P" -o "$TMP/p2.db" --policy dbs 2> "$TMP/err"; rc=$?
 check "dbs without epochs: exit 3" test $rc -eq 3
 
+# lbsim predict scores each predictor on a run's recorded speeds.
+"$LBSIM" "$P" -o "$TMP/pr.db" --policy lbbsp-cpu --no-baseline --detail workers -q --set run.iterations=60 \
+	--set 'policy.lbbsp-cpu.predictor=ema'
+check "predictions recorded" test "$(q "$TMP/pr.db" 'SELECT count(*) > 400 FROM worker_iterations WHERE predicted_speed > 0')" = 1
+"$LBSIM" predict "$TMP/pr.db:1" -p last,ema,arima > "$TMP/out"
+check "predict: exit 0" test $? -eq 0
+check "predict: three scores" test "$(q "$TMP/pr.db" 'SELECT count(*) FROM predictor_errors WHERE eval_id = 1')" = 3
+check "predict: prints rmse" grep -q '^arima ' "$TMP/out"
+"$LBSIM" predict "$TMP/pr.db:7" > /dev/null 2>&1; check "predict: missing run: exit 3" test $? -eq 3
+"$LBSIM" predict "$TMP/pr.db" > /dev/null 2>&1; check "predict: no run id: exit 2" test $? -eq 2
+
 # Usage errors exit 2, bad input 3; nothing is written.
 "$LBSIM" > /dev/null 2>&1; check "no scenario: exit 2" test $? -eq 2
 "$LBSIM" --bogus "$S" > /dev/null 2>&1; check "unknown option: exit 2" test $? -eq 2
