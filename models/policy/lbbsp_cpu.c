@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "models/predict.h"
 
@@ -34,9 +35,16 @@ typedef struct lc_state {
 	int64_t global_batch;
 	const int64_t *caps;
 	double *predicted, *last, *weight;
-	const double *prev_readings; /* readings at the last barrier (seen with the speed measured now) */
-	double *readings_copy;
+	double *readings_copy; /* readings at the last barrier (seen with the speed measured now) */
+	double learn_s, predict_s; /* real time spent teaching and asking the predictors */
 } lc_state;
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void lc_destroy(void *state)
 {
@@ -111,6 +119,7 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	lc_state *s = state;
 	*changed = true;
 	const size_t R = s->n_readings;
+	double t0 = monotonic_s();
 	if (obs->iteration > 0) {
 		/* Teach each predictor the speed it just saw, with the readings
 		 * that were current when that iteration started. */
@@ -125,6 +134,8 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	}
 	if (R && obs->readings)
 		memcpy(s->readings_copy, obs->readings, s->n * R * sizeof(double));
+	double t1 = monotonic_s();
+	s->learn_s += t1 - t0;
 	if (obs->iteration == 0) {
 		lbs_split_even(s->global_batch, s->n, batch);
 		return LBS_OK;
@@ -134,7 +145,9 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 		s->predicted[i] = v;
 		s->weight[i] = isfinite(v) && v > 0 ? v : s->last[i];
 	}
-	if (!lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch))
+	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch);
+	s->predict_s += monotonic_s() - t1;
+	if (!ok)
 		return lbs_error_set(err, LBS_EINPUT, "lbbsp-cpu: the predicted speeds cannot hold the "
 				     "global batch within the memory caps");
 	return LBS_OK;
@@ -156,6 +169,12 @@ static size_t lc_vars(const void *state, lbs_policy_var *out, size_t max)
 		}
 	}
 	memcpy(out, sum, n * sizeof *out);
+	/* Where the decision time goes: teaching (training included) and
+	 * predicting + splitting, cumulative real seconds. */
+	if (n + 2 <= max) {
+		out[n++] = (lbs_policy_var){ "learn_s", s->learn_s };
+		out[n++] = (lbs_policy_var){ "predict_s", s->predict_s };
+	}
 	return n;
 }
 
