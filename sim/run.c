@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "sim/rng.h"
+#include "traces/gen.h"
 
 static double monotonic_s(void)
 {
@@ -106,7 +107,12 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	lbs_run *run = ctx;
 	double now = lbs_engine_now(eng);
 	run->compute_end_s = now;
-	return lbs_engine_at(eng, now + run->net.latency_s + run->net.transfer_s, run->h_agg_done);
+	/* The latency part, then the transfer, which integrates the network's
+	 * bandwidth factor as compute integrates availability (a constant
+	 * factor of 1 gives now + latency + transfer). */
+	double end = lbs_avail_finish(&run->net_avail, now + run->net.latency_s, run->net.transfer_s,
+				      run->iteration);
+	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
 static lbs_status on_worker_done(void *ctx, uint32_t worker, lbs_engine *eng)
@@ -174,9 +180,14 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 	 * nominal bandwidth. */
 	run->net = lbs_network_time(&sc->network, sc->n_workers, sc->model.gradient_bytes);
 	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS;
+	run->net_avail = (lbs_avail){ NULL, NULL, 1.0 };
 	lbs_status st = lbs_engine_init(&run->eng, run->per_worker_events ? run->n + 16 : 16, err);
 	if (st != LBS_OK)
 		return st;
+	if ((st = lbs_gen_attach_network(sc, &run->net_avail, err)) != LBS_OK) {
+		lbs_run_destroy(run);
+		return st;
+	}
 	if (!(run->workers = lbs_calloc(run->n, sizeof *run->workers, err)) ||
 	    !(run->batch = lbs_calloc(run->n, sizeof *run->batch, err)) ||
 	    !(run->compute_s = lbs_calloc(run->n, sizeof *run->compute_s, err)) ||
@@ -195,6 +206,10 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 			w->noise = &gs->noise;
 			w->group = (uint32_t)g;
 			w->avail = (lbs_avail){ NULL, NULL, gs->availability };
+			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK) {
+				lbs_run_destroy(run);
+				return st;
+			}
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind != LBS_NOISE_NONE &&
@@ -277,9 +292,12 @@ void lbs_run_destroy(lbs_run *run)
 {
 	if (run->policy && run->policy_state)
 		run->policy->destroy(run->policy_state);
-	for (size_t i = 0; run->workers && i < run->n; i++)
+	for (size_t i = 0; run->workers && i < run->n; i++) {
 		if (run->workers[i].rng)
 			gsl_rng_free(run->workers[i].rng);
+		lbs_avail_destroy(&run->workers[i].avail);
+	}
+	lbs_avail_destroy(&run->net_avail);
 	free(run->workers);
 	free(run->batch);
 	free(run->compute_s);

@@ -63,6 +63,7 @@ typedef struct lbs_run {
 	int *device;
 	double gradient_bytes;
 	lbs_net_time net; /* aggregation time at nominal bandwidth */
+	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
 	const lbs_policy_ops *policy;
 	void *policy_state;
 	lbs_engine eng;
