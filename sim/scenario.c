@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "models/policy.h"
+#include "models/predict.h"
 
 /* Longest line accepted (inih's buffer is INI_MAX_LINE = 200 bytes with
  * the newline and the terminator; longer lines it would silently split). */
@@ -107,6 +108,11 @@ static const lbs_key_spec group_keys[] = {
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
+static const lbs_key_spec policy_keys[] = {
+	{ "name", LBS_T_STRING, offsetof(lbs_policy_spec, name), "static", 0, 0, 0, NULL, NULL,
+	  "the policy to run (see the table below)" },
+};
+
 typedef struct section_spec {
 	const char *name; /* "workers." is a prefix: [workers.NAME] */
 	const lbs_key_spec *keys;
@@ -121,7 +127,12 @@ static const section_spec sections[] = {
 	{ "workers.", group_keys, NKEYS(group_keys),
 	  "One section per group of identical workers, `[workers.NAME]`; workers are numbered in "
 	  "file order" },
-	{ "policy", NULL, 0, "The batch-size policy: `name` plus that policy's options" },
+	{ "policy", policy_keys, NKEYS(policy_keys), "Which batch-size policy runs (`--policy` overrides it)" },
+	{ "policy.", NULL, 0,
+	  "Options of policy NAME, `[policy.NAME]`; a scenario may hold options for several policies, "
+	  "so that `--policy a,b` compares them" },
+	{ "predictor.", NULL, 0,
+	  "Options of speed predictor NAME, `[predictor.NAME]`, for the policies that use predictors" },
 	{ "generator.", lbs_gen_keys, LBS_GEN_NKEYS,
 	  "Optional, any number: `[generator.NAME]` applies a generator of synthetic availability "
 	  "(doc/generators.md) to the worker groups named by `workers`" },
@@ -489,6 +500,97 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	return LBS_OK;
 }
 
+/* The schema of a component options section: [policy.NAME] or
+ * [predictor.NAME]. NULL (with a message) when NAME is not registered. */
+static const lbs_key_spec *component_schema(const char *section, const lbs_origin *where,
+					    size_t *nkeys, size_t *size, lbs_error *err)
+{
+	static const lbs_key_spec no_keys[1];
+	bool policy = strncmp(section, "policy.", 7) == 0;
+	const char *name = section + (policy ? 7 : 10);
+	char names[256], msg[512];
+	if (policy) {
+		const lbs_policy_ops *pol = lbs_policy_find(name);
+		if (pol) {
+			*nkeys = pol->n_options;
+			*size = pol->options_size;
+			return pol->options ? pol->options : no_keys;
+		}
+		lbs_policy_names(names, sizeof names);
+	} else {
+		const lbs_predictor_ops *pre = lbs_predictor_find(name);
+		if (pre) {
+			*nkeys = pre->n_options;
+			*size = pre->options_size;
+			return pre->options ? pre->options : no_keys;
+		}
+		lbs_predictor_names(names, sizeof names);
+	}
+	lbs_fmt(msg, sizeof msg, "options for an unknown %s '%s' (known: %s)",
+		policy ? "policy" : "predictor", name, names);
+	origin_error(err, where, section, NULL, msg);
+	return NULL;
+}
+
+/* Validates a [policy.NAME] or [predictor.NAME] section completely (the
+ * component's own schema fills a scratch copy of its options) and keeps its
+ * entries for when the component is created. */
+static lbs_status add_component_options(lbs_scenario *sc, const char *section, const lbs_origin *where,
+					const lbs_kv *const *entries, size_t n, lbs_error *err)
+{
+	size_t nkeys = 0, size = 0;
+	const lbs_key_spec *keys = component_schema(section, where, &nkeys, &size, err);
+	if (!keys)
+		return LBS_EINPUT;
+	void *scratch = lbs_calloc(1, size ? size : 1, err);
+	if (!scratch)
+		return LBS_EINTERNAL;
+	uint64_t present;
+	lbs_origin o[64];
+	lbs_status st = lbs_keys_apply(keys, nkeys, section, where, entries, n, scratch, &present, o, err);
+	free(scratch);
+	if (st != LBS_OK)
+		return st;
+	lbs_policy_options *po = realloc(sc->policy_options, (sc->n_policy_options + 1) * sizeof *po);
+	if (!po)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	sc->policy_options = po;
+	po = &po[sc->n_policy_options];
+	memset(po, 0, sizeof *po);
+	snprintf(po->section, sizeof po->section, "%s", section);
+	po->at = *where;
+	if (!(po->kv = calloc(n + 1, sizeof *po->kv)))
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	sc->n_policy_options++;
+	for (size_t i = 0; i < n; i++)
+		po->kv[po->n++] = *entries[i];
+	return record_config(sc, section, keys, nkeys, present, entries, n);
+}
+
+lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
+				     lbs_error *err)
+{
+	if (lbs_policy_find(name))
+		return LBS_OK;
+	char msg[512], names[256];
+	lbs_policy_names(names, sizeof names);
+	lbs_fmt(msg, sizeof msg, "unknown policy '%s' (known: %s)", name, names);
+	(void)sc;
+	return origin_error(err, at, "policy", "name", msg);
+}
+
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n)
+{
+	*kv = NULL;
+	*n = 0;
+	for (size_t i = 0; i < sc->n_policy_options; i++)
+		if (!strcmp(sc->policy_options[i].section, section)) {
+			*kv = sc->policy_options[i].kv;
+			*n = sc->policy_options[i].n;
+		}
+}
+
 static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 {
 	const lbs_kv **entries = calloc(c->n_kv + 1, sizeof *entries);
@@ -512,7 +614,6 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		free(entries);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
-	snprintf(sc->policy.name, sizeof sc->policy.name, "static");
 
 	for (size_t h = 0; h < c->n_hdr && st == LBS_OK; h++) {
 		const char *name = c->hdr[h].name;
@@ -526,8 +627,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
-					   "[policy], [workers.NAME] or [generator.NAME])", label,
-					   hint ? " (did you mean [" : "",
+					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME] or "
+					   "[generator.NAME])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -537,20 +638,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				entries[n++] = &c->kv[i];
 		uint64_t present = 0;
 		lbs_origin o[64];
-		if (strcmp(spec->name, "policy") == 0) {
-			lbs_policy_spec *p = &sc->policy;
-			p->at = where;
-			p->options = calloc(n + 1, sizeof *p->options);
-			if (!p->options) {
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-				break;
-			}
-			for (size_t i = 0; i < n; i++) {
-				if (strcmp(entries[i]->key, "name") == 0)
-					snprintf(p->name, sizeof p->name, "%s", entries[i]->value);
-				else
-					p->options[p->n_options++] = *entries[i];
-			}
+		if (strcmp(spec->name, "policy.") == 0 || strcmp(spec->name, "predictor.") == 0) {
+			st = add_component_options(sc, name, &where, entries, n, err);
 			continue;
 		}
 		if (strcmp(spec->name, "workers.") == 0) {
@@ -594,6 +683,12 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 					    &present, o, err);
 			if (st == LBS_OK)
 				st = check_run(sc, present, o, &where, err);
+		} else if (strcmp(spec->name, "policy") == 0) {
+			sc->policy.at = where;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->policy,
+					    &present, o, err);
+			if (st == LBS_OK && o[0].file)
+				sc->policy.at = o[0];
 		} else if (strcmp(spec->name, "model") == 0) {
 			seen_model = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->model,
@@ -628,39 +723,14 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 	/* Generators name groups, which may come after them in the file. */
 	if ((st = lbs_gen_resolve(sc, err)) != LBS_OK)
 		return st;
-	/* The policy's own options are checked when the policy is created, but
-	 * its name is checked here so a typo fails before anything runs. */
-	if (!lbs_policy_find(sc->policy.name)) {
-		char msg[512], names[256];
-		lbs_policy_names(names, sizeof names);
-		lbs_fmt(msg, sizeof msg, "unknown policy '%s' (known: %s)", sc->policy.name, names);
-		lbs_origin at = sc->policy.at.file ? sc->policy.at : (lbs_origin){ c->path, 0 };
-		for (size_t i = 0; i < c->n_kv; i++)
-			if (!strcmp(c->kv[i].section, "policy") && !strcmp(c->kv[i].key, "name"))
-				at = c->kv[i].at;
-		return origin_error(err, &at, "policy", "name", msg);
-	}
-	const lbs_policy_ops *pol = lbs_policy_find(sc->policy.name);
-	for (size_t i = 0; i < sc->policy.n_options; i++) {
-		const lbs_kv *o = &sc->policy.options[i];
-		if (lbs_keys_find(pol->options, pol->n_options, o->key) < 0) {
-			const char *hint = lbs_keys_suggest(pol->options, pol->n_options, o->key);
-			char msg[256];
-			lbs_fmt(msg, sizeof msg, "unknown key for policy '%s'%s%s%s", pol->name,
-				hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-			return origin_error(err, &o->at, "policy", o->key, msg);
-		}
-	}
-	lbs_origin name_at = sc->policy.at;
-	for (size_t i = 0; i < c->n_kv; i++)
-		if (!strcmp(c->kv[i].section, "policy") && !strcmp(c->kv[i].key, "name"))
-			name_at = c->kv[i].at;
-	if (add_config(sc, "policy", "name", sc->policy.name, &name_at) != LBS_OK)
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	for (size_t i = 0; i < sc->policy.n_options; i++)
-		if (add_config(sc, "policy", sc->policy.options[i].key, sc->policy.options[i].value,
-			       &sc->policy.options[i].at))
+	if (!sc->policy.at.file) { /* no [policy] section: the default */
+		sc->policy.at = (lbs_origin){ c->path, 0 };
+		snprintf(sc->policy.name, sizeof sc->policy.name, "%s", policy_keys[0].def);
+		if (add_config(sc, "policy", "name", sc->policy.name, NULL) != LBS_OK)
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	if ((st = lbs_scenario_check_policy(sc, sc->policy.name, &sc->policy.at, err)) != LBS_OK)
+		return st;
 	if (!*sc->run.name) {
 		const char *base = strrchr(c->path, '/');
 		base = base ? base + 1 : c->path;
@@ -729,10 +799,13 @@ void lbs_scenario_destroy(lbs_scenario *sc)
 	sc->generators = NULL;
 	sc->n_generators = 0;
 	free(sc->groups);
-	free(sc->policy.options);
+	for (size_t i = 0; i < sc->n_policy_options; i++)
+		free(sc->policy_options[i].kv);
+	free(sc->policy_options);
 	free(sc->config);
 	sc->groups = NULL;
-	sc->policy.options = NULL;
+	sc->policy_options = NULL;
+	sc->n_policy_options = 0;
 	sc->config = NULL;
 	sc->n_groups = sc->n_config = 0;
 }
@@ -748,8 +821,10 @@ void lbs_scenario_document(FILE *out)
 		fprintf(out, "### [%s%s]\n\n%s.\n\n", s->name, prefix ? "NAME" : "", s->doc);
 		if (s->keys)
 			lbs_keys_document(out, s->keys, s->nkeys);
-		else
+		if (!strcmp(s->name, "policy"))
 			lbs_policy_document(out);
+		if (!strcmp(s->name, "predictor."))
+			lbs_predictor_document(out);
 		fprintf(out, "\n");
 	}
 }

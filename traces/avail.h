@@ -5,10 +5,11 @@
  * fluid rule). A source answers exactly that question, so a change of a(t)
  * in the middle of an iteration moves the completion as the integral says.
  *
- * Contract: for one worker, finish() is called once per iteration with
- * non-decreasing t0; the worker is busy from t0 to the time returned and
- * idle from then until the next call's t0. (A network's source is called
- * once per aggregation, for its transfer; the link is busy likewise.) A source whose availability
+ * Contract: for one worker, finish() is called for each piece of work (a
+ * whole share, or one micro-batch) with non-decreasing t0; the worker is
+ * busy from t0 to the time returned and idle from then until the next
+ * call's t0. (A network's source is called once per aggregation, for its
+ * transfer; the link is busy likewise.) A source whose availability
  * depends on that (a CPU-credit bucket spends credits only while busy) may
  * update its state in finish(). Iteration-indexed sources use `iteration`;
  * time-indexed ones use t0.
@@ -51,6 +52,9 @@ typedef struct lbs_avail_ops {
 	double (*reading)(void *state, double t, int kind);
 	/* Optional (NULL: nothing owned). Frees the state. */
 	void (*destroy)(void *state);
+	/* What finish() would return, without recording the worker as busy
+	 * (the oracle's look-ahead). NULL when finish() has no side effects. */
+	double (*peek)(void *state, double t0, double work_s, int64_t iteration);
 } lbs_avail_ops;
 
 typedef struct lbs_avail {
@@ -76,6 +80,15 @@ static inline void lbs_avail_destroy(lbs_avail *a)
 	if (a->ops && a->ops->destroy)
 		a->ops->destroy(a->state);
 	*a = (lbs_avail){ NULL, NULL, 1.0 };
+}
+
+/* finish() without side effects. */
+static inline double lbs_avail_peek(lbs_avail *a, double t0, double work_s, int64_t iteration)
+{
+	if (!a->ops)
+		return t0 + work_s / a->level;
+	return a->ops->peek ? a->ops->peek(a->state, t0, work_s, iteration)
+			    : a->ops->finish(a->state, t0, work_s, iteration);
 }
 
 #endif

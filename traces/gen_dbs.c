@@ -99,7 +99,19 @@ static void dbs_destroy(void *state)
 	free(s);
 }
 
+/* The epochs' draws advance as in finish() (they do not depend on the
+ * caller); the wrapped source is only peeked. */
+static double dbs_peek(void *state, double t0, double work_s, int64_t iteration)
+{
+	dbs_state *s = state;
+	int64_t e = iteration / s->p.iterations_per_epoch;
+	while (s->epoch < e)
+		epoch_start(s, ++s->epoch);
+	return lbs_avail_peek(&s->inner, t0, work_s, iteration) + delay_of(s, iteration);
+}
+
 static const lbs_avail_ops dbs_ops = {
+	.peek = dbs_peek,
 	.name = "dbs_disturbance",
 	.finish = dbs_finish,
 	.level = dbs_level,

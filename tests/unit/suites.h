@@ -4,6 +4,7 @@
 #define LBS_TEST_SUITES_H
 
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 void suite_queue(void);
@@ -12,6 +13,8 @@ void suite_models(void);
 void suite_scenario(void);
 void suite_run(void);
 void suite_generators(void);
+void suite_policy(void);
+void suite_predict(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
@@ -23,5 +26,26 @@ void add_suite(const char *name, const test_case *tests, size_t n);
 /* Writes text to a new temporary file and returns its path (static buffer
  * per call site is not needed: the caller owns the returned malloc'd path). */
 char *write_temp(const char *text);
+
+/* A whole run's iteration records, captured by an observer. */
+#include "sim/run.h"
+typedef struct capture {
+	size_t n_workers, n, cap;
+	lbs_iteration_record *rec;
+	double *compute; /* n * n_workers */
+	int64_t *batch;
+	lbs_policy_var *vars; /* n * LBS_POLICY_VARS_MAX */
+	double sim_time_s;
+	int64_t fail_at; /* the observer fails at this iteration (-1: never) */
+} capture;
+
+/* Loads scenario text with overrides, runs `policy` (NULL: the scenario's)
+ * and captures every iteration. */
+lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov, const char *policy,
+			    capture *c, lbs_error *err);
+void capture_free(capture *c);
+
+/* |a - b| <= 1e-12 |b| */
+bool rel_eq(double a, double b);
 
 #endif

@@ -17,8 +17,8 @@
 #include "traces/netfit.h"
 #include "tests/unit/suites.h"
 
-static bool rel_eq(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
-#define EQ(a, b) rel_eq((a), (b), 1e-12)
+static bool rel_close(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+#define EQ(a, b) rel_close((a), (b), 1e-12)
 
 /* ---- CPU credits ------------------------------------------------------- */
 
@@ -88,7 +88,7 @@ static void test_credit_limits(void)
 		{ "t3.medium", 0.2 }, { "t3.large", 0.3 }, { "t3.xlarge", 0.4 }, { "t3.2xlarge", 0.4 },
 	};
 	for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++)
-		CU_ASSERT(rel_eq(lbs_credit_baseline(lbs_credit_type_find(pub[i].name)), pub[i].baseline,
+		CU_ASSERT(rel_close(lbs_credit_baseline(lbs_credit_type_find(pub[i].name)), pub[i].baseline,
 				 1e-9));
 	CU_ASSERT_EQUAL(lbs_credit_create(t3, 0, 289, &a, &err), LBS_EINPUT);
 }
@@ -105,12 +105,12 @@ static void test_credit_split(void)
 	double end = lbs_avail_finish(&one, 0, 5000, 0), t1 = 0;
 	for (int k = 0; k < 50; k++)
 		t1 = lbs_avail_finish(&many, t1, 100, k);
-	CU_ASSERT(rel_eq(t1, end, 1e-12));
+	CU_ASSERT(rel_close(t1, end, 1e-12));
 	/* By hand: 120 launch credits at 4/60 per s = 1800 s, earning
 	 * 1800 * 54/3600 = 27; then 127 at 4/60 - 54/3600 = 0.051666.. per s
 	 * = 2458.06 s; the rest at 22.5%. */
 	double full = 1800 + 127 / (4 / 60.0 - 54 / 3600.0);
-	CU_ASSERT(rel_eq(end, full + (5000 - full) / 0.225, 1e-12));
+	CU_ASSERT(rel_close(end, full + (5000 - full) / 0.225, 1e-12));
 	lbs_avail_destroy(&one);
 	lbs_avail_destroy(&many);
 }
@@ -173,7 +173,7 @@ static void test_background_exact(void)
 	for (int k = 0; k < 500; k++) {
 		double want = integrate(&ph, p.load, t, 7);
 		double got = lbs_avail_finish(&a, t, 7, k);
-		bad += !rel_eq(got, want, 1e-12);
+		bad += !rel_close(got, want, 1e-12);
 		switches += got - t > 7 && got - t < 28; /* both levels within one iteration */
 		t = got + 3;
 		/* What a monitor reads at the barrier. */
@@ -204,7 +204,7 @@ static void test_background_stationary(void)
 	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(1, "test", "g", 0, &err), &b, &err) == LBS_OK);
 	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(1, "test", "g", 1, &err), &c, &err) == LBS_OK);
 	double w = 1e6, ta = lbs_avail_finish(&a, 0, w, 0);
-	CU_ASSERT(rel_eq(ta, w / (1 - 0.6 / 3), 0.01)); /* ~33,000 phases: within 1% */
+	CU_ASSERT(rel_close(ta, w / (1 - 0.6 / 3), 0.01)); /* ~33,000 phases: within 1% */
 	CU_ASSERT_EQUAL(lbs_avail_finish(&b, 0, w, 0), ta);
 	CU_ASSERT(lbs_avail_finish(&c, 0, w, 0) != ta);
 	lbs_avail_destroy(&a);
@@ -246,7 +246,7 @@ static void test_netbucket_closed_form(void)
 	lbs_netbucket_nic two[2] = { nic, { .burst_Bps = 6, .baseline_Bps = 3, .bucket_bytes = 6,
 					    .initial_bytes = 6 } };
 	CU_ASSERT_FATAL(lbs_netbucket_create(two, 2, 10, &a, &err) == LBS_OK);
-	CU_ASSERT(rel_eq(lbs_avail_finish(&a, 0, 18.8, 0), 64, 1e-12));
+	CU_ASSERT(rel_close(lbs_avail_finish(&a, 0, 18.8, 0), 64, 1e-12));
 	lbs_avail_destroy(&a);
 
 	CU_ASSERT_EQUAL(lbs_netbucket_create(&nic, 0, 10, &a, &err), LBS_EINPUT);
@@ -295,7 +295,7 @@ static void test_netbucket_uta_runs(void)
 		CU_ASSERT_FATAL(lbs_netbucket_create(&nic, 1, nic.burst_Bps, &a, &err) == LBS_OK);
 		double w = 2 * pred;
 		double want = pred + (w - pred) * r->burst_Gbps / t->baseline_Gbps;
-		bad += !rel_eq(lbs_avail_finish(&a, 0, w, 0), want, 1e-9);
+		bad += !rel_close(lbs_avail_finish(&a, 0, w, 0), want, 1e-9);
 		lbs_avail_destroy(&a);
 	}
 	CU_ASSERT_EQUAL(depleted, 37);
@@ -306,9 +306,9 @@ static void test_netbucket_uta_runs(void)
 	for (const lbs_netbucket_type *t = lbs_netbucket_types; t->name; t++) {
 		lbs_netbucket_type f;
 		CU_ASSERT_FATAL(lbs_netfit_type(runs, n, t->name, &f, &err) == LBS_OK);
-		CU_ASSERT(rel_eq(f.bucket_Gbit, t->bucket_Gbit, 1e-4));
-		CU_ASSERT(rel_eq(f.baseline_Gbps, t->baseline_Gbps, 1e-4));
-		CU_ASSERT(rel_eq(f.burst_Gbps, t->burst_Gbps, 1e-3));
+		CU_ASSERT(rel_close(f.bucket_Gbit, t->bucket_Gbit, 1e-4));
+		CU_ASSERT(rel_close(f.baseline_Gbps, t->baseline_Gbps, 1e-4));
+		CU_ASSERT(rel_close(f.burst_Gbps, t->burst_Gbps, 1e-3));
 		CU_ASSERT_EQUAL(f.runs, t->runs);
 		CU_ASSERT(t->max_rel_err < 0.06 && t->rms_rel_err < 0.03);
 	}
@@ -382,8 +382,8 @@ static void test_dbs_matches_code(void)
 		for (int64_t it = 0; it < 7 * 300; it++) {
 			double want = dbs_ref_wait(&ref, (long)(it / 7), 7);
 			double got = lbs_avail_finish(&a, t, 1, it) - t - 2;
-			bad += !rel_eq(got + 1, want + 1, 1e-12);
-			bad += !rel_eq(lbs_dbs_delay(&a, it) + 1, want + 1, 1e-12);
+			bad += !rel_close(got + 1, want + 1, 1e-12);
+			bad += !rel_close(lbs_dbs_delay(&a, it) + 1, want + 1, 1e-12);
 			slowed += want > 0;
 			t += 2 + got + 0.5;
 		}
@@ -475,7 +475,7 @@ static lbs_status run_text(const char *text, rec *c, lbs_error *err)
 	free(path);
 	if (st != LBS_OK)
 		return st;
-	if ((st = lbs_run_create(&run, &sc, err)) == LBS_OK) {
+	if ((st = lbs_run_create(&run, &sc, NULL, err)) == LBS_OK) {
 		st = lbs_run_execute(&run, keep, c, NULL, err);
 		lbs_run_destroy(&run);
 	}
@@ -497,7 +497,7 @@ static void test_run_credits(void)
 	CU_ASSERT_EQUAL_FATAL(c.n, 40);
 	int bad = 0;
 	for (size_t k = 0; k < 40; k++)
-		bad += !rel_eq(c.compute[k][0], k < 20 ? 100 : 1000, 1e-9);
+		bad += !rel_close(c.compute[k][0], k < 20 ? 100 : 1000, 1e-9);
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
@@ -519,8 +519,8 @@ static void test_run_network_bucket(void)
 	CU_ASSERT_EQUAL_FATAL(c.n, 40);
 	int bad = 0;
 	for (size_t k = 0; k < 40; k++) {
-		bad += !rel_eq(c.compute[k][0], 1, 1e-12);
-		bad += !rel_eq(c.agg[k], k < 2 ? 1 : k == 2 ? 2 : 3, 1e-9);
+		bad += !rel_close(c.compute[k][0], 1, 1e-12);
+		bad += !rel_close(c.agg[k], k < 2 ? 1 : k == 2 ? 2 : 3, 1e-9);
 	}
 	CU_ASSERT_EQUAL(bad, 0);
 }
