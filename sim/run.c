@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "sim/rng.h"
+#include "traces/gen.h"
 
 static double monotonic_s(void)
 {
@@ -188,7 +189,12 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	lbs_run *run = ctx;
 	double now = lbs_engine_now(eng);
 	run->compute_end_s = now;
-	return lbs_engine_at(eng, now + run->net.latency_s + run->net.transfer_s, run->h_agg_done);
+	/* The latency part, then the transfer, which integrates the network's
+	 * bandwidth factor as compute integrates availability (a constant
+	 * factor of 1 gives now + latency + transfer). */
+	double end = lbs_avail_finish(&run->net_avail, now + run->net.latency_s, run->net.transfer_s,
+				      run->iteration);
+	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
 static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
@@ -284,6 +290,9 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 			w->noise = &gs->noise;
 			w->group = (uint32_t)g;
 			w->avail = (lbs_avail){ NULL, NULL, gs->availability };
+			lbs_status st = lbs_gen_attach_worker(sc, g, k, &w->avail, err);
+			if (st != LBS_OK)
+				return st;
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind != LBS_NOISE_NONE &&
@@ -318,8 +327,11 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	/* Workers and gradient size are fixed for the run, so is aggregation at
 	 * nominal bandwidth. */
 	run->net = lbs_network_time(&sc->network, sc->n_workers, sc->model.gradient_bytes);
+	run->net_avail = (lbs_avail){ NULL, NULL, 1.0 };
 	lbs_status st = lbs_engine_init(&run->eng, run->n + 16, err);
 	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_gen_attach_network(sc, &run->net_avail, err)) != LBS_OK)
 		return st;
 	if (!(run->workers = lbs_calloc(run->n, sizeof *run->workers, err)) ||
 	    !(run->batch = lbs_calloc(run->n, sizeof *run->batch, err)) ||
@@ -406,9 +418,12 @@ void lbs_run_destroy(lbs_run *run)
 {
 	if (run->policy && run->policy_state)
 		run->policy->destroy(run->policy_state);
-	for (size_t i = 0; run->workers && i < run->n; i++)
+	for (size_t i = 0; run->workers && i < run->n; i++) {
 		if (run->workers[i].rng)
 			gsl_rng_free(run->workers[i].rng);
+		lbs_avail_destroy(&run->workers[i].avail);
+	}
+	lbs_avail_destroy(&run->net_avail);
 	free(run->workers);
 	free(run->batch);
 	free(run->done);

@@ -74,6 +74,7 @@ typedef struct lbs_run {
 	int *device;
 	int64_t *pending, *running, *incoming; /* micro-batch mode */
 	lbs_net_time net;   /* aggregation time at nominal bandwidth */
+	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
 	const lbs_policy_ops *policy;
 	void *policy_state;
 	lbs_policy_info info;

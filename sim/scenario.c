@@ -133,6 +133,9 @@ static const section_spec sections[] = {
 	  "so that `--policy a,b` compares them" },
 	{ "predictor.", NULL, 0,
 	  "Options of speed predictor NAME, `[predictor.NAME]`, for the policies that use predictors" },
+	{ "generator.", lbs_gen_keys, LBS_GEN_NKEYS,
+	  "Optional, any number: `[generator.NAME]` applies a generator of synthetic availability "
+	  "(doc/generators.md) to the worker groups named by `workers`" },
 };
 
 /* ---- reading the file ------------------------------------------------- */
@@ -595,16 +598,19 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	lbs_status st = LBS_OK;
 	bool seen_run = false, seen_model = false, seen_network = false;
-	size_t n_groups = 0;
-	for (size_t h = 0; h < c->n_hdr; h++)
+	size_t n_groups = 0, n_gens = 0;
+	for (size_t h = 0; h < c->n_hdr; h++) {
 		n_groups += strncmp(c->hdr[h].name, "workers.", 8) == 0;
+		n_gens += strncmp(c->hdr[h].name, "generator.", 10) == 0;
+	}
 	if (n_groups > LBS_MAX_GROUPS) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINPUT, "%s: %zu worker groups (the limit is %d)", c->path,
 				     n_groups, LBS_MAX_GROUPS);
 	}
 	sc->groups = calloc(n_groups ? n_groups : 1, sizeof *sc->groups);
-	if (!sc->groups) {
+	sc->generators = calloc(n_gens ? n_gens : 1, sizeof *sc->generators);
+	if (!sc->groups || !sc->generators) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
@@ -621,7 +627,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
-					   "[policy], [policy.NAME], [predictor.NAME] or [workers.NAME])", label, hint ? " (did you mean [" : "",
+					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME] or "
+					   "[generator.NAME])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -656,6 +663,20 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 					st = origin_error(err, &o[0], name, "count",
 							  "the workers of all groups exceed the limit of 1000000");
 			}
+		} else if (strcmp(spec->name, "generator.") == 0) {
+			lbs_gen_spec *g = &sc->generators[sc->n_generators];
+			const char *gname = name + 10;
+			if (!valid_group_name(gname)) {
+				st = origin_error(err, &where, name, NULL,
+						  "generator names use letters, digits, '_' and '-' (at most 63)");
+				break;
+			}
+			snprintf(g->name, sizeof g->name, "%s", gname);
+			g->at = where;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g, &present,
+					    o, err);
+			if (st == LBS_OK && (st = lbs_gen_check(g, present, o, err)) == LBS_OK)
+				sc->n_generators++;
 		} else if (strcmp(spec->name, "run") == 0) {
 			seen_run = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->run,
@@ -699,6 +720,9 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			      : sc->n_groups == 0 ? "[workers.NAME]" : NULL;
 	if (missing)
 		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->path, missing);
+	/* Generators name groups, which may come after them in the file. */
+	if ((st = lbs_gen_resolve(sc, err)) != LBS_OK)
+		return st;
 	if (!sc->policy.at.file) { /* no [policy] section: the default */
 		sc->policy.at = (lbs_origin){ c->path, 0 };
 		snprintf(sc->policy.name, sizeof sc->policy.name, "%s", policy_keys[0].def);
@@ -770,6 +794,10 @@ lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, cons
 
 void lbs_scenario_destroy(lbs_scenario *sc)
 {
+	lbs_gen_specs_free(sc->generators, sc->n_generators);
+	free(sc->generators);
+	sc->generators = NULL;
+	sc->n_generators = 0;
 	free(sc->groups);
 	for (size_t i = 0; i < sc->n_policy_options; i++)
 		free(sc->policy_options[i].kv);

@@ -13,6 +13,7 @@
 #include "models/network.h"
 #include "models/noise.h"
 #include "sim/keys.h"
+#include "traces/gen.h"
 
 #define LBS_MAX_WORKERS 1000000
 #define LBS_MAX_GROUPS 4096
@@ -75,6 +76,8 @@ typedef struct lbs_scenario {
 	size_t n_policy_options;
 	lbs_group_spec *groups;
 	size_t n_groups;
+	lbs_gen_spec *generators;     /* [generator.NAME] sections, in file order */
+	size_t n_generators;
 	int64_t n_workers;
 	int64_t iterations;           /* resolved run length */
 	int64_t iterations_per_epoch; /* 0 when the run is given in iterations */

@@ -53,6 +53,7 @@ int main(void)
 	suite_models();
 	suite_scenario();
 	suite_run();
+	suite_generators();
 	suite_policy();
 	suite_predict();
 	CU_basic_set_mode(CU_BRM_VERBOSE);

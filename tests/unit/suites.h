@@ -12,6 +12,7 @@ void suite_rng(void);
 void suite_models(void);
 void suite_scenario(void);
 void suite_run(void);
+void suite_generators(void);
 void suite_policy(void);
 void suite_predict(void);
 
