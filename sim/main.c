@@ -145,8 +145,9 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 }
 
 /* Splits "a,b,c" into names (at most max); adds "static" first when it is
- * missing and a baseline is wanted. Returns the count. */
-static size_t policy_list(char *list, bool baseline, const char **names, size_t max)
+ * missing and a baseline is wanted. Returns the count; *given is how many
+ * the list itself named. */
+static size_t policy_list(char *list, bool baseline, const char **names, size_t max, size_t *given)
 {
 	size_t n = 0;
 	bool has_static = false;
@@ -155,6 +156,7 @@ static size_t policy_list(char *list, bool baseline, const char **names, size_t 
 		names[n++] = tok;
 		has_static |= !strcmp(tok, "static");
 	}
+	*given = n;
 	if (baseline && !has_static && n < max) {
 		memmove(names + 1, names, n * sizeof *names);
 		names[0] = "static";
@@ -274,9 +276,20 @@ static int run_command(int argc, char **argv)
 	char list[1024];
 	snprintf(list, sizeof list, "%s", policies ? policies : sc.policy.name);
 	const char *names[32];
-	size_t n = policy_list(list, baseline, names, 32);
-	if (n == 0) {
-		fprintf(stderr, "lbsim: --policy %s: no policy named\n", policies ? policies : "");
+	size_t given;
+	size_t n = policy_list(list, baseline, names, 32, &given);
+	for (size_t i = 0; i < n; i++) {
+		if (policies && !lbs_policy_find(names[i])) {
+			char known[256];
+			lbs_policy_names(known, sizeof known);
+			fprintf(stderr, "lbsim: --policy %s: unknown policy '%s' (known: %s)\n", policies,
+				names[i], known);
+			lbs_scenario_destroy(&sc);
+			return LBS_EUSAGE;
+		}
+	}
+	if (given == 0) {
+		fprintf(stderr, "lbsim: --policy '%s': no policy named\n", policies ? policies : "");
 		lbs_scenario_destroy(&sc);
 		return LBS_EUSAGE;
 	}

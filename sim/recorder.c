@@ -63,7 +63,7 @@ const char lbs_schema_sql[] =
 	"  global_batch_samples INTEGER NOT NULL, -- samples processed (B unless the policy shrinks it)\n"
 	"  PRIMARY KEY (run_id, iteration)\n"
 	") WITHOUT ROWID;\n"
-	"CREATE TABLE batches (                 -- batch sizes, written when the policy changes them\n"
+	"CREATE TABLE batches (                 -- batch sizes the policy sets, written when they change\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
 	"  iteration INTEGER NOT NULL,          -- first iteration with these sizes\n"
 	"  worker INTEGER NOT NULL,\n"
@@ -295,7 +295,7 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 		sqlite3_bind_int64(q, 1, r->run_id);
 		sqlite3_bind_int64(q, 2, rec->iteration);
 		sqlite3_bind_int64(q, 3, (sqlite3_int64)i);
-		sqlite3_bind_int64(q, 4, rec->batch[i]);
+		sqlite3_bind_int64(q, 4, rec->planned[i]);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)

@@ -9,7 +9,7 @@
 
 #include "sim/run.h"
 
-#define LBS_SCHEMA_VERSION 1
+#define LBS_SCHEMA_VERSION 2
 
 typedef enum lbs_detail {
 	LBS_DETAIL_RUNS,       /* runs, run_config, workers */

@@ -2,6 +2,7 @@
 #include "sim/run.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -83,6 +84,14 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		run->epoch_iteration = 0;
 	}
 	lbs_future future = { future_finish, run };
+	/* Resource readings a real system could sample at the barrier: CPU and
+	 * memory utilisation of each worker's machine (0 where its source has
+	 * none). */
+	for (size_t i = 0; run->n_readings && i < run->n; i++)
+		for (size_t k = 0; k < run->n_readings; k++) {
+			double v = lbs_avail_reading(&run->workers[i].avail, lbs_engine_now(&run->eng), (int)k);
+			run->readings[i * run->n_readings + k] = isfinite(v) ? v : 0.0;
+		}
 	lbs_observation obs = {
 		.iteration = run->iteration,
 		.epoch = run->epoch,
@@ -91,6 +100,7 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.batch = run->iteration ? (run->info.micro_batch ? run->done : run->batch) : NULL,
 		.compute_s = run->iteration ? run->compute_s : NULL,
 		.future = run->info.lookahead ? &future : NULL,
+		.readings = run->n_readings ? run->readings : NULL,
 	};
 	bool changed = false;
 	double t0 = monotonic_s();
@@ -247,6 +257,7 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		.batch_changed = run->batch_changed,
 		.n_workers = run->n,
 		.batch = processed,
+		.planned = run->batch,
 		.compute_s = run->compute_s,
 		.vars = run->vars,
 		.n_vars = run->n_vars,
@@ -344,6 +355,13 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if ((st = build_workers(run, err)) != LBS_OK)
 		return st;
 
+	/* Readings exist when some worker's source gives them. */
+	for (size_t i = 0; i < run->n; i++)
+		if (run->workers[i].avail.ops && run->workers[i].avail.ops->reading)
+			run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
+	if (run->n_readings && !(run->readings = lbs_calloc(run->n * run->n_readings, sizeof(double), err)))
+		return LBS_EINTERNAL;
+
 	const char *pname = policy ? policy : sc->policy.name;
 	lbs_origin at = { "--policy", 0 };
 	if ((st = lbs_scenario_check_policy(sc, pname, policy ? &at : &sc->policy.at, err)) != LBS_OK)
@@ -358,6 +376,7 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 		.device = run->device,
 		.iterations_per_epoch = sc->iterations_per_epoch,
 		.seed = (uint64_t)sc->run.seed,
+		.n_readings = run->n_readings,
 	};
 	const lbs_kv *options;
 	size_t n_options;
@@ -434,6 +453,7 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->pending);
 	free(run->running);
 	free(run->incoming);
+	free(run->readings);
 	lbs_engine_destroy(&run->eng);
 	memset(run, 0, sizeof *run);
 }

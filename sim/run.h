@@ -46,6 +46,7 @@ typedef struct lbs_iteration_record {
 	bool batch_changed;     /* the policy changed the batch sizes for it */
 	size_t n_workers;
 	const int64_t *batch;     /* samples each worker processed */
+	const int64_t *planned;   /* samples the policy gave each worker (stealing moves some) */
 	const double *compute_s;  /* compute time per worker; wait = compute_end - start - compute */
 	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
 	size_t n_vars;
@@ -73,6 +74,8 @@ typedef struct lbs_run {
 	int64_t *max_batch;
 	int *device;
 	int64_t *pending, *running, *incoming; /* micro-batch mode */
+	size_t n_readings;  /* readings per worker at a barrier (0: no source gives any) */
+	double *readings;   /* n x n_readings */
 	lbs_net_time net;   /* aggregation time at nominal bandwidth */
 	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
 	const lbs_policy_ops *policy;

@@ -31,14 +31,15 @@ static const lbs_key_spec run_keys[] = {
 	{ "seed", LBS_T_INT, R(seed), "1", 0, 9007199254740991.0, 0, NULL, NULL,
 	  "seed of every random stream of the run (`--seed` overrides it)" },
 	{ "global_batch", LBS_T_INT, R(global_batch), REQUIRED, 1, 1e9, 0, NULL, NULL,
-	  "samples per iteration over all workers (B); policies split it, its sum never changes" },
+	  "samples per iteration over all workers (B); policies split it and keep the sum (only dbs "
+	  "with rounding = authors may process fewer)" },
 	{ "iterations", LBS_T_INT, R(iterations), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "run length in iterations (give this, or `epochs` with `dataset_samples`)" },
 	{ "epochs", LBS_T_INT, R(epochs), UNSET, 1, 1e6, 0, NULL, NULL,
 	  "run length in passes over the dataset" },
 	{ "dataset_samples", LBS_T_INT, R(dataset_samples), UNSET, 1, 1e12, 0, NULL, NULL,
-	  "samples in the dataset; an epoch is floor(dataset_samples / global_batch) iterations "
-	  "(the remainder is dropped, as with drop_last)" },
+	  "samples in the dataset; an epoch is floor(dataset_samples / global batch planned at its "
+	  "start) iterations (the remainder is dropped, as with drop_last)" },
 	{ "worker_events", LBS_T_ENUM, R(worker_events), "auto", 0, 0, 0, "auto|always", NULL,
 	  "`auto`: a worker's completion is an event only when something observes it mid-iteration; "
 	  "`always`: every completion is an event (same results, slower; for checking)" },
@@ -685,6 +686,15 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				st = check_run(sc, present, o, &where, err);
 		} else if (strcmp(spec->name, "policy") == 0) {
 			sc->policy.at = where;
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(entries[i]->key, "name") != 0) {
+					st = origin_error(err, &entries[i]->at, "policy", entries[i]->key,
+							  "unknown key: [policy] holds only `name`; a policy's "
+							  "options go in its own section, [policy.NAME]");
+					break;
+				}
+			if (st != LBS_OK)
+				break;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->policy,
 					    &present, o, err);
 			if (st == LBS_OK && o[0].file)

@@ -36,7 +36,7 @@ void lbs_policy_names(char *buf, size_t len)
 
 void lbs_policy_document(FILE *out)
 {
-	fprintf(out, "| `name` | what it does |\n|---|---|\n");
+	fprintf(out, "\nPolicies:\n\n| `name` | what it does |\n|---|---|\n");
 	for (size_t i = 0; lbs_policies[i]; i++)
 		fprintf(out, "| `%s` | %s |\n", lbs_policies[i]->name, lbs_policies[i]->summary);
 	for (size_t i = 0; lbs_policies[i]; i++)

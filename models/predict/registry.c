@@ -31,7 +31,7 @@ void lbs_predictor_names(char *buf, size_t len)
 
 void lbs_predictor_document(FILE *out)
 {
-	fprintf(out, "| predictor | what it does |\n|---|---|\n");
+	fprintf(out, "\nPredictors:\n\n| predictor | what it does |\n|---|---|\n");
 	for (size_t i = 0; lbs_predictors[i]; i++)
 		fprintf(out, "| `%s` | %s |\n", lbs_predictors[i]->name, lbs_predictors[i]->summary);
 	for (size_t i = 0; lbs_predictors[i]; i++)
