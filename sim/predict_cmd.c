@@ -17,8 +17,9 @@ static void usage(FILE *out)
 		"Usage: lbsim predict RESULTS.db:RUN [options]\n"
 		"\n"
 		"Replays each worker's measured speed in run RUN of a results database (recorded\n"
-		"with --detail workers) one step ahead through each predictor and prints RMSE,\n"
-		"MAE and MAPE per predictor; appends them to the predictor_errors table.\n"
+		"with --detail workers) one step ahead through each predictor, with the CPU and\n"
+		"memory readings recorded beside it, and prints RMSE, MAE and MAPE per predictor;\n"
+		"appends them to the predictor_errors table.\n"
 		"\n"
 		"Options:\n"
 		"  -p, --predictors LIST   predictors to compare (default: last,ema,arima,narx)\n"
@@ -30,6 +31,8 @@ static void usage(FILE *out)
 
 typedef struct series_set {
 	double *y;      /* concatenated series */
+	double *x;      /* readings (cpu_util, mem_util) per step, when recorded */
+	size_t n_exog;
 	size_t *start;  /* series k is y[start[k] .. start[k + 1]) */
 	size_t n_series, n;
 } series_set;
@@ -46,8 +49,8 @@ static lbs_status load_run(const char *path, long long run, series_set *s, lbs_e
 		return st;
 	}
 	lbs_status st = LBS_OK;
-	if (sqlite3_prepare_v2(db, "SELECT worker, batch, compute_s FROM worker_iterations WHERE run_id = ?1 "
-				   "ORDER BY worker, iteration", -1, &q, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT worker, batch, compute_s, cpu_util, mem_util FROM worker_iterations "
+				   "WHERE run_id = ?1 ORDER BY worker, iteration", -1, &q, NULL) != SQLITE_OK) {
 		st = lbs_error_set(err, LBS_EINPUT, "%s: not an lbsim results database: %s", path,
 				   sqlite3_errmsg(db));
 		sqlite3_close(db);
@@ -63,11 +66,14 @@ static lbs_status load_run(const char *path, long long run, series_set *s, lbs_e
 		if (s->n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			double *y = realloc(s->y, cap * sizeof *y);
-			if (!y) {
+			double *x = y ? realloc(s->x, 2 * cap * sizeof *x) : NULL;
+			if (y)
+				s->y = y;
+			if (!y || !x) {
 				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 				break;
 			}
-			s->y = y;
+			s->x = x;
 		}
 		if (w != prev) {
 			if (s->n_series + 2 > scap) {
@@ -83,6 +89,10 @@ static lbs_status load_run(const char *path, long long run, series_set *s, lbs_e
 			prev = w;
 		}
 		/* A worker given no samples has no speed to predict that step. */
+		if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+			s->n_exog = 2;
+		s->x[2 * s->n] = sqlite3_column_double(q, 3);
+		s->x[2 * s->n + 1] = sqlite3_column_double(q, 4);
 		s->y[s->n++] = b > 0 && c > 0 ? b / c : NAN;
 	}
 	if (st == LBS_OK && rc != SQLITE_DONE)
@@ -212,13 +222,17 @@ int lbs_predict_command(int argc, char **argv)
 				mine[n_mine++] = opts[i];
 		lbs_predict_errors acc = { 0 };
 		for (size_t j = 0; st == LBS_OK && j < s.n_series; j++)
-			st = lbs_predict_replay(ops[k], mine, n_mine, s.y + s.start[j], NULL,
-						s.start[j + 1] - s.start[j], 0, (size_t)skip, 1000 + j, &acc, &err);
+			st = lbs_predict_replay(ops[k], mine, n_mine, s.y + s.start[j],
+						s.n_exog ? s.x + 2 * s.start[j] : NULL,
+						s.start[j + 1] - s.start[j], s.n_exog, (size_t)skip, 1000 + j,
+						&acc, &err);
 		rows[k] = (lbs_predictor_score){ ops[k]->name, (long)s.n_series, acc.steps, acc.fallbacks,
 						 lbs_predict_rmse(&acc), lbs_predict_mae(&acc),
 						 lbs_predict_mape(&acc) };
 	}
+	bool s_exog = s.n_exog > 0;
 	free(s.y);
+	free(s.x);
 	free(s.start);
 	free(opts);
 	if (st != LBS_OK) {
@@ -239,7 +253,8 @@ int lbs_predict_command(int argc, char **argv)
 		for (size_t k = 0; k < n_ops; k++)
 			if (!strcmp(rows[k].predictor, "ema"))
 				base = rows[k].rmse;
-		printf("%s: %ld series, one-step-ahead\n", source, rows[0].series);
+		printf("%s: %ld series, one-step-ahead, %s\n", source, rows[0].series,
+		       s_exog ? "with cpu_util and mem_util readings" : "no readings recorded");
 		printf("%-10s %8s %14s %14s %10s %10s %10s\n", "predictor", "steps", "rmse", "mae", "mape_%",
 		       "vs_ema", "fallbacks");
 		for (size_t k = 0; k < n_ops; k++)

@@ -98,6 +98,8 @@ const char lbs_schema_sql[] =
 	"  compute_s REAL NOT NULL,\n"
 	"  wait_s REAL NOT NULL,               -- idle at the barrier before aggregation\n"
 	"  predicted_speed REAL,               -- samples/s the policy's predictor expected (NULL: none)\n"
+	"  cpu_util REAL,                      -- readings at the iteration's start, 0..1 (NULL: none)\n"
+	"  mem_util REAL,\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
 	") WITHOUT ROWID;\n";
 
@@ -168,7 +170,7 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 				NULL) != SQLITE_OK ||
 	     sqlite3_prepare_v2(r->db, "INSERT INTO policy_vars VALUES (?1, ?2, ?3, ?4)", -1, &r->ins_var,
 				NULL) != SQLITE_OK ||
-	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
 		st = db_error(r, err, "cannot prepare statements");
 	if (st != LBS_OK) {
@@ -327,6 +329,11 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 			sqlite3_bind_double(q, 7, rec->predicted_speed[i]);
 		else
 			sqlite3_bind_null(q, 7);
+		for (int k = 0; k < 2; k++)
+			if (rec->readings)
+				sqlite3_bind_double(q, 8 + k, rec->readings[i * rec->n_readings + (size_t)k]);
+			else
+				sqlite3_bind_null(q, 8 + k);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)

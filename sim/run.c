@@ -262,6 +262,8 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		.vars = run->vars,
 		.n_vars = run->n_vars,
 		.predicted_speed = run->predicted,
+		.readings = run->n_readings ? run->readings : NULL,
+		.n_readings = run->n_readings,
 	};
 	lbs_run_stats *s = &run->stats;
 	s->iterations++;

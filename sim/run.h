@@ -51,6 +51,8 @@ typedef struct lbs_iteration_record {
 	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
 	size_t n_vars;
 	const double *predicted_speed; /* per worker, by the policy's predictor (NULL: none) */
+	const double *readings;   /* n_workers x n_readings sampled at the start (NULL: none) */
+	size_t n_readings;        /* cpu_util, mem_util */
 } lbs_iteration_record;
 
 typedef lbs_status (*lbs_iteration_fn)(void *ctx, const lbs_iteration_record *rec, lbs_error *err);

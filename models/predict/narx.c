@@ -32,7 +32,7 @@ static const lbs_key_spec narx_keys[] = {
 	{ "dy", LBS_T_INT, O(dy), "3", 1, 32, 0, NULL, NULL, "past speeds fed back (delay line)" },
 	{ "dx", LBS_T_INT, O(dx), "2", 0, 32, 0, NULL, NULL,
 	  "readings per exogenous input, the one at decision time included; 0 ignores readings" },
-	{ "window", LBS_T_INT, O(window), "80", 10, 100000, 0, NULL, NULL,
+	{ "window", LBS_T_INT, O(window), "120", 10, 100000, 0, NULL, NULL,
 	  "training samples (the most recent)" },
 	{ "retrain", LBS_T_INT, O(retrain), "10", 1, 100000, 0, NULL, NULL,
 	  "measurements between trainings" },
@@ -40,7 +40,7 @@ static const lbs_key_spec narx_keys[] = {
 	  "measurements before the network is trusted (EMA until then)" },
 	{ "max_iter", LBS_T_INT, O(max_iter), "30", 1, 10000, 0, NULL, NULL,
 	  "Levenberg-Marquardt iterations per training" },
-	{ "lambda", LBS_T_REAL, O(lambda), "1e-3", 0, 100, 0, NULL, NULL,
+	{ "lambda", LBS_T_REAL, O(lambda), "0.3", 0, 100, 0, NULL, NULL,
 	  "weight decay: adds lambda * |w|^2 to the squared error" },
 };
 #undef O
@@ -205,7 +205,7 @@ static void normalise(narx_state *s, size_t from)
 	}
 	s->ymean = sum / k;
 	double var = sum2 / k - s->ymean * s->ymean;
-	s->ystd = sqrt(var > 0 ? var : 0) + 1e-9 * fabs(s->ymean) + 1e-12;
+	s->ystd = sqrt(var > 0 ? var : 0) + 1e-3 * fabs(s->ymean) + 1e-12;
 	for (size_t j = 0; j < s->n_exog; j++) {
 		sum = sum2 = 0;
 		for (size_t t = from; t < s->n; t++) {
@@ -215,7 +215,7 @@ static void normalise(narx_state *s, size_t from)
 		}
 		s->xmean[j] = sum / k;
 		var = sum2 / k - s->xmean[j] * s->xmean[j];
-		s->xstd[j] = sqrt(var > 0 ? var : 0) + 1e-9 * fabs(s->xmean[j]) + 1e-12;
+		s->xstd[j] = sqrt(var > 0 ? var : 0) + 1e-3 * fabs(s->xmean[j]) + 1e-3;
 	}
 }
 
