@@ -102,8 +102,22 @@ static void bg_destroy(void *state)
 	free(s);
 }
 
+/* finish() on a copy of the state and the stream: the oracle looks ahead
+ * without moving the source past the present (readings need it there). */
+static double bg_peek(void *state, double t0, double work_s, int64_t iteration)
+{
+	bg_state copy = *(const bg_state *)state;
+	copy.rng = gsl_rng_clone(copy.rng);
+	if (!copy.rng)
+		return NAN;
+	double t = bg_finish(&copy, t0, work_s, iteration);
+	gsl_rng_free(copy.rng);
+	return t;
+}
+
 static const lbs_avail_ops bg_ops = {
 	.name = "background",
+	.peek = bg_peek,
 	.finish = bg_finish,
 	.level = bg_level,
 	.reading = bg_reading,
