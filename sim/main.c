@@ -12,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "config.h"
+#include "sim/calibrate_cmd.h"
 #include "sim/predict_cmd.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
@@ -36,6 +37,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
 		"       lbsim predict RESULTS.db:RUN [options]\n"
+		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --list [options]\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
 		"\n"
@@ -59,6 +61,7 @@ static void usage(FILE *out)
 		"Commands:\n"
 		"  predict               replay a run's measured speeds through the predictors and\n"
 		"                        score them (lbsim predict --help)\n"
+		"  calibrate             measure or fit cost profiles (lbsim calibrate --help)\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
@@ -337,6 +340,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && strcmp(argv[1], "predict") == 0)
 		return lbs_predict_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "calibrate") == 0)
+		return lbs_calibrate_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
 		argv[1] = argv[0];
 		return run_command(argc - 1, argv + 1);

@@ -15,6 +15,7 @@ void suite_run(void);
 void suite_generators(void);
 void suite_policy(void);
 void suite_predict(void);
+void suite_nets(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
