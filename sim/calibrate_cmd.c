@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "models/nets.h"
+#include "models/profile.h"
 #include "sim/units.h"
 
 static void usage(FILE *out)
@@ -14,6 +15,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: lbsim calibrate --list\n"
 		"       lbsim calibrate --layers MODEL [--batch N]\n"
+		"       lbsim calibrate --keys\n"
 		"\n"
 		"Describes the networks whose training lbsim calibrates (doc/nets.md).\n"
 		"\n"
@@ -22,6 +24,7 @@ static void usage(FILE *out)
 		"      --layers MODEL      the layer table of MODEL as CSV: shapes, parameters,\n"
 		"                          activations and GEMM shapes\n"
 		"      --batch N           the batch of the GEMM shapes in --layers (default 1)\n"
+		"      --keys              the reference of every profile key (Markdown)\n"
 		"  -h, --help              this help\n");
 }
 
@@ -68,22 +71,24 @@ static int show_layers(const char *model, int64_t batch)
 
 int lbs_calibrate_command(int argc, char **argv)
 {
-	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH };
+	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
 		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "keys", no_argument, NULL, OPT_KEYS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layers = NULL;
-	bool list = false;
+	bool list = false, keys = false;
 	int64_t batch = 1;
 	int c;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LIST: list = true; break;
 		case OPT_LAYERS: layers = optarg; break;
+		case OPT_KEYS: keys = true; break;
 		case OPT_BATCH:
 			if (!parse_count("--batch", optarg, 1, 1000000000, &batch))
 				return LBS_EUSAGE;
@@ -96,10 +101,14 @@ int lbs_calibrate_command(int argc, char **argv)
 		fprintf(stderr, "lbsim calibrate: unexpected argument '%s'\n", argv[optind]);
 		return LBS_EUSAGE;
 	}
-	if (list + (layers != NULL) != 1) {
-		fprintf(stderr, "lbsim calibrate: give one of --list or --layers MODEL\n");
+	if (list + keys + (layers != NULL) != 1) {
+		fprintf(stderr, "lbsim calibrate: give one of --list, --layers MODEL or --keys\n");
 		usage(stderr);
 		return LBS_EUSAGE;
+	}
+	if (keys) {
+		lbs_profile_document(stdout);
+		return 0;
 	}
 	return list ? list_nets() : show_layers(layers, batch);
 }

@@ -12,6 +12,7 @@
 
 #include "models/policy.h"
 #include "models/predict.h"
+#include "models/profile.h"
 
 /* Longest line accepted (inih's buffer is INI_MAX_LINE = 200 bytes with
  * the newline and the terminator; longer lines it would silently split). */
@@ -81,9 +82,13 @@ static const lbs_key_spec group_keys[] = {
 	  "workers in this group" },
 	{ "device", LBS_T_ENUM, G(device), REQUIRED, 0, 0, 0, LBS_DEVICE_CHOICES, NULL,
 	  "device class; policies treat CPU and GPU workers differently" },
+	{ "profile", LBS_T_STRING, G(profile), UNSET, 0, 0, 0, NULL, NULL,
+	  "cost profile file (doc/profiles.md), relative to this file's directory (with --set: to the "
+	  "current directory); it gives cost, t0, per_sample, t_flat, saturation_batch and max_batch, "
+	  "which may then not be set here, except max_batch, which overrides the profile's cap" },
 	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
-	  "then t_flat + per_sample*(b - saturation_batch)" },
+	  "then t_flat + per_sample*(b - saturation_batch); required unless `profile` gives it" },
 	{ "t0", LBS_T_TIME, G(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear",
 	  "fixed time of an iteration, whatever the batch" },
 	{ "per_sample", LBS_T_TIME, G(cost.per_sample_s), REQUIRED, 0, 3600, 0, NULL, NULL,
@@ -487,10 +492,17 @@ static lbs_status check_network(lbs_scenario *sc, uint64_t present, lbs_error *e
 }
 
 static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_origin *o,
-			      lbs_error *err)
+			      int profile_class, lbs_error *err)
 {
 	char section[LBS_NAME_MAX + 16];
 	snprintf(section, sizeof section, "workers.%s", g->name);
+	int pr = lbs_keys_find(group_keys, NKEYS(group_keys), "profile");
+	if (profile_class >= 0 && profile_class != g->device) {
+		char msg[LBS_ERROR_MAX / 2];
+		lbs_fmt(msg, sizeof msg, "%s is a profile of a %s, but this group's device is %s",
+			g->profile_path, profile_class ? "gpu" : "cpu", g->device ? "gpu" : "cpu");
+		return origin_error(err, &o[pr], section, "profile", msg);
+	}
 	g->cost.ops = lbs_cost_kinds[g->cost.kind];
 	int mb = lbs_keys_find(group_keys, NKEYS(group_keys), "max_batch");
 	if (!(present >> mb & 1))
@@ -498,6 +510,62 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	int hi = lbs_keys_find(group_keys, NKEYS(group_keys), "noise_high");
 	if (g->noise.kind == LBS_NOISE_UNIFORM && g->noise.high < g->noise.low)
 		return origin_error(err, &o[hi], section, "noise_high", "must be >= noise_low");
+	return LBS_OK;
+}
+
+/* `profile = PATH` in a [workers.NAME] section: loads and validates the
+ * profile and appends its [cost] entries to the group's entries[0..*n), with
+ * their origins in the profile, so the group's schema checks and records them
+ * like keys of its own. The group may not set those keys itself, except
+ * max_batch, which overrides the profile's cap. kv holds the added entries;
+ * *device_class is the profile's. */
+static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_kv **entries,
+			      size_t *n, lbs_kv kv[LBS_PROFILE_COST_KEYS], int *device_class,
+			      lbs_error *err)
+{
+	static const char *const given_by_profile[] = { "cost", "t0", "per_sample", "t_flat",
+							"saturation_batch" };
+	const lbs_kv *given = NULL;
+	bool own_cap = false;
+	for (size_t i = 0; i < *n; i++) {
+		given = strcmp(entries[i]->key, "profile") ? given : entries[i];
+		own_cap |= !strcmp(entries[i]->key, "max_batch");
+	}
+	if (!given)
+		return LBS_OK;
+	const char *file = given->at.file, *slash = file ? strrchr(file, '/') : NULL;
+	char label[LBS_ERROR_MAX / 2];
+	lbs_origin_format(&given->at, section, "profile", label, sizeof label);
+	int len = snprintf(g->profile_path, sizeof g->profile_path, "%.*s%s",
+			   given->value[0] != '/' && given->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
+			   file ? file : "", given->value);
+	if (len < 0 || (size_t)len >= sizeof g->profile_path)
+		return lbs_error_set(err, LBS_EINPUT, "%s: path too long", label);
+	lbs_profile prof;
+	lbs_status st = lbs_profile_load(&prof, g->profile_path, err);
+	if (st != LBS_OK) {
+		lbs_error_prefix(err, "%s", label);
+		return st;
+	}
+	lbs_profile_destroy(&prof); /* only the plain fields are used below */
+	for (size_t i = 0; i < *n; i++)
+		for (size_t k = 0; k < sizeof given_by_profile / sizeof *given_by_profile; k++)
+			if (!strcmp(entries[i]->key, given_by_profile[k])) {
+				char msg[LBS_ERROR_MAX / 2];
+				lbs_fmt(msg, sizeof msg, "the profile %s gives %s: remove it here, or remove "
+					"`profile` to give the cost model by hand", g->profile_path,
+					given_by_profile[k]);
+				return origin_error(err, &entries[i]->at, section, entries[i]->key, msg);
+			}
+	size_t added = 0;
+	for (size_t i = 0; i < prof.n_cost_kv; i++) {
+		if (own_cap && !strcmp(prof.cost_kv[i].key, "max_batch"))
+			continue;
+		kv[added] = prof.cost_kv[i];
+		kv[added].at.file = g->profile_path;
+		entries[(*n)++] = &kv[added++];
+	}
+	*device_class = prof.device_class;
 	return LBS_OK;
 }
 
@@ -594,7 +662,8 @@ void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, c
 
 static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 {
-	const lbs_kv **entries = calloc(c->n_kv + 1, sizeof *entries);
+	/* room for a group's keys plus what a profile adds */
+	const lbs_kv **entries = calloc(c->n_kv + 1 + LBS_PROFILE_COST_KEYS, sizeof *entries);
 	if (!entries)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	lbs_status st = LBS_OK;
@@ -639,6 +708,7 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				entries[n++] = &c->kv[i];
 		uint64_t present = 0;
 		lbs_origin o[64];
+		lbs_kv from_profile[LBS_PROFILE_COST_KEYS]; /* entries[] may point here until recorded */
 		if (strcmp(spec->name, "policy.") == 0 || strcmp(spec->name, "predictor.") == 0) {
 			st = add_component_options(sc, name, &where, entries, n, err);
 			continue;
@@ -653,10 +723,13 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			}
 			snprintf(g->name, sizeof g->name, "%s", gname);
 			g->at = where;
-			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g, &present,
-					    o, err);
+			int profile_class = -1;
+			st = add_profile(g, name, entries, &n, from_profile, &profile_class, err);
 			if (st == LBS_OK)
-				st = check_group(g, present, o, err);
+				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g,
+						    &present, o, err);
+			if (st == LBS_OK)
+				st = check_group(g, present, o, profile_class, err);
 			if (st == LBS_OK) {
 				sc->n_groups++;
 				sc->n_workers += g->count;

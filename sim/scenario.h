@@ -51,6 +51,8 @@ typedef struct lbs_group_spec {
 	double availability;
 	lbs_noise noise;
 	lbs_origin at;           /* where the section starts */
+	char profile[LBS_VALUE_MAX];  /* `profile` as given; "" when none */
+	char profile_path[1024];      /* it resolved; the origin of the cost keys it gave */
 } lbs_group_spec;
 
 typedef struct lbs_policy_spec {

@@ -20,4 +20,12 @@ check "--layers unknown model: names the known ones" grep -q 'known: cifarnet' "
 "$LBSIM" calibrate 2> /dev/null; check "calibrate without a mode: exit 2" test $? -eq 2
 "$LBSIM" calibrate --list --batch 0 2> /dev/null; check "--batch 0: exit 2" test $? -eq 2
 
+# The profile-key reference is what `lbsim calibrate --keys` prints.
+"$LBSIM" calibrate --keys > "$TMP/keys.md"
+if cmp -s "$TMP/keys.md" "$top_srcdir/doc/profile-keys.md"; then
+	ok "doc/profile-keys.md is current"
+else
+	bad "doc/profile-keys.md is stale: run 'make doc-keys'"
+fi
+
 finish

@@ -16,6 +16,7 @@ void suite_generators(void);
 void suite_policy(void);
 void suite_predict(void);
 void suite_nets(void);
+void suite_calib(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Calibration: fitting cost models to measured (batch, time) points with
+ * GSL least squares, and judging the fits (doc/profiles.md).
+ *
+ * linear (CPUs): t(b) = t0 + c b by ordinary least squares
+ * (gsl_fit_linear); if the intercept comes out negative, t(b) = c b through
+ * the origin (gsl_fit_mul), since a scenario's t0 cannot be negative.
+ *
+ * piecewise (GPUs): t(b) = t_flat for b <= s, t_flat + c (b - s) above.
+ * For each candidate breakpoint s (every integer from the smallest measured
+ * batch to one below the largest) the model is linear in (t_flat, c), fitted
+ * by weighted least squares (gsl_fit_wlinear) with weights 1/t^2, so that
+ * every point counts by its relative error whatever its size; the s with
+ * the least weighted squared error wins (ties: the smallest s), among those
+ * with c >= 0 and t_flat > 0. With s at the smallest batch the fit is the
+ * straight line through every point, so a device that is never flat in the
+ * measured range gets that. */
+#ifndef LBS_CALIB_H
+#define LBS_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/cost.h"
+#include "sim/error.h"
+
+typedef struct lbs_fit {
+	lbs_cost cost;   /* ops, kind and the parameters of the fitted model */
+	size_t n;        /* points fitted */
+	double r2;       /* 1 - SSE/SST on the times */
+	double rmse_s;   /* root mean squared error */
+	double mape;     /* mean absolute percentage error, as a fraction */
+} lbs_fit;
+
+/* Fits cost kind `kind` (&lbs_cost_linear or &lbs_cost_piecewise) to the n
+ * points (batch[i], time_s[i]); batches distinct and > 0, times > 0.
+ * Needs 2 points for linear, 3 for piecewise. max_batch is left 0. */
+lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const double *time_s,
+			 size_t n, lbs_fit *fit, lbs_error *err);
+
+/* Held-out accuracy: each interior batch (not the smallest or largest, so
+ * the prediction interpolates) in turn is left out, the model is fitted to
+ * the others and predicts it. *mape is the mean absolute percentage error
+ * of those predictions (a fraction), *n_heldout their number (0 when there
+ * are too few points to leave any out). */
+lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, const double *time_s,
+			     size_t n, double *mape, size_t *n_heldout, lbs_error *err);
+
+/* Median of x[0..n) (sorts x). */
+double lbs_calib_median(double *x, size_t n);
+
+#endif

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "models/profile.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* inih's line buffer is 200 bytes with the newline and terminator. */
+#define LINE_MAX_CHARS 198
+#define REQUIRED NULL
+#define UNSET ""
+
+/* ---- the schema ------------------------------------------------------- */
+
+#define P(f) offsetof(lbs_profile, f)
+static const lbs_key_spec profile_keys[] = {
+	{ "format", LBS_T_INT, P(format), REQUIRED, LBS_PROFILE_FORMAT, LBS_PROFILE_FORMAT, 0, NULL, NULL,
+	  "version of this file format (1)" },
+	{ "device", LBS_T_STRING, P(device), REQUIRED, 0, 0, 0, NULL, NULL,
+	  "the device measured, e.g. `NVIDIA Tesla V100`" },
+	{ "device_class", LBS_T_ENUM, P(device_class), REQUIRED, 0, 0, 0, LBS_PROFILE_DEVICE_CHOICES, NULL,
+	  "`cpu` or `gpu`; a scenario group using the profile must have this `device`" },
+	{ "model", LBS_T_STRING, P(model), REQUIRED, 0, 0, 0, NULL, NULL,
+	  "the model trained, e.g. `ResNet-50 (ImageNet)`" },
+	{ "description", LBS_T_STRING, P(description), UNSET, 0, 0, 0, NULL, NULL, "one line of context" },
+};
+
+/* The cost keys: names, units and ranges as in a scenario's [workers.NAME]
+ * (sim/scenario.c), so a profile's [cost] can stand in for them. */
+static const lbs_key_spec cost_keys[] = {
+	{ "cost", LBS_T_ENUM, P(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
+	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t_flat up to saturation_batch, then "
+	  "+ per_sample per extra sample" },
+	{ "t0", LBS_T_TIME, P(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear",
+	  "fixed time of an iteration, whatever the batch" },
+	{ "per_sample", LBS_T_TIME, P(cost.per_sample_s), REQUIRED, 0, 3600, 0, NULL, NULL,
+	  "time per sample (linear), or per sample beyond saturation (piecewise)" },
+	{ "t_flat", LBS_T_TIME, P(cost.t_flat_s), REQUIRED, 0, 3600, LBS_K_MIN_OPEN, NULL, "cost=piecewise",
+	  "time of any batch up to saturation_batch" },
+	{ "saturation_batch", LBS_T_INT, P(cost.saturation_batch), REQUIRED, 1, 1e9, 0, NULL,
+	  "cost=piecewise", "batch at which the device is saturated" },
+	{ "max_batch", LBS_T_INT, P(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
+	  "memory cap: the largest batch that ran (tables) or fits (model estimate); unset: no cap" },
+};
+
+static const lbs_key_spec fit_keys[] = {
+	{ "method", LBS_T_STRING, P(method), REQUIRED, 0, 0, 0, NULL, NULL, "how the cost model was fitted" },
+	{ "points", LBS_T_INT, P(points), REQUIRED, 1, 1e6, 0, NULL, NULL,
+	  "measured batches fitted; equals the entries of [measurements]" },
+	{ "r2", LBS_T_REAL, P(r2), REQUIRED, -1e9, 1, 0, NULL, NULL,
+	  "coefficient of determination of the fit on the times, 1 - SSE/SST" },
+	{ "rmse", LBS_T_TIME, P(rmse_s), REQUIRED, 0, 3600, 0, NULL, NULL, "root mean squared error" },
+	{ "mape", LBS_T_REAL, P(mape), REQUIRED, 0, 1e6, 0, NULL, NULL,
+	  "mean absolute percentage error of the fit on the points it was fitted to (e.g. `2.5%`)" },
+	{ "heldout_mape", LBS_T_REAL, P(heldout_mape), UNSET, 0, 1e6, 0, NULL, NULL,
+	  "mean absolute percentage error predicting each interior batch from a fit to the others" },
+	{ "heldout_points", LBS_T_INT, P(heldout_points), "0", 0, 1e6, 0, NULL, NULL,
+	  "batches predicted for heldout_mape" },
+};
+
+static const lbs_key_spec source_keys[] = {
+	{ "kind", LBS_T_ENUM, P(source), REQUIRED, 0, 0, 0, LBS_PROFILE_SOURCE_CHOICES, NULL,
+	  "`table`: fitted to published measurements; `blas`: measured here by lbsim calibrate --blas; "
+	  "`cuda`: by lbsim calibrate --cuda" },
+	{ "origin", LBS_T_STRING, P(origin), REQUIRED, 0, 0, 0, NULL, NULL,
+	  "how and where the times were measured (paper, repository and commit; or this program)" },
+	{ "data", LBS_T_STRING, P(data), UNSET, 0, 0, 0, NULL, NULL,
+	  "the data file fitted, relative to the source tree" },
+	{ "licence", LBS_T_STRING, P(licence), UNSET, 0, 0, 0, NULL, NULL, "licence of the data" },
+	{ "host", LBS_T_STRING, P(host), UNSET, 0, 0, 0, NULL, NULL,
+	  "the machine measured: CPU model and cores, or GPU name and memory" },
+	{ "software", LBS_T_STRING, P(software), REQUIRED, 0, 0, 0, NULL, NULL,
+	  "versions of the software that measured or fitted the times" },
+	{ "command", LBS_T_STRING, P(command), REQUIRED, 0, 0, 0, NULL, NULL,
+	  "the command that wrote this profile (run it to rebuild it)" },
+	{ "date", LBS_T_STRING, P(date), UNSET, 0, 0, 0, NULL, NULL, "when it was measured (UTC)" },
+	{ "threads", LBS_T_INT, P(threads), UNSET, 1, 1e6, 0, NULL, NULL, "BLAS threads of the measurement" },
+	{ "reps", LBS_T_INT, P(reps), UNSET, 1, 1e6, 0, NULL, NULL, "timed repetitions per batch" },
+	{ "warmup", LBS_T_INT, P(warmup), UNSET, 0, 1e6, 0, NULL, NULL,
+	  "untimed repetitions before them" },
+};
+#undef P
+
+#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+typedef struct section_spec {
+	const char *name;
+	const lbs_key_spec *keys;
+	size_t nkeys;
+	bool required;
+	const char *doc;
+} section_spec;
+
+static const section_spec sections[] = {
+	{ "profile", profile_keys, NKEYS(profile_keys), true, "What was measured" },
+	{ "cost", cost_keys, NKEYS(cost_keys), true,
+	  "The fitted cost model; these keys fill a scenario group's keys of the same names" },
+	{ "fit", fit_keys, NKEYS(fit_keys), true, "How the cost model was fitted, and how well it fits" },
+	{ "source", source_keys, NKEYS(source_keys), true, "Provenance" },
+	{ "measurements", NULL, 0, true,
+	  "One line per measured batch, `BATCH = TIME` (the median time of one training iteration "
+	  "at that batch), batches increasing" },
+	{ "spread", NULL, 0, false,
+	  "Optional: `BATCH = FRACTION`, the spread (max - min) / median of the repetitions at a "
+	  "measured batch, e.g. `3.1%`" },
+};
+
+/* ---- reading ---------------------------------------------------------- */
+
+typedef struct read_ctx {
+	const char *path;
+	FILE *f;
+	char *buf;
+	size_t cap;
+	int line;
+	char section[LBS_NAME_MAX + 16];
+	int section_line[NKEYS(sections)];
+	lbs_kv *kv;
+	size_t n_kv, cap_kv;
+	lbs_error *err;
+	bool failed;
+} read_ctx;
+
+static bool fail(read_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(read_ctx *c, const char *fmt, ...)
+{
+	if (!c->failed) {
+		char msg[LBS_ERROR_MAX - 64];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		lbs_error_set(c->err, LBS_EINPUT, "%s:%d: %s", c->path, c->line, msg);
+		c->failed = true;
+	}
+	return false;
+}
+
+static int find_section(const char *name)
+{
+	for (size_t i = 0; i < NKEYS(sections); i++)
+		if (!strcmp(sections[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* One line at a time, so line numbers are known; refuses what inih would
+ * silently misread (over-long lines, NUL bytes) and strips indentation. */
+static char *read_line(char *str, int num, void *stream)
+{
+	read_ctx *c = stream;
+	if (c->failed)
+		return NULL;
+	ssize_t len = getline(&c->buf, &c->cap, c->f);
+	if (len < 0)
+		return NULL;
+	c->line++;
+	if ((size_t)len != strlen(c->buf))
+		return fail(c, "NUL byte in line (is this a text file?)"), NULL;
+	char *s = c->buf;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t slen = strlen(s);
+	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
+		s[--slen] = '\0';
+	if (slen > LINE_MAX_CHARS || slen + 1 >= (size_t)num)
+		return fail(c, "line longer than %d characters", LINE_MAX_CHARS), NULL;
+	if (*s == '[') {
+		char *close = strchr(s, ']');
+		if (!close)
+			return fail(c, "section header without ']'"), NULL;
+		size_t n = (size_t)(close - s - 1);
+		char name[LBS_NAME_MAX + 16];
+		if (n >= sizeof name)
+			return fail(c, "section name too long"), NULL;
+		memcpy(name, s + 1, n);
+		name[n] = '\0';
+		int i = find_section(name);
+		if (i < 0)
+			return fail(c, "unknown section [%s] (expected [profile], [cost], [fit], [source], "
+				    "[measurements] or [spread])", name), NULL;
+		if (c->section_line[i])
+			return fail(c, "section [%s] appears twice (first at line %d)", name,
+				    c->section_line[i]), NULL;
+		c->section_line[i] = c->line;
+	}
+	memcpy(str, s, slen + 1);
+	return str;
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *value)
+{
+	read_ctx *c = user;
+	if (c->failed)
+		return 0;
+	if (!*section)
+		return fail(c, "'%s' is outside any section (put it under [profile], [cost], ...)", key);
+	if (strlen(key) >= LBS_NAME_MAX || strlen(value) >= LBS_VALUE_MAX)
+		return fail(c, "[%s] %s: key or value too long", section, key);
+	if (!*value)
+		return fail(c, "[%s] %s: missing value", section, key);
+	for (size_t i = 0; i < c->n_kv; i++)
+		if (!strcmp(c->kv[i].section, section) && !strcmp(c->kv[i].key, key))
+			return fail(c, "[%s] duplicate key %s (first set at line %d)", section, key,
+				    c->kv[i].at.line);
+	if (c->n_kv == c->cap_kv) {
+		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
+		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
+		if (!kv)
+			return fail(c, "out of memory");
+		c->kv = kv;
+		c->cap_kv = ncap;
+	}
+	lbs_kv *e = &c->kv[c->n_kv++];
+	snprintf(e->section, sizeof e->section, "%s", section);
+	snprintf(e->key, sizeof e->key, "%s", key);
+	snprintf(e->value, sizeof e->value, "%s", value);
+	e->at = (lbs_origin){ c->path, c->line };
+	return 1;
+}
+
+static lbs_status kv_error(lbs_error *err, const lbs_kv *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static lbs_status kv_error(lbs_error *err, const lbs_kv *e, const char *fmt, ...)
+{
+	char label[LBS_ERROR_MAX / 2], msg[LBS_ERROR_MAX / 2];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lbs_origin_format(&e->at, e->section, e->key, label, sizeof label);
+	return lbs_error_set(err, LBS_EINPUT, "%s: %s", label, msg);
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	int64_t x = ((const lbs_profile_point *)a)->batch, y = ((const lbs_profile_point *)b)->batch;
+	return (x > y) - (x < y);
+}
+
+/* [measurements] and [spread]: BATCH = value. */
+static lbs_status read_points(lbs_profile *p, const read_ctx *c, lbs_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_kv; i++)
+		n += !strcmp(c->kv[i].section, "measurements");
+	if (!(p->point = calloc(n ? n : 1, sizeof *p->point)))
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	char why[LBS_ERROR_MAX / 2];
+	for (size_t i = 0; i < c->n_kv; i++) {
+		const lbs_kv *e = &c->kv[i];
+		if (strcmp(e->section, "measurements"))
+			continue;
+		lbs_profile_point *pt = &p->point[p->n_points];
+		if (!lbs_parse_int(e->key, &pt->batch, why, sizeof why) || pt->batch < 1 || pt->batch > 1e9)
+			return kv_error(err, e, "expected a batch size (an integer from 1 to 1e9) as the key");
+		if (p->n_points && pt->batch <= p->point[p->n_points - 1].batch)
+			return kv_error(err, e, "batches must increase down the section");
+		if (!lbs_parse_quantity(e->value, LBS_DIM_TIME, &pt->time_s, why, sizeof why))
+			return kv_error(err, e, "%s", why);
+		if (!(pt->time_s > 0))
+			return kv_error(err, e, "'%s': a time > 0 s is expected", e->value);
+		pt->spread = NAN;
+		p->n_points++;
+	}
+	for (size_t i = 0; i < c->n_kv; i++) {
+		const lbs_kv *e = &c->kv[i];
+		if (strcmp(e->section, "spread"))
+			continue;
+		int64_t b;
+		lbs_profile_point key = { 0 }, *pt = NULL;
+		if (lbs_parse_int(e->key, &b, why, sizeof why)) {
+			key.batch = b;
+			pt = bsearch(&key, p->point, p->n_points, sizeof *pt, cmp_point);
+		}
+		if (!pt)
+			return kv_error(err, e, "not a batch of [measurements]");
+		if (!lbs_parse_quantity(e->value, LBS_DIM_NONE, &pt->spread, why, sizeof why))
+			return kv_error(err, e, "%s", why);
+		if (!(pt->spread >= 0))
+			return kv_error(err, e, "'%s': a spread >= 0 is expected", e->value);
+	}
+	return LBS_OK;
+}
+
+static lbs_status build(lbs_profile *p, read_ctx *c, lbs_error *err)
+{
+	const lbs_kv **entries = calloc(c->n_kv + 1, sizeof *entries);
+	if (!entries)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	lbs_status st = LBS_OK;
+	for (size_t s = 0; s < NKEYS(sections) && st == LBS_OK; s++) {
+		const section_spec *spec = &sections[s];
+		if (!c->section_line[s]) {
+			if (spec->required)
+				st = lbs_error_set(err, LBS_EINPUT, "%s: missing section [%s]", c->path,
+						   spec->name);
+			continue;
+		}
+		if (!spec->keys)
+			continue;
+		size_t n = 0;
+		for (size_t i = 0; i < c->n_kv; i++)
+			if (!strcmp(c->kv[i].section, spec->name))
+				entries[n++] = &c->kv[i];
+		lbs_origin where = { c->path, c->section_line[s] };
+		uint64_t present;
+		st = lbs_keys_apply(spec->keys, spec->nkeys, spec->name, &where, entries, n, p, &present,
+				    NULL, err);
+		if (st == LBS_OK && spec->keys == cost_keys) {
+			p->cost.ops = lbs_cost_kinds[p->cost.kind];
+			int mb = lbs_keys_find(cost_keys, NKEYS(cost_keys), "max_batch");
+			if (!(present >> mb & 1))
+				p->cost.max_batch = INT64_MAX;
+			for (size_t i = 0; i < n; i++)
+				p->cost_kv[p->n_cost_kv++] = *entries[i];
+		}
+		if (st == LBS_OK && spec->keys == fit_keys &&
+		    !(present >> lbs_keys_find(fit_keys, NKEYS(fit_keys), "heldout_mape") & 1))
+			p->heldout_mape = NAN;
+	}
+	free(entries);
+	if (st == LBS_OK)
+		st = read_points(p, c, err);
+	if (st == LBS_OK && (size_t)p->points != p->n_points) {
+		for (size_t i = 0; i < c->n_kv; i++)
+			if (!strcmp(c->kv[i].section, "fit") && !strcmp(c->kv[i].key, "points"))
+				return kv_error(err, &c->kv[i], "%lld points, but [measurements] has %zu",
+						(long long)p->points, p->n_points);
+	}
+	return st;
+}
+
+lbs_status lbs_profile_load(lbs_profile *p, const char *path, lbs_error *err)
+{
+	memset(p, 0, sizeof *p);
+	snprintf(p->path, sizeof p->path, "%s", path);
+	read_ctx c = { .path = p->path, .err = err };
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read profile: %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a profile", path);
+	if (!(c.f = fopen(path, "r")))
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read profile: %s", path, strerror(errno));
+	int bad = ini_parse_stream(read_line, &c, on_key, &c);
+	lbs_status st = LBS_OK;
+	if (c.failed)
+		st = LBS_EINPUT;
+	else if (ferror(c.f))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
+	else if (bad > 0)
+		st = lbs_error_set(err, LBS_EINPUT, "%s:%d: expected '[section]', 'key = value' or a ';' "
+				   "comment", path, bad);
+	else if (bad < 0)
+		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the profile", path);
+	fclose(c.f);
+	free(c.buf);
+	if (st == LBS_OK)
+		st = build(p, &c, err);
+	free(c.kv);
+	/* The kept [cost] entries point at p->path, which stays with p. */
+	if (st != LBS_OK)
+		lbs_profile_destroy(p);
+	return st;
+}
+
+void lbs_profile_destroy(lbs_profile *p)
+{
+	free(p->point);
+	p->point = NULL;
+	p->n_points = 0;
+}
+
+lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err)
+{
+	size_t n = p->n_points;
+	double *b = malloc((n ? n : 1) * sizeof *b), *t = malloc((n ? n : 1) * sizeof *t);
+	if (!b || !t) {
+		free(b);
+		free(t);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		b[i] = (double)p->point[i].batch;
+		t[i] = p->point[i].time_s;
+	}
+	lbs_fit f;
+	int64_t cap = p->cost.max_batch;
+	lbs_status st = lbs_calib_fit(kind, b, t, n, &f, err);
+	size_t nh = 0;
+	if (st == LBS_OK)
+		st = lbs_calib_heldout(kind, b, t, n, &p->heldout_mape, &nh, err);
+	free(b);
+	free(t);
+	if (st != LBS_OK)
+		return st;
+	p->cost = f.cost;
+	p->cost.max_batch = cap;
+	p->points = (int64_t)n;
+	p->r2 = f.r2;
+	p->rmse_s = f.rmse_s;
+	p->mape = f.mape;
+	p->heldout_points = (int64_t)nh;
+	if (!nh)
+		p->heldout_mape = NAN;
+	return LBS_OK;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+typedef struct writer {
+	FILE *out;
+	bool too_long;
+	char what[LBS_NAME_MAX];
+} writer;
+
+static void put(writer *w, const char *key, const char *value)
+{
+	if (strlen(key) + 3 + strlen(value) > LINE_MAX_CHARS && !w->too_long) {
+		w->too_long = true;
+		snprintf(w->what, sizeof w->what, "%s", key);
+	}
+	fprintf(w->out, "%s = %s\n", key, value);
+}
+
+/* A string value, with what inih would take for an inline comment (" ;")
+ * made harmless. */
+static void put_text(writer *w, const char *key, const char *value)
+{
+	if (!*value)
+		return;
+	char v[LBS_VALUE_MAX];
+	snprintf(v, sizeof v, "%s", value);
+	for (char *s = v; *s; s++)
+		if (*s == ';' || *s == '\n' || *s == '\r')
+			*s = ',';
+	put(w, key, v);
+}
+
+static void put_time(writer *w, const char *key, double s)
+{
+	char v[64];
+	lbs_format_quantity(s, LBS_DIM_TIME, v, sizeof v);
+	put(w, key, v);
+}
+
+static void put_int(writer *w, const char *key, int64_t v)
+{
+	char s[32];
+	put(w, key, lbs_fmt(s, sizeof s, "%lld", (long long)v));
+}
+
+static void put_percent(writer *w, const char *key, double fraction)
+{
+	char s[32];
+	put(w, key, lbs_fmt(s, sizeof s, "%.4g%%", 100.0 * fraction));
+}
+
+lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
+{
+	writer w = { .out = out };
+	char s[64];
+	fprintf(out, "; Cost profile (doc/profiles.md), written by `%s`.\n", p->command);
+	fprintf(out, "\n[profile]\n");
+	put_int(&w, "format", LBS_PROFILE_FORMAT);
+	put_text(&w, "device", p->device);
+	put(&w, "device_class", p->device_class ? "gpu" : "cpu");
+	put_text(&w, "model", p->model);
+	put_text(&w, "description", p->description);
+
+	fprintf(out, "\n[cost]\n");
+	put(&w, "cost", p->cost.ops->name);
+	if (p->cost.ops == &lbs_cost_piecewise) {
+		put_time(&w, "t_flat", p->cost.t_flat_s);
+		put_int(&w, "saturation_batch", p->cost.saturation_batch);
+	} else {
+		put_time(&w, "t0", p->cost.t0_s);
+	}
+	put_time(&w, "per_sample", p->cost.per_sample_s);
+	if (p->cost.max_batch != INT64_MAX && p->cost.max_batch > 0)
+		put_int(&w, "max_batch", p->cost.max_batch);
+
+	fprintf(out, "\n[fit]\n");
+	put_text(&w, "method", p->method);
+	put_int(&w, "points", p->points);
+	put(&w, "r2", lbs_fmt(s, sizeof s, "%.6f", p->r2));
+	put_time(&w, "rmse", p->rmse_s);
+	put_percent(&w, "mape", p->mape);
+	if (p->heldout_points > 0 && isfinite(p->heldout_mape)) {
+		put_percent(&w, "heldout_mape", p->heldout_mape);
+		put_int(&w, "heldout_points", p->heldout_points);
+	}
+
+	fprintf(out, "\n[source]\n");
+	static const char *kinds[] = { "table", "blas", "cuda" };
+	put(&w, "kind", kinds[p->source]);
+	put_text(&w, "origin", p->origin);
+	put_text(&w, "data", p->data);
+	put_text(&w, "licence", p->licence);
+	put_text(&w, "host", p->host);
+	put_text(&w, "software", p->software);
+	put_text(&w, "command", p->command);
+	put_text(&w, "date", p->date);
+	if (p->threads > 0)
+		put_int(&w, "threads", p->threads);
+	if (p->reps > 0)
+		put_int(&w, "reps", p->reps);
+	if (p->reps > 0)
+		put_int(&w, "warmup", p->warmup);
+
+	fprintf(out, "\n[measurements]\n");
+	bool spread = false;
+	for (size_t i = 0; i < p->n_points; i++) {
+		char key[32];
+		lbs_fmt(key, sizeof key, "%lld", (long long)p->point[i].batch);
+		put_time(&w, key, p->point[i].time_s);
+		spread |= isfinite(p->point[i].spread);
+	}
+	if (spread) {
+		fprintf(out, "\n[spread]\n");
+		for (size_t i = 0; i < p->n_points; i++)
+			if (isfinite(p->point[i].spread)) {
+				char key[32];
+				put_percent(&w, lbs_fmt(key, sizeof key, "%lld", (long long)p->point[i].batch),
+					    p->point[i].spread);
+			}
+	}
+	if (w.too_long)
+		return lbs_error_set(err, LBS_EINTERNAL, "profile key %s: value too long for one line (%d "
+				     "characters)", w.what, LINE_MAX_CHARS);
+	return LBS_OK;
+}
+
+void lbs_profile_document(FILE *out)
+{
+	fprintf(out, "# Profile keys\n\n"
+		     "Generated by `lbsim calibrate --keys` from the schema tables in models/profile.c; do "
+		     "not edit.\nThe format is described in doc/profiles.md.\n\n");
+	for (size_t i = 0; i < NKEYS(sections); i++) {
+		fprintf(out, "### [%s]\n\n%s.\n\n", sections[i].name, sections[i].doc);
+		if (sections[i].keys)
+			lbs_keys_document(out, sections[i].keys, sections[i].nkeys);
+		fprintf(out, "\n");
+	}
+}

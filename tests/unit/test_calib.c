@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Calibration: fits against known curves, held-out accuracy, profile files
+ * (round trip, every kind of bad input with file:line:key) and scenarios
+ * that name a profile. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/calib.h"
+#include "models/profile.h"
+#include "sim/scenario.h"
+#include "tests/unit/suites.h"
+
+#define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel) * fabs(b))
+
+static void test_fit_linear(void)
+{
+	double b[] = { 1, 2, 4, 8, 16 }, t[5];
+	for (int i = 0; i < 5; i++)
+		t[i] = 0.010 + 0.002 * b[i];
+	lbs_fit f;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_linear, b, t, 5, &f, &err), LBS_OK);
+	CU_ASSERT(f.cost.ops == &lbs_cost_linear && f.cost.kind == 0);
+	CU_ASSERT(NEAR(f.cost.t0_s, 0.010, 1e-9));
+	CU_ASSERT(NEAR(f.cost.per_sample_s, 0.002, 1e-9));
+	CU_ASSERT(NEAR(f.r2, 1.0, 1e-12) && f.mape < 1e-9 && f.n == 5);
+	/* A negative intercept gives the line through the origin instead. */
+	for (int i = 0; i < 5; i++)
+		t[i] = -0.001 + 0.002 * b[i] + (i == 0 ? 0.0005 : 0);
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_linear, b, t, 5, &f, &err), LBS_OK);
+	CU_ASSERT_EQUAL(f.cost.t0_s, 0.0);
+	CU_ASSERT(f.cost.per_sample_s > 0.0019 && f.cost.per_sample_s < 0.002);
+	CU_ASSERT(f.r2 < 1.0);
+	/* Held out, on an exact line: no error. */
+	double mape;
+	size_t nh;
+	for (int i = 0; i < 5; i++)
+		t[i] = 0.010 + 0.002 * b[i];
+	CU_ASSERT_EQUAL(lbs_calib_heldout(&lbs_cost_linear, b, t, 5, &mape, &nh, &err), LBS_OK);
+	CU_ASSERT_EQUAL(nh, 3); /* 2, 4 and 8: the ends are not predicted */
+	CU_ASSERT(mape < 1e-9);
+}
+
+static void test_fit_piecewise(void)
+{
+	/* Flat 50 ms to batch 24, then 1 ms per sample. */
+	double b[] = { 4, 8, 16, 32, 64, 128 }, t[6];
+	lbs_cost truth = { .ops = &lbs_cost_piecewise, .t_flat_s = 0.050, .saturation_batch = 24,
+			   .per_sample_s = 0.001 };
+	for (int i = 0; i < 6; i++)
+		t[i] = lbs_cost_time_s(&truth, (int64_t)b[i]);
+	lbs_fit f;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_piecewise, b, t, 6, &f, &err), LBS_OK);
+	CU_ASSERT(f.cost.ops == &lbs_cost_piecewise && f.cost.kind == 1);
+	CU_ASSERT_EQUAL(f.cost.saturation_batch, 24);
+	CU_ASSERT(NEAR(f.cost.t_flat_s, 0.050, 1e-9));
+	CU_ASSERT(NEAR(f.cost.per_sample_s, 0.001, 1e-9));
+	CU_ASSERT(NEAR(f.r2, 1.0, 1e-12));
+	/* Never flat in the measured range: the breakpoint is the smallest batch
+	 * and the fit is the straight line. */
+	for (int i = 0; i < 6; i++)
+		t[i] = 0.020 + 0.001 * b[i];
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_piecewise, b, t, 6, &f, &err), LBS_OK);
+	CU_ASSERT_EQUAL(f.cost.saturation_batch, 4);
+	CU_ASSERT(NEAR(f.cost.t_flat_s, 0.024, 1e-9));
+	CU_ASSERT(NEAR(f.cost.per_sample_s, 0.001, 1e-9));
+	/* Bad input. */
+	double dup[] = { 4, 4, 8 }, neg[] = { 0.1, -0.1, 0.2 };
+	CU_ASSERT_EQUAL(lbs_calib_fit(&lbs_cost_piecewise, dup, t, 3, &f, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "twice") != NULL);
+	CU_ASSERT_EQUAL(lbs_calib_fit(&lbs_cost_piecewise, b, neg, 3, &f, &err), LBS_EINPUT);
+	CU_ASSERT_EQUAL(lbs_calib_fit(&lbs_cost_piecewise, b, t, 2, &f, &err), LBS_EINPUT);
+	double falling[] = { 0.3, 0.2, 0.1 };
+	CU_ASSERT_EQUAL(lbs_calib_fit(&lbs_cost_linear, b, falling, 3, &f, &err), LBS_EINPUT);
+	double x[] = { 5, 1, 3 };
+	CU_ASSERT(lbs_calib_median(x, 3) == 3 && lbs_calib_median(x, 2) == 2);
+}
+
+#define PROFILE \
+	"; a profile\n"                                        /* 1 */ \
+	"[profile]\nformat = 1\ndevice = Test GPU\n"           /* 2-4 */ \
+	"device_class = gpu\nmodel = ResNet-50\n"              /* 5-6 */ \
+	"[cost]\ncost = piecewise\nt_flat = 50 ms\n"           /* 7-9 */ \
+	"saturation_batch = 24\nper_sample = 1 ms\n"           /* 10-11 */ \
+	"max_batch = 128\n"                                    /* 12 */ \
+	"[fit]\nmethod = by hand\npoints = 3\nr2 = 1\n"        /* 13-16 */ \
+	"rmse = 0 s\nmape = 0%\n"                              /* 17-18 */ \
+	"[source]\nkind = table\norigin = a test\n"            /* 19-21 */ \
+	"software = none\ncommand = none\n"                    /* 22-23 */ \
+	"[measurements]\n8 = 50 ms\n24 = 50 ms\n64 = 90 ms\n"  /* 24-27 */ \
+	"[spread]\n8 = 1%\n"                                   /* 28-29 */
+
+static lbs_error perr;
+static char ppath[256];
+
+static lbs_status load_profile(lbs_profile *p, const char *text)
+{
+	char *path = write_temp(text);
+	snprintf(ppath, sizeof ppath, "%s", path);
+	memset(&perr, 0, sizeof perr);
+	lbs_status st = lbs_profile_load(p, path, &perr);
+	unlink(path);
+	free(path);
+	return st;
+}
+
+/* Replaces the first `from` in PROFILE by `to` and expects an error at line
+ * `line` whose message holds frag. */
+static void expect_profile_error(const char *from, const char *to, int line, const char *frag)
+{
+	char text[4096];
+	const char *at = strstr(PROFILE, from);
+	CU_ASSERT_FATAL(at != NULL);
+	snprintf(text, sizeof text, "%.*s%s%s", (int)(at - PROFILE), PROFILE, to, at + strlen(from));
+	lbs_profile p;
+	CU_ASSERT_EQUAL(load_profile(&p, text), LBS_EINPUT);
+	char where[300];
+	if (line > 0)
+		snprintf(where, sizeof where, "%s:%d:", ppath, line);
+	else
+		snprintf(where, sizeof where, "%s:", ppath);
+	if (!strstr(perr.msg, where) || !strstr(perr.msg, frag)) {
+		fprintf(stderr, "\n  expected '%s' '%s' in: %s\n", where, frag, perr.msg);
+		CU_FAIL("profile error lacks the location or the expected words");
+	}
+}
+
+static void test_profile_load(void)
+{
+	lbs_profile p;
+	CU_ASSERT_EQUAL_FATAL(load_profile(&p, PROFILE), LBS_OK);
+	CU_ASSERT_STRING_EQUAL(p.device, "Test GPU");
+	CU_ASSERT_EQUAL(p.device_class, 1);
+	CU_ASSERT(p.cost.ops == &lbs_cost_piecewise);
+	CU_ASSERT(NEAR(p.cost.t_flat_s, 0.05, 1e-12) && p.cost.saturation_batch == 24);
+	CU_ASSERT_EQUAL(p.cost.max_batch, 128);
+	CU_ASSERT_EQUAL(p.n_cost_kv, 5);
+	CU_ASSERT_EQUAL(p.cost_kv[1].at.line, 9);
+	CU_ASSERT_EQUAL(p.n_points, 3);
+	CU_ASSERT(p.point[2].batch == 64 && NEAR(p.point[2].time_s, 0.09, 1e-12));
+	CU_ASSERT(NEAR(p.point[0].spread, 0.01, 1e-12) && isnan(p.point[1].spread));
+	CU_ASSERT(isnan(p.heldout_mape));
+	CU_ASSERT_EQUAL(p.source, LBS_SOURCE_TABLE);
+	/* Written and read back: the same profile, and the same file again. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL(lbs_profile_write(&p, f, &err), LBS_OK);
+	fclose(f);
+	lbs_profile q;
+	CU_ASSERT_EQUAL_FATAL(load_profile(&q, buf), LBS_OK);
+	CU_ASSERT(q.cost.ops == p.cost.ops && q.cost.t_flat_s == p.cost.t_flat_s &&
+		  q.cost.per_sample_s == p.cost.per_sample_s && q.cost.max_batch == 128);
+	CU_ASSERT(q.n_points == 3 && q.point[1].time_s == p.point[1].time_s);
+	char *buf2 = NULL;
+	size_t len2 = 0;
+	f = open_memstream(&buf2, &len2);
+	CU_ASSERT_EQUAL(lbs_profile_write(&q, f, &err), LBS_OK);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, buf2);
+	free(buf);
+	free(buf2);
+	/* Refitting the points: flat to 24 then 1 ms per sample, exactly. */
+	CU_ASSERT_EQUAL(lbs_profile_fit(&q, &lbs_cost_piecewise, &err), LBS_OK);
+	CU_ASSERT(NEAR(q.cost.per_sample_s, 0.001, 1e-9) && q.cost.max_batch == 128);
+	CU_ASSERT(q.heldout_points == 0 && q.points == 3); /* 2 points left: too few to fit */
+	CU_ASSERT_EQUAL(q.cost.saturation_batch, 24); /* exact from 24 on: the smallest such */
+	lbs_profile_destroy(&q);
+	lbs_profile_destroy(&p);
+}
+
+static void test_profile_errors(void)
+{
+	expect_profile_error("t_flat = 50 ms", "t_flat = 50", 9, "[cost] t_flat");
+	expect_profile_error("t_flat = 50 ms", "t_flt = 50 ms", 9, "did you mean 't_flat'");
+	expect_profile_error("format = 1", "format = 2", 3, "out of range");
+	expect_profile_error("device_class = gpu", "device_class = tpu", 5, "not one of cpu|gpu");
+	expect_profile_error("[spread]", "[spreads]", 28, "unknown section [spreads]");
+	expect_profile_error("[fit]\nmethod", "[fit]\nmethod = x\n[cost]\nmethod", 15, "appears twice");
+	expect_profile_error("24 = 50 ms\n64", "64 = 50 ms\n24", 27, "batches must increase");
+	expect_profile_error("8 = 50 ms", "eight = 50 ms", 25, "batch size");
+	expect_profile_error("points = 3", "points = 4", 15, "[measurements] has 3");
+	expect_profile_error("[spread]\n8 = 1%", "[spread]\n9 = 1%", 29, "not a batch of [measurements]");
+	expect_profile_error("kind = table", "kind = guess", 20, "table|blas|cuda");
+	expect_profile_error("cost = piecewise\n", "cost = linear\n", 9, "applies only when cost=piecewise");
+	expect_profile_error("[source]\nkind = table\norigin = a test\nsoftware = none\ncommand = none\n", "", 0, "missing section [source]");
+	expect_profile_error("model = ResNet-50\n", "", 2, "missing required key 'model'");
+	lbs_profile p;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL(lbs_profile_load(&p, "/nonexistent/p.ini", &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "/nonexistent/p.ini: cannot read profile") != NULL);
+}
+
+/* A scenario in a scratch directory naming a profile beside it. */
+static lbs_status load_with_profile(const char *group, lbs_scenario *sc, lbs_error *err)
+{
+	char dir[] = "/tmp/lbsim-profile-XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	char path[300], ppath2[300];
+	snprintf(ppath2, sizeof ppath2, "%s/p.ini", dir);
+	FILE *f = fopen(ppath2, "w");
+	fputs(PROFILE, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/s.ini", dir);
+	f = fopen(path, "w");
+	fprintf(f, "[run]\nglobal_batch = 64\niterations = 3\n[model]\nparameters = 1000\n"
+		   "[network]\ntopology = none\n[workers.g]\ncount = 2\n%s", group);
+	fclose(f);
+	lbs_status st = lbs_scenario_load(sc, path, NULL, 0, err);
+	unlink(path);
+	unlink(ppath2);
+	rmdir(dir);
+	return st;
+}
+
+static void test_scenario_profile(void)
+{
+	lbs_scenario sc;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(load_with_profile("device = gpu\nprofile = p.ini\n", &sc, &err), LBS_OK);
+	const lbs_group_spec *g = &sc.groups[0];
+	CU_ASSERT(g->cost.ops == &lbs_cost_piecewise);
+	CU_ASSERT(NEAR(g->cost.t_flat_s, 0.05, 1e-12) && g->cost.saturation_batch == 24);
+	CU_ASSERT(NEAR(g->cost.per_sample_s, 0.001, 1e-12) && g->cost.max_batch == 128);
+	/* The recorded origin of a cost key is the profile's line. */
+	lbs_origin o = lbs_scenario_origin(&sc, "workers.g", "t_flat");
+	CU_ASSERT(o.line == 9 && o.file && strstr(o.file, "/p.ini"));
+	lbs_scenario_destroy(&sc);
+
+	/* max_batch in the scenario overrides the profile's. */
+	CU_ASSERT_EQUAL_FATAL(load_with_profile("device = gpu\nprofile = p.ini\nmax_batch = 40\n", &sc, &err),
+			      LBS_OK);
+	CU_ASSERT_EQUAL(sc.groups[0].cost.max_batch, 40);
+	lbs_scenario_destroy(&sc);
+
+	/* The other cost keys may not be given beside a profile. */
+	CU_ASSERT_EQUAL(load_with_profile("device = gpu\nprofile = p.ini\nper_sample = 2 ms\n", &sc, &err),
+			LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "/s.ini:12: [workers.g] per_sample: the profile") != NULL);
+	CU_ASSERT_EQUAL(load_with_profile("device = cpu\nprofile = p.ini\n", &sc, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "/s.ini:11: [workers.g] profile:") && strstr(err.msg, "device is cpu"));
+	CU_ASSERT_EQUAL(load_with_profile("device = gpu\nprofile = q.ini\n", &sc, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "/s.ini:11: [workers.g] profile:") && strstr(err.msg, "/q.ini: cannot read"));
+	/* Without a profile the cost keys are required as before. */
+	CU_ASSERT_EQUAL(load_with_profile("device = gpu\n", &sc, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "missing required key 'cost'") != NULL);
+	/* The device classes of profiles and scenarios are listed alike. */
+	CU_ASSERT_STRING_EQUAL(LBS_PROFILE_DEVICE_CHOICES, LBS_DEVICE_CHOICES);
+}
+
+void suite_calib(void)
+{
+	static const test_case tests[] = {
+		{ "linear fit", test_fit_linear },
+		{ "piecewise fit", test_fit_piecewise },
+		{ "profile: load, write, read back", test_profile_load },
+		{ "profile: bad input", test_profile_errors },
+		{ "scenario: profile = PATH", test_scenario_profile },
+	};
+	add_suite("calib", tests, sizeof tests / sizeof tests[0]);
+}
