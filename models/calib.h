@@ -49,4 +49,55 @@ lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, cons
 /* Median of x[0..n) (sorts x). */
 double lbs_calib_median(double *x, size_t n);
 
+/* ---- published tables (models/calib/tables.c) --------------------------- */
+
+/* The times one device took for one model, by increasing batch. */
+typedef struct lbs_series {
+	char device[32];   /* as the table names it: "k80", "t4" */
+	char model[64];    /* as the table names it: "ResNet-50", "cifar10" */
+	double *batch;
+	double *time_s;    /* one training iteration at that batch */
+	size_t n, cap;
+} lbs_series;
+
+typedef struct lbs_series_set {
+	lbs_series *s;
+	size_t n, cap;
+} lbs_series_set;
+
+/* Gavel's isolated throughputs (traces/data/gavel-throughputs/isolated.csv,
+ * `worker_type,model,batch_size,scale_factor,steps_per_s`): for each
+ * worker type without "_" (one server) and model with a batch size, the
+ * rows with scale factor 1 and a throughput > 0 (0.0 marks a configuration
+ * that could not run); time = 1 / steps_per_s. Appends to set. */
+lbs_status lbs_series_read_gavel(const char *path, lbs_series_set *set, lbs_error *err);
+
+/* Pollux's placements (traces/data/pollux-throughput/MODEL/placements.csv,
+ * `placement,local_bsz,step_time,sync_time`): the rows with placement "1"
+ * (one GPU), time = step_time - sync_time, as device `device` and model
+ * `model`. Appends one series to set. */
+lbs_status lbs_series_read_pollux(const char *path, const char *device, const char *model,
+				  lbs_series_set *set, lbs_error *err);
+
+void lbs_series_set_free(lbs_series_set *set);
+
+/* ---- profiles from the tables (models/calib/from_table.c) --------------- */
+
+struct lbs_profile;
+
+/* One profile fitted to a published table, and its file name. */
+typedef struct lbs_table_profile {
+	char file[64];             /* e.g. "v100-resnet50.ini" */
+	struct lbs_profile *profile;
+} lbs_table_profile;
+
+/* Reads every table under data_dir (the layout of traces/data) and fits a
+ * piecewise profile to each (device, model) series, its memory cap the
+ * largest batch that ran; `software` names the versions that fit. The
+ * profiles come in a fixed order (Gavel's table order, then Pollux's
+ * models). Free with lbs_table_profiles_free. */
+lbs_status lbs_calib_from_tables(const char *data_dir, const char *software,
+				 lbs_table_profile **out, size_t *n, lbs_error *err);
+void lbs_table_profiles_free(lbs_table_profile *tp, size_t n);
+
 #endif

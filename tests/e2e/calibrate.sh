@@ -20,6 +20,47 @@ check "--layers unknown model: names the known ones" grep -q 'known: cifarnet' "
 "$LBSIM" calibrate 2> /dev/null; check "calibrate without a mode: exit 2" test $? -eq 2
 "$LBSIM" calibrate --list --batch 0 2> /dev/null; check "--batch 0: exit 2" test $? -eq 2
 
+# Every shipped profile is what --from-table fits to the data (the software
+# line, which names the GSL version, aside), and each one loads in a scenario.
+mkdir "$TMP/profiles"
+"$LBSIM" calibrate --from-table --data "$top_srcdir/traces/data" -o "$TMP/profiles" > "$TMP/fit"
+check "--from-table: exit 0" test $? -eq 0
+check "--from-table: 19 profiles" test "$(ls "$TMP/profiles" | wc -l)" = 19
+check "--from-table: the same files as shipped" diff -q <(ls "$TMP/profiles") <(ls "$top_srcdir/profiles")
+for f in "$top_srcdir"/profiles/*.ini; do
+	name=$(basename "$f")
+	if diff <(grep -v '^software = ' "$f") <(grep -v '^software = ' "$TMP/profiles/$name") > "$TMP/diff"; then
+		ok "profiles/$name is what the data give"
+	else
+		bad "profiles/$name differs from --from-table (run 'make profiles'):"; cat "$TMP/diff"
+	fi
+done
+check "the software line names lbsim and GSL" test "$(grep -l '^software = lbsim .*, GSL ' "$top_srcdir"/profiles/*.ini | wc -l)" = 19
+check "--from-table prints the held-out table" grep -q '^ResNet-50 (ImageNet) .*%' "$TMP/fit"
+check "--from-table: every fit held out" test "$(grep -c 'held-out' "$TMP/fit")" -ge 20
+cat > "$TMP/one.ini" << 'INI'
+[run]
+global_batch = 8
+iterations = 3
+[model]
+parameters = 1000
+[network]
+topology = none
+[workers.g]
+count = 2
+device = gpu
+INI
+for f in "$top_srcdir"/profiles/*.ini; do
+	check "$(basename "$f") drives a scenario" "$LBSIM" "$TMP/one.ini" -q -o "$TMP/one.db" --set "workers.g.profile=$f"
+done
+check "the cost keys are recorded from the profile" test "$(q "$TMP/one.db" \
+	"SELECT count(*) FROM run_config WHERE section = 'workers.g' AND key IN ('cost', 't_flat', 'saturation_batch', 'per_sample', 'max_batch')")" = $((5 * 19))
+"$LBSIM" calibrate --from-table --data "$TMP/nowhere" -o "$TMP/profiles" 2> "$TMP/err"; rc=$?
+check "--from-table without data: exit 3" test $rc -eq 3
+check "--from-table without data: names the file" grep -q "nowhere/gavel-throughputs/isolated.csv: cannot read" "$TMP/err"
+"$LBSIM" calibrate --from-table --data "$top_srcdir/traces/data" -o "$TMP/nowhere" > /dev/null 2> "$TMP/err"; rc=$?
+check "--from-table to a missing directory: exit 4" test $rc -eq 4
+
 # The profile-key reference is what `lbsim calibrate --keys` prints.
 "$LBSIM" calibrate --keys > "$TMP/keys.md"
 if cmp -s "$TMP/keys.md" "$top_srcdir/doc/profile-keys.md"; then

@@ -253,6 +253,65 @@ static void test_scenario_profile(void)
 	CU_ASSERT_STRING_EQUAL(LBS_PROFILE_DEVICE_CHOICES, LBS_DEVICE_CHOICES);
 }
 
+static void test_tables(void)
+{
+	lbs_series_set set = { 0 };
+	lbs_error err = { 0 };
+	char *path = write_temp("worker_type,model,batch_size,scale_factor,steps_per_s\n"
+				"v100,ResNet-50,32,1,4.0\n"
+				"v100,ResNet-50,16,1,8.0\n"
+				"v100,ResNet-50,64,2,1.0\n"         /* two GPUs */
+				"v100_unconsolidated,ResNet-50,64,1,1.0\n"
+				"v100,ResNet-50,128,1,0.0\n"        /* did not run */
+				"v100,A3C,,1,7.1\n"                 /* no batch size */
+				"k80,ResNet-50,16,1,2.0\n");
+	CU_ASSERT_EQUAL_FATAL(lbs_series_read_gavel(path, &set, &err), LBS_OK);
+	CU_ASSERT_EQUAL(set.n, 2);
+	CU_ASSERT(!strcmp(set.s[0].device, "v100") && !strcmp(set.s[0].model, "ResNet-50"));
+	CU_ASSERT(set.s[0].n == 2 && set.s[0].batch[0] == 16 && set.s[0].time_s[0] == 0.125);
+	CU_ASSERT(set.s[0].batch[1] == 32 && set.s[0].time_s[1] == 0.25);
+	lbs_series_set_free(&set);
+	unlink(path);
+	free(path);
+
+	static const struct {
+		const char *text, *where;
+	} bad[] = {
+		{ "worker_type,model,batch_size,scale_factor,steps_per_s\nv100,R,16,1,x\n", ":2: steps_per_s: 'x'" },
+		{ "worker_type,model,batch_size,scale_factor,steps_per_s\nv100,R,16,1\n", ":2: 4 fields, expected 5" },
+		{ "worker_type,model,batch,scale_factor,steps_per_s\n", ":1: column 3 is 'batch'" },
+		{ "worker_type,model,batch_size,scale_factor,steps_per_s\nv100,R,16,1,2\nv100,R,16,1,3\n",
+		  ":3: batch_size: batch 16 of R on v100 appears twice" },
+		{ "worker_type,model,batch_size,scale_factor,steps_per_s\nv100,R,1.5,1,2\n", ":2: batch_size" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		path = write_temp(bad[i].text);
+		CU_ASSERT_EQUAL(lbs_series_read_gavel(path, &set, &err), LBS_EINPUT);
+		if (!strstr(err.msg, path) || !strstr(err.msg, bad[i].where)) {
+			fprintf(stderr, "\n  expected '%s' in: %s\n", bad[i].where, err.msg);
+			CU_FAIL("table error lacks the location");
+		}
+		lbs_series_set_free(&set);
+		unlink(path);
+		free(path);
+	}
+
+	/* Pollux: one GPU only, compute = step - sync. */
+	path = write_temp("placement,local_bsz,step_time,sync_time\n1,32,0.05,0.01\n2,32,0.06,0.02\n"
+			  "1,64,0.09,0.01\n");
+	CU_ASSERT_EQUAL_FATAL(lbs_series_read_pollux(path, "t4", "m", &set, &err), LBS_OK);
+	CU_ASSERT(set.n == 1 && set.s[0].n == 2 && NEAR(set.s[0].time_s[1], 0.08, 1e-12));
+	lbs_series_set_free(&set);
+	unlink(path);
+	free(path);
+	path = write_temp("placement,local_bsz,step_time,sync_time\n1,32,0.05,0.06\n");
+	CU_ASSERT_EQUAL(lbs_series_read_pollux(path, "t4", "m", &set, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, ":2: sync_time:") != NULL);
+	lbs_series_set_free(&set);
+	unlink(path);
+	free(path);
+}
+
 void suite_calib(void)
 {
 	static const test_case tests[] = {
@@ -261,6 +320,7 @@ void suite_calib(void)
 		{ "profile: load, write, read back", test_profile_load },
 		{ "profile: bad input", test_profile_errors },
 		{ "scenario: profile = PATH", test_scenario_profile },
+		{ "published tables", test_tables },
 	};
 	add_suite("calib", tests, sizeof tests / sizeof tests[0]);
 }
