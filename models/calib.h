@@ -18,6 +18,7 @@
 #ifndef LBS_CALIB_H
 #define LBS_CALIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,6 +81,43 @@ lbs_status lbs_series_read_pollux(const char *path, const char *device, const ch
 				  lbs_series_set *set, lbs_error *err);
 
 void lbs_series_set_free(lbs_series_set *set);
+
+/* ---- microbenchmarks (models/calib/blas.c, models/calib/cuda.cu) -------- */
+
+struct lbs_net;
+
+/* Times one training iteration of `net` at `batch` samples: every layer's
+ * GEMMs (doc/nets.md) in the order training runs them (forward through the
+ * layers, then input and weight gradients back through them), on buffers
+ * of random values in [-1, 1]. Runs `warmup` untimed iterations, then
+ * `reps` timed ones, and stores their wall-clock times in times_s[0..reps).
+ * Fails (LBS_EINPUT) if the buffers would need more than max_bytes. */
+lbs_status lbs_blas_bench(const struct lbs_net *net, int64_t batch, int warmup, int reps,
+			  double max_bytes, double *times_s, lbs_error *err);
+
+/* Bytes of the buffers lbs_blas_bench needs at `batch`. */
+double lbs_bench_buffer_bytes(const struct lbs_net *net, int64_t batch);
+
+/* Sets the BLAS thread count; false if this BLAS cannot. */
+bool lbs_blas_set_threads(int n);
+/* The BLAS thread count (0 if unknown). */
+int lbs_blas_threads(void);
+/* What BLAS this is: "OpenBLAS 0.3.21 ... (cblas_sgemm from libopenblas.so.0)". */
+void lbs_blas_describe(char *buf, size_t len);
+
+/* CUDA (built only when configure finds nvcc, HAVE_CUDA): the same
+ * iteration as cuBLAS SGEMMs, timed with CUDA events. */
+typedef struct lbs_gpu_info {
+	char name[128];
+	double memory_bytes;
+	char versions[128]; /* CUDA runtime, driver and cuBLAS versions */
+} lbs_gpu_info;
+
+/* LBS_EIO if there is no usable GPU (or CUDA fails); LBS_EUSAGE when this
+ * build has no CUDA. */
+lbs_status lbs_cuda_info(int device, lbs_gpu_info *info, lbs_error *err);
+lbs_status lbs_cuda_bench(int device, const struct lbs_net *net, int64_t batch, int warmup, int reps,
+			  double *times_s, lbs_error *err);
 
 /* ---- profiles from the tables (models/calib/from_table.c) --------------- */
 

@@ -466,7 +466,8 @@ lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
 {
 	writer w = { .out = out };
 	char s[64];
-	fprintf(out, "; Cost profile (doc/profiles.md), written by `%s`.\n", p->command);
+	fprintf(out, "; Cost profile (doc/profiles.md), written by lbsim calibrate: [source] command\n"
+		     "; rebuilds it.\n");
 	fprintf(out, "\n[profile]\n");
 	put_int(&w, "format", LBS_PROFILE_FORMAT);
 	put_text(&w, "device", p->device);

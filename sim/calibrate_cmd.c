@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gsl/gsl_version.h>
@@ -21,7 +23,11 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
+		"Usage: lbsim calibrate --blas MODEL [--batches LIST] [--reps N] [--warmup N]\n"
+		"                       [--threads N] [--memory SIZE] [-o PROFILE]\n"
+		"       lbsim calibrate --cuda MODEL [--batches LIST] [--reps N] [--warmup N]\n"
+		"                       [--gpu N] [--memory SIZE] [-o PROFILE]\n"
+		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
 		"       lbsim calibrate --list\n"
 		"       lbsim calibrate --layers MODEL [--batch N]\n"
 		"       lbsim calibrate --keys\n"
@@ -30,11 +36,22 @@ static void usage(FILE *out)
 		"whose training lbsim calibrates (doc/nets.md).\n"
 		"\n"
 		"Options:\n"
+		"      --blas MODEL        time MODEL's training GEMMs through CBLAS on this machine\n"
+		"                          at each batch, fit t(b) = t0 + per_sample*b (CPU)\n"
+		"      --cuda MODEL        the same through cuBLAS on a GPU; fit the piecewise model\n"
+		"      --batches LIST      batch sizes, comma-separated (default 1,2,4,8,16,32)\n"
+		"      --reps N            timed repetitions per batch (default 5); the median counts\n"
+		"      --warmup N          untimed repetitions before them (default 1)\n"
+		"      --threads N         BLAS threads (default: the BLAS's own choice)\n"
+		"      --gpu N             the CUDA device (default 0)\n"
+		"      --memory SIZE       device memory for the memory cap, e.g. '16 GB' (default:\n"
+		"                          this machine's RAM, or the GPU's memory)\n"
 		"      --from-table        fit a GPU profile to every (device, model) of the published\n"
 		"                          tables (Gavel: K80, P100, V100; Pollux: T4), write them and\n"
 		"                          print their fits and held-out errors\n"
 		"      --data DIR          where the tables are (default: traces/data)\n"
-		"  -o, --output PATH       --from-table: the directory of the profiles (default: profiles)\n"
+		"  -o, --output PATH       --blas, --cuda: write the profile there;\n"
+		"                          --from-table: the directory of the profiles (default: profiles)\n"
 		"      --list              the networks, their parameters and work per sample\n"
 		"      --layers MODEL      the layer table of MODEL as CSV: shapes, parameters,\n"
 		"                          activations and GEMM shapes\n"
@@ -177,6 +194,224 @@ static int from_table(const char *data_dir, const char *out_dir)
 	return 0;
 }
 
+/* ---- microbenchmarks --------------------------------------------------- */
+
+typedef struct bench_opts {
+	const char *model;
+	bool cuda;
+	int64_t *batches;
+	size_t n_batches;
+	int64_t reps, warmup, threads, gpu;
+	double memory_bytes; /* 0: the device's */
+	const char *output;
+	char command[LBS_VALUE_MAX];
+} bench_opts;
+
+/* "1,2,4" into increasing, distinct batches. */
+static bool parse_batches(const char *text, bench_opts *o)
+{
+	char buf[1024], *save = NULL;
+	lbs_fmt(buf, sizeof buf, "%s", text);
+	size_t cap = 1;
+	for (const char *c = text; *c; c++)
+		cap += *c == ',';
+	free(o->batches);
+	o->batches = calloc(cap, sizeof *o->batches);
+	o->n_batches = 0;
+	if (!o->batches)
+		return false;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int64_t b;
+		if (!parse_count("--batches", tok, 1, 1000000000, &b))
+			return false;
+		if (o->n_batches && b <= o->batches[o->n_batches - 1]) {
+			fprintf(stderr, "lbsim calibrate: --batches %s: batches must increase\n", text);
+			return false;
+		}
+		o->batches[o->n_batches++] = b;
+	}
+	if (o->n_batches < 2) {
+		fprintf(stderr, "lbsim calibrate: --batches %s: at least two batches are needed for a fit\n", text);
+		return false;
+	}
+	return true;
+}
+
+static void cpu_host(char *buf, size_t len, double *memory_bytes)
+{
+	char model[128] = "unknown CPU", line[256];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "model name", 10)) {
+			const char *v = strchr(line, ':');
+			if (v) {
+				lbs_fmt(model, sizeof model, "%s", v + 2);
+				model[strcspn(model, "\n")] = '\0';
+			}
+			break;
+		}
+	if (f)
+		fclose(f);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	struct utsname u;
+	char kernel[80] = "";
+	if (uname(&u) == 0)
+		lbs_fmt(kernel, sizeof kernel, ", %s %s", u.sysname, u.release);
+	lbs_fmt(buf, len, "%s, %ld logical CPUs, %.1f GB RAM%s", model, cpus, mem / 1e9, kernel);
+	*memory_bytes = mem;
+}
+
+static int bench(bench_opts *o)
+{
+	lbs_net net;
+	lbs_error err = { 0 };
+	lbs_status st = lbs_net_create(&net, o->model, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: %s %s\n", o->cuda ? "--cuda" : "--blas", err.msg);
+		return LBS_EUSAGE;
+	}
+	lbs_profile *p = calloc(1, sizeof *p);
+	double *times = calloc((size_t)o->reps, sizeof *times);
+	if (!p || !times || !(p->point = calloc(o->n_batches, sizeof *p->point))) {
+		fprintf(stderr, "lbsim calibrate: out of memory\n");
+		free(p);
+		free(times);
+		lbs_net_destroy(&net);
+		return LBS_EINTERNAL;
+	}
+	char sw[128], blas[160];
+	software(sw, sizeof sw);
+	double device_memory = 0;
+	if (o->cuda) {
+		lbs_gpu_info gi;
+		if ((st = lbs_cuda_info((int)o->gpu, &gi, &err)) == LBS_OK) {
+			lbs_fmt(p->device, sizeof p->device, "%s", gi.name);
+			lbs_fmt(p->host, sizeof p->host, "%s, %.1f GB, device %lld", gi.name,
+				gi.memory_bytes / 1e9, (long long)o->gpu);
+			lbs_fmt(p->software, sizeof p->software, "%s, %s", sw, gi.versions);
+			device_memory = gi.memory_bytes;
+			p->device_class = 1;
+			p->source = LBS_SOURCE_CUDA;
+		}
+	} else {
+		if (o->threads > 0 && !lbs_blas_set_threads((int)o->threads)) {
+			fprintf(stderr, "lbsim calibrate: --threads: this BLAS cannot set its thread count\n");
+			st = LBS_EUSAGE;
+		}
+		cpu_host(p->host, sizeof p->host, &device_memory);
+		char cpu[128];
+		lbs_fmt(cpu, sizeof cpu, "%s", p->host);
+		cpu[strcspn(cpu, ",")] = '\0';
+		lbs_blas_describe(blas, sizeof blas);
+		lbs_fmt(p->device, sizeof p->device, "%s (%d BLAS thread%s)", cpu, lbs_blas_threads(),
+			lbs_blas_threads() == 1 ? "" : "s");
+		lbs_fmt(p->software, sizeof p->software, "%s, %s", sw, blas);
+		p->threads = lbs_blas_threads();
+		p->device_class = 0;
+		p->source = LBS_SOURCE_BLAS;
+	}
+	if (st != LBS_OK) {
+		if (err.msg[0])
+			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
+		goto out;
+	}
+	double memory = o->memory_bytes > 0 ? o->memory_bytes : device_memory;
+	printf("calibrate %s %s: %s\n%s; %lld timed repetitions after %lld warm-up per batch\n",
+	       o->cuda ? "--cuda" : "--blas", net.name, net.title, p->software, (long long)o->reps,
+	       (long long)o->warmup);
+	printf("device: %s\n", p->device);
+	printf("%8s %12s %12s %12s %8s %12s %10s\n", "batch", "median_s", "min_s", "max_s", "spread",
+	       "samples/s", "GFLOP/s");
+	for (size_t i = 0; i < o->n_batches; i++) {
+		int64_t b = o->batches[i];
+		if (o->cuda)
+			st = lbs_cuda_bench((int)o->gpu, &net, b, (int)o->warmup, (int)o->reps, times, &err);
+		else
+			st = lbs_blas_bench(&net, b, (int)o->warmup, (int)o->reps, 0.5 * device_memory, times,
+					    &err);
+		if (st != LBS_OK) {
+			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
+			goto out;
+		}
+		double lo = times[0], hi = times[0];
+		for (int64_t r = 0; r < o->reps; r++) {
+			lo = fmin(lo, times[r]);
+			hi = fmax(hi, times[r]);
+		}
+		double med = lbs_calib_median(times, (size_t)o->reps);
+		p->point[i] = (lbs_profile_point){ b, med, (hi - lo) / med };
+		p->n_points = i + 1;
+		printf("%8lld %12.6f %12.6f %12.6f %7.1f%% %12.1f %10.2f\n", (long long)b, med, lo, hi,
+		       100 * (hi - lo) / med, (double)b / med, lbs_net_flops(&net, b) / med / 1e9);
+		fflush(stdout);
+	}
+	for (size_t i = 1; i < p->n_points; i++)
+		if (!(p->point[i].time_s > p->point[i - 1].time_s))
+			printf("note: the median at batch %lld is not above the one at %lld\n",
+			       (long long)p->point[i].batch, (long long)p->point[i - 1].batch);
+	int64_t cap = lbs_net_max_batch(&net, memory);
+	p->cost.max_batch = cap > 0 ? cap : INT64_MAX;
+	const lbs_cost_ops *kind = o->cuda ? &lbs_cost_piecewise : &lbs_cost_linear;
+	if (o->cuda && p->n_points < 3)
+		kind = &lbs_cost_linear;
+	if ((st = lbs_profile_fit(p, kind, &err)) != LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: fit: %s\n", err.msg);
+		goto out;
+	}
+	p->format = LBS_PROFILE_FORMAT;
+	lbs_fmt(p->model, sizeof p->model, "%s", net.title);
+	lbs_fmt(p->description, sizeof p->description, "%s: the training GEMMs of %s (doc/nets.md)",
+		o->cuda ? "cuBLAS" : "CBLAS", net.name);
+	if (kind == &lbs_cost_linear)
+		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear)");
+	else
+		lbs_fmt(p->method, sizeof p->method, "piecewise least squares, weights 1/t^2, breakpoint "
+			"searched over integers %lld..%lld", (long long)o->batches[0],
+			(long long)o->batches[o->n_batches - 1] - 1);
+	lbs_fmt(p->origin, sizeof p->origin, "measured by lbsim calibrate: wall time of one training "
+		"iteration's GEMMs (forward, input and weight gradients), median of the repetitions");
+	/* a profile line holds at most 198 characters */
+	if (strlen(o->command) > 170)
+		lbs_fmt(p->command, sizeof p->command, "%.160s ...", o->command);
+	else
+		lbs_fmt(p->command, sizeof p->command, "%s", o->command);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	p->reps = o->reps;
+	p->warmup = o->warmup;
+	char a[32], b[32];
+	if (kind == &lbs_cost_linear) {
+		lbs_format_quantity(p->cost.t0_s, LBS_DIM_TIME, a, sizeof a);
+		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
+		printf("fit: t(b) = t0 + per_sample*b, t0 = %s, per_sample = %s", a, b);
+	} else {
+		lbs_format_quantity(p->cost.t_flat_s, LBS_DIM_TIME, a, sizeof a);
+		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
+		printf("fit: t(b) = %s up to %lld, then + %s per sample", a,
+		       (long long)p->cost.saturation_batch, b);
+	}
+	printf(", R^2 = %.6f, MAPE %.2f%%", p->r2, 100 * p->mape);
+	if (p->heldout_points)
+		printf(", held-out MAPE %.2f%% (%lld)", 100 * p->heldout_mape, (long long)p->heldout_points);
+	printf("\nmemory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
+	       memory / 1e9);
+	if (o->output) {
+		if ((st = write_profile(p, o->output, &err)) != LBS_OK)
+			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
+		else
+			printf("profile: %s\n", o->output);
+	}
+out:
+	lbs_profile_destroy(p);
+	free(p);
+	free(times);
+	lbs_net_destroy(&net);
+	return st;
+}
+
 static int list_nets(void)
 {
 	printf("%-12s %12s %10s %12s  %s\n", "model", "parameters", "GFLOP/smp", "act_MB/smp", "title");
@@ -209,7 +444,8 @@ static int show_layers(const char *model, int64_t batch)
 
 int lbs_calibrate_command(int argc, char **argv)
 {
-	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA };
+	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
+	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
@@ -218,13 +454,28 @@ int lbs_calibrate_command(int argc, char **argv)
 		{ "from-table", no_argument, NULL, OPT_FROM_TABLE },
 		{ "data", required_argument, NULL, OPT_DATA },
 		{ "output", required_argument, NULL, 'o' },
+		{ "blas", required_argument, NULL, OPT_BLAS },
+		{ "cuda", required_argument, NULL, OPT_CUDA },
+		{ "batches", required_argument, NULL, OPT_BATCHES },
+		{ "reps", required_argument, NULL, OPT_REPS },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layers = NULL, *data = "traces/data", *output = NULL;
 	bool list = false, keys = false, tables = false;
 	int64_t batch = 1;
+	bench_opts bo = { .reps = 5, .warmup = 1 };
+	char why[256];
 	int c;
+	lbs_fmt(bo.command, sizeof bo.command, "lbsim");
+	for (int i = 0; i < argc; i++) {
+		size_t used = strlen(bo.command);
+		lbs_fmt(bo.command + used, sizeof bo.command - used, " %s", argv[i]);
+	}
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LIST: list = true; break;
@@ -233,6 +484,38 @@ int lbs_calibrate_command(int argc, char **argv)
 		case OPT_FROM_TABLE: tables = true; break;
 		case OPT_DATA: data = optarg; break;
 		case 'o': output = optarg; break;
+		case OPT_BLAS: bo.model = optarg; bo.cuda = false; break;
+		case OPT_CUDA: bo.model = optarg; bo.cuda = true; break;
+		case OPT_BATCHES:
+			if (!parse_batches(optarg, &bo)) {
+				free(bo.batches);
+				return LBS_EUSAGE;
+			}
+			break;
+		case OPT_REPS:
+			if (!parse_count("--reps", optarg, 1, 100000, &bo.reps))
+				return LBS_EUSAGE;
+			break;
+		case OPT_WARMUP:
+			if (!parse_count("--warmup", optarg, 0, 100000, &bo.warmup))
+				return LBS_EUSAGE;
+			break;
+		case OPT_THREADS:
+			if (!parse_count("--threads", optarg, 1, 4096, &bo.threads))
+				return LBS_EUSAGE;
+			break;
+		case OPT_GPU:
+			if (!parse_count("--gpu", optarg, 0, 1024, &bo.gpu))
+				return LBS_EUSAGE;
+			break;
+		case OPT_MEMORY:
+			if (!lbs_parse_quantity(optarg, LBS_DIM_BYTES, &bo.memory_bytes, why, sizeof why) ||
+			    !(bo.memory_bytes > 0)) {
+				fprintf(stderr, "lbsim calibrate: --memory %s: %s\n", optarg,
+					bo.memory_bytes > 0 ? why : "expected a size > 0 such as '16 GB'");
+				return LBS_EUSAGE;
+			}
+			break;
 		case OPT_BATCH:
 			if (!parse_count("--batch", optarg, 1, 1000000000, &batch))
 				return LBS_EUSAGE;
@@ -245,11 +528,22 @@ int lbs_calibrate_command(int argc, char **argv)
 		fprintf(stderr, "lbsim calibrate: unexpected argument '%s'\n", argv[optind]);
 		return LBS_EUSAGE;
 	}
-	if (list + keys + tables + (layers != NULL) != 1) {
-		fprintf(stderr, "lbsim calibrate: give one of --from-table, --list, --layers MODEL or --keys\n");
+	if (list + keys + tables + (layers != NULL) + (bo.model != NULL) != 1) {
+		fprintf(stderr, "lbsim calibrate: give one of --blas MODEL, --cuda MODEL, --from-table, "
+			"--list, --layers MODEL or --keys\n");
 		usage(stderr);
+		free(bo.batches);
 		return LBS_EUSAGE;
 	}
+	if (bo.model) {
+		if (!bo.batches && !parse_batches("1,2,4,8,16,32", &bo))
+			return LBS_EINTERNAL;
+		bo.output = output;
+		int rc = bench(&bo);
+		free(bo.batches);
+		return rc;
+	}
+	free(bo.batches);
 	if (tables)
 		return from_table(data, output ? output : "profiles");
 	if (keys) {

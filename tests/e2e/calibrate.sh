@@ -26,7 +26,7 @@ mkdir "$TMP/profiles"
 "$LBSIM" calibrate --from-table --data "$top_srcdir/traces/data" -o "$TMP/profiles" > "$TMP/fit"
 check "--from-table: exit 0" test $? -eq 0
 check "--from-table: 19 profiles" test "$(ls "$TMP/profiles" | wc -l)" = 19
-check "--from-table: the same files as shipped" diff -q <(ls "$TMP/profiles") <(ls "$top_srcdir/profiles")
+check "--from-table: the same files as shipped" diff -q <(cd "$TMP/profiles" && ls *.ini) <(cd "$top_srcdir/profiles" && ls *.ini)
 for f in "$top_srcdir"/profiles/*.ini; do
 	name=$(basename "$f")
 	if diff <(grep -v '^software = ' "$f") <(grep -v '^software = ' "$TMP/profiles/$name") > "$TMP/diff"; then
@@ -60,6 +60,43 @@ check "--from-table without data: exit 3" test $rc -eq 3
 check "--from-table without data: names the file" grep -q "nowhere/gavel-throughputs/isolated.csv: cannot read" "$TMP/err"
 "$LBSIM" calibrate --from-table --data "$top_srcdir/traces/data" -o "$TMP/nowhere" > /dev/null 2> "$TMP/err"; rc=$?
 check "--from-table to a missing directory: exit 4" test $rc -eq 4
+
+# A reduced BLAS calibration on this machine, measured for real: the times
+# grow with the batch and the line fits them.
+"$LBSIM" calibrate --blas cifarnet --batches 2,8,32 --reps 2 --warmup 1 --threads 1 -o "$TMP/cpu.ini" > "$TMP/blas"
+check "--blas: exit 0" test $? -eq 0
+cat "$TMP/blas"
+medians=$(sed -n '/^\[measurements\]/,/^$/p' "$TMP/cpu.ini" | awk -F' = ' '/ = / { print $2 }')
+check "--blas: three medians" test "$(echo "$medians" | wc -l)" = 3
+to_s() { awk '{ v = $1; u = $2; f = (u == "s") ? 1 : (u == "ms") ? 1e-3 : (u == "us") ? 1e-6 : (u == "ns") ? 1e-9 : -1; print v * f }'; }
+check "--blas: time grows with the batch" test "$(echo "$medians" | to_s | awk 'NR > 1 && $1 <= p { bad = 1 } { p = $1 } END { print bad + 0 }')" = 0
+check "--blas: 16 times the batch takes 2 to 32 times as long" test "$(echo "$medians" | to_s | awk 'NR == 1 { a = $1 } NR == 3 { print ($1 > 2 * a && $1 < 32 * a) }')" = 1
+r2=$(awk -F' = ' '$1 == "r2" { print $2 }' "$TMP/cpu.ini")
+check "--blas: R^2 >= 0.9 (is $r2)" awk -v r="$r2" 'BEGIN { exit !(r >= 0.9) }'
+check "--blas: linear cost" grep -q '^cost = linear$' "$TMP/cpu.ini"
+check "--blas: provenance" grep -q '^kind = blas$' "$TMP/cpu.ini"
+check "--blas: names the BLAS" grep -q '^software = lbsim .*cblas_sgemm from ' "$TMP/cpu.ini"
+check "--blas: one thread recorded" grep -q '^threads = 1$' "$TMP/cpu.ini"
+check "--blas: spread recorded" test "$(sed -n '/^\[spread\]/,/^$/p' "$TMP/cpu.ini" | grep -c ' = ')" = 3
+sed -i 's/^device = gpu$/device = cpu/' "$TMP/one.ini"
+check "--blas: the profile drives a CPU scenario" "$LBSIM" "$TMP/one.ini" -q -o "$TMP/cpu.db" --set "workers.g.profile=$TMP/cpu.ini"
+"$LBSIM" calibrate --blas nonet 2> "$TMP/err"; check "--blas unknown model: exit 2" test $? -eq 2
+"$LBSIM" calibrate --blas cifarnet --batches 8,4 2> /dev/null; check "--batches decreasing: exit 2" test $? -eq 2
+"$LBSIM" calibrate --blas cifarnet --batches 8 2> /dev/null; check "--batches one: exit 2" test $? -eq 2
+"$LBSIM" calibrate --blas cifarnet --reps 0 2> /dev/null; check "--reps 0: exit 2" test $? -eq 2
+"$LBSIM" calibrate --blas cifarnet --memory 12 2> /dev/null; check "--memory without unit: exit 2" test $? -eq 2
+"$LBSIM" calibrate --blas cifarnet --batches 1,2 --reps 1 -o "$TMP/nowhere/p.ini" > /dev/null 2>&1
+check "--blas to a missing directory: exit 4" test $? -eq 4
+
+# --cuda: where this build has no CUDA, or the machine no GPU, it says so.
+"$LBSIM" calibrate --cuda cifarnet --batches 2,8,32 --reps 2 -o "$TMP/gpu.ini" > "$TMP/cuda" 2> "$TMP/err"; rc=$?
+case $rc in
+0) check "--cuda: piecewise profile" grep -q '^cost = piecewise$' "$TMP/gpu.ini"
+   check "--cuda: provenance" grep -q '^kind = cuda$' "$TMP/gpu.ini" ;;
+2) check "--cuda without CUDA: says so" grep -q 'built without CUDA' "$TMP/err" ;;
+4) check "--cuda without a GPU: says so" grep -q 'CUDA' "$TMP/err"; cat "$TMP/err" ;;
+*) bad "--cuda: exit $rc" ;;
+esac
 
 # The profile-key reference is what `lbsim calibrate --keys` prints.
 "$LBSIM" calibrate --keys > "$TMP/keys.md"
