@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "models/calib.h"
+#include "models/calib/bench.h"
 #include "models/nets.h"
 
 static double now_s(void)
@@ -18,18 +19,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Operand sizes (floats) of every GEMM at `batch`, and the sparse layers'
- * gather buffers. */
-typedef struct sizes {
-	double a, b, c;
-	double weights;     /* largest sparse weight table */
-	double gathered;    /* largest nnz * out */
-	double indices;     /* largest batch * nnz */
-} sizes;
-
-static sizes measure(const lbs_net *net, int64_t batch)
+void lbs__bench_sizes(const lbs_net *net, int64_t batch, lbs_cuda_sizes *z)
 {
-	sizes z = { 0 };
+	memset(z, 0, sizeof *z);
 	for (size_t i = 0; i < net->n_layers; i++) {
 		const lbs_layer *l = &net->layers[i];
 		lbs_gemm g[LBS_GEMM_PASSES];
@@ -37,23 +29,23 @@ static sizes measure(const lbs_net *net, int64_t batch)
 		for (int p = 0; p < LBS_GEMM_PASSES; p++) {
 			if (!g[p].count)
 				continue;
-			z.a = fmax(z.a, (double)g[p].m * (double)g[p].k);
-			z.b = fmax(z.b, (double)g[p].k * (double)g[p].n);
-			z.c = fmax(z.c, (double)g[p].m * (double)g[p].n);
+			z->a = fmax(z->a, (double)g[p].m * (double)g[p].k);
+			z->b = fmax(z->b, (double)g[p].k * (double)g[p].n);
+			z->c = fmax(z->c, (double)g[p].m * (double)g[p].n);
 		}
 		if (l->kind == LBS_LAYER_SPARSE) {
-			z.weights = fmax(z.weights, (double)l->features * l->out_c);
-			z.gathered = fmax(z.gathered, (double)l->nnz * l->out_c);
-			z.indices = fmax(z.indices, (double)l->nnz * (double)batch);
-			z.c = fmax(z.c, (double)l->out_c * (double)batch); /* the outputs */
+			z->weights = fmax(z->weights, (double)l->features * l->out_c);
+			z->gathered = fmax(z->gathered, (double)l->nnz * l->out_c);
+			z->indices = fmax(z->indices, (double)l->nnz * (double)batch);
+			z->c = fmax(z->c, (double)l->out_c * (double)batch); /* the outputs */
 		}
 	}
-	return z;
 }
 
 double lbs_bench_buffer_bytes(const lbs_net *net, int64_t batch)
 {
-	sizes z = measure(net, batch);
+	lbs_cuda_sizes z;
+	lbs__bench_sizes(net, batch, &z);
 	/* A, B, C; two weight tables (weights, their gradient); gathered
 	 * weights and gradients; the inputs' values and indices. */
 	return 4.0 * (z.a + z.b + z.c + 2 * z.weights + 2 * z.gathered + 2 * z.indices);
@@ -153,7 +145,8 @@ lbs_status lbs_blas_bench(const lbs_net *net, int64_t batch, int warmup, int rep
 		return lbs_error_set(err, LBS_EINPUT, "%s at batch %lld needs %.3g GB of GEMM buffers, more "
 				     "than the %.3g GB allowed", net->name, (long long)batch, need / 1e9,
 				     max_bytes / 1e9);
-	sizes z = measure(net, batch);
+	lbs_cuda_sizes z;
+	lbs__bench_sizes(net, batch, &z);
 	if (z.a > 2147483647.0 || z.b > 2147483647.0 || z.c > 2147483647.0)
 		return lbs_error_set(err, LBS_EINPUT, "%s at batch %lld: a matrix over 2^31 elements",
 				     net->name, (long long)batch);

@@ -97,6 +97,11 @@ case $rc in
 4) check "--cuda without a GPU: says so" grep -q 'CUDA' "$TMP/err"; cat "$TMP/err" ;;
 *) bad "--cuda: exit $rc" ;;
 esac
+if [ $rc -ne 2 ]; then # built with CUDA: the module is found beside lbsim, or named
+	LBSIM_CUDA_MODULE=$TMP/none.so "$LBSIM" calibrate --cuda cifarnet --batches 2,8 > /dev/null 2> "$TMP/err"
+	check "--cuda, module missing: exit 4" test $? -eq 4
+	check "--cuda, module missing: says so" grep -q 'cannot load the CUDA module: .*none.so' "$TMP/err"
+fi
 
 # The profile-key reference is what `lbsim calibrate --keys` prints.
 "$LBSIM" calibrate --keys > "$TMP/keys.md"
