@@ -53,6 +53,10 @@ INI
 for f in "$top_srcdir"/profiles/*.ini; do
 	check "$(basename "$f") drives a scenario" "$LBSIM" "$TMP/one.ini" -q -o "$TMP/one.db" --set "workers.g.profile=$f"
 done
+sed 's/^device = gpu$/device = cpu/' "$TMP/one.ini" > "$TMP/one-cpu.ini"
+for f in "$top_srcdir"/profiles/measured/*.ini; do
+	check "measured/$(basename "$f") drives a CPU scenario" "$LBSIM" "$TMP/one-cpu.ini" -q -o "$TMP/cpu-one.db" --set "workers.g.profile=$f"
+done
 check "the cost keys are recorded from the profile" test "$(q "$TMP/one.db" \
 	"SELECT count(*) FROM run_config WHERE section = 'workers.g' AND key IN ('cost', 't_flat', 'saturation_batch', 'per_sample', 'max_batch')")" = $((5 * 19))
 "$LBSIM" calibrate --from-table --data "$TMP/nowhere" -o "$TMP/profiles" 2> "$TMP/err"; rc=$?
