@@ -476,7 +476,11 @@ int lbs_calibrate_command(int argc, char **argv)
 		size_t used = strlen(bo.command);
 		lbs_fmt(bo.command + used, sizeof bo.command - used, " %s", argv[i]);
 	}
+	/* Which mode each option belongs to, to refuse one given to another. */
+	const char *seen[OPT_MEMORY + 1] = { 0 };
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		if (c >= OPT_LIST && c <= OPT_MEMORY)
+			seen[c] = argv[optind - 1];
 		switch (c) {
 		case OPT_LIST: list = true; break;
 		case OPT_LAYERS: layers = optarg; break;
@@ -532,6 +536,29 @@ int lbs_calibrate_command(int argc, char **argv)
 		fprintf(stderr, "lbsim calibrate: give one of --blas MODEL, --cuda MODEL, --from-table, "
 			"--list, --layers MODEL or --keys\n");
 		usage(stderr);
+		free(bo.batches);
+		return LBS_EUSAGE;
+	}
+	/* An option only one mode reads, given to another, is a mistake. */
+	static const struct {
+		int opt;
+		const char *name;
+		int modes; /* 1 --blas, 2 --cuda, 4 --from-table, 8 --layers */
+	} owners[] = {
+		{ OPT_BATCHES, "--batches", 3 }, { OPT_REPS, "--reps", 3 },     { OPT_WARMUP, "--warmup", 3 },
+		{ OPT_MEMORY, "--memory", 3 },   { OPT_THREADS, "--threads", 1 }, { OPT_GPU, "--gpu", 2 },
+		{ OPT_DATA, "--data", 4 },       { OPT_BATCH, "--batch", 8 },
+	};
+	int mode = bo.model ? (bo.cuda ? 2 : 1) : tables ? 4 : layers ? 8 : 0;
+	for (size_t i = 0; i < sizeof owners / sizeof *owners; i++)
+		if (seen[owners[i].opt] && !(owners[i].modes & mode)) {
+			fprintf(stderr, "lbsim calibrate: %s does not apply here (see lbsim calibrate --help)\n",
+				owners[i].name);
+			free(bo.batches);
+			return LBS_EUSAGE;
+		}
+	if (output && (list || keys || layers)) {
+		fprintf(stderr, "lbsim calibrate: -o applies to --blas, --cuda and --from-table\n");
 		free(bo.batches);
 		return LBS_EUSAGE;
 	}

@@ -19,6 +19,10 @@ check "--layers unknown model: exit 2" test $rc -eq 2
 check "--layers unknown model: names the known ones" grep -q 'known: cifarnet' "$TMP/err"
 "$LBSIM" calibrate 2> /dev/null; check "calibrate without a mode: exit 2" test $? -eq 2
 "$LBSIM" calibrate --list --batch 0 2> /dev/null; check "--batch 0: exit 2" test $? -eq 2
+"$LBSIM" calibrate --list --batch 4 2> "$TMP/err"; check "--batch outside --layers: exit 2" test $? -eq 2
+check "--batch outside --layers: says so" grep -q -- '--batch does not apply here' "$TMP/err"
+"$LBSIM" calibrate --cuda cifarnet --threads 2 2> /dev/null; check "--threads with --cuda: exit 2" test $? -eq 2
+"$LBSIM" calibrate --from-table --reps 3 2> /dev/null; check "--reps with --from-table: exit 2" test $? -eq 2
 
 # Every shipped profile is what --from-table fits to the data (the software
 # line, which names the GSL version, aside), and each one loads in a scenario.
@@ -67,7 +71,7 @@ check "--from-table to a missing directory: exit 4" test $rc -eq 4
 
 # A reduced BLAS calibration on this machine, measured for real: the times
 # grow with the batch and the line fits them.
-"$LBSIM" calibrate --blas cifarnet --batches 2,8,32 --reps 2 --warmup 1 --threads 1 -o "$TMP/cpu.ini" > "$TMP/blas"
+"$LBSIM" calibrate --blas cifarnet --batches 2,8,32 --reps 3 --warmup 1 --threads 1 -o "$TMP/cpu.ini" > "$TMP/blas"
 check "--blas: exit 0" test $? -eq 0
 cat "$TMP/blas"
 medians=$(sed -n '/^\[measurements\]/,/^$/p' "$TMP/cpu.ini" | awk -F' = ' '/ = / { print $2 }')
@@ -89,7 +93,7 @@ check "--blas: the profile drives a CPU scenario" "$LBSIM" "$TMP/one.ini" -q -o 
 "$LBSIM" calibrate --blas cifarnet --batches 8 2> /dev/null; check "--batches one: exit 2" test $? -eq 2
 "$LBSIM" calibrate --blas cifarnet --reps 0 2> /dev/null; check "--reps 0: exit 2" test $? -eq 2
 "$LBSIM" calibrate --blas cifarnet --memory 12 2> /dev/null; check "--memory without unit: exit 2" test $? -eq 2
-"$LBSIM" calibrate --blas cifarnet --batches 1,2 --reps 1 -o "$TMP/nowhere/p.ini" > /dev/null 2>&1
+"$LBSIM" calibrate --blas cifarnet --batches 1,32 --reps 1 -o "$TMP/nowhere/p.ini" > /dev/null 2>&1
 check "--blas to a missing directory: exit 4" test $? -eq 4
 
 # --cuda: where this build has no CUDA, or the machine no GPU, it says so.
