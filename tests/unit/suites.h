@@ -11,6 +11,7 @@ void suite_rng(void);
 void suite_models(void);
 void suite_scenario(void);
 void suite_run(void);
+void suite_series(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
