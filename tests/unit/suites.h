@@ -12,6 +12,7 @@ void suite_models(void);
 void suite_scenario(void);
 void suite_run(void);
 void suite_series(void);
+void suite_readers(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
@@ -23,5 +24,9 @@ void add_suite(const char *name, const test_case *tests, size_t n);
 /* Writes text to a new temporary file and returns its path (static buffer
  * per call site is not needed: the caller owns the returned malloc'd path). */
 char *write_temp(const char *text);
+
+/* The path of a file of the source tree, e.g. "tests/data/traces/x.csv"
+ * (malloc'd). */
+char *src_path(const char *rel);
 
 #endif
