@@ -5,6 +5,14 @@
 
 const lbs_trace_reader *const lbs_trace_readers[] = {
 	&lbs_reader_lbsim,
+	&lbs_reader_pai,
+	&lbs_reader_azure,
+	&lbs_reader_cloudwatch,
+	&lbs_reader_uta_bw,
+	&lbs_reader_alibaba_v2018,
+	&lbs_reader_philly_cpu,
+	&lbs_reader_philly_mem,
+	&lbs_reader_philly_gpu,
 	NULL,
 };
 

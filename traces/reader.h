@@ -7,6 +7,7 @@
 #ifndef LBS_READER_H
 #define LBS_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sim/error.h"
@@ -43,7 +44,8 @@ extern const lbs_trace_reader lbs_reader_philly_gpu;
 /* The registry, NULL-terminated, in the order of the choices below after
  * "none" (a unit test checks they agree). */
 extern const lbs_trace_reader *const lbs_trace_readers[];
-#define LBS_TRACE_FORMAT_CHOICES "none|lbsim"
+#define LBS_TRACE_FORMAT_CHOICES \
+	"none|lbsim|pai|azure|cloudwatch|uta-bw|alibaba-v2018|philly-cpu|philly-mem|philly-gpu"
 
 const lbs_trace_reader *lbs_trace_reader_find(const char *name);
 
@@ -52,5 +54,10 @@ const lbs_trace_reader *lbs_trace_reader_find(const char *name);
  * `_time` must be > 0; names ending in `_util` in [0, 1]; others finite.
  * Returns NULL when v is fine, or why not. */
 const char *lbs_trace_check_value(const char *column, double v);
+
+/* cloudwatch: whether the reader knows metric `name` (the scenario key
+ * trace_metric), and the list of those it knows, "A, B, ...". */
+bool lbs_cloudwatch_metric_known(const char *name);
+void lbs_cloudwatch_metrics(char *buf, size_t len);
 
 #endif

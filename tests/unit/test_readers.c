@@ -247,6 +247,273 @@ static void test_lbsim_errors(void)
 	expect_error("lbsim", V "time_s,availability\n0,\"1\n", 3, "malformed CSV", NULL);
 }
 
+/* ---- the public data sets --------------------------------------------- */
+
+static void test_pai(void)
+{
+	lbs_series_set *s = read_fixture("pai", "pai-job.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->index_kind, LBS_INDEX_ITERATION);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "batch_time");
+	CU_ASSERT_EQUAL(s->n_series, 3);
+	CU_ASSERT_STRING_EQUAL(s->series[0].id, "1"); /* order of first appearance */
+	CU_ASSERT_STRING_EQUAL(s->series[2].id, "0");
+	CU_ASSERT_EQUAL(s->n_rows, 9); /* the repeated identical row is one sample */
+	CU_ASSERT_EQUAL(s->origin, 1);
+	CU_ASSERT_EQUAL(s->last, 20);
+	lbs_series w0 = lbs_series_view(s, (size_t)lbs_series_find(s, "0"), 0);
+	CU_ASSERT_EQUAL(w0.n, 3);
+	CU_ASSERT_EQUAL(w0.index[0], 3); /* worker 0 has no sample at iteration 1 */
+	CU_ASSERT_EQUAL(w0.value[1], 1000);
+	CU_ASSERT_EQUAL(lbs_series_median(s, 0, &err), 410); /* the job median */
+	lbs_series_set_destroy(s);
+
+	const char *ids[] = { "2" };
+	lbs_read_opts o = { .ids = ids, .n_ids = 1 };
+	s = read_fixture("pai", "pai-job.csv", &o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->n_series, 1);
+	CU_ASSERT_EQUAL(s->n_rows, 3);
+	lbs_series_set_destroy(s);
+}
+
+#define PH ",worker,gpu,time,batch_time_norm\n"
+static void test_pai_errors(void)
+{
+	expect_error("pai", "", 0, "empty file", NULL);
+	expect_error("pai", PH, 0, "no data rows", NULL);
+	expect_error("pai", ",worker,gpu,time\n0,0,25,1\n", 1, "header", "missing column 'batch_time_norm'");
+	expect_error("pai", PH "0,0,25,1,476\n1,0,25,x,476\n", 3, "time: 'x' is not an integer", NULL);
+	expect_error("pai", PH "0,0,25,1.5,476\n", 2, "time", "not an integer");
+	expect_error("pai", PH "0,w0,25,1,476\n", 2, "worker: 'w0' is not an integer", NULL);
+	expect_error("pai", PH "0,0,25,1,0\n", 2, "batch_time_norm: '0' must be > 0", NULL);
+	expect_error("pai", PH "0,0,25,1,-4\n", 2, "batch_time_norm", "must be > 0");
+	expect_error("pai", PH "0,0,25,1,nan\n", 2, "batch_time_norm: 'nan' is not a finite number", NULL);
+	expect_error("pai", PH "0,0,25,1,476\n1,0,25\n", 3, "3 fields", NULL);
+	expect_error("pai", PH "0,0,25,5,476\n1,1,25,1,476\n2,0,25,3,476\n", 4, "time goes back", "line 2");
+	expect_error("pai", PH "0,0,25,5,476\n1,0,25,5,477\n", 3, "duplicate time 5 with a different batch_time",
+		     "line 2");
+}
+
+static void test_azure(void)
+{
+	lbs_series_set *s = read_fixture("azure", "azure-vm.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->index_kind, LBS_INDEX_TIME);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "throughput");
+	CU_ASSERT_EQUAL(s->n_series, 2);
+	CU_ASSERT_DOUBLE_EQUAL(s->origin, 1687538238.96, 1e-6);
+	lbs_series v1 = lbs_series_view(s, (size_t)lbs_series_find(s, "1"), 0);
+	CU_ASSERT_EQUAL(v1.n, 2);
+	CU_ASSERT_EQUAL(v1.value[1], 6254.865);
+	CU_ASSERT_DOUBLE_EQUAL(v1.index[1] - v1.index[0], 7200, 1e-6);
+	lbs_series_set_destroy(s);
+
+	/* A VM's runs out of time order (as in the long-lived files) are sorted. */
+	char *path = write_temp("value,runtime,starttime,VM_id\n3,90,2024-05-23 18:06:12.180,0\n"
+				"1,90,2023-09-01 22:57:23.860,0\n2,90,2024-05-23 21:14:11.070,0\n");
+	CU_ASSERT_EQUAL_FATAL(lbs_reader_azure.read(path, NULL, &s, &err), LBS_OK);
+	CU_ASSERT_EQUAL(s->col[0][0], 1);
+	CU_ASSERT_EQUAL(s->col[0][1], 3);
+	CU_ASSERT_EQUAL(s->col[0][2], 2);
+	CU_ASSERT(s->index[0] < s->index[1] && s->index[1] < s->index[2]);
+	lbs_series_set_destroy(s);
+	unlink(path);
+	free(path);
+}
+
+#define AH "value,runtime,starttime,VM_id\n"
+static void test_azure_errors(void)
+{
+	expect_error("azure", "", 0, "empty file", NULL);
+	expect_error("azure", "value,starttime,VM_id\n1,2023-06-23 16:37:18,0\n", 1, "missing column 'runtime'", NULL);
+	expect_error("azure", AH "12509.73,90.01,2023-06-23 16:37,0\n", 2, "starttime", "not a timestamp");
+	expect_error("azure", AH "0,90.01,2023-06-23 16:37:18,0\n", 2, "value: '0' must be > 0", NULL);
+	expect_error("azure", AH "NaN,90.01,2023-06-23 16:37:18,0\n", 2, "value", "not a finite number");
+	expect_error("azure", AH "12,fast,2023-06-23 16:37:18,0\n", 2, "runtime: 'fast' is not a number", NULL);
+	expect_error("azure", AH "12,90,2023-06-23 16:37:18,vm\n", 2, "VM_id", "not an integer");
+	expect_error("azure", AH "12,90,2023-06-23 16:37:18,0\n13,90,2023-06-23 10:00:00,1\n"
+		     "14,90,2023-06-23 16:37:18,0\n", 4, "duplicate starttime", "also at line 2");
+}
+
+static void test_cloudwatch(void)
+{
+	lbs_series_set *s = read_fixture("cloudwatch", "cloudwatch-nab.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "value");
+	CU_ASSERT_EQUAL(s->n_series, 1);
+	CU_ASSERT_EQUAL(s->n_rows, 6); /* three rows at 03:00:00 are one period */
+	CU_ASSERT_DOUBLE_EQUAL(s->col[0][3], (42.0 + 103.2 + 60.0) / 3, 1e-12);
+	CU_ASSERT_EQUAL(s->index[3] - s->index[2], 64 * 60);
+	lbs_series_set_destroy(s);
+
+	lbs_read_opts o = { .metric = "NetworkIn" };
+	s = read_fixture("cloudwatch", "cloudwatch-nab.csv", &o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "network_in");
+	lbs_series_set_destroy(s);
+
+	/* The console's form: the metric comes from the headers, percent -> fraction. */
+	s = read_fixture("cloudwatch", "cloudwatch-console.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "cpu_util");
+	CU_ASSERT_EQUAL(s->n_series, 2);
+	CU_ASSERT_STRING_EQUAL(s->series[1].id, "i-0e4f5a6b CPUUtilization");
+	lbs_series a = lbs_series_view(s, 0, 0), b = lbs_series_view(s, 1, 0);
+	CU_ASSERT_EQUAL(a.n, 2); /* the empty cell is no datapoint */
+	CU_ASSERT_EQUAL(a.index[1] - a.index[0], 600);
+	CU_ASSERT_DOUBLE_EQUAL(a.value[1], 0.995, 1e-15);
+	CU_ASSERT_EQUAL(b.n, 3);
+	CU_ASSERT_DOUBLE_EQUAL(b.value[0], 0.4025, 1e-15);
+	lbs_series_set_destroy(s);
+
+	o.metric = "CPUUtilisation";
+	char *path = src_path("tests/data/traces/cloudwatch-nab.csv");
+	CU_ASSERT_EQUAL(lbs_reader_cloudwatch.read(path, &o, &s, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown CloudWatch metric 'CPUUtilisation'"));
+	free(path);
+	CU_ASSERT(lbs_cloudwatch_metric_known("CPUUtilization"));
+	CU_ASSERT_FALSE(lbs_cloudwatch_metric_known("cpu"));
+}
+
+#define CH "timestamp,value\n"
+static void test_cloudwatch_errors(void)
+{
+	expect_error("cloudwatch", "", 0, "empty file", NULL);
+	expect_error("cloudwatch", CH, 0, "no data rows", NULL);
+	expect_error("cloudwatch", "time,value\n", 1, "header", "expected timestamp");
+	expect_error("cloudwatch", "timestamp\n", 1, "header", "no value column");
+	expect_error("cloudwatch", "Label,a,a\n", 1, "header", "'a' appears twice");
+	expect_error("cloudwatch", CH "2014-04-10 00:04,91.9\n", 2, "timestamp", "not a timestamp");
+	expect_error("cloudwatch", CH "2014-04-10 00:04:00,x\n", 2, "value: 'x' is not a number", NULL);
+	expect_error("cloudwatch", CH "2014-04-10 00:04:00,NaN\n", 2, "value", "not a finite number");
+	expect_error("cloudwatch", CH "2014-04-10 00:04:00,-3\n", 2, "value: '-3' must be in [0, ", NULL);
+	expect_error("cloudwatch", "Label,i-1 CPUUtilization\n2024-05-02T10:00:00Z,100.5\n", 2,
+		     "i-1 CPUUtilization: '100.5' must be in [0, 100] (a percentage)", NULL);
+	expect_error("cloudwatch", CH "2014-04-10 00:09:00,1\n2014-04-10 00:04:00,1\n", 3, "timestamp goes back",
+		     "line 2");
+	expect_error("cloudwatch", CH "2014-04-10 00:04:00,1,2\n", 2, "3 fields", NULL);
+}
+
+static void test_uta(void)
+{
+	lbs_series_set *s = read_fixture("uta-bw", "uta.bw", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "bandwidth");
+	CU_ASSERT_EQUAL(s->n_rows, 5); /* the two trailing zero rows are dropped */
+	CU_ASSERT_EQUAL(s->index[4], 4);
+	CU_ASSERT_DOUBLE_EQUAL(s->col[0][1], 9.691 * 1.25e8, 1e-3);
+	lbs_series_set_destroy(s);
+}
+
+static void test_uta_errors(void)
+{
+	expect_error("uta-bw", "", 0, "empty file", NULL);
+	expect_error("uta-bw", "crnt bw = 0.000\n", 0, "no data rows", NULL);
+	expect_error("uta-bw", "crnt bw = 1\nbw = 2\n", 2, "bw: expected 'crnt bw = <Gbit/s>'", NULL);
+	expect_error("uta-bw", "crnt bw = 1\ncrnt bw = 2,3\n", 2, "bw", "expected");
+	expect_error("uta-bw", "crnt bw = 1\ncrnt bw = fast\n", 2, "bw: 'fast' is not a number", NULL);
+	expect_error("uta-bw", "crnt bw = -1\n", 1, "bw: '-1' must be >= 0", NULL);
+	expect_error("uta-bw", "crnt bw = 1\ncrnt bw = 0.000\ncrnt bw = 0\ncrnt bw = 2\n", 2, "bw",
+		     "bandwidth 0 before the end");
+}
+
+static void test_alibaba(void)
+{
+	lbs_series_set *s = read_fixture("alibaba-v2018", "alibaba-machine_usage.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->n_cols, 2);
+	CU_ASSERT_STRING_EQUAL(s->col_name[1], "mem_util");
+	CU_ASSERT_EQUAL(s->n_series, 3);
+	lbs_series m = lbs_series_view(s, (size_t)lbs_series_find(s, "m_1932"), 0);
+	CU_ASSERT_EQUAL(m.n, 3); /* sorted; the -1 reading dropped */
+	CU_ASSERT_EQUAL(m.index[0], 386630);
+	CU_ASSERT_DOUBLE_EQUAL(m.value[0], 0.40, 1e-15);
+	CU_ASSERT_EQUAL(m.index[2], 386660);
+	lbs_series m2 = lbs_series_view(s, (size_t)lbs_series_find(s, "m_2038"), 1);
+	CU_ASSERT_EQUAL(m2.n, 2); /* 101 dropped, the repeated row is one sample */
+	CU_ASSERT_DOUBLE_EQUAL(m2.value[1], 0.51, 1e-15);
+	CU_ASSERT_EQUAL(s->origin, 386630);
+	lbs_series_set_destroy(s);
+
+	const char *ids[] = { "m_7" };
+	lbs_read_opts o = { .ids = ids, .n_ids = 1 };
+	s = read_fixture("alibaba-v2018", "alibaba-machine_usage.csv", &o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->n_series, 1);
+	CU_ASSERT_EQUAL(s->col[0][0], 1.0);
+	lbs_series_set_destroy(s);
+}
+
+static void test_alibaba_errors(void)
+{
+	expect_error("alibaba-v2018", "", 0, "empty file", NULL);
+	expect_error("alibaba-v2018", "m_1,10,-1,50,,,,,\n", 0, "no data rows", NULL);
+	expect_error("alibaba-v2018", "m_1,10,40,50\n", 1, "4 fields, expected 9", NULL);
+	expect_error("alibaba-v2018", ",10,40,50,,,,,\n", 1, "machine_id: is empty", NULL);
+	expect_error("alibaba-v2018", "m_1,ten,40,50,,,,,\n", 1, "time_stamp: 'ten' is not a number", NULL);
+	expect_error("alibaba-v2018", "m_1,10,150,50,,,,,\n", 1, "cpu_util_percent: '150' must be a percentage", NULL);
+	expect_error("alibaba-v2018", "m_1,10,40,inf,,,,,\n", 1, "mem_util_percent", "not a finite number");
+	expect_error("alibaba-v2018", "m_1,20,40,50,,,,,\nm_2,10,40,50,,,,,\nm_1,20,41,50,,,,,\n", 3,
+		     "time_stamp: duplicate time_stamp 20 with a different cpu_util", "line 1");
+}
+
+static void test_philly(void)
+{
+	lbs_series_set *s = read_fixture("philly-cpu", "philly-cpu.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "cpu_util");
+	lbs_series m1 = lbs_series_view(s, 0, 0), m2 = lbs_series_view(s, 1, 0);
+	CU_ASSERT_EQUAL(m1.n, 4);
+	CU_ASSERT_EQUAL(m1.index[0], 1507014480.0); /* 00:08 PDT = 07:08 UTC */
+	/* 01:10 PST comes 40 min after 01:30 PDT (the repeated hour of the
+	 * change back to standard time). */
+	CU_ASSERT_EQUAL(m1.index[3] - m1.index[2], 40 * 60);
+	CU_ASSERT_EQUAL(m2.n, 1); /* NA dropped */
+	CU_ASSERT_DOUBLE_EQUAL(m2.value[0], 0.455, 1e-15);
+	lbs_series_set_destroy(s);
+
+	s = read_fixture("philly-mem", "philly-mem.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->n_rows, 2);
+	CU_ASSERT_DOUBLE_EQUAL(s->col[0][0], 0.25, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(s->col[0][1], 0.75, 1e-15);
+	lbs_series_set_destroy(s);
+
+	s = read_fixture("philly-gpu", "philly-gpu.csv", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(s->col_name[0], "gpu_util");
+	lbs_series g1 = lbs_series_view(s, 0, 0), g2 = lbs_series_view(s, 1, 0);
+	CU_ASSERT_EQUAL(g1.n, 2);
+	CU_ASSERT_DOUBLE_EQUAL(g1.value[0], 0.75, 1e-15);
+	CU_ASSERT_EQUAL(g1.value[1], 0);
+	CU_ASSERT_DOUBLE_EQUAL(g2.value[0], 0.45, 1e-15);
+	lbs_series_set_destroy(s);
+}
+
+#define PC "time,machine_id,cpu_util\n"
+static void test_philly_errors(void)
+{
+	expect_error("philly-cpu", "", 0, "empty file", NULL);
+	expect_error("philly-cpu", "time,machine,cpu_util\n", 1, "header", "expected 'time,machine_id,cpu_util'");
+	expect_error("philly-cpu", PC "2017-10-03 00:08:00 CEST,m1,12\n", 2, "time", "unknown time zone");
+	expect_error("philly-cpu", PC "2017-10-03 00:08:00 PDT,m1,120\n", 2, "cpu_util: '120' must be a percentage",
+		     NULL);
+	expect_error("philly-cpu", PC "2017-10-03 00:08:00 PDT,m1,na\n", 2, "cpu_util: 'na' is not a number", NULL);
+	expect_error("philly-cpu", PC "2017-10-03 00:08:00 PDT,,1\n", 2, "machine_id: is empty", NULL);
+	expect_error("philly-cpu", PC "2017-10-03 00:09:00 PDT,m1,1\n2017-10-03 00:08:00 PDT,m1,1\n", 3,
+		     "time goes back", NULL);
+	expect_error("philly-mem", "time,machine_id,mem_total,mem_free\n2017-10-03 00:08:00 PDT,m1,256,300\n", 2,
+		     "mem_free: '300' must be in [0, mem_total]", NULL);
+	expect_error("philly-mem", "time,machine_id,mem_total,mem_free\n2017-10-03 00:08:00 PDT,m1,0,0\n", 2,
+		     "mem_total: '0' must be > 0", NULL);
+	expect_error("philly-gpu", "time,machineId,gpu1_util,\n", 1, "header", "gpu0_util");
+	expect_error("philly-gpu", "time,machineId,gpu0_util,\n2017-10-03 00:08:00 PDT,m1,x,\n", 2,
+		     "gpu0_util: 'x' is not a number", NULL);
+	expect_error("philly-gpu", "time,machineId,gpu0_util,\n2017-10-03 00:08:00 PDT,m1,1,9\n", 2,
+		     "unexpected text after the last GPU", NULL);
+}
+
 static void test_registry(void)
 {
 	/* The scenario key's choices and the registry agree, in order. */
@@ -272,6 +539,18 @@ void suite_readers(void)
 		{ "format registry", test_registry },
 		{ "lbsim format", test_lbsim },
 		{ "lbsim format: bad input", test_lbsim_errors },
+		{ "PAI mini-batch times", test_pai },
+		{ "PAI: bad input", test_pai_errors },
+		{ "Azure VM noise", test_azure },
+		{ "Azure: bad input", test_azure_errors },
+		{ "CloudWatch (NAB and console)", test_cloudwatch },
+		{ "CloudWatch: bad input", test_cloudwatch_errors },
+		{ "EC2 network runs (Uta)", test_uta },
+		{ "Uta: bad input", test_uta_errors },
+		{ "Alibaba v2018 machine_usage", test_alibaba },
+		{ "Alibaba v2018: bad input", test_alibaba_errors },
+		{ "Philly cpu, mem, gpu", test_philly },
+		{ "Philly: bad input", test_philly_errors },
 	};
 	add_suite("readers", tests, sizeof tests / sizeof tests[0]);
 }
