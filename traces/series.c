@@ -481,11 +481,17 @@ lbs_status lbs_series_builder_finish(lbs_series_builder *b, lbs_series_set **out
 	s->n_rows = n;
 	s->origin = INFINITY;
 	s->last = -INFINITY;
+	double last_step = 1;
 	for (size_t e = 0; e < s->n_series; e++) {
 		const lbs_series_entity *se = &s->series[e];
-		s->origin = fmin(s->origin, s->index[se->first]);
-		s->last = fmax(s->last, s->index[se->first + se->n - 1]);
+		const double *t = s->index + se->first;
+		s->origin = fmin(s->origin, t[0]);
+		if (t[se->n - 1] > s->last) {
+			s->last = t[se->n - 1];
+			last_step = se->n > 1 ? t[se->n - 1] - t[se->n - 2] : 1;
+		}
 	}
+	s->period = s->last - s->origin + last_step;
 	*out = s;
 	s = NULL;
 out:

@@ -64,6 +64,11 @@ typedef struct lbs_series_set {
 	char *ids;                  /* storage of the ids */
 	double origin;              /* least index of any entity: where replay starts */
 	double last;                /* greatest index of any entity */
+	/* Length of one pass when a replay loops: last - origin plus the last
+	 * step of the entity that ends last (its final sample lasts as long as
+	 * the step before it; 1 when it has one sample). One period for every
+	 * entity, so the workers replaying a set stay aligned. */
+	double period;
 } lbs_series_set;
 
 /* One entity's view of one column, what an availability source replays. */

@@ -40,6 +40,7 @@ static void test_single_entity(void)
 	CU_ASSERT_STRING_EQUAL(s->series[0].id, "");
 	CU_ASSERT_EQUAL(s->origin, 10);
 	CU_ASSERT_EQUAL(s->last, 25);
+	CU_ASSERT_EQUAL(s->period, 20); /* 25 - 10 + the last step, 5 */
 	CU_ASSERT_EQUAL(s->stats[0].min, 0.5);
 	CU_ASSERT_EQUAL(s->stats[0].min_line, 3);
 	CU_ASSERT_EQUAL(s->stats[0].max, 4.0);
@@ -130,6 +131,7 @@ static void test_keyed(void)
 	CU_ASSERT_EQUAL(va.value[1], 40);
 	CU_ASSERT_EQUAL(s->origin, 1);
 	CU_ASSERT_EQUAL(s->last, 5);
+	CU_ASSERT_EQUAL(s->period, 5); /* c ends last, with one sample: 5 - 1 + 1 */
 	lbs_series_set_destroy(s);
 }
 
