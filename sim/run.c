@@ -2,6 +2,7 @@
 #include "sim/run.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -164,6 +165,57 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	return LBS_OK;
 }
 
+/* Loads every trace the groups name and sets up the replay of each traced
+ * worker (run->sources, group by group), so that a bad trace stops the run
+ * before anything is written; errors say which scenario key bound it. */
+static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
+{
+	size_t n = 0;
+	for (size_t g = 0; g < sc->n_groups; g++)
+		if (sc->groups[g].trace.format)
+			n += (size_t)sc->groups[g].count;
+	if (!n)
+		return LBS_OK;
+	if (!(run->traces = lbs_trace_table_create(err)) ||
+	    !(run->sources = lbs_calloc(n, sizeof *run->sources, err)))
+		return LBS_EINTERNAL;
+	/* Trace paths are relative to the scenario file's directory. */
+	char base[1024];
+	snprintf(base, sizeof base, "%s", sc->path);
+	char *slash = strrchr(base, '/');
+	if (slash)
+		*(slash == base ? slash + 1 : slash) = '\0';
+	else
+		snprintf(base, sizeof base, ".");
+	size_t at = 0;
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		if (!gs->trace.format)
+			continue;
+		lbs_trace_request req = {
+			.spec = &gs->trace,
+			.base_dir = base,
+			.owner = gs->name,
+			.seed = (uint64_t)sc->run.seed,
+			.gain = gs->availability,
+		};
+		const char *key = NULL;
+		lbs_status st = lbs_trace_bind(run->traces, &req, gs->count, run->sources + at, &key, err);
+		if (st != LBS_OK) {
+			char section[LBS_NAME_MAX + 16], label[LBS_ERROR_MAX / 2];
+			snprintf(section, sizeof section, "workers.%s", gs->name);
+			lbs_origin o = lbs_scenario_origin(sc, section, key ? key : "trace");
+			if (!o.file) /* a default: point at the trace itself */
+				o = lbs_scenario_origin(sc, section, key = "trace");
+			lbs_origin_format(&o, section, key ? key : "trace", label, sizeof label);
+			lbs_error_prefix(err, "%s", label);
+			return st;
+		}
+		at += (size_t)gs->count;
+	}
+	return LBS_OK;
+}
+
 lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 {
 	memset(run, 0, sizeof *run);
@@ -185,7 +237,11 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 		lbs_run_destroy(run);
 		return LBS_EINTERNAL;
 	}
-	size_t i = 0;
+	if ((st = bind_traces(run, sc, err)) != LBS_OK) {
+		lbs_run_destroy(run);
+		return st;
+	}
+	size_t i = 0, traced = 0;
 	int64_t cap_sum = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
@@ -194,7 +250,8 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 			w->cost = &gs->cost;
 			w->noise = &gs->noise;
 			w->group = (uint32_t)g;
-			w->avail = (lbs_avail){ NULL, NULL, gs->availability };
+			w->avail = gs->trace.format ? lbs_source_avail(&run->sources[traced++])
+						    : (lbs_avail){ NULL, NULL, gs->availability };
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind != LBS_NOISE_NONE &&
@@ -281,6 +338,8 @@ void lbs_run_destroy(lbs_run *run)
 		if (run->workers[i].rng)
 			gsl_rng_free(run->workers[i].rng);
 	free(run->workers);
+	free(run->sources);
+	lbs_trace_table_destroy(run->traces);
 	free(run->batch);
 	free(run->compute_s);
 	free(run->max_batch);

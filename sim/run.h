@@ -20,6 +20,8 @@
 #include "sim/engine.h"
 #include "sim/scenario.h"
 #include "traces/avail.h"
+#include "traces/binding.h"
+#include "traces/source.h"
 
 typedef struct lbs_worker {
 	const lbs_cost *cost;
@@ -65,6 +67,8 @@ typedef struct lbs_run {
 	lbs_net_time net; /* aggregation time at nominal bandwidth */
 	const lbs_policy_ops *policy;
 	void *policy_state;
+	lbs_trace_table *traces;  /* every trace of the run, each loaded once; NULL: none */
+	lbs_source *sources;      /* the traced workers' replays, group by group */
 	lbs_engine eng;
 	uint32_t h_begin, h_compute_done, h_agg_done, h_worker0;
 	bool per_worker_events;

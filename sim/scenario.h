@@ -13,6 +13,7 @@
 #include "models/network.h"
 #include "models/noise.h"
 #include "sim/keys.h"
+#include "traces/binding.h"
 
 #define LBS_MAX_WORKERS 1000000
 #define LBS_MAX_GROUPS 4096
@@ -49,6 +50,7 @@ typedef struct lbs_group_spec {
 	lbs_cost cost;
 	double availability;
 	lbs_noise noise;
+	lbs_trace_spec trace;    /* trace_format = none: no trace */
 	lbs_origin at;           /* where the section starts */
 } lbs_group_spec;
 

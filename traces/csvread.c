@@ -207,6 +207,79 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 	return st;
 }
 
+typedef struct split_ctx {
+	char *buf;     /* fields, each NUL-terminated */
+	size_t len, cap, n;
+	int records;
+	bool oom;
+} split_ctx;
+
+static void split_field(void *data, size_t len, void *p)
+{
+	split_ctx *c = p;
+	if (c->oom)
+		return;
+	if (c->len + len + 1 > c->cap) {
+		size_t cap = 2 * (c->len + len + 1);
+		char *b = realloc(c->buf, cap);
+		if (!b) {
+			c->oom = true;
+			return;
+		}
+		c->buf = b;
+		c->cap = cap;
+	}
+	if (len)
+		memcpy(c->buf + c->len, data, len);
+	c->buf[c->len + len] = '\0';
+	c->len += len + 1;
+	c->n++;
+}
+
+static void split_record(int ch, void *p)
+{
+	(void)ch;
+	((split_ctx *)p)->records++;
+}
+
+lbs_status lbs_csv_split(const char *text, char ***fields, size_t *n, lbs_error *err)
+{
+	*fields = NULL;
+	*n = 0;
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	split_ctx c = { 0 };
+	size_t len = strlen(text);
+	bool bad = csv_parse(&p, text, len, split_field, split_record, &c) != len ||
+		   csv_fini(&p, split_field, split_record, &c) != 0;
+	csv_free(&p);
+	if (c.oom) {
+		free(c.buf);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	if (bad || c.records > 1) {
+		free(c.buf);
+		return lbs_error_set(err, LBS_EINPUT, "'%s' is not one list of comma-separated values", text);
+	}
+	char **out = malloc(c.n * sizeof *out + c.len + 1);
+	if (!out) {
+		free(c.buf);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	char *strings = (char *)(out + c.n);
+	if (c.len)
+		memcpy(strings, c.buf, c.len);
+	for (size_t i = 0, off = 0; i < c.n; i++) {
+		out[i] = strings + off;
+		off += strlen(strings + off) + 1;
+	}
+	free(c.buf);
+	*fields = out;
+	*n = c.n;
+	return LBS_OK;
+}
+
 const char *lbs_csv_real(const char *s, double *out)
 {
 	const char *p = s;

@@ -32,6 +32,12 @@ typedef lbs_status (*lbs_csv_comment_fn)(void *ctx, const char *text, int64_t li
 lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn comment, void *ctx,
 			lbs_error *err);
 
+/* Splits `text`, one CSV record (a scenario value such as `a, "b,c"`),
+ * into its fields with libcsv: *fields is one malloc'd block holding the
+ * pointers and the strings (free it once); *n is 0 for empty text.
+ * Returns LBS_EINPUT on malformed quoting. */
+lbs_status lbs_csv_split(const char *text, char ***fields, size_t *n, lbs_error *err);
+
 /* Sets err to LBS_EINPUT with "path:line: field: <message>" and returns it. */
 lbs_status lbs_trace_error(lbs_error *err, const char *path, int64_t line, const char *field,
 			   const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -416,9 +416,18 @@ lbs_status lbs_series_builder_finish(lbs_series_builder *b, lbs_series_set **out
 	lbs_status st = LBS_OK;
 	size_t *perm = NULL, *start = NULL;
 	lbs_series_set *s = NULL;
+	if (b->n == 0 && b->filter) {
+		char ids[256] = "";
+		for (size_t e = 0, used = 0; e < b->n_e && used + 1 < sizeof ids; e++) {
+			int w = snprintf(ids + used, sizeof ids - used, "%s'%s'", e ? ", " : "",
+					 b->ids + b->e[e].id_off);
+			used += w > 0 ? (size_t)w : 0;
+		}
+		st = lbs_error_set(err, LBS_EINPUT, "%s: has none of the ids asked for (%s)", b->path, ids);
+		goto out;
+	}
 	if (b->n == 0) {
-		st = lbs_error_set(err, LBS_EINPUT, "%s: no data rows%s", b->path,
-				   b->filter ? " for the ids asked for" : "");
+		st = lbs_error_set(err, LBS_EINPUT, "%s: no data rows", b->path);
 		goto out;
 	}
 	if (!(s = lbs_calloc(1, sizeof *s, err))) {

@@ -68,6 +68,7 @@ int main(void)
 	suite_series();
 	suite_readers();
 	suite_source();
+	suite_binding();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_tests_failed();

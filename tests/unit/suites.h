@@ -14,6 +14,7 @@ void suite_run(void);
 void suite_series(void);
 void suite_readers(void);
 void suite_source(void);
+void suite_binding(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
