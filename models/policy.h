@@ -35,6 +35,12 @@ typedef struct lbs_observation {
 	double now_s;             /* simulated time */
 	const int64_t *batch;     /* last iteration's batch per worker (NULL at 0) */
 	const double *compute_s;  /* last iteration's measured compute time (NULL at 0) */
+	/* Each worker's machine readings now (fractions), as a monitoring agent
+	 * would report them at the barrier: from its trace's cpu_util and
+	 * mem_util columns (traces/source.h); NaN for a worker whose trace has
+	 * none; NULL when no worker has any. */
+	const double *cpu_util;
+	const double *mem_util;
 } lbs_observation;
 
 typedef struct lbs_policy_ops {

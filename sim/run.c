@@ -2,6 +2,7 @@
 #include "sim/run.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,23 @@ static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 	return LBS_OK;
 }
 
+/* The readings a real system would observe at the barrier: each traced
+ * worker's cpu_util and mem_util, where its trace has them. */
+static void take_readings(lbs_run *run, double now_s)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		const lbs_avail *a = &run->workers[i].avail;
+		const lbs_source *src = a->ops == &lbs_source_ops ? a->state : NULL;
+		double v;
+		if (run->cpu_util)
+			run->cpu_util[i] = src && lbs_source_reading(src, LBS_READING_CPU, now_s, run->iteration, &v)
+					   ? v : NAN;
+		if (run->mem_util)
+			run->mem_util[i] = src && lbs_source_reading(src, LBS_READING_MEM, now_s, run->iteration, &v)
+					   ? v : NAN;
+	}
+}
+
 static lbs_status plan(lbs_run *run, lbs_error *err)
 {
 	lbs_observation obs = {
@@ -60,7 +78,11 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.now_s = lbs_engine_now(&run->eng),
 		.batch = run->iteration ? run->batch : NULL,
 		.compute_s = run->iteration ? run->compute_s : NULL,
+		.cpu_util = run->cpu_util,
+		.mem_util = run->mem_util,
 	};
+	if (run->cpu_util || run->mem_util)
+		take_readings(run, obs.now_s);
 	bool changed = false;
 	double t0 = monotonic_s();
 	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
@@ -213,6 +235,14 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 		}
 		at += (size_t)gs->count;
 	}
+	bool cpu = false, mem = false;
+	for (size_t k = 0; k < n; k++) {
+		cpu |= run->sources[k].cpu != NULL;
+		mem |= run->sources[k].mem != NULL;
+	}
+	if ((cpu && !(run->cpu_util = lbs_calloc(run->n, sizeof *run->cpu_util, err))) ||
+	    (mem && !(run->mem_util = lbs_calloc(run->n, sizeof *run->mem_util, err))))
+		return LBS_EINTERNAL;
 	return LBS_OK;
 }
 
@@ -339,6 +369,8 @@ void lbs_run_destroy(lbs_run *run)
 			gsl_rng_free(run->workers[i].rng);
 	free(run->workers);
 	free(run->sources);
+	free(run->cpu_util);
+	free(run->mem_util);
 	lbs_trace_table_destroy(run->traces);
 	free(run->batch);
 	free(run->compute_s);

@@ -69,6 +69,7 @@ typedef struct lbs_run {
 	void *policy_state;
 	lbs_trace_table *traces;  /* every trace of the run, each loaded once; NULL: none */
 	lbs_source *sources;      /* the traced workers' replays, group by group */
+	double *cpu_util, *mem_util; /* readings for the policy (NULL: no trace has them) */
 	lbs_engine eng;
 	uint32_t h_begin, h_compute_done, h_agg_done, h_worker0;
 	bool per_worker_events;

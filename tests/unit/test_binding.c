@@ -470,6 +470,39 @@ static void test_scenario_keys(void)
 	scratch_close(&s);
 }
 
+/* Policies see each traced worker's cpu_util and mem_util at the barrier. */
+static void test_readings(void)
+{
+	scratch s;
+	scratch_open(&s);
+	scratch_write(&s, "r.csv", "# lbsim-trace 1\ntime_s,cpu_util,mem_util\n0,0.2,0.5\n1,0.6,0.7\n");
+	const char *ini = scratch_write(&s, "r.ini", RUN_NONE(3, 20)
+		"[workers.t]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 50 ms\n"
+		"trace_format = lbsim\ntrace = r.csv\n"
+		"[workers.u]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 50 ms\n");
+	lbs_scenario sc;
+	lbs_run run;
+	CU_ASSERT_EQUAL_FATAL(lbs_scenario_load(&sc, ini, NULL, 0, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, &err), LBS_OK);
+	/* Planned at t = 0: the first readings; the untraced worker has none. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run.cpu_util);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run.mem_util);
+	CU_ASSERT_EQUAL(run.cpu_util[0], 0.2);
+	CU_ASSERT_EQUAL(run.mem_util[0], 0.5);
+	CU_ASSERT(isnan(run.cpu_util[1]));
+	/* Availability is the util mapping of cpu_util: 0.8, then 0.4 from 1 s.
+	 * Iteration 0 (0.5 s of work) ends at 0.625; iteration 1 at 1.5 (0.375
+	 * s at 0.8 do 0.3, the remaining 0.2 take 0.5 s at 0.4); iteration 2,
+	 * planned with the readings of t = 1.5, at 2.75. */
+	CU_ASSERT_EQUAL_FATAL(lbs_run_execute(&run, NULL, NULL, NULL, &err), LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(run.stats.sim_time_s, 2.75, 1e-14);
+	CU_ASSERT_EQUAL(run.cpu_util[0], 0.6);
+	CU_ASSERT_EQUAL(run.mem_util[0], 0.7);
+	lbs_run_destroy(&run);
+	lbs_scenario_destroy(&sc);
+	scratch_close(&s);
+}
+
 void suite_binding(void)
 {
 	static const test_case tests[] = {
@@ -478,6 +511,7 @@ void suite_binding(void)
 		{ "in order, drawn, one copy per file", test_assignment },
 		{ "binding errors name file, line, key", test_binding_errors },
 		{ "trace keys in the scenario", test_scenario_keys },
+		{ "readings for policies", test_readings },
 	};
 	add_suite("binding", tests, sizeof tests / sizeof tests[0]);
 }
