@@ -129,7 +129,14 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	lbs_run *run = ctx;
 	double now = lbs_engine_now(eng);
 	run->compute_end_s = now;
-	return lbs_engine_at(eng, now + run->net.latency_s + run->net.transfer_s, run->h_agg_done);
+	/* The latency, then the transfer at the bandwidth of the moment: a
+	 * bandwidth trace stretches the transfer as availability stretches
+	 * compute (the same fluid rule). */
+	double start = now + run->net.latency_s;
+	double end = run->net.transfer_s > 0
+			     ? lbs_avail_finish(&run->net_avail, start, run->net.transfer_s, run->iteration)
+			     : start;
+	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
 static lbs_status on_worker_done(void *ctx, uint32_t worker, lbs_engine *eng)
@@ -190,16 +197,34 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 /* Loads every trace the groups name and sets up the replay of each traced
  * worker (run->sources, group by group), so that a bad trace stops the run
  * before anything is written; errors say which scenario key bound it. */
+/* Binds one trace; on error, prefixes the message with where the scenario
+ * gave the key at fault. */
+static lbs_status bind_one(lbs_run *run, const lbs_scenario *sc, const char *section,
+			   const lbs_trace_request *req, int64_t count, lbs_source *out, lbs_error *err)
+{
+	const char *key = NULL;
+	lbs_status st = lbs_trace_bind(run->traces, req, count, out, &key, err);
+	if (st != LBS_OK) {
+		char label[LBS_ERROR_MAX / 2];
+		lbs_origin o = lbs_scenario_origin(sc, section, key ? key : "trace");
+		if (!o.file) /* a default: point at the trace itself */
+			o = lbs_scenario_origin(sc, section, key = "trace");
+		lbs_origin_format(&o, section, key ? key : "trace", label, sizeof label);
+		lbs_error_prefix(err, "%s", label);
+	}
+	return st;
+}
+
 static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 {
 	size_t n = 0;
 	for (size_t g = 0; g < sc->n_groups; g++)
 		if (sc->groups[g].trace.format)
 			n += (size_t)sc->groups[g].count;
-	if (!n)
+	if (!n && !sc->network_trace.format)
 		return LBS_OK;
 	if (!(run->traces = lbs_trace_table_create(err)) ||
-	    !(run->sources = lbs_calloc(n, sizeof *run->sources, err)))
+	    (n && !(run->sources = lbs_calloc(n, sizeof *run->sources, err))))
 		return LBS_EINTERNAL;
 	/* Trace paths are relative to the scenario file's directory. */
 	char base[1024];
@@ -209,6 +234,7 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 		*(slash == base ? slash + 1 : slash) = '\0';
 	else
 		snprintf(base, sizeof base, ".");
+	lbs_status st;
 	size_t at = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
@@ -221,19 +247,27 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 			.seed = (uint64_t)sc->run.seed,
 			.gain = gs->availability,
 		};
-		const char *key = NULL;
-		lbs_status st = lbs_trace_bind(run->traces, &req, gs->count, run->sources + at, &key, err);
-		if (st != LBS_OK) {
-			char section[LBS_NAME_MAX + 16], label[LBS_ERROR_MAX / 2];
-			snprintf(section, sizeof section, "workers.%s", gs->name);
-			lbs_origin o = lbs_scenario_origin(sc, section, key ? key : "trace");
-			if (!o.file) /* a default: point at the trace itself */
-				o = lbs_scenario_origin(sc, section, key = "trace");
-			lbs_origin_format(&o, section, key ? key : "trace", label, sizeof label);
-			lbs_error_prefix(err, "%s", label);
+		char section[LBS_NAME_MAX + 16];
+		snprintf(section, sizeof section, "workers.%s", gs->name);
+		if ((st = bind_one(run, sc, section, &req, gs->count, run->sources + at, err)) != LBS_OK)
 			return st;
-		}
 		at += (size_t)gs->count;
+	}
+	if (sc->network_trace.format) {
+		/* A bandwidth reading becomes a factor of the nominal bandwidth. */
+		lbs_trace_request req = {
+			.spec = &sc->network_trace,
+			.base_dir = base,
+			.owner = "network",
+			.seed = (uint64_t)sc->run.seed,
+			.gain = 1,
+			.nominal = sc->network.bandwidth_Bps,
+		};
+		if (!(run->net_source = lbs_calloc(1, sizeof *run->net_source, err)))
+			return LBS_EINTERNAL;
+		if ((st = bind_one(run, sc, "network", &req, 1, run->net_source, err)) != LBS_OK)
+			return st;
+		run->net_avail = lbs_source_avail(run->net_source);
 	}
 	bool cpu = false, mem = false;
 	for (size_t k = 0; k < n; k++) {
@@ -255,6 +289,7 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 	/* Workers and gradient size are fixed for the run, so is aggregation at
 	 * nominal bandwidth. */
 	run->net = lbs_network_time(&sc->network, sc->n_workers, sc->model.gradient_bytes);
+	run->net_avail = (lbs_avail){ NULL, NULL, 1.0 };
 	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS;
 	lbs_status st = lbs_engine_init(&run->eng, run->per_worker_events ? run->n + 16 : 16, err);
 	if (st != LBS_OK)
@@ -369,6 +404,7 @@ void lbs_run_destroy(lbs_run *run)
 			gsl_rng_free(run->workers[i].rng);
 	free(run->workers);
 	free(run->sources);
+	free(run->net_source);
 	free(run->cpu_util);
 	free(run->mem_util);
 	lbs_trace_table_destroy(run->traces);

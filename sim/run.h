@@ -65,6 +65,8 @@ typedef struct lbs_run {
 	int *device;
 	double gradient_bytes;
 	lbs_net_time net; /* aggregation time at nominal bandwidth */
+	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 without a trace) */
+	lbs_source *net_source; /* its replay, with a [network] trace */
 	const lbs_policy_ops *policy;
 	void *policy_state;
 	lbs_trace_table *traces;  /* every trace of the run, each loaded once; NULL: none */

@@ -532,6 +532,33 @@ static lbs_status check_trace(const lbs_trace_spec *t, const char *section, cons
 	return LBS_OK;
 }
 
+/* The entries of a section that start with "trace" go to their own table
+ * and struct: they are moved to the front of entries[] (*n_trace of them),
+ * validated, checked and recorded; the caller applies the rest. */
+static lbs_status apply_trace_keys(lbs_scenario *sc, const char *section, const lbs_origin *where,
+				   const lbs_kv **entries, size_t n, lbs_trace_spec *target,
+				   size_t *n_trace, lbs_error *err)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(entries[i]->key, "trace", 5) == 0) {
+			const lbs_kv *e = entries[i];
+			memmove(&entries[k + 1], &entries[k], (i - k) * sizeof *entries);
+			entries[k++] = e;
+		}
+	*n_trace = k;
+	uint64_t present = 0;
+	lbs_origin o[64];
+	lbs_status st = lbs_keys_apply(trace_keys, NKEYS(trace_keys), section, where,
+				       (const lbs_kv *const *)entries, k, target, &present, o, err);
+	if (st == LBS_OK)
+		st = check_trace(target, section, o, err);
+	if (st == LBS_OK && record_config(sc, section, trace_keys, NKEYS(trace_keys), present,
+					  (const lbs_kv *const *)entries, k))
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	return st;
+}
+
 static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_origin *o,
 			      lbs_error *err)
 {
@@ -617,24 +644,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			}
 			snprintf(g->name, sizeof g->name, "%s", gname);
 			g->at = where;
-			/* The trace keys go to their own table (and struct). */
 			size_t n_trace = 0;
-			for (size_t i = 0; i < n; i++)
-				if (strncmp(entries[i]->key, "trace", 5) == 0) {
-					const lbs_kv *e = entries[i];
-					memmove(&entries[1], &entries[0], i * sizeof *entries);
-					entries[0] = e;
-					n_trace++;
-				}
-			uint64_t trace_present = 0;
-			lbs_origin to[64];
-			st = lbs_keys_apply(trace_keys, NKEYS(trace_keys), name, &where, entries, n_trace,
-					    &g->trace, &trace_present, to, err);
-			if (st == LBS_OK)
-				st = check_trace(&g->trace, name, to, err);
-			if (st == LBS_OK && record_config(sc, name, trace_keys, NKEYS(trace_keys), trace_present,
-							  entries, n_trace))
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+			st = apply_trace_keys(sc, name, &where, entries, n, &g->trace, &n_trace, err);
 			if (st == LBS_OK)
 				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace,
 						    n - n_trace, g, &present, o, err);
@@ -661,10 +672,21 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				st = check_model(sc, present, o, &where, err);
 		} else {
 			seen_network = true;
-			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->network,
-					    &present, o, err);
+			size_t n_trace = 0;
+			st = apply_trace_keys(sc, name, &where, entries, n, &sc->network_trace, &n_trace, err);
+			if (st == LBS_OK)
+				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace,
+						    n - n_trace, &sc->network, &present, o, err);
 			if (st == LBS_OK)
 				st = check_network(sc, present, err);
+			if (st == LBS_OK && sc->network_trace.format && sc->network.ops == &lbs_network_none) {
+				lbs_origin at = where;
+				for (size_t i = 0; i < n_trace; i++)
+					if (!strcmp(entries[i]->key, "trace_format"))
+						at = entries[i]->at;
+				st = origin_error(err, &at, name, "trace_format", "a bandwidth trace needs a network "
+						  "to slow down: topology ring or ps");
+			}
 			int wb = lbs_keys_find(network_keys, NKEYS(network_keys), "worker_bandwidth");
 			if (st == LBS_OK && sc->network.ops == &lbs_network_ps && !(present >> wb & 1)) {
 				/* Record the value it takes from `bandwidth`. */
@@ -802,6 +824,11 @@ void lbs_scenario_document(FILE *out)
 			lbs_keys_document(out, s->keys, s->nkeys);
 		else
 			lbs_policy_document(out);
+		if (s->keys == network_keys)
+			fprintf(out, "\n`[network]` also takes the `trace*` keys of `[workers.NAME]` (below): "
+				     "a bandwidth trace then scales the transfer part of each aggregation, "
+				     "and `rate` is relative to `bandwidth` unless `trace_reference` is given "
+				     "(doc/traces.md).\n");
 		if (s->keys == group_keys) {
 			fprintf(out, "\nA group's availability can follow a trace instead: the `trace*` keys "
 				     "bind one (formats, mappings and examples: doc/traces.md).\n\n");

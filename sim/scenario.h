@@ -66,6 +66,7 @@ typedef struct lbs_scenario {
 	lbs_run_spec run;
 	lbs_model_spec model;
 	lbs_network network;
+	lbs_trace_spec network_trace; /* the [network] trace* keys; format none: no trace */
 	lbs_policy_spec policy;
 	lbs_group_spec *groups;
 	size_t n_groups;

@@ -503,6 +503,58 @@ static void test_readings(void)
 	scratch_close(&s);
 }
 
+/* A bandwidth trace on [network] stretches the transfer as the fluid rule
+ * says. Ring of 2, 1 MB at 1 GB/s: 1 ms of transfer at nominal bandwidth.
+ * The trace gives 1 GB/s, then 0.5 GB/s from 10.5 ms. Iteration 0's
+ * compute (10 ms) ends at 10 ms; half the transfer is done by 10.5 ms, the
+ * other half takes 1 ms at half bandwidth: it ends at 11.5 ms (not 11 nor
+ * 12). Iteration 1 transfers at half bandwidth throughout: 2 ms. */
+static void test_network_trace(void)
+{
+	scratch s;
+	scratch_open(&s);
+	scratch_write(&s, "bw.csv", "# lbsim-trace 1\ntime_s,bandwidth\n0,1e9\n0.0105,5e8\n");
+	const char *ini = scratch_write(&s, "n.ini",
+		"[run]\nglobal_batch = 20\niterations = 2\n[model]\ngradient = 1 MB\n"
+		"[network]\ntopology = ring\nbandwidth = 1 GB/s\ntrace_format = lbsim\ntrace = bw.csv\n"
+		"[workers.w]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n");
+	capture c;
+	CU_ASSERT_EQUAL_FATAL(simulate(ini, &c, NULL), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 2);
+	CU_ASSERT_DOUBLE_EQUAL(c.end[0], 0.0115, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(c.end[1], 0.0115 + 0.010 + 0.002, 1e-15);
+	capture_free(&c);
+
+	/* trace_reference replaces the nominal bandwidth as the reference. */
+	ini = scratch_write(&s, "n2.ini",
+		"[run]\nglobal_batch = 20\niterations = 1\n[model]\ngradient = 1 MB\n"
+		"[network]\ntopology = ring\nbandwidth = 1 GB/s\ntrace_format = lbsim\ntrace = bw.csv\n"
+		"trace_reference = 2e9\n"
+		"[workers.w]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n");
+	CU_ASSERT_EQUAL_FATAL(simulate(ini, &c, NULL), LBS_OK);
+	/* Factor 0.5 until 10.5 ms (0.25 ms of transfer), then 0.25: 3 ms more. */
+	CU_ASSERT_DOUBLE_EQUAL(c.end[0], 0.0135, 1e-15);
+	capture_free(&c);
+
+	/* No network to slow down. */
+	ini = scratch_write(&s, "n3.ini",
+		"[run]\nglobal_batch = 20\niterations = 1\n[model]\ngradient = 1 MB\n"
+		"[network]\ntopology = none\ntrace_format = lbsim\ntrace = bw.csv\n"
+		"[workers.w]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n");
+	CU_ASSERT_EQUAL(simulate(ini, NULL, NULL), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n3.ini:8: [network] trace_format: a bandwidth trace needs"));
+	/* A bad trace names [network]. */
+	scratch_write(&s, "bad.bw", "crnt bw = 1\ncrnt bw = x\n");
+	ini = scratch_write(&s, "n4.ini",
+		"[run]\nglobal_batch = 20\niterations = 1\n[model]\ngradient = 1 MB\n"
+		"[network]\ntopology = ring\nbandwidth = 1 GB/s\ntrace_format = uta-bw\ntrace = bad.bw\n"
+		"[workers.w]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n");
+	CU_ASSERT_EQUAL(simulate(ini, NULL, NULL), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n4.ini:10: [network] trace: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad.bw:2: bw: 'x' is not a number"));
+	scratch_close(&s);
+}
+
 void suite_binding(void)
 {
 	static const test_case tests[] = {
@@ -512,6 +564,7 @@ void suite_binding(void)
 		{ "binding errors name file, line, key", test_binding_errors },
 		{ "trace keys in the scenario", test_scenario_keys },
 		{ "readings for policies", test_readings },
+		{ "bandwidth trace on the network", test_network_trace },
 	};
 	add_suite("binding", tests, sizeof tests / sizeof tests[0]);
 }
