@@ -60,9 +60,38 @@ static void write_lbsim_one(FILE *f, size_t rows)
 		fprintf(f, "%zu,%.4f\n", 30 * i, 0.5 + (double)(i * 7919 % 1000) / 2000.0);
 }
 
+/* CloudWatch's form: a timestamp to parse on every row. */
+static void write_cloudwatch(FILE *f, size_t rows)
+{
+	fprintf(f, "timestamp,value\n");
+	for (size_t i = 0; i < rows; i++) {
+		long long t = 1392388200LL + 300LL * (long long)i; /* 2014-02-14 14:30 onwards */
+		long long d = t / 86400, s = t % 86400;
+		/* civil_from_days (H. Hinnant) */
+		long long z = d + 719468, era = z / 146097, doe = z - era * 146097;
+		long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+		long long y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+		long long mp = (5 * doy + 2) / 153, dd = doy - (153 * mp + 2) / 5 + 1;
+		long long m = mp < 10 ? mp + 3 : mp - 9;
+		fprintf(f, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld,%.3f\n", y + (m <= 2), m, dd, s / 3600,
+			s / 60 % 60, s % 60, (double)(i * 7919 % 10000) / 100.0);
+	}
+}
+
+/* machine_usage of 1,000 machines, rows in time order (machines
+ * interleaved), so every row is grouped by machine and sorted. */
+static void write_alibaba(FILE *f, size_t rows)
+{
+	for (size_t i = 0; i < rows; i++)
+		fprintf(f, "m_%zu,%zu,%zu,%zu,,,12.5,10.25,3\n", i % 1000, 10 * (i / 1000),
+			i * 7919 % 100, 20 + i * 104729 % 80);
+}
+
 static const bench_case cases[] = {
 	{ "lbsim", "lbsim format, time_s + availability", 1, write_lbsim_one },
 	{ "lbsim", "lbsim format, time_s + availability + cpu_util", 2, write_lbsim },
+	{ "cloudwatch", "cloudwatch timestamp,value (timestamps parsed)", 1, write_cloudwatch },
+	{ "alibaba-v2018", "alibaba-v2018, 1000 machines, grouped and sorted", 2, write_alibaba },
 };
 
 int main(int argc, char **argv)
