@@ -194,9 +194,6 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	return LBS_OK;
 }
 
-/* Loads every trace the groups name and sets up the replay of each traced
- * worker (run->sources, group by group), so that a bad trace stops the run
- * before anything is written; errors say which scenario key bound it. */
 /* Binds one trace; on error, prefixes the message with where the scenario
  * gave the key at fault. */
 static lbs_status bind_one(lbs_run *run, const lbs_scenario *sc, const char *section,
@@ -215,6 +212,9 @@ static lbs_status bind_one(lbs_run *run, const lbs_scenario *sc, const char *sec
 	return st;
 }
 
+/* Loads every trace the groups and the network name and sets up the
+ * replay of each traced worker (run->sources, group by group), so that a
+ * bad trace stops the run before anything is written. */
 static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 {
 	size_t n = 0;

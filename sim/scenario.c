@@ -112,8 +112,8 @@ static const lbs_key_spec group_keys[] = {
 #define T(f) offsetof(lbs_trace_spec, f)
 static const lbs_key_spec trace_keys[] = {
 	{ "trace_format", LBS_T_ENUM, T(format), "none", 0, 0, 0, LBS_TRACE_FORMAT_CHOICES, NULL,
-	  "format of the trace that drives the workers' availability (doc/traces.md); `none`: the "
-	  "constant `availability`" },
+	  "format of the trace that drives the workers' availability (in [network]: the bandwidth; "
+	  "doc/traces.md); `none`: no trace" },
 	{ "trace", LBS_T_STRING, T(file), REQUIRED, 0, 0, 0, NULL, TRACED,
 	  "the trace file, relative to the scenario file's directory" },
 	{ "trace_column", LBS_T_STRING, T(column), UNSET, 0, 0, 0, NULL, TRACED,
