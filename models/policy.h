@@ -4,8 +4,13 @@
  * A policy is created from what the cluster looks like and its options, and
  * asked at each barrier for the batch sizes of the next iteration: integers,
  * each within the worker's memory cap, summing to the global batch. It sees
- * only what a real system could see. Adding a policy is one file plus one
- * line in the registry (models/policy/registry.c). */
+ * only what a real system could see: past measured compute times and batch
+ * sizes. Two optional capabilities:
+ *  - look-ahead (the oracle only): the exact completion time of any batch
+ *    on any worker in the coming iteration, to give the lower bound;
+ *  - an intra-iteration hook (work stealing): when a worker runs out of
+ *    samples, the policy may hand it samples not yet started elsewhere.
+ * Adding a policy is one file plus one line in models/policy/registry.c. */
 #ifndef LBS_POLICY_H
 #define LBS_POLICY_H
 
@@ -25,7 +30,19 @@ typedef struct lbs_policy_env {
 	const int *device;            /* lbs_device per worker */
 	int64_t iterations_per_epoch; /* 0 when the run is not given in epochs */
 	uint64_t seed;
+	size_t n_readings;            /* resource readings per worker at a barrier (0: none) */
+	/* The validated options of another component, e.g. "predictor.narx". */
+	void (*section_options)(const void *ctx, const char *section, const lbs_kv **kv, size_t *n);
+	const void *section_ctx;
 } lbs_policy_env;
+
+/* Look-ahead for the oracle: the simulated time at which `worker` would
+ * finish `batch` samples if the coming iteration started now, with this
+ * iteration's noise and availability. Non-decreasing in batch. */
+typedef struct lbs_future {
+	double (*finish_s)(const void *ctx, size_t worker, int64_t batch);
+	const void *ctx;
+} lbs_future;
 
 /* What a policy sees at a barrier, about the iteration that just ended. */
 typedef struct lbs_observation {
@@ -33,32 +50,70 @@ typedef struct lbs_observation {
 	int64_t epoch;            /* its epoch (0 when the run has no epochs) */
 	bool epoch_start;         /* it is the first of its epoch */
 	double now_s;             /* simulated time */
-	const int64_t *batch;     /* last iteration's batch per worker (NULL at 0) */
-	const double *compute_s;  /* last iteration's measured compute time (NULL at 0) */
-	/* Each worker's machine readings now (fractions), as a monitoring agent
-	 * would report them at the barrier: from its trace's cpu_util and
-	 * mem_util columns (traces/source.h); NaN for a worker whose trace has
-	 * none; NULL when no worker has any. */
-	const double *cpu_util;
-	const double *mem_util;
+	const int64_t *batch;     /* last iteration's samples per worker (NULL at 0) */
+	const double *compute_s;  /* last iteration's compute time per worker, waiting
+				     at the barrier excluded (NULL at 0) */
+	const lbs_future *future; /* look-ahead; NULL unless the policy asks for it */
+	const double *readings;   /* n_workers x n_readings, sampled now (NULL: none) */
 } lbs_observation;
+
+/* What the policy tells the run about itself when it is created. */
+typedef struct lbs_policy_info {
+	bool lookahead;            /* wants obs->future (only an oracle may) */
+	bool shrinks_global_batch; /* may plan fewer than B samples (DBS's own rounding) */
+	int64_t micro_batch;       /* > 0: workers run their share in micro-batches of
+				      this size and the steal hook is called */
+} lbs_policy_info;
+
+/* A named number of the policy's internal state, recorded each iteration. */
+typedef struct lbs_policy_var {
+	const char *name;
+	double value;
+} lbs_policy_var;
+
+/* A steal: `samples` not yet started are moved from `victim` to the thief,
+ * which can start on them after `latency_s`. */
+typedef struct lbs_steal {
+	size_t victim;
+	int64_t samples;
+	double latency_s;
+} lbs_steal;
 
 typedef struct lbs_policy_ops {
 	const char *name;
 	const char *summary;
-	const lbs_key_spec *options; /* keys it accepts in [policy] besides `name` */
+	const lbs_key_spec *options; /* keys it accepts in [policy.NAME] */
 	size_t n_options;
+	size_t options_size;         /* size of the struct the options fill */
 	/* Validates options (messages name their origin) and makes the state. */
 	lbs_status (*create)(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
-			     void **state, lbs_error *err);
+			     void **state, lbs_policy_info *info, lbs_error *err);
 	/* Fills batch[] for the next iteration (it holds the current sizes) and
 	 * sets *changed; the run checks sums and caps whenever *changed. */
 	lbs_status (*plan)(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
 			   lbs_error *err);
+	/* Optional: up to `max` variables explaining the last decision. */
+	size_t (*vars)(const void *state, lbs_policy_var *out, size_t max);
+	/* Optional: the speed (samples/s) predicted for each worker for the
+	 * iteration just planned (NaN where none), recorded beside the
+	 * realised speed. */
+	const double *(*predictions)(const void *state);
+	/* Optional intra-iteration hook: worker `thief` has nothing left to do;
+	 * pending[i] is what worker i has not started. Returns false for no
+	 * steal. */
+	bool (*steal)(void *state, size_t thief, const int64_t *pending, size_t n, lbs_steal *out);
 	void (*destroy)(void *state);
 } lbs_policy_ops;
 
+#define LBS_POLICY_VARS_MAX 8
+
 extern const lbs_policy_ops lbs_policy_static;
+extern const lbs_policy_ops lbs_policy_static_proportional;
+extern const lbs_policy_ops lbs_policy_dbs;
+extern const lbs_policy_ops lbs_policy_lbbsp_gpu;
+extern const lbs_policy_ops lbs_policy_lbbsp_cpu;
+extern const lbs_policy_ops lbs_policy_work_stealing;
+extern const lbs_policy_ops lbs_policy_oracle;
 
 /* The registry, NULL-terminated. */
 extern const lbs_policy_ops *const lbs_policies[];
@@ -70,7 +125,15 @@ void lbs_policy_names(char *buf, size_t len);
 void lbs_policy_document(FILE *out);
 
 /* Splits `total` samples as evenly as integers allow: the first total % n
- * workers get one more. Shared by policies that start even. */
+ * workers get one more. */
 void lbs_split_even(int64_t total, size_t n, int64_t *batch);
+
+/* Splits `total` in proportion to weight[i] >= 0 within caps[i] (NULL: none):
+ * real shares are clamped to caps and the excess re-spread over the others
+ * (water-filling), then rounded by largest remainder (ties to the lower
+ * index) so the integers sum to `total`. Returns false if the caps or the
+ * weights cannot hold `total` (all weights zero, or caps too small). */
+bool lbs_split_proportional(int64_t total, size_t n, const double *weight, const int64_t *caps,
+			    int64_t *batch);
 
 #endif

@@ -2,6 +2,7 @@
 #include "sim/keys.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void lbs_origin_format(const lbs_origin *at, const char *section, const char *key, char *buf,
@@ -228,6 +229,21 @@ lbs_status lbs_keys_apply(const lbs_key_spec *keys, size_t nkeys, const char *se
 		}
 	}
 	return LBS_OK;
+}
+
+lbs_status lbs_options_parse(const lbs_key_spec *keys, size_t nkeys, const char *section,
+			     const lbs_kv *kv, size_t n, void *target, lbs_error *err)
+{
+	const lbs_kv **ptrs = calloc(n + 1, sizeof *ptrs);
+	if (!ptrs)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		ptrs[i] = &kv[i];
+	uint64_t present;
+	lbs_origin where = { n ? kv[0].at.file : NULL, n ? kv[0].at.line : 0 };
+	lbs_status st = lbs_keys_apply(keys, nkeys, section, &where, ptrs, n, target, &present, NULL, err);
+	free(ptrs);
+	return st;
 }
 
 static const char *type_name(lbs_type t)

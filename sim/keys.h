@@ -74,6 +74,11 @@ lbs_status lbs_keys_apply(const lbs_key_spec *keys, size_t nkeys, const char *se
 			  const lbs_origin *where, const lbs_kv *const *entries, size_t n,
 			  void *target, uint64_t *present, lbs_origin *origins, lbs_error *err);
 
+/* lbs_keys_apply for an array of entries (a [policy.NAME] section): fills
+ * target with the values given and the defaults. */
+lbs_status lbs_options_parse(const lbs_key_spec *keys, size_t nkeys, const char *section,
+			     const lbs_kv *kv, size_t n, void *target, lbs_error *err);
+
 /* Index of key `name` in keys[], or -1. */
 int lbs_keys_find(const lbs_key_spec *keys, size_t nkeys, const char *name);
 

@@ -12,6 +12,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "config.h"
+#include "sim/predict_cmd.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -34,6 +35,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
+		"       lbsim predict RESULTS.db:RUN [options]\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
 		"\n"
@@ -46,12 +48,17 @@ static void usage(FILE *out)
 		"      --detail LEVEL    what to record: runs, iterations (default) or workers\n"
 		"                        (one row per worker per iteration)\n"
 		"      --set S.K=VALUE   override key K of section S, e.g. --set network.bandwidth='10 Gbit/s';\n"
-		"                        repeatable; validated like the file\n"
+		"                        repeatable; validated like the file; an empty VALUE removes the key\n"
+		"  -p, --policy LIST     run these policies (comma-separated) instead of [policy] name;\n"
+		"                        each is its own run, compared with static in the summary\n"
+		"      --no-baseline     do not add a static run when the policies do not include it\n"
 		"  -q, --quiet           print nothing but errors\n"
 		"  -h, --help            this help\n"
 		"  -V, --version         version\n"
 		"\n"
 		"Commands:\n"
+		"  predict               replay a run's measured speeds through the predictors and\n"
+		"                        score them (lbsim predict --help)\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
@@ -85,48 +92,132 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_er
 	return LBS_OK;
 }
 
-static void print_summary(const lbs_run *run, const lbs_recorder *rec, double wall_s)
+/* One line of the summary table: a finished run's numbers. */
+typedef struct summary {
+	char policy[64];
+	int64_t iterations;
+	double sim_time_s, iteration_s, compute_s, aggregation_s, gap_s, samples_per_s, decision_s;
+	long long run_id;
+} summary;
+
+static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 {
-	const lbs_scenario *sc = run->sc;
 	const lbs_run_stats *s = &run->stats;
 	double n = s->iterations ? (double)s->iterations : 1.0;
+	summary m = {
+		.iterations = s->iterations,
+		.sim_time_s = s->sim_time_s,
+		.iteration_s = s->sum_iteration_s / n,
+		.compute_s = s->sum_compute_s / n,
+		.aggregation_s = s->sum_aggregation_s / n,
+		.gap_s = s->sum_gap_s / n,
+		.samples_per_s = s->sim_time_s > 0 ? (double)s->samples / s->sim_time_s : 0.0,
+		.decision_s = s->sum_decision_s / n,
+		.run_id = rec ? (long long)rec->run_id : 0,
+	};
+	snprintf(m.policy, sizeof m.policy, "%s", run->policy->name);
+	return m;
+}
+
+/* The table: speedup is the static run's simulated time over this one's,
+ * for the same scenario, seed and amount of training. */
+static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, const char *output)
+{
 	printf("scenario %s (%s), seed %lld, %lld worker%s in %zu group%s, global batch %lld\n",
 	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
 	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
 	       (long long)sc->run.global_batch);
-	printf("%-10s %10s %12s %12s %12s %12s %12s %12s\n", "policy", "iterations", "sim_time_s",
-	       "iteration_s", "compute_s", "aggregate_s", "straggler_s", "samples/s");
-	printf("%-10s %10lld %12.4f %12.6f %12.6f %12.6f %12.6f %12.1f\n", sc->policy.name,
-	       (long long)s->iterations, s->sim_time_s, s->sum_iteration_s / n, s->sum_compute_s / n,
-	       s->sum_aggregation_s / n, s->sum_gap_s / n,
-	       s->sim_time_s > 0 ? (double)s->iterations * (double)sc->run.global_batch / s->sim_time_s : 0.0);
-	printf("%llu events in %.3f s (%.3g events/s); policy decisions %.3g s per iteration\n",
-	       (unsigned long long)s->events, wall_s, wall_s > 0 ? (double)s->events / wall_s : 0.0,
-	       s->sum_decision_s / n);
-	if (rec)
-		printf("results: %s (run %lld)\n", rec->path, (long long)rec->run_id);
+	double base = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].policy, "static"))
+			base = m[i].sim_time_s;
+	printf("%-20s %10s %12s %11s %11s %11s %11s %11s %8s %6s\n", "policy", "iterations", "sim_time_s",
+	       "iteration_s", "compute_s", "aggregate_s", "straggler_s", "samples/s", "speedup", "run");
+	for (size_t i = 0; i < n; i++) {
+		char speedup[16] = "-";
+		if (base > 0 && m[i].sim_time_s > 0)
+			snprintf(speedup, sizeof speedup, "%.3f", base / m[i].sim_time_s);
+		printf("%-20s %10lld %12.4f %11.6f %11.6f %11.6f %11.6f %11.1f %8s %6lld\n", m[i].policy,
+		       (long long)m[i].iterations, m[i].sim_time_s, m[i].iteration_s, m[i].compute_s,
+		       m[i].aggregation_s, m[i].gap_s, m[i].samples_per_s, speedup, m[i].run_id);
+	}
+	printf("results: %s\n", output);
+}
+
+/* Splits "a,b,c" into names (at most max); adds "static" first when it is
+ * missing and a baseline is wanted. Returns the count; *given is how many
+ * the list itself named. */
+static size_t policy_list(char *list, bool baseline, const char **names, size_t max, size_t *given)
+{
+	size_t n = 0;
+	bool has_static = false;
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < max;
+	     tok = strtok_r(NULL, ",", &save)) {
+		names[n++] = tok;
+		has_static |= !strcmp(tok, "static");
+	}
+	*given = n;
+	if (baseline && !has_static && n < max) {
+		memmove(names + 1, names, n * sizeof *names);
+		names[0] = "static";
+		n++;
+	}
+	return n;
+}
+
+/* Runs one policy and records it in its own transaction. */
+static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char *output,
+			  lbs_detail detail, bool quiet, summary *out, lbs_error *err)
+{
+	lbs_run run;
+	lbs_recorder rec = { 0 };
+	lbs_status st = lbs_run_create(&run, sc, policy, err);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_recorder_open(&rec, output, detail, err)) == LBS_OK)
+		st = lbs_recorder_begin(&rec, &run, err);
+	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations };
+	double t0 = monotonic_s();
+	if (st == LBS_OK)
+		st = lbs_run_execute(&run, on_iteration, &p, &interrupted, err);
+	double wall_s = monotonic_s() - t0;
+	if (p.show)
+		fprintf(stderr, "\r\033[K");
+	if (st == LBS_OK)
+		st = lbs_recorder_commit(&rec, &run, wall_s, err);
+	if (st == LBS_OK) {
+		*out = summarise(&run, &rec);
+	} else if (rec.db) {
+		lbs_recorder_abort(&rec);
+		lbs_error_prefix(err, "policy %s", policy);
+		fprintf(stderr, "lbsim: the %s run was rolled back: nothing of it is in %s\n", policy, output);
+	}
+	lbs_recorder_close(&rec);
+	lbs_run_destroy(&run);
+	return st;
 }
 
 static int run_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "seed", required_argument, NULL, 's' },
-		{ "detail", required_argument, NULL, 'd' }, { "set", required_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+		{ "output", required_argument, NULL, 'o' },   { "seed", required_argument, NULL, 's' },
+		{ "detail", required_argument, NULL, 'd' },   { "set", required_argument, NULL, 'S' },
+		{ "policy", required_argument, NULL, 'p' },   { "no-baseline", no_argument, NULL, 'B' },
+		{ "quiet", no_argument, NULL, 'q' },          { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },        { NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db";
 	const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-	char seed_override[64];
+	char seed_override[64], *policies = NULL;
 	size_t n_overrides = 0;
 	lbs_detail detail = LBS_DETAIL_ITERATIONS;
-	bool quiet = false;
+	bool quiet = false, baseline = true;
 	int c;
 	if (!overrides) {
 		fprintf(stderr, "lbsim: out of memory\n");
 		return LBS_EINTERNAL;
 	}
-	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:p:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 's': {
@@ -152,6 +243,8 @@ static int run_command(int argc, char **argv)
 			break;
 		}
 		case 'S': overrides[n_overrides++] = optarg; break;
+		case 'p': policies = optarg; break;
+		case 'B': baseline = false; break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); free(overrides); return 0;
 		case 'V': printf("lbsim %s\n", PACKAGE_VERSION); free(overrides); return 0;
@@ -174,48 +267,59 @@ static int run_command(int argc, char **argv)
 
 	lbs_error err = { 0 };
 	lbs_scenario sc;
-	lbs_run run;
-	lbs_recorder rec = { 0 };
 	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
 	free(overrides);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);
 		return st;
 	}
-	/* Everything that can be wrong with the input is found here, before the
-	 * results file is touched. */
-	if ((st = lbs_run_create(&run, &sc, &err)) != LBS_OK) {
-		fprintf(stderr, "lbsim: %s\n", err.msg);
+	char list[1024];
+	snprintf(list, sizeof list, "%s", policies ? policies : sc.policy.name);
+	const char *names[32];
+	size_t given;
+	size_t n = policy_list(list, baseline, names, 32, &given);
+	for (size_t i = 0; i < n; i++) {
+		if (policies && !lbs_policy_find(names[i])) {
+			char known[256];
+			lbs_policy_names(known, sizeof known);
+			fprintf(stderr, "lbsim: --policy %s: unknown policy '%s' (known: %s)\n", policies,
+				names[i], known);
+			lbs_scenario_destroy(&sc);
+			return LBS_EUSAGE;
+		}
+	}
+	if (given == 0) {
+		fprintf(stderr, "lbsim: --policy '%s': no policy named\n", policies ? policies : "");
 		lbs_scenario_destroy(&sc);
-		return st;
+		return LBS_EUSAGE;
+	}
+	/* Everything that can be wrong with the input is found here, for every
+	 * policy, before the results file is touched. */
+	for (size_t i = 0; i < n; i++) {
+		lbs_run run;
+		if ((st = lbs_run_create(&run, &sc, names[i], &err)) != LBS_OK) {
+			fprintf(stderr, "lbsim: %s\n", err.msg);
+			lbs_scenario_destroy(&sc);
+			return st;
+		}
+		lbs_run_destroy(&run);
 	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if ((st = lbs_recorder_open(&rec, output, detail, &err)) == LBS_OK)
-		st = lbs_recorder_begin(&rec, &run, &err);
-	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc.iterations };
-	double t0 = monotonic_s();
-	if (st == LBS_OK)
-		st = lbs_run_execute(&run, on_iteration, &p, &interrupted, &err);
-	double wall_s = monotonic_s() - t0;
-	if (p.show)
-		fprintf(stderr, "\r\033[K");
-	if (st == LBS_OK)
-		st = lbs_recorder_commit(&rec, &run, wall_s, &err);
-	if (st == LBS_OK) {
-		if (!quiet)
-			print_summary(&run, &rec, wall_s);
-	} else {
-		lbs_recorder_abort(&rec);
-		fprintf(stderr, "lbsim: %s\n", err.msg);
-		if (rec.db)
-			fprintf(stderr, "lbsim: the run was rolled back: nothing of it is in %s\n", output);
-	}
-	lbs_recorder_close(&rec);
-	lbs_run_destroy(&run);
+	summary m[32];
+	size_t done = 0;
+	for (; done < n && st == LBS_OK; done++)
+		if ((st = run_one(&sc, names[done], output, detail, quiet, &m[done], &err)) != LBS_OK) {
+			fprintf(stderr, "lbsim: %s\n", err.msg);
+			if (done)
+				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
+					done == 1 ? "" : "s", done == 1 ? "is" : "are");
+		}
+	if (st == LBS_OK && !quiet)
+		print_summary(&sc, m, n, output);
 	lbs_scenario_destroy(&sc);
 	return st;
 }
@@ -231,6 +335,8 @@ int main(int argc, char **argv)
 		lbs_scenario_document(stdout);
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "predict") == 0)
+		return lbs_predict_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
 		argv[1] = argv[0];
 		return run_command(argc - 1, argv + 1);

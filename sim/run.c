@@ -2,13 +2,14 @@
 #include "sim/run.h"
 
 #include <assert.h>
-#include <math.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "sim/rng.h"
+#include "traces/gen.h"
 
 static double monotonic_s(void)
 {
@@ -28,10 +29,11 @@ static lbs_status batch_error(const lbs_run *run, size_t i, const char *what, lb
 			     run->policy->name, what);
 }
 
-/* A policy's plan must give integers within the memory caps summing to B. */
+/* A policy's plan must give integers within the memory caps summing to B
+ * (or, for a policy that says it may, to at most B). */
 static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 {
-	int64_t sum = 0;
+	int64_t sum = 0, B = run->sc->run.global_batch;
 	for (size_t i = 0; i < run->n; i++) {
 		int64_t b = run->batch[i];
 		char what[256];
@@ -43,72 +45,142 @@ static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 		}
 		sum += b;
 	}
-	if (sum != run->sc->run.global_batch)
-		return lbs_error_set(err, LBS_EINTERNAL,
-				     "policy '%s' planned %lld samples for a global batch of %lld",
-				     run->policy->name, (long long)sum, (long long)run->sc->run.global_batch);
-	return LBS_OK;
+	if (sum == B || (run->info.shrinks_global_batch && sum > 0 && sum < B))
+		return LBS_OK;
+	return lbs_error_set(err, LBS_EINTERNAL, "policy '%s' planned %lld samples for a global batch of %lld",
+			     run->policy->name, (long long)sum, (long long)B);
 }
 
-/* The readings a real system would observe at the barrier: each traced
- * worker's cpu_util and mem_util, where its trace has them. */
-static void take_readings(lbs_run *run, double now_s)
+static double future_finish(const void *ctx, size_t i, int64_t batch)
 {
-	for (size_t i = 0; i < run->n; i++) {
-		const lbs_avail *a = &run->workers[i].avail;
-		const lbs_source *src = a->ops == &lbs_source_ops ? a->state : NULL;
-		double v;
-		if (run->cpu_util)
-			run->cpu_util[i] = src && lbs_source_reading(src, LBS_READING_CPU, now_s, run->iteration, &v)
-					   ? v : NAN;
-		if (run->mem_util)
-			run->mem_util[i] = src && lbs_source_reading(src, LBS_READING_MEM, now_s, run->iteration, &v)
-					   ? v : NAN;
-	}
+	const lbs_run *run = ctx;
+	lbs_worker *w = &run->workers[i];
+	double t0 = lbs_engine_now(&run->eng);
+	return lbs_avail_peek(&w->avail, t0, lbs_cost_time_s(w->cost, batch) * run->noise[i],
+			      run->iteration);
+}
+
+/* Draws every worker's noise factor for the coming iteration, from its own
+ * stream: one draw per worker per iteration, whatever the policy. */
+static void draw_noise(lbs_run *run)
+{
+	for (size_t i = 0; i < run->n; i++)
+		run->noise[i] = run->workers[i].rng ? lbs_noise_draw(run->workers[i].noise, run->workers[i].rng)
+						    : 1.0;
+}
+
+static int64_t planned_sum(const lbs_run *run)
+{
+	int64_t sum = 0;
+	for (size_t i = 0; i < run->n; i++)
+		sum += run->batch[i];
+	return sum;
 }
 
 static lbs_status plan(lbs_run *run, lbs_error *err)
 {
+	const int64_t ipe = run->sc->iterations_per_epoch;
+	if (ipe && run->iteration > 0 && run->epoch_iteration == run->epoch_length) {
+		run->epoch++;
+		run->epoch_iteration = 0;
+	}
+	lbs_future future = { future_finish, run };
+	/* Resource readings a real system could sample at the barrier: CPU and
+	 * memory utilisation of each worker's machine (0 where its source has
+	 * none). */
+	for (size_t i = 0; run->n_readings && i < run->n; i++)
+		for (size_t k = 0; k < run->n_readings; k++) {
+			double v = lbs_avail_reading(&run->workers[i].avail, lbs_engine_now(&run->eng),
+						     run->iteration, (int)k);
+			run->readings[i * run->n_readings + k] = isfinite(v) ? v : 0.0;
+		}
 	lbs_observation obs = {
 		.iteration = run->iteration,
-		.epoch = run->sc->iterations_per_epoch ? run->iteration / run->sc->iterations_per_epoch : 0,
-		.epoch_start = run->sc->iterations_per_epoch
-				       ? run->iteration % run->sc->iterations_per_epoch == 0
-				       : run->iteration == 0,
+		.epoch = run->epoch,
+		.epoch_start = ipe ? run->epoch_iteration == 0 : run->iteration == 0,
 		.now_s = lbs_engine_now(&run->eng),
-		.batch = run->iteration ? run->batch : NULL,
+		.batch = run->iteration ? (run->info.micro_batch ? run->done : run->batch) : NULL,
 		.compute_s = run->iteration ? run->compute_s : NULL,
-		.cpu_util = run->cpu_util,
-		.mem_util = run->mem_util,
+		.future = run->info.lookahead ? &future : NULL,
+		.readings = run->n_readings ? run->readings : NULL,
 	};
-	if (run->cpu_util || run->mem_util)
-		take_readings(run, obs.now_s);
 	bool changed = false;
 	double t0 = monotonic_s();
 	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
 	run->decision_s = monotonic_s() - t0;
+	if (st == LBS_OK && run->policy->predictions)
+		run->predicted = run->policy->predictions(run->policy_state);
+	run->batch_changed = changed;
 	if (st == LBS_OK && changed)
 		st = check_plan(run, err);
+	/* An epoch is floor(dataset / global batch) iterations of the batch
+	 * planned at its start (DBS re-partitions the dataset so that every
+	 * worker runs that many). */
+	if (st == LBS_OK && ipe && obs.epoch_start)
+		run->epoch_length = run->sc->run.dataset_samples / planned_sum(run);
 	return st;
 }
 
+/* Micro-batch mode: worker i, free at time t, starts its next micro-batch,
+ * or asks the policy for samples to steal, or is done for the iteration. */
+static lbs_status micro_next(lbs_run *run, size_t i, double t, lbs_engine *eng)
+{
+	lbs_worker *w = &run->workers[i];
+	if (run->pending[i] == 0) {
+		lbs_steal s;
+		double t0 = monotonic_s();
+		bool got = run->policy->steal &&
+			   run->policy->steal(run->policy_state, i, run->pending, run->n, &s);
+		run->decision_s += monotonic_s() - t0;
+		if (got && s.victim < run->n && s.victim != i && s.samples > 0 &&
+		    s.samples <= run->pending[s.victim] && s.latency_s >= 0) {
+			run->pending[s.victim] -= s.samples;
+			run->incoming[i] = s.samples;
+			return lbs_engine_at(eng, t + s.latency_s, run->h_worker0 + (uint32_t)i);
+		}
+		run->compute_s[i] = t - run->iter_start_s;
+		return LBS_OK;
+	}
+	int64_t m = run->pending[i] < run->info.micro_batch ? run->pending[i] : run->info.micro_batch;
+	run->pending[i] -= m;
+	run->running[i] = m;
+	double fin = lbs_avail_finish(&w->avail, t, lbs_cost_time_s(w->cost, m) * run->noise[i],
+				      run->iteration);
+	return lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i);
+}
+
 /* Barrier released: every worker starts its share. The completion of worker
- * i is where the integral of its rate a(t)/T_i reaches 1; with T_i drawn
- * from its noise stream once per iteration. */
+ * i is where the integral of its rate a(t)/T_i reaches 1, with T_i its cost
+ * for its batch times this iteration's noise factor. */
 static lbs_status on_begin(void *ctx, uint32_t arg, lbs_engine *eng)
 {
 	(void)arg;
 	lbs_run *run = ctx;
 	lbs_status st;
-	if (run->iteration > 0 && (st = plan(run, eng->err)) != LBS_OK)
-		return st;
+	if (run->iteration > 0) {
+		draw_noise(run);
+		if ((st = plan(run, eng->err)) != LBS_OK)
+			return st;
+	}
 	double t0 = lbs_engine_now(eng), last = t0;
 	run->iter_start_s = t0;
 	lbs_worker *w = run->workers;
+	if (run->info.micro_batch) {
+		run->remaining = run->n;
+		for (size_t i = 0; i < run->n; i++) {
+			run->pending[i] = run->batch[i];
+			run->done[i] = run->running[i] = run->incoming[i] = 0;
+		}
+		for (size_t i = 0; i < run->n; i++) {
+			if ((st = micro_next(run, i, t0, eng)) != LBS_OK)
+				return st;
+			if (!run->running[i] && !run->incoming[i])
+				run->remaining--; /* nothing to do, nothing to steal */
+		}
+		return run->remaining ? LBS_OK : lbs_engine_at(eng, t0, run->h_compute_done);
+	}
 	for (size_t i = 0; i < run->n; i++) {
-		double work = lbs_cost_time_s(w[i].cost, run->batch[i]);
-		if (w[i].rng)
-			work *= lbs_noise_draw(w[i].noise, w[i].rng);
+		double work = lbs_cost_time_s(w[i].cost, run->batch[i]) * run->noise[i];
 		double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
 		run->compute_s[i] = fin - t0;
 		if (fin > last)
@@ -129,21 +201,29 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	lbs_run *run = ctx;
 	double now = lbs_engine_now(eng);
 	run->compute_end_s = now;
-	/* The latency, then the transfer at the bandwidth of the moment: a
-	 * bandwidth trace stretches the transfer as availability stretches
-	 * compute (the same fluid rule). */
-	double start = now + run->net.latency_s;
-	double end = run->net.transfer_s > 0
-			     ? lbs_avail_finish(&run->net_avail, start, run->net.transfer_s, run->iteration)
-			     : start;
+	/* The latency part, then the transfer, which integrates the network's
+	 * bandwidth factor as compute integrates availability (a constant
+	 * factor of 1 gives now + latency + transfer). */
+	double end = lbs_avail_finish(&run->net_avail, now + run->net.latency_s, run->net.transfer_s,
+				      run->iteration);
 	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
-static lbs_status on_worker_done(void *ctx, uint32_t worker, lbs_engine *eng)
+static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
 {
 	lbs_run *run = ctx;
-	assert(lbs_engine_now(eng) == run->iter_start_s + run->compute_s[worker]);
-	(void)worker;
+	if (run->info.micro_batch) {
+		run->done[worker] += run->running[worker];
+		run->running[worker] = 0;
+		run->pending[worker] += run->incoming[worker];
+		run->incoming[worker] = 0;
+		lbs_status st = micro_next(run, worker, lbs_engine_now(eng), eng);
+		if (st != LBS_OK || run->pending[worker] || run->running[worker] || run->incoming[worker])
+			return st;
+	} else {
+		assert(lbs_engine_now(eng) == run->iter_start_s + run->compute_s[worker]);
+	}
+	/* This worker is done: the last one starts the aggregation. */
 	if (--run->remaining == 0)
 		return on_compute_done(ctx, 0, eng);
 	return LBS_OK;
@@ -160,21 +240,36 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		lo = c < lo ? c : lo;
 		hi = c > hi ? c : hi;
 	}
+	if (run->policy->vars) /* after the iteration, so steals made in it count */
+		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
+	const int64_t *processed = run->info.micro_batch ? run->done : run->batch;
+	int64_t samples = 0;
+	for (size_t i = 0; i < run->n; i++)
+		samples += processed[i];
 	lbs_iteration_record rec = {
 		.iteration = run->iteration,
-		.epoch = run->sc->iterations_per_epoch ? run->iteration / run->sc->iterations_per_epoch : 0,
+		.epoch = run->epoch,
 		.start_s = run->iter_start_s,
 		.compute_end_s = run->compute_end_s,
 		.end_s = now,
 		.straggler_gap_s = hi - lo,
 		.aggregation_s = now - run->compute_end_s,
 		.decision_s = run->decision_s,
+		.global_batch = samples,
+		.batch_changed = run->batch_changed,
 		.n_workers = run->n,
-		.batch = run->batch,
+		.batch = processed,
+		.planned = run->batch,
 		.compute_s = run->compute_s,
+		.vars = run->vars,
+		.n_vars = run->n_vars,
+		.predicted_speed = run->predicted,
+		.readings = run->n_readings ? run->readings : NULL,
+		.n_readings = run->n_readings,
 	};
 	lbs_run_stats *s = &run->stats;
 	s->iterations++;
+	s->samples += samples;
 	s->sim_time_s = now;
 	s->sum_iteration_s += now - run->iter_start_s;
 	s->sum_compute_s += run->compute_end_s - run->iter_start_s;
@@ -187,11 +282,14 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 			return st;
 	}
 	if (run->interrupt && *run->interrupt)
-		return lbs_error_set(eng->err, LBS_EINTR, "interrupted after %lld of %lld iterations",
-				     (long long)s->iterations, (long long)run->sc->iterations);
-	if (++run->iteration < run->sc->iterations)
-		return lbs_engine_at(eng, now, run->h_begin);
-	return LBS_OK;
+		return lbs_error_set(eng->err, LBS_EINTR, "interrupted after %lld iterations",
+				     (long long)s->iterations);
+	run->iteration++;
+	run->epoch_iteration++;
+	bool finished = run->sc->iterations_per_epoch
+				? run->epoch_iteration == run->epoch_length && run->epoch + 1 == run->sc->run.epochs
+				: run->iteration == run->sc->iterations;
+	return finished ? LBS_OK : lbs_engine_at(eng, now, run->h_begin);
 }
 
 /* Binds one trace; on error, prefixes the message with where the scenario
@@ -269,43 +367,15 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 			return st;
 		run->net_avail = lbs_source_avail(run->net_source);
 	}
-	bool cpu = false, mem = false;
-	for (size_t k = 0; k < n; k++) {
-		cpu |= run->sources[k].cpu != NULL;
-		mem |= run->sources[k].mem != NULL;
-	}
-	if ((cpu && !(run->cpu_util = lbs_calloc(run->n, sizeof *run->cpu_util, err))) ||
-	    (mem && !(run->mem_util = lbs_calloc(run->n, sizeof *run->mem_util, err))))
-		return LBS_EINTERNAL;
 	return LBS_OK;
 }
 
-lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
+static lbs_status build_workers(lbs_run *run, lbs_error *err)
 {
-	memset(run, 0, sizeof *run);
-	run->sc = sc;
-	run->n = (size_t)sc->n_workers;
-	run->gradient_bytes = sc->model.gradient_bytes;
-	/* Workers and gradient size are fixed for the run, so is aggregation at
-	 * nominal bandwidth. */
-	run->net = lbs_network_time(&sc->network, sc->n_workers, sc->model.gradient_bytes);
-	run->net_avail = (lbs_avail){ NULL, NULL, 1.0 };
-	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS;
-	lbs_status st = lbs_engine_init(&run->eng, run->per_worker_events ? run->n + 16 : 16, err);
+	const lbs_scenario *sc = run->sc;
+	lbs_status st = bind_traces(run, sc, err);
 	if (st != LBS_OK)
 		return st;
-	if (!(run->workers = lbs_calloc(run->n, sizeof *run->workers, err)) ||
-	    !(run->batch = lbs_calloc(run->n, sizeof *run->batch, err)) ||
-	    !(run->compute_s = lbs_calloc(run->n, sizeof *run->compute_s, err)) ||
-	    !(run->max_batch = lbs_calloc(run->n, sizeof *run->max_batch, err)) ||
-	    !(run->device = lbs_calloc(run->n, sizeof *run->device, err))) {
-		lbs_run_destroy(run);
-		return LBS_EINTERNAL;
-	}
-	if ((st = bind_traces(run, sc, err)) != LBS_OK) {
-		lbs_run_destroy(run);
-		return st;
-	}
 	size_t i = 0, traced = 0;
 	int64_t cap_sum = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
@@ -317,20 +387,19 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 			w->group = (uint32_t)g;
 			w->avail = gs->trace.format ? lbs_source_avail(&run->sources[traced++])
 						    : (lbs_avail){ NULL, NULL, gs->availability };
+			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK)
+				return st;
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind != LBS_NOISE_NONE &&
-			    !(w->rng = lbs_rng_stream((uint64_t)sc->run.seed, "noise", gs->name, (uint64_t)k, err))) {
-				lbs_run_destroy(run);
+			    !(w->rng = lbs_rng_stream((uint64_t)sc->run.seed, "noise", gs->name, (uint64_t)k, err)))
 				return LBS_EINTERNAL;
-			}
 			run->max_batch[i] = gs->cost.max_batch;
 			run->device[i] = gs->device;
 			cap_sum = cap_sum > INT64_MAX - gs->cost.max_batch ? INT64_MAX : cap_sum + gs->cost.max_batch;
 		}
 	}
 	if (cap_sum < sc->run.global_batch) {
-		lbs_run_destroy(run);
 		lbs_origin at = lbs_scenario_origin(sc, "run", "global_batch");
 		char label[LBS_ERROR_MAX / 2];
 		lbs_origin_format(&at, "run", "global_batch", label, sizeof label);
@@ -339,46 +408,100 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
 				     "(max_batch of all workers sums to %lld)",
 				     label, (long long)sc->run.global_batch, (long long)cap_sum);
 	}
-	if ((st = lbs_engine_register(&run->eng, on_begin, run, 0, &run->h_begin)) ||
-	    (st = lbs_engine_register(&run->eng, on_compute_done, run, 0, &run->h_compute_done)) ||
-	    (st = lbs_engine_register(&run->eng, on_agg_done, run, 0, &run->h_agg_done))) {
-		lbs_run_destroy(run);
+	return LBS_OK;
+}
+
+static void section_options(const void *ctx, const char *section, const lbs_kv **kv, size_t *n)
+{
+	lbs_scenario_section_options(ctx, section, kv, n);
+}
+
+static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err)
+{
+	run->sc = sc;
+	run->n = (size_t)sc->n_workers;
+	/* Workers and gradient size are fixed for the run, so is aggregation at
+	 * nominal bandwidth. */
+	run->net = lbs_network_time(&sc->network, sc->n_workers, sc->model.gradient_bytes);
+	run->net_avail = (lbs_avail){ NULL, NULL, 1.0 };
+	lbs_status st = lbs_engine_init(&run->eng, run->n + 16, err);
+	if (st != LBS_OK)
 		return st;
-	}
-	if (run->per_worker_events)
-		for (size_t k = 0; k < run->n; k++) {
-			uint32_t h;
-			if ((st = lbs_engine_register(&run->eng, on_worker_done, run, (uint32_t)k, &h))) {
-				lbs_run_destroy(run);
-				return st;
-			}
-			if (k == 0)
-				run->h_worker0 = h;
-		}
-	run->policy = lbs_policy_find(sc->policy.name);
+	if (!sc->network_trace.format && (st = lbs_gen_attach_network(sc, &run->net_avail, err)) != LBS_OK)
+		return st;
+	if (!(run->workers = lbs_calloc(run->n, sizeof *run->workers, err)) ||
+	    !(run->batch = lbs_calloc(run->n, sizeof *run->batch, err)) ||
+	    !(run->done = lbs_calloc(run->n, sizeof *run->done, err)) ||
+	    !(run->compute_s = lbs_calloc(run->n, sizeof *run->compute_s, err)) ||
+	    !(run->noise = lbs_calloc(run->n, sizeof *run->noise, err)) ||
+	    !(run->max_batch = lbs_calloc(run->n, sizeof *run->max_batch, err)) ||
+	    !(run->device = lbs_calloc(run->n, sizeof *run->device, err)))
+		return LBS_EINTERNAL;
+	if ((st = build_workers(run, err)) != LBS_OK)
+		return st;
+
+	/* Readings exist when some worker's source gives them. */
+	for (size_t i = 0; i < run->n; i++)
+		if (run->workers[i].avail.ops && run->workers[i].avail.ops->reading)
+			run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
+	if (run->n_readings && !(run->readings = lbs_calloc(run->n * run->n_readings, sizeof(double), err)))
+		return LBS_EINTERNAL;
+
+	const char *pname = policy ? policy : sc->policy.name;
+	lbs_origin at = { "--policy", 0 };
+	if ((st = lbs_scenario_check_policy(sc, pname, policy ? &at : &sc->policy.at, err)) != LBS_OK)
+		return st;
+	const lbs_policy_ops *ops = lbs_policy_find(pname);
 	lbs_policy_env env = {
+		.section_options = section_options,
+		.section_ctx = sc,
 		.n_workers = run->n,
 		.global_batch = sc->run.global_batch,
 		.max_batch = run->max_batch,
 		.device = run->device,
 		.iterations_per_epoch = sc->iterations_per_epoch,
 		.seed = (uint64_t)sc->run.seed,
+		.n_readings = run->n_readings,
 	};
-	if (!run->policy) {
-		lbs_run_destroy(run);
-		return lbs_error_set(err, LBS_EINPUT, "%s: unknown policy '%s'", sc->path, sc->policy.name);
-	}
-	if ((st = run->policy->create(&env, sc->policy.options, sc->policy.n_options,
-				      &run->policy_state, err)) != LBS_OK) {
-		run->policy = NULL;
-		lbs_run_destroy(run);
+	const lbs_kv *options;
+	size_t n_options;
+	char section[LBS_VALUE_MAX + 8];
+	lbs_fmt(section, sizeof section, "policy.%s", pname);
+	lbs_scenario_section_options(sc, section, &options, &n_options);
+	if ((st = ops->create(&env, options, n_options, &run->policy_state, &run->info, err)) != LBS_OK)
 		return st;
-	}
-	if ((st = plan(run, err)) != LBS_OK) {
-		lbs_run_destroy(run);
+	run->policy = ops;
+
+	/* Worker completions are events when something observes them within the
+	 * iteration (micro-batches and steals), or when asked for checking. */
+	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS || run->info.micro_batch;
+	if (run->info.micro_batch &&
+	    (!(run->pending = lbs_calloc(run->n, sizeof *run->pending, err)) ||
+	     !(run->running = lbs_calloc(run->n, sizeof *run->running, err)) ||
+	     !(run->incoming = lbs_calloc(run->n, sizeof *run->incoming, err))))
+		return LBS_EINTERNAL;
+	if ((st = lbs_engine_register(&run->eng, on_begin, run, 0, &run->h_begin)) ||
+	    (st = lbs_engine_register(&run->eng, on_compute_done, run, 0, &run->h_compute_done)) ||
+	    (st = lbs_engine_register(&run->eng, on_agg_done, run, 0, &run->h_agg_done)))
 		return st;
+	for (size_t k = 0; run->per_worker_events && k < run->n; k++) {
+		uint32_t h;
+		if ((st = lbs_engine_register(&run->eng, on_worker_event, run, (uint32_t)k, &h)))
+			return st;
+		if (k == 0)
+			run->h_worker0 = h;
 	}
-	return LBS_OK;
+	draw_noise(run);
+	return plan(run, err);
+}
+
+lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err)
+{
+	memset(run, 0, sizeof *run);
+	lbs_status st = create(run, sc, policy, err);
+	if (st != LBS_OK)
+		lbs_run_destroy(run);
+	return st;
 }
 
 lbs_status lbs_run_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
@@ -399,19 +522,27 @@ void lbs_run_destroy(lbs_run *run)
 {
 	if (run->policy && run->policy_state)
 		run->policy->destroy(run->policy_state);
-	for (size_t i = 0; run->workers && i < run->n; i++)
+	for (size_t i = 0; run->workers && i < run->n; i++) {
 		if (run->workers[i].rng)
 			gsl_rng_free(run->workers[i].rng);
-	free(run->workers);
+		lbs_avail_destroy(&run->workers[i].avail);
+	}
+	if (!run->net_source)
+		lbs_avail_destroy(&run->net_avail);
 	free(run->sources);
 	free(run->net_source);
-	free(run->cpu_util);
-	free(run->mem_util);
 	lbs_trace_table_destroy(run->traces);
+	free(run->workers);
 	free(run->batch);
+	free(run->done);
 	free(run->compute_s);
+	free(run->noise);
 	free(run->max_batch);
 	free(run->device);
+	free(run->pending);
+	free(run->running);
+	free(run->incoming);
+	free(run->readings);
 	lbs_engine_destroy(&run->eng);
 	memset(run, 0, sizeof *run);
 }

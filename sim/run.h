@@ -2,11 +2,13 @@
 /* One simulated training run: the cluster built from a scenario, the policy,
  * and the bulk-synchronous iteration state machine on the event engine.
  *
- * Iteration k: the policy sets the batch sizes at the barrier -> every worker
- * computes (progress at rate a(t)/T(b), T drawn with the worker's noise) ->
- * aggregation starts when the last worker finishes -> iteration k+1 starts
- * when it ends. Each finished iteration is handed to an observer (the
- * recorder), which is how results leave the run. */
+ * Iteration k: each worker's noise for k is drawn -> the policy sets the
+ * batch sizes at the barrier -> every worker computes (progress at rate
+ * a(t)/T(b)) -> aggregation starts when the last worker finishes ->
+ * iteration k+1 starts when it ends. A policy with a micro-batch size runs
+ * each share as micro-batches, and its steal hook moves unstarted samples
+ * between workers within the iteration. Each finished iteration is handed
+ * to an observer (the recorder), which is how results leave the run. */
 #ifndef LBS_RUN_H
 #define LBS_RUN_H
 
@@ -16,6 +18,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "models/network.h"
 #include "models/policy.h"
 #include "sim/engine.h"
 #include "sim/scenario.h"
@@ -40,10 +43,18 @@ typedef struct lbs_iteration_record {
 	double end_s;           /* aggregation finished */
 	double straggler_gap_s; /* slowest minus fastest worker's compute time */
 	double aggregation_s;
-	double decision_s;      /* real time the policy took to plan this iteration */
+	double decision_s;      /* real time the policy took for this iteration */
+	int64_t global_batch;   /* samples processed (B unless the policy shrinks it) */
+	bool batch_changed;     /* the policy changed the batch sizes for it */
 	size_t n_workers;
-	const int64_t *batch;     /* samples per worker */
+	const int64_t *batch;     /* samples each worker processed */
+	const int64_t *planned;   /* samples the policy gave each worker (stealing moves some) */
 	const double *compute_s;  /* compute time per worker; wait = compute_end - start - compute */
+	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
+	size_t n_vars;
+	const double *predicted_speed; /* per worker, by the policy's predictor (NULL: none) */
+	const double *readings;   /* n_workers x n_readings sampled at the start (NULL: none) */
+	size_t n_readings;        /* cpu_util, mem_util */
 } lbs_iteration_record;
 
 typedef lbs_status (*lbs_iteration_fn)(void *ctx, const lbs_iteration_record *rec, lbs_error *err);
@@ -52,6 +63,7 @@ typedef struct lbs_run_stats {
 	int64_t iterations;
 	double sim_time_s;
 	double sum_iteration_s, sum_compute_s, sum_aggregation_s, sum_gap_s, sum_decision_s;
+	int64_t samples;
 	uint64_t events;
 } lbs_run_stats;
 
@@ -59,35 +71,44 @@ typedef struct lbs_run {
 	const lbs_scenario *sc;
 	size_t n;
 	lbs_worker *workers;
-	int64_t *batch;
+	int64_t *batch;     /* planned samples per worker */
+	int64_t *done;      /* samples processed this iteration (micro-batch mode) */
 	double *compute_s;
+	double *noise;      /* each worker's noise factor for the coming iteration */
 	int64_t *max_batch;
 	int *device;
-	double gradient_bytes;
-	lbs_net_time net; /* aggregation time at nominal bandwidth */
-	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 without a trace) */
+	int64_t *pending, *running, *incoming; /* micro-batch mode */
+	size_t n_readings;  /* readings per worker at a barrier (0: no source gives any) */
+	double *readings;   /* n x n_readings */
+	lbs_net_time net;   /* aggregation time at nominal bandwidth */
+	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
 	lbs_source *net_source; /* its replay, with a [network] trace */
-	const lbs_policy_ops *policy;
-	void *policy_state;
 	lbs_trace_table *traces;  /* every trace of the run, each loaded once; NULL: none */
 	lbs_source *sources;      /* the traced workers' replays, group by group */
-	double *cpu_util, *mem_util; /* readings for the policy (NULL: no trace has them) */
+	const lbs_policy_ops *policy;
+	void *policy_state;
+	lbs_policy_info info;
+	lbs_policy_var vars[LBS_POLICY_VARS_MAX];
+	const double *predicted; /* the policy's predictions for this iteration, or NULL */
+	size_t n_vars;
 	lbs_engine eng;
 	uint32_t h_begin, h_compute_done, h_agg_done, h_worker0;
 	bool per_worker_events;
-	int64_t iteration;
+	bool batch_changed;
+	int64_t iteration, epoch, epoch_iteration, epoch_length;
 	double iter_start_s, compute_end_s, decision_s;
-	size_t remaining; /* workers still computing (per-worker events) */
+	size_t remaining;   /* workers still computing (per-worker events) */
 	lbs_iteration_fn observer;
 	void *observer_ctx;
 	const volatile sig_atomic_t *interrupt; /* checked between iterations */
 	lbs_run_stats stats;
 } lbs_run;
 
-/* Builds the cluster, random streams and policy, and plans iteration 0, so
- * that every input problem (a batch above a memory cap, a bad policy option)
- * is reported before anything runs or is written. */
-lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, lbs_error *err);
+/* Builds the cluster, random streams and `policy` (NULL: the scenario's),
+ * and plans iteration 0, so that every input problem (a batch above a
+ * memory cap, a bad policy option) is reported before anything runs or is
+ * written. */
+lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err);
 
 /* Simulates the whole run, calling observer(ctx, record) once per iteration.
  * Returns LBS_EINTR if *interrupt became non-zero. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "models/policy.h"
+#include "models/predict.h"
 
 /* Longest line accepted (inih's buffer is INI_MAX_LINE = 200 bytes with
  * the newline and the terminator; longer lines it would silently split). */
@@ -30,14 +31,15 @@ static const lbs_key_spec run_keys[] = {
 	{ "seed", LBS_T_INT, R(seed), "1", 0, 9007199254740991.0, 0, NULL, NULL,
 	  "seed of every random stream of the run (`--seed` overrides it)" },
 	{ "global_batch", LBS_T_INT, R(global_batch), REQUIRED, 1, 1e9, 0, NULL, NULL,
-	  "samples per iteration over all workers (B); policies split it, its sum never changes" },
+	  "samples per iteration over all workers (B); policies split it and keep the sum (only dbs "
+	  "with rounding = authors may process fewer)" },
 	{ "iterations", LBS_T_INT, R(iterations), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "run length in iterations (give this, or `epochs` with `dataset_samples`)" },
 	{ "epochs", LBS_T_INT, R(epochs), UNSET, 1, 1e6, 0, NULL, NULL,
 	  "run length in passes over the dataset" },
 	{ "dataset_samples", LBS_T_INT, R(dataset_samples), UNSET, 1, 1e12, 0, NULL, NULL,
-	  "samples in the dataset; an epoch is floor(dataset_samples / global_batch) iterations "
-	  "(the remainder is dropped, as with drop_last)" },
+	  "samples in the dataset; an epoch is floor(dataset_samples / global batch planned at its "
+	  "start) iterations (the remainder is dropped, as with drop_last)" },
 	{ "worker_events", LBS_T_ENUM, R(worker_events), "auto", 0, 0, 0, "auto|always", NULL,
 	  "`auto`: a worker's completion is an event only when something observes it mid-iteration; "
 	  "`always`: every completion is an event (same results, slower; for checking)" },
@@ -154,6 +156,11 @@ static const lbs_key_spec trace_keys[] = {
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
+static const lbs_key_spec policy_keys[] = {
+	{ "name", LBS_T_STRING, offsetof(lbs_policy_spec, name), "static", 0, 0, 0, NULL, NULL,
+	  "the policy to run (see the table below)" },
+};
+
 typedef struct section_spec {
 	const char *name; /* "workers." is a prefix: [workers.NAME] */
 	const lbs_key_spec *keys;
@@ -168,7 +175,15 @@ static const section_spec sections[] = {
 	{ "workers.", group_keys, NKEYS(group_keys),
 	  "One section per group of identical workers, `[workers.NAME]`; workers are numbered in "
 	  "file order" },
-	{ "policy", NULL, 0, "The batch-size policy: `name` plus that policy's options" },
+	{ "policy", policy_keys, NKEYS(policy_keys), "Which batch-size policy runs (`--policy` overrides it)" },
+	{ "policy.", NULL, 0,
+	  "Options of policy NAME, `[policy.NAME]`; a scenario may hold options for several policies, "
+	  "so that `--policy a,b` compares them" },
+	{ "predictor.", NULL, 0,
+	  "Options of speed predictor NAME, `[predictor.NAME]`, for the policies that use predictors" },
+	{ "generator.", lbs_gen_keys, LBS_GEN_NKEYS,
+	  "Optional, any number: `[generator.NAME]` applies a generator of synthetic availability "
+	  "(doc/generators.md) to the worker groups named by `workers`" },
 };
 
 /* ---- reading the file ------------------------------------------------- */
@@ -574,6 +589,97 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	return LBS_OK;
 }
 
+/* The schema of a component options section: [policy.NAME] or
+ * [predictor.NAME]. NULL (with a message) when NAME is not registered. */
+static const lbs_key_spec *component_schema(const char *section, const lbs_origin *where,
+					    size_t *nkeys, size_t *size, lbs_error *err)
+{
+	static const lbs_key_spec no_keys[1];
+	bool policy = strncmp(section, "policy.", 7) == 0;
+	const char *name = section + (policy ? 7 : 10);
+	char names[256], msg[512];
+	if (policy) {
+		const lbs_policy_ops *pol = lbs_policy_find(name);
+		if (pol) {
+			*nkeys = pol->n_options;
+			*size = pol->options_size;
+			return pol->options ? pol->options : no_keys;
+		}
+		lbs_policy_names(names, sizeof names);
+	} else {
+		const lbs_predictor_ops *pre = lbs_predictor_find(name);
+		if (pre) {
+			*nkeys = pre->n_options;
+			*size = pre->options_size;
+			return pre->options ? pre->options : no_keys;
+		}
+		lbs_predictor_names(names, sizeof names);
+	}
+	lbs_fmt(msg, sizeof msg, "options for an unknown %s '%s' (known: %s)",
+		policy ? "policy" : "predictor", name, names);
+	origin_error(err, where, section, NULL, msg);
+	return NULL;
+}
+
+/* Validates a [policy.NAME] or [predictor.NAME] section completely (the
+ * component's own schema fills a scratch copy of its options) and keeps its
+ * entries for when the component is created. */
+static lbs_status add_component_options(lbs_scenario *sc, const char *section, const lbs_origin *where,
+					const lbs_kv *const *entries, size_t n, lbs_error *err)
+{
+	size_t nkeys = 0, size = 0;
+	const lbs_key_spec *keys = component_schema(section, where, &nkeys, &size, err);
+	if (!keys)
+		return LBS_EINPUT;
+	void *scratch = lbs_calloc(1, size ? size : 1, err);
+	if (!scratch)
+		return LBS_EINTERNAL;
+	uint64_t present;
+	lbs_origin o[64];
+	lbs_status st = lbs_keys_apply(keys, nkeys, section, where, entries, n, scratch, &present, o, err);
+	free(scratch);
+	if (st != LBS_OK)
+		return st;
+	lbs_policy_options *po = realloc(sc->policy_options, (sc->n_policy_options + 1) * sizeof *po);
+	if (!po)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	sc->policy_options = po;
+	po = &po[sc->n_policy_options];
+	memset(po, 0, sizeof *po);
+	snprintf(po->section, sizeof po->section, "%s", section);
+	po->at = *where;
+	if (!(po->kv = calloc(n + 1, sizeof *po->kv)))
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	sc->n_policy_options++;
+	for (size_t i = 0; i < n; i++)
+		po->kv[po->n++] = *entries[i];
+	return record_config(sc, section, keys, nkeys, present, entries, n);
+}
+
+lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
+				     lbs_error *err)
+{
+	if (lbs_policy_find(name))
+		return LBS_OK;
+	char msg[512], names[256];
+	lbs_policy_names(names, sizeof names);
+	lbs_fmt(msg, sizeof msg, "unknown policy '%s' (known: %s)", name, names);
+	(void)sc;
+	return origin_error(err, at, "policy", "name", msg);
+}
+
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n)
+{
+	*kv = NULL;
+	*n = 0;
+	for (size_t i = 0; i < sc->n_policy_options; i++)
+		if (!strcmp(sc->policy_options[i].section, section)) {
+			*kv = sc->policy_options[i].kv;
+			*n = sc->policy_options[i].n;
+		}
+}
+
 static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 {
 	const lbs_kv **entries = calloc(c->n_kv + 1, sizeof *entries);
@@ -581,20 +687,22 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	lbs_status st = LBS_OK;
 	bool seen_run = false, seen_model = false, seen_network = false;
-	size_t n_groups = 0;
-	for (size_t h = 0; h < c->n_hdr; h++)
+	size_t n_groups = 0, n_gens = 0;
+	for (size_t h = 0; h < c->n_hdr; h++) {
 		n_groups += strncmp(c->hdr[h].name, "workers.", 8) == 0;
+		n_gens += strncmp(c->hdr[h].name, "generator.", 10) == 0;
+	}
 	if (n_groups > LBS_MAX_GROUPS) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINPUT, "%s: %zu worker groups (the limit is %d)", c->path,
 				     n_groups, LBS_MAX_GROUPS);
 	}
 	sc->groups = calloc(n_groups ? n_groups : 1, sizeof *sc->groups);
-	if (!sc->groups) {
+	sc->generators = calloc(n_gens ? n_gens : 1, sizeof *sc->generators);
+	if (!sc->groups || !sc->generators) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
-	snprintf(sc->policy.name, sizeof sc->policy.name, "static");
 
 	for (size_t h = 0; h < c->n_hdr && st == LBS_OK; h++) {
 		const char *name = c->hdr[h].name;
@@ -608,7 +716,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
-					   "[policy] or [workers.NAME])", label, hint ? " (did you mean [" : "",
+					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME] or "
+					   "[generator.NAME])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -618,20 +727,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				entries[n++] = &c->kv[i];
 		uint64_t present = 0;
 		lbs_origin o[64];
-		if (strcmp(spec->name, "policy") == 0) {
-			lbs_policy_spec *p = &sc->policy;
-			p->at = where;
-			p->options = calloc(n + 1, sizeof *p->options);
-			if (!p->options) {
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-				break;
-			}
-			for (size_t i = 0; i < n; i++) {
-				if (strcmp(entries[i]->key, "name") == 0)
-					snprintf(p->name, sizeof p->name, "%s", entries[i]->value);
-				else
-					p->options[p->n_options++] = *entries[i];
-			}
+		if (strcmp(spec->name, "policy.") == 0 || strcmp(spec->name, "predictor.") == 0) {
+			st = add_component_options(sc, name, &where, entries, n, err);
 			continue;
 		}
 		if (strcmp(spec->name, "workers.") == 0) {
@@ -658,12 +755,41 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 					st = origin_error(err, &o[0], name, "count",
 							  "the workers of all groups exceed the limit of 1000000");
 			}
+		} else if (strcmp(spec->name, "generator.") == 0) {
+			lbs_gen_spec *g = &sc->generators[sc->n_generators];
+			const char *gname = name + 10;
+			if (!valid_group_name(gname)) {
+				st = origin_error(err, &where, name, NULL,
+						  "generator names use letters, digits, '_' and '-' (at most 63)");
+				break;
+			}
+			snprintf(g->name, sizeof g->name, "%s", gname);
+			g->at = where;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g, &present,
+					    o, err);
+			if (st == LBS_OK && (st = lbs_gen_check(g, present, o, err)) == LBS_OK)
+				sc->n_generators++;
 		} else if (strcmp(spec->name, "run") == 0) {
 			seen_run = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->run,
 					    &present, o, err);
 			if (st == LBS_OK)
 				st = check_run(sc, present, o, &where, err);
+		} else if (strcmp(spec->name, "policy") == 0) {
+			sc->policy.at = where;
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(entries[i]->key, "name") != 0) {
+					st = origin_error(err, &entries[i]->at, "policy", entries[i]->key,
+							  "unknown key: [policy] holds only `name`; a policy's "
+							  "options go in its own section, [policy.NAME]");
+					break;
+				}
+			if (st != LBS_OK)
+				break;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->policy,
+					    &present, o, err);
+			if (st == LBS_OK && o[0].file)
+				sc->policy.at = o[0];
 		} else if (strcmp(spec->name, "model") == 0) {
 			seen_model = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->model,
@@ -706,39 +832,17 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			      : sc->n_groups == 0 ? "[workers.NAME]" : NULL;
 	if (missing)
 		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->path, missing);
-	/* The policy's own options are checked when the policy is created, but
-	 * its name is checked here so a typo fails before anything runs. */
-	if (!lbs_policy_find(sc->policy.name)) {
-		char msg[512], names[256];
-		lbs_policy_names(names, sizeof names);
-		lbs_fmt(msg, sizeof msg, "unknown policy '%s' (known: %s)", sc->policy.name, names);
-		lbs_origin at = sc->policy.at.file ? sc->policy.at : (lbs_origin){ c->path, 0 };
-		for (size_t i = 0; i < c->n_kv; i++)
-			if (!strcmp(c->kv[i].section, "policy") && !strcmp(c->kv[i].key, "name"))
-				at = c->kv[i].at;
-		return origin_error(err, &at, "policy", "name", msg);
-	}
-	const lbs_policy_ops *pol = lbs_policy_find(sc->policy.name);
-	for (size_t i = 0; i < sc->policy.n_options; i++) {
-		const lbs_kv *o = &sc->policy.options[i];
-		if (lbs_keys_find(pol->options, pol->n_options, o->key) < 0) {
-			const char *hint = lbs_keys_suggest(pol->options, pol->n_options, o->key);
-			char msg[256];
-			lbs_fmt(msg, sizeof msg, "unknown key for policy '%s'%s%s%s", pol->name,
-				hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-			return origin_error(err, &o->at, "policy", o->key, msg);
-		}
-	}
-	lbs_origin name_at = sc->policy.at;
-	for (size_t i = 0; i < c->n_kv; i++)
-		if (!strcmp(c->kv[i].section, "policy") && !strcmp(c->kv[i].key, "name"))
-			name_at = c->kv[i].at;
-	if (add_config(sc, "policy", "name", sc->policy.name, &name_at) != LBS_OK)
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	for (size_t i = 0; i < sc->policy.n_options; i++)
-		if (add_config(sc, "policy", sc->policy.options[i].key, sc->policy.options[i].value,
-			       &sc->policy.options[i].at))
+	/* Generators name groups, which may come after them in the file. */
+	if ((st = lbs_gen_resolve(sc, err)) != LBS_OK)
+		return st;
+	if (!sc->policy.at.file) { /* no [policy] section: the default */
+		sc->policy.at = (lbs_origin){ c->path, 0 };
+		snprintf(sc->policy.name, sizeof sc->policy.name, "%s", policy_keys[0].def);
+		if (add_config(sc, "policy", "name", sc->policy.name, NULL) != LBS_OK)
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	if ((st = lbs_scenario_check_policy(sc, sc->policy.name, &sc->policy.at, err)) != LBS_OK)
+		return st;
 	if (!*sc->run.name) {
 		const char *base = strrchr(c->path, '/');
 		base = base ? base + 1 : c->path;
@@ -802,11 +906,18 @@ lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, cons
 
 void lbs_scenario_destroy(lbs_scenario *sc)
 {
+	lbs_gen_specs_free(sc->generators, sc->n_generators);
+	free(sc->generators);
+	sc->generators = NULL;
+	sc->n_generators = 0;
 	free(sc->groups);
-	free(sc->policy.options);
+	for (size_t i = 0; i < sc->n_policy_options; i++)
+		free(sc->policy_options[i].kv);
+	free(sc->policy_options);
 	free(sc->config);
 	sc->groups = NULL;
-	sc->policy.options = NULL;
+	sc->policy_options = NULL;
+	sc->n_policy_options = 0;
 	sc->config = NULL;
 	sc->n_groups = sc->n_config = 0;
 }
@@ -822,7 +933,7 @@ void lbs_scenario_document(FILE *out)
 		fprintf(out, "### [%s%s]\n\n%s.\n\n", s->name, prefix ? "NAME" : "", s->doc);
 		if (s->keys)
 			lbs_keys_document(out, s->keys, s->nkeys);
-		else
+		if (!strcmp(s->name, "policy"))
 			lbs_policy_document(out);
 		if (s->keys == network_keys)
 			fprintf(out, "\n`[network]` also takes the `trace*` keys of `[workers.NAME]` (below): "
@@ -834,6 +945,8 @@ void lbs_scenario_document(FILE *out)
 				     "bind one (formats, mappings and examples: doc/traces.md).\n\n");
 			lbs_keys_document(out, trace_keys, NKEYS(trace_keys));
 		}
+		if (!strcmp(s->name, "predictor."))
+			lbs_predictor_document(out);
 		fprintf(out, "\n");
 	}
 }

@@ -14,6 +14,7 @@
 #include "models/noise.h"
 #include "sim/keys.h"
 #include "traces/binding.h"
+#include "traces/gen.h"
 
 #define LBS_MAX_WORKERS 1000000
 #define LBS_MAX_GROUPS 4096
@@ -56,10 +57,16 @@ typedef struct lbs_group_spec {
 
 typedef struct lbs_policy_spec {
 	char name[LBS_VALUE_MAX];
-	lbs_kv *options;         /* the other [policy] keys, validated by the policy */
-	size_t n_options;
-	lbs_origin at;
+	lbs_origin at;           /* where the name was given */
 } lbs_policy_spec;
+
+/* The keys of one [policy.NAME] or [predictor.NAME] section, validated. */
+typedef struct lbs_policy_options {
+	char section[LBS_NAME_MAX + 16];
+	lbs_kv *kv;
+	size_t n;
+	lbs_origin at;
+} lbs_policy_options;
 
 typedef struct lbs_scenario {
 	char path[1024];
@@ -68,8 +75,12 @@ typedef struct lbs_scenario {
 	lbs_network network;
 	lbs_trace_spec network_trace; /* the [network] trace* keys; format none: no trace */
 	lbs_policy_spec policy;
+	lbs_policy_options *policy_options;
+	size_t n_policy_options;
 	lbs_group_spec *groups;
 	size_t n_groups;
+	lbs_gen_spec *generators;     /* [generator.NAME] sections, in file order */
+	size_t n_generators;
 	int64_t n_workers;
 	int64_t iterations;           /* resolved run length */
 	int64_t iterations_per_epoch; /* 0 when the run is given in iterations */
@@ -89,6 +100,15 @@ void lbs_scenario_destroy(lbs_scenario *sc);
  * --set); {path, 0} for a default. For messages about a value that is valid
  * on its own but impossible with the rest (a batch over the memory caps). */
 lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, const char *key);
+
+/* The options given in a component's section, "policy.NAME" or
+ * "predictor.NAME" (none: *n = 0). */
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n);
+
+/* LBS_OK if `name` is a registered policy, else an error naming `at`. */
+lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
+				     lbs_error *err);
 
 /* Writes the Markdown reference of every section and key. */
 void lbs_scenario_document(FILE *out);

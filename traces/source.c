@@ -197,7 +197,19 @@ static double op_level(const void *state, double t, int64_t iteration)
 	return lbs_source_level(state, t, iteration);
 }
 
-const lbs_avail_ops lbs_source_ops = { "trace", op_finish, op_level };
+/* The machine's readings, for policies: the series' cpu_util and mem_util
+ * columns where it has them. */
+static double op_reading(void *state, double t, int64_t iteration, int kind)
+{
+	double v;
+	if (kind != LBS_READING_CPU_UTIL && kind != LBS_READING_MEM_UTIL)
+		return NAN;
+	lbs_reading which = kind == LBS_READING_CPU_UTIL ? LBS_READING_CPU : LBS_READING_MEM;
+	return lbs_source_reading(state, which, t, iteration, &v) ? v : NAN;
+}
+
+const lbs_avail_ops lbs_source_ops = { .name = "trace", .finish = op_finish, .level = op_level,
+				       .reading = op_reading };
 
 static const char *map_name(int kind)
 {

@@ -11,9 +11,9 @@ typedef struct static_state {
 } static_state;
 
 static lbs_status static_create(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
-				void **state, lbs_error *err)
+				void **state, lbs_policy_info *info, lbs_error *err)
 {
-	(void)options, (void)n_options;
+	(void)options, (void)n_options, (void)info;
 	static_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;

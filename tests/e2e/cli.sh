@@ -9,7 +9,7 @@ S="$top_srcdir/scenarios/default.ini"
 check "default scenario exits 0" test $? -eq 0
 check "summary names the policy" grep -q '^static ' "$TMP/out"
 check "nothing on stderr without a terminal" test ! -s "$TMP/err"
-check "schema version 1" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 1
+check "schema version 2" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 2
 check "one run" test "$(q "$TMP/r.db" 'SELECT count(*) FROM runs')" = 1
 check "500 iterations" test "$(q "$TMP/r.db" 'SELECT count(*) FROM iterations')" = 500
 check "12 workers" test "$(q "$TMP/r.db" 'SELECT count(*) FROM workers')" = 12
@@ -45,6 +45,37 @@ check "another seed differs" test "$(same 1 3)" != 0
 "$LBSIM" "$S" -o "$TMP/s.db" -q --set 'network.bandwidth=25 Gbit/s' --set workers.k80.count=2 --seed 7
 check "--set recorded" test "$(q "$TMP/s.db" "SELECT value FROM run_config WHERE section='network' AND key='bandwidth'")" = "25 Gbit/s"
 check "--set changes the fleet" test "$(q "$TMP/s.db" 'SELECT n_workers || seed FROM runs')" = 107
+
+# --policy runs each policy plus the static baseline and prints speedups.
+P="$top_srcdir/scenarios/policies/stealing-loses.ini"
+"$LBSIM" "$P" -o "$TMP/p.db" --policy lbbsp-gpu,oracle --set run.iterations=40 > "$TMP/out"
+check "--policy: exit 0" test $? -eq 0
+check "--policy adds the static baseline" test "$(q "$TMP/p.db" 'SELECT group_concat(policy) FROM runs')" = "static,lbbsp-gpu,oracle"
+check "speedup column" grep -q '^oracle .* [0-9]\.[0-9][0-9][0-9] ' "$TMP/out"
+check "oracle is fastest" test "$(q "$TMP/p.db" 'SELECT policy FROM runs ORDER BY sim_time_s LIMIT 1')" = oracle
+check "run_config names the policy run" test "$(q "$TMP/p.db" "SELECT value FROM run_config WHERE run_id = 3 AND section = 'policy' AND key = 'name'")" = oracle
+check "batches recorded when they change" test "$(q "$TMP/p.db" 'SELECT count(DISTINCT iteration) > 1 FROM batches WHERE run_id = 2')" = 1
+check "static records its batches once" test "$(q "$TMP/p.db" 'SELECT count(DISTINCT iteration) FROM batches WHERE run_id = 1')" = 1
+check "policy state recorded" test "$(q "$TMP/p.db" "SELECT count(*) FROM policy_vars WHERE run_id = 2 AND name = 'step'")" = 40
+check "decision time recorded" test "$(q "$TMP/p.db" 'SELECT count(*) FROM iterations WHERE run_id = 3 AND decision_s > 0')" = 40
+"$LBSIM" "$P" -o "$TMP/p2.db" --policy nope 2> "$TMP/err"; rc=$?
+check "unknown --policy: exit 2" test $rc -eq 2
+check "unknown --policy named" grep -q "unknown policy 'nope'" "$TMP/err"
+check "unknown --policy: no database" test ! -e "$TMP/p2.db"
+"$LBSIM" "$P" -o "$TMP/p2.db" --policy , 2> /dev/null; check "empty --policy: exit 2" test $? -eq 2
+"$LBSIM" "$P" -o "$TMP/p2.db" --policy dbs 2> "$TMP/err"; rc=$?
+check "dbs without epochs: exit 3" test $rc -eq 3
+
+# lbsim predict scores each predictor on a run's recorded speeds.
+"$LBSIM" "$P" -o "$TMP/pr.db" --policy lbbsp-cpu --no-baseline --detail workers -q --set run.iterations=60 \
+	--set 'policy.lbbsp-cpu.predictor=ema'
+check "predictions recorded" test "$(q "$TMP/pr.db" 'SELECT count(*) > 400 FROM worker_iterations WHERE predicted_speed > 0')" = 1
+"$LBSIM" predict "$TMP/pr.db:1" -p last,ema,arima > "$TMP/out"
+check "predict: exit 0" test $? -eq 0
+check "predict: three scores" test "$(q "$TMP/pr.db" 'SELECT count(*) FROM predictor_errors WHERE eval_id = 1')" = 3
+check "predict: prints rmse" grep -q '^arima ' "$TMP/out"
+"$LBSIM" predict "$TMP/pr.db:7" > /dev/null 2>&1; check "predict: missing run: exit 3" test $? -eq 3
+"$LBSIM" predict "$TMP/pr.db" > /dev/null 2>&1; check "predict: no run id: exit 2" test $? -eq 2
 
 # Usage errors exit 2, bad input 3; nothing is written.
 "$LBSIM" > /dev/null 2>&1; check "no scenario: exit 2" test $? -eq 2

@@ -69,6 +69,9 @@ int main(void)
 	suite_readers();
 	suite_source();
 	suite_binding();
+	suite_generators();
+	suite_policy();
+	suite_predict();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_tests_failed();

@@ -4,6 +4,7 @@
 #define LBS_TEST_SUITES_H
 
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 void suite_queue(void);
@@ -15,6 +16,9 @@ void suite_series(void);
 void suite_readers(void);
 void suite_source(void);
 void suite_binding(void);
+void suite_generators(void);
+void suite_policy(void);
+void suite_predict(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
@@ -30,5 +34,25 @@ char *write_temp(const char *text);
 /* The path of a file of the source tree, e.g. "tests/data/traces/x.csv"
  * (malloc'd). */
 char *src_path(const char *rel);
+/* A whole run's iteration records, captured by an observer. */
+#include "sim/run.h"
+typedef struct capture {
+	size_t n_workers, n, cap;
+	lbs_iteration_record *rec;
+	double *compute; /* n * n_workers */
+	int64_t *batch;
+	lbs_policy_var *vars; /* n * LBS_POLICY_VARS_MAX */
+	double sim_time_s;
+	int64_t fail_at; /* the observer fails at this iteration (-1: never) */
+} capture;
+
+/* Loads scenario text with overrides, runs `policy` (NULL: the scenario's)
+ * and captures every iteration. */
+lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov, const char *policy,
+			    capture *c, lbs_error *err);
+void capture_free(capture *c);
+
+/* |a - b| <= 1e-12 |b| */
+bool rel_eq(double a, double b);
 
 #endif

@@ -52,15 +52,15 @@ static void scratch_close(scratch *s)
 	rmdir(s->dir);
 }
 
-typedef struct capture {
+typedef struct bcapture {
 	size_t n, n_workers, cap;
 	double *start, *end, *compute;
-} capture;
+} bcapture;
 
-static lbs_status capture_fn(void *ctx, const lbs_iteration_record *r, lbs_error *e)
+static lbs_status bcap_fn(void *ctx, const lbs_iteration_record *r, lbs_error *e)
 {
 	(void)e;
-	capture *c = ctx;
+	bcapture *c = ctx;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 256;
 		c->start = realloc(c->start, c->cap * sizeof *c->start);
@@ -75,7 +75,7 @@ static lbs_status capture_fn(void *ctx, const lbs_iteration_record *r, lbs_error
 	return LBS_OK;
 }
 
-static void capture_free(capture *c)
+static void bcap_free(bcapture *c)
 {
 	free(c->start);
 	free(c->end);
@@ -84,7 +84,7 @@ static void capture_free(capture *c)
 }
 
 /* Loads the scenario at `path`, builds the run and (with c) runs it. */
-static lbs_status simulate(const char *path, capture *c, size_t *n_sets)
+static lbs_status simulate(const char *path, bcapture *c, size_t *n_sets)
 {
 	lbs_scenario sc;
 	lbs_run run;
@@ -92,13 +92,13 @@ static lbs_status simulate(const char *path, capture *c, size_t *n_sets)
 	lbs_status st = lbs_scenario_load(&sc, path, NULL, 0, &err);
 	if (st != LBS_OK)
 		return st;
-	st = lbs_run_create(&run, &sc, &err);
+	st = lbs_run_create(&run, &sc, NULL, &err);
 	if (st == LBS_OK) {
 		if (n_sets)
 			*n_sets = run.traces ? lbs_trace_table_size(run.traces) : 0;
 		if (c) {
 			memset(c, 0, sizeof *c);
-			st = lbs_run_execute(&run, capture_fn, c, NULL, &err);
+			st = lbs_run_execute(&run, bcap_fn, c, NULL, &err);
 		}
 		lbs_run_destroy(&run);
 	}
@@ -126,7 +126,7 @@ static void test_halves_mid_iteration(void)
 		"trace_format = lbsim\ntrace = halves.csv\n"
 		"[workers.steady]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n"
 		"availability = 0.8\n");
-	capture c;
+	bcapture c;
 	CU_ASSERT_EQUAL_FATAL(simulate(ini, &c, NULL), LBS_OK);
 	CU_ASSERT_EQUAL_FATAL(c.n, 3);
 	CU_ASSERT_DOUBLE_EQUAL(c.compute[0], 0.150, 1e-15);
@@ -135,7 +135,7 @@ static void test_halves_mid_iteration(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.compute[2], 0.200, 1e-15);
 	CU_ASSERT_DOUBLE_EQUAL(c.end[1], 0.350, 1e-15);
 	CU_ASSERT_DOUBLE_EQUAL(c.end[2], 0.550, 1e-15);
-	capture_free(&c);
+	bcap_free(&c);
 
 	/* The same with every completion an event: identical. */
 	const char *ini2 = scratch_write(&s, "halves2.ini",
@@ -148,7 +148,7 @@ static void test_halves_mid_iteration(void)
 	CU_ASSERT_EQUAL_FATAL(simulate(ini2, &c, NULL), LBS_OK);
 	CU_ASSERT_DOUBLE_EQUAL(c.compute[0], 0.150, 1e-15);
 	CU_ASSERT_DOUBLE_EQUAL(c.end[2], 0.550, 1e-15);
-	capture_free(&c);
+	bcap_free(&c);
 
 	/* `availability` scales the trace: 0.5 of it halves every speed. */
 	const char *ini3 = scratch_write(&s, "halves3.ini",
@@ -158,7 +158,7 @@ static void test_halves_mid_iteration(void)
 	CU_ASSERT_EQUAL_FATAL(simulate(ini3, &c, NULL), LBS_OK);
 	/* 50 ms at 0.5 do 25 ms of work; 75 ms remain at 0.25: 300 ms. */
 	CU_ASSERT_DOUBLE_EQUAL(c.compute[0], 0.350, 1e-15);
-	capture_free(&c);
+	bcap_free(&c);
 	scratch_close(&s);
 }
 
@@ -237,7 +237,7 @@ static size_t replay_pai(int job, double *worst)
 		 "[workers.pai]\ncount = 10\ndevice = gpu\ncost = linear\nper_sample = 100 ms\n"
 		 "trace_format = pai\ntrace = %s\n", last - first + 1, trace);
 	const char *ini = scratch_write(&s, "pai.ini", ini_text);
-	capture c;
+	bcapture c;
 	CU_ASSERT_EQUAL_FATAL(simulate(ini, &c, NULL), LBS_OK);
 	CU_ASSERT_EQUAL_FATAL(c.n, (size_t)(last - first + 1));
 
@@ -276,7 +276,7 @@ static size_t replay_pai(int job, double *worst)
 	}
 	CU_ASSERT_EQUAL(r, n); /* rows are in iteration order */
 	CU_ASSERT_EQUAL(bad, 0);
-	capture_free(&c);
+	bcap_free(&c);
 	scratch_close(&s);
 	free(rows);
 	free(trace);
@@ -321,7 +321,7 @@ static void test_assignment(void)
 	lbs_scenario sc;
 	lbs_run run;
 	CU_ASSERT_EQUAL_FATAL(lbs_scenario_load(&sc, ini, NULL, 0, &err), LBS_OK);
-	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, NULL, &err), LBS_OK);
 	/* One copy of the file for groups a and c; b asked for other ids. */
 	CU_ASSERT_EQUAL(lbs_trace_table_size(run.traces), 2);
 	/* The first sample of ids 1, 2, 0 is 500, 400, 410. */
@@ -341,7 +341,7 @@ static void test_assignment(void)
 		 "trace_format = pai\ntrace = %s\ntrace_assign = draw\n", pai);
 	ini = scratch_write(&s, "d.ini", text);
 	CU_ASSERT_EQUAL_FATAL(lbs_scenario_load(&sc, ini, NULL, 0, &err), LBS_OK);
-	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, NULL, &err), LBS_OK);
 	int counts[3] = { 0 }, bad = 0;
 	for (size_t w = 0; w < 60; w++) {
 		gsl_rng *r = lbs_rng_stream(42, "trace", "d", w, NULL);
@@ -483,21 +483,22 @@ static void test_readings(void)
 	lbs_scenario sc;
 	lbs_run run;
 	CU_ASSERT_EQUAL_FATAL(lbs_scenario_load(&sc, ini, NULL, 0, &err), LBS_OK);
-	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, &err), LBS_OK);
-	/* Planned at t = 0: the first readings; the untraced worker has none. */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run.cpu_util);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(run.mem_util);
-	CU_ASSERT_EQUAL(run.cpu_util[0], 0.2);
-	CU_ASSERT_EQUAL(run.mem_util[0], 0.5);
-	CU_ASSERT(isnan(run.cpu_util[1]));
+	CU_ASSERT_EQUAL_FATAL(lbs_run_create(&run, &sc, NULL, &err), LBS_OK);
+	/* Planned at t = 0: the first readings (cpu_util, mem_util per worker);
+	 * the untraced worker has none, reported as 0. */
+	CU_ASSERT_EQUAL_FATAL(run.n_readings, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(run.readings);
+	CU_ASSERT_EQUAL(run.readings[0], 0.2);
+	CU_ASSERT_EQUAL(run.readings[1], 0.5);
+	CU_ASSERT_EQUAL(run.readings[2], 0.0);
 	/* Availability is the util mapping of cpu_util: 0.8, then 0.4 from 1 s.
 	 * Iteration 0 (0.5 s of work) ends at 0.625; iteration 1 at 1.5 (0.375
 	 * s at 0.8 do 0.3, the remaining 0.2 take 0.5 s at 0.4); iteration 2,
 	 * planned with the readings of t = 1.5, at 2.75. */
 	CU_ASSERT_EQUAL_FATAL(lbs_run_execute(&run, NULL, NULL, NULL, &err), LBS_OK);
 	CU_ASSERT_DOUBLE_EQUAL(run.stats.sim_time_s, 2.75, 1e-14);
-	CU_ASSERT_EQUAL(run.cpu_util[0], 0.6);
-	CU_ASSERT_EQUAL(run.mem_util[0], 0.7);
+	CU_ASSERT_EQUAL(run.readings[0], 0.6);
+	CU_ASSERT_EQUAL(run.readings[1], 0.7);
 	lbs_run_destroy(&run);
 	lbs_scenario_destroy(&sc);
 	scratch_close(&s);
@@ -518,12 +519,12 @@ static void test_network_trace(void)
 		"[run]\nglobal_batch = 20\niterations = 2\n[model]\ngradient = 1 MB\n"
 		"[network]\ntopology = ring\nbandwidth = 1 GB/s\ntrace_format = lbsim\ntrace = bw.csv\n"
 		"[workers.w]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n");
-	capture c;
+	bcapture c;
 	CU_ASSERT_EQUAL_FATAL(simulate(ini, &c, NULL), LBS_OK);
 	CU_ASSERT_EQUAL_FATAL(c.n, 2);
 	CU_ASSERT_DOUBLE_EQUAL(c.end[0], 0.0115, 1e-15);
 	CU_ASSERT_DOUBLE_EQUAL(c.end[1], 0.0115 + 0.010 + 0.002, 1e-15);
-	capture_free(&c);
+	bcap_free(&c);
 
 	/* trace_reference replaces the nominal bandwidth as the reference. */
 	ini = scratch_write(&s, "n2.ini",
@@ -534,7 +535,7 @@ static void test_network_trace(void)
 	CU_ASSERT_EQUAL_FATAL(simulate(ini, &c, NULL), LBS_OK);
 	/* Factor 0.5 until 10.5 ms (0.25 ms of transfer), then 0.25: 3 ms more. */
 	CU_ASSERT_DOUBLE_EQUAL(c.end[0], 0.0135, 1e-15);
-	capture_free(&c);
+	bcap_free(&c);
 
 	/* No network to slow down. */
 	ini = scratch_write(&s, "n3.ini",

@@ -28,65 +28,14 @@
 	"[workers.c]\ncount = 2\ndevice = gpu\ncost = piecewise\nt_flat = 20 ms\n" \
 	"saturation_batch = 16\nper_sample = 0.5 ms\nmax_batch = 64\n"
 
-typedef struct capture {
-	size_t n_workers, n, cap;
-	lbs_iteration_record *rec;
-	double *compute; /* n * n_workers */
-	int64_t *batch;
-	int64_t fail_at; /* observer fails at this iteration (-1: never) */
-} capture;
-
-static lbs_status capture_fn(void *ctx, const lbs_iteration_record *r, lbs_error *err)
-{
-	capture *c = ctx;
-	if (r->iteration == c->fail_at)
-		return lbs_error_set(err, LBS_EIO, "injected failure");
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 64;
-		c->rec = realloc(c->rec, c->cap * sizeof *c->rec);
-		c->compute = realloc(c->compute, c->cap * r->n_workers * sizeof *c->compute);
-		c->batch = realloc(c->batch, c->cap * r->n_workers * sizeof *c->batch);
-	}
-	c->n_workers = r->n_workers;
-	c->rec[c->n] = *r;
-	memcpy(c->compute + c->n * r->n_workers, r->compute_s, r->n_workers * sizeof(double));
-	memcpy(c->batch + c->n * r->n_workers, r->batch, r->n_workers * sizeof(int64_t));
-	c->n++;
-	return LBS_OK;
-}
-
-static void capture_free(capture *c)
-{
-	free(c->rec);
-	free(c->compute);
-	free(c->batch);
-	memset(c, 0, sizeof *c);
-}
-
 /* Loads text with overrides and runs it to completion into *c. */
 static lbs_status simulate(const char *text, const char *const *ov, size_t nov, capture *c,
 			   lbs_error *err)
 {
-	char *path = write_temp(text);
-	lbs_scenario sc;
-	lbs_run run;
-	memset(c, 0, sizeof *c);
-	c->fail_at = -1;
-	lbs_status st = lbs_scenario_load(&sc, path, ov, nov, err);
-	unlink(path);
-	free(path);
-	if (st != LBS_OK)
-		return st;
-	st = lbs_run_create(&run, &sc, err);
-	if (st == LBS_OK) {
-		st = lbs_run_execute(&run, capture_fn, c, NULL, err);
-		lbs_run_destroy(&run);
-	}
-	lbs_scenario_destroy(&sc);
-	return st;
+	return capture_simulate(text, ov, nov, NULL, c, err);
 }
 
-static bool rel_eq(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(b); }
+
 
 static void test_closed_form(void)
 {
@@ -284,7 +233,7 @@ static void test_recorder_transaction(void)
 	for (int attempt = 0; attempt < 3; attempt++) {
 		lbs_run run;
 		lbs_recorder rec;
-		CU_ASSERT_FATAL(lbs_run_create(&run, &sc, &err) == LBS_OK);
+		CU_ASSERT_FATAL(lbs_run_create(&run, &sc, NULL, &err) == LBS_OK);
 		CU_ASSERT_FATAL(lbs_recorder_open(&rec, db, LBS_DETAIL_WORKERS, &err) == LBS_OK);
 		CU_ASSERT_FATAL(lbs_recorder_begin(&rec, &run, &err) == LBS_OK);
 		/* Attempt 1 fails halfway: its rows must vanish. */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lbbsp-gpu: LB-BSP's batch sizing for GPU clusters (Chen et al.,
+ * "Semi-Dynamic Load Balancing: Efficient Distributed Learning in
+ * Non-Dedicated Environments", ACM SoCC 2020). A GPU's batch time is flat
+ * until the device saturates, so speed cannot be read off one measurement;
+ * instead the batch sizes are searched. Over a monitoring window of
+ * iterations each worker's mean compute time is measured; the straggler
+ * (longest time) gives `step` samples to the leader (shortest time among
+ * workers whose memory cap allows `step` more). When a worker's adjustment
+ * reverses direction (it gave and now receives, or the reverse), the step is
+ * halved and the window widened, so the search settles instead of
+ * oscillating. No move is made while the slowest and fastest mean times are
+ * within `tolerance` of each other. */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "models/policy.h"
+
+typedef struct lg_options {
+	int64_t window;
+	int64_t step;
+	double tolerance;
+	double window_growth;
+	int64_t max_window;
+} lg_options;
+
+static const lbs_key_spec lg_keys[] = {
+	{ "window", LBS_T_INT, offsetof(lg_options, window), "5", 1, 1e6, 0, NULL, NULL,
+	  "iterations in the first monitoring window" },
+	{ "step", LBS_T_INT, offsetof(lg_options, step), "0", 0, 1e9, 0, NULL, NULL,
+	  "samples moved per adjustment at first; 0 means max(1, global_batch / (4 * workers))" },
+	{ "tolerance", LBS_T_REAL, offsetof(lg_options, tolerance), "5%", 0, 1, 0, NULL, NULL,
+	  "no move while (slowest - fastest) / slowest mean compute time is at most this" },
+	{ "window_growth", LBS_T_REAL, offsetof(lg_options, window_growth), "2", 1, 100, 0, NULL, NULL,
+	  "factor the window grows by when an adjustment reverses direction" },
+	{ "max_window", LBS_T_INT, offsetof(lg_options, max_window), "100", 1, 1e6, 0, NULL, NULL,
+	  "the window never grows beyond this many iterations" },
+};
+
+typedef struct lg_state {
+	lg_options opt;
+	size_t n;
+	const int64_t *caps;
+	int64_t global_batch;
+	int64_t window, step, in_window, moves, reversals;
+	double *sum_s;      /* compute time summed over the window */
+	signed char *last;  /* +1 received, -1 gave, 0 not yet moved */
+	double imbalance;   /* (slowest - fastest) / slowest at the last window end */
+	long straggler, leader;
+} lg_state;
+
+static void lg_destroy(void *state)
+{
+	lg_state *s = state;
+	if (s) {
+		free(s->sum_s);
+		free(s->last);
+		free(s);
+	}
+}
+
+static lbs_status lg_create(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
+			    void **state, lbs_policy_info *info, lbs_error *err)
+{
+	(void)info;
+	lg_state *s = lbs_calloc(1, sizeof *s, err);
+	if (!s)
+		return LBS_EINTERNAL;
+	lbs_status st = lbs_options_parse(lg_keys, sizeof lg_keys / sizeof lg_keys[0], "policy.lbbsp-gpu",
+					  options, n_options, &s->opt, err);
+	s->n = env->n_workers;
+	s->caps = env->max_batch;
+	s->global_batch = env->global_batch;
+	s->window = s->opt.window;
+	s->step = s->opt.step ? s->opt.step : env->global_batch / (4 * (int64_t)env->n_workers);
+	if (s->step < 1)
+		s->step = 1;
+	s->straggler = s->leader = -1;
+	if (st == LBS_OK && (!(s->sum_s = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->last = lbs_calloc(s->n, 1, err))))
+		st = LBS_EINTERNAL;
+	if (st != LBS_OK) {
+		lg_destroy(s);
+		return st;
+	}
+	*state = s;
+	return LBS_OK;
+}
+
+static lbs_status lg_plan(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
+			  lbs_error *err)
+{
+	(void)err;
+	lg_state *s = state;
+	*changed = false;
+	if (obs->iteration == 0) {
+		lbs_split_even(s->global_batch, s->n, batch);
+		*changed = true;
+		return LBS_OK;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		s->sum_s[i] += obs->compute_s[i];
+	if (++s->in_window < s->window)
+		return LBS_OK;
+	/* Window complete: compare mean compute times. */
+	size_t slow = 0, fast = s->n;
+	for (size_t i = 1; i < s->n; i++)
+		if (s->sum_s[i] > s->sum_s[slow])
+			slow = i;
+	double slowest = s->sum_s[slow], fastest = slowest;
+	for (size_t i = 0; i < s->n; i++) {
+		fastest = s->sum_s[i] < fastest ? s->sum_s[i] : fastest;
+		if (i != slow && batch[i] + s->step <= s->caps[i] &&
+		    (fast == s->n || s->sum_s[i] < s->sum_s[fast]))
+			fast = i;
+	}
+	s->imbalance = slowest > 0 ? (slowest - fastest) / slowest : 0.0;
+	s->straggler = (long)slow;
+	s->leader = fast == s->n ? -1 : (long)fast;
+	for (size_t i = 0; i < s->n; i++)
+		s->sum_s[i] = 0;
+	s->in_window = 0;
+	if (s->imbalance <= s->opt.tolerance || fast == s->n || batch[slow] == 0)
+		return LBS_OK;
+	if (s->last[slow] == +1 || s->last[fast] == -1) {
+		/* Direction reversed: we overshot. Finer steps, longer look. */
+		s->step = s->step > 1 ? s->step / 2 : 1;
+		double w = (double)s->window * s->opt.window_growth;
+		s->window = w > (double)s->opt.max_window ? s->opt.max_window : (int64_t)w;
+		s->reversals++;
+	}
+	int64_t k = s->step < batch[slow] ? s->step : batch[slow];
+	batch[slow] -= k;
+	batch[fast] += k;
+	s->last[slow] = -1;
+	s->last[fast] = +1;
+	s->moves++;
+	*changed = true;
+	return LBS_OK;
+}
+
+static size_t lg_vars(const void *state, lbs_policy_var *out, size_t max)
+{
+	const lg_state *s = state;
+	lbs_policy_var v[] = {
+		{ "step", (double)s->step },       { "window", (double)s->window },
+		{ "imbalance", s->imbalance },     { "straggler", (double)s->straggler },
+		{ "leader", (double)s->leader },   { "moves", (double)s->moves },
+		{ "reversals", (double)s->reversals },
+	};
+	size_t n = sizeof v / sizeof v[0] < max ? sizeof v / sizeof v[0] : max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = v[i];
+	return n;
+}
+
+const lbs_policy_ops lbs_policy_lbbsp_gpu = {
+	.name = "lbbsp-gpu",
+	.summary = "LB-BSP for GPU clusters (Chen et al., SoCC'20): over a window, the straggler gives "
+		   "a step of samples to the leader; reversals halve the step and widen the window",
+	.options = lg_keys,
+	.n_options = sizeof lg_keys / sizeof lg_keys[0],
+	.options_size = sizeof(lg_options),
+	.create = lg_create,
+	.plan = lg_plan,
+	.vars = lg_vars,
+	.destroy = lg_destroy,
+};

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Running a scenario in a test and keeping every iteration's record. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/suites.h"
+
+bool rel_eq(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(b); }
+
+static lbs_status capture_fn(void *ctx, const lbs_iteration_record *r, lbs_error *err)
+{
+	capture *c = ctx;
+	if (r->iteration == c->fail_at)
+		return lbs_error_set(err, LBS_EIO, "injected failure");
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->rec = realloc(c->rec, c->cap * sizeof *c->rec);
+		c->compute = realloc(c->compute, c->cap * r->n_workers * sizeof *c->compute);
+		c->batch = realloc(c->batch, c->cap * r->n_workers * sizeof *c->batch);
+		c->vars = realloc(c->vars, c->cap * LBS_POLICY_VARS_MAX * sizeof *c->vars);
+	}
+	c->n_workers = r->n_workers;
+	c->rec[c->n] = *r;
+	memcpy(c->compute + c->n * r->n_workers, r->compute_s, r->n_workers * sizeof(double));
+	memcpy(c->batch + c->n * r->n_workers, r->batch, r->n_workers * sizeof(int64_t));
+	memcpy(c->vars + c->n * LBS_POLICY_VARS_MAX, r->vars, r->n_vars * sizeof *r->vars);
+	c->sim_time_s = r->end_s;
+	c->n++;
+	return LBS_OK;
+}
+
+void capture_free(capture *c)
+{
+	free(c->rec);
+	free(c->compute);
+	free(c->batch);
+	free(c->vars);
+	memset(c, 0, sizeof *c);
+}
+
+lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov, const char *policy,
+			    capture *c, lbs_error *err)
+{
+	char *path = write_temp(text);
+	lbs_scenario sc;
+	lbs_run run;
+	memset(c, 0, sizeof *c);
+	c->fail_at = -1;
+	lbs_status st = lbs_scenario_load(&sc, path, ov, nov, err);
+	unlink(path);
+	free(path);
+	if (st != LBS_OK)
+		return st;
+	st = lbs_run_create(&run, &sc, policy, err);
+	if (st == LBS_OK) {
+		st = lbs_run_execute(&run, capture_fn, c, NULL, err);
+		lbs_run_destroy(&run);
+	}
+	lbs_scenario_destroy(&sc);
+	return st;
+}

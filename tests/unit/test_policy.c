@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Policies against hand-computed values on a fixed heterogeneous fleet, the
+ * oracle as a lower bound, and the invariants every plan must keep. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/policy.h"
+#include "tests/unit/suites.h"
+
+/* Speeds 1, 1, 1, 3 (per_sample 1 ms; the fast worker at availability 3), no
+ * noise, B = 60. Speed-proportional shares: 10, 10, 10, 30, and every worker
+ * then takes 10 ms. Ring, N = 4, 1 MB, 1 GB/s, 10 us:
+ * 2*3/4 * 1 ms + 6 * 10 us = 1.56 ms. Epochs of 600 / 60 = 10 iterations. */
+#define FLEET \
+	"[run]\nglobal_batch = 60\nepochs = 5\ndataset_samples = 600\n" \
+	"[model]\ngradient = 1 MB\n" \
+	"[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n" \
+	"[workers.slow]\ncount = 3\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n" \
+	"[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\navailability = 3\n"
+#define AGG (2.0 * 3 / 4 * 1e6 / 1e9 + 6 * 10e-6)
+#define BALANCED 0.010
+
+static const char *in_iterations[] = { "run.epochs=", "run.dataset_samples=", "run.iterations=400" };
+
+static bool batches_are(const capture *c, size_t k, const int64_t *want)
+{
+	for (size_t i = 0; i < c->n_workers; i++)
+		if (c->batch[k * c->n_workers + i] != want[i])
+			return false;
+	return true;
+}
+
+static double compute_of(const capture *c, size_t k)
+{
+	return c->rec[k].compute_end_s - c->rec[k].start_s;
+}
+
+static double var_of(const capture *c, size_t k, const char *name)
+{
+	for (size_t v = 0; v < c->rec[k].n_vars; v++)
+		if (!strcmp(c->vars[k * LBS_POLICY_VARS_MAX + v].name, name))
+			return c->vars[k * LBS_POLICY_VARS_MAX + v].value;
+	return NAN;
+}
+
+static void test_dbs_one_epoch(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, NULL, 0, "dbs", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 50); /* 5 epochs of 10 */
+	const int64_t even[4] = { 15, 15, 15, 15 }, prop[4] = { 10, 10, 10, 30 };
+	int bad = 0;
+	for (size_t k = 0; k < 10; k++)
+		bad += !batches_are(&c, k, even) || !rel_eq(compute_of(&c, k), 0.015);
+	/* After one epoch: t = 10 * 15 ms for the slow, 10 * 5 ms for the fast,
+	 * so p/t is 1 : 1 : 1 : 3 and the shares are exactly proportional. */
+	for (size_t k = 10; k < c.n; k++) {
+		bad += !batches_are(&c, k, prop);
+		bad += !rel_eq(compute_of(&c, k), BALANCED);
+		bad += !rel_eq(c.rec[k].end_s - c.rec[k].start_s, BALANCED + AGG);
+		bad += c.rec[k].epoch != (int64_t)(k / 10);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* The authors' rounding: speeds 1, 1, 1, 1.2 give ideal shares
+ * 14.286 x 3 and 17.143; floors sum to 59 and no fraction reaches 0.5, so
+ * the realised global batch is 59, and an epoch of 590 samples becomes
+ * floor(590 / 59) = 10 iterations instead of floor(590 / 60) = 9. */
+static void test_dbs_authors_rounding(void)
+{
+	const char *ov[] = { "workers.fast.availability=1.2", "run.dataset_samples=590", "run.epochs=3",
+			     "policy.dbs.rounding=authors" };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, ov, 4, "dbs", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 9 + 10 + 10);
+	const int64_t shrunk[4] = { 14, 14, 14, 17 };
+	CU_ASSERT_EQUAL(c.rec[8].global_batch, 60);
+	CU_ASSERT(batches_are(&c, 9, shrunk));
+	CU_ASSERT_EQUAL(c.rec[9].global_batch, 59);
+	CU_ASSERT_EQUAL(c.rec[9].epoch, 1);
+	CU_ASSERT_EQUAL(c.rec[18].epoch, 1);
+	CU_ASSERT_EQUAL(c.rec[19].epoch, 2);
+	capture_free(&c);
+	/* Largest remainder keeps B: one more sample to the largest fraction. */
+	const char *lr[] = { "workers.fast.availability=1.2", "run.dataset_samples=590", "run.epochs=3" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, lr, 3, "dbs", &c, &err) == LBS_OK);
+	const int64_t kept[4] = { 15, 14, 14, 17 };
+	CU_ASSERT(batches_are(&c, 9, kept));
+	CU_ASSERT_EQUAL(c.n, 27);
+	capture_free(&c);
+}
+
+static void test_static_proportional(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, NULL, 0, "static-proportional", &c, &err) == LBS_OK);
+	const int64_t prop[4] = { 10, 10, 10, 30 };
+	int bad = 0;
+	for (size_t k = 1; k < c.n; k++)
+		bad += !batches_are(&c, k, prop) || !rel_eq(compute_of(&c, k), BALANCED);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(rel_eq(compute_of(&c, 0), 0.015)); /* the profiling iteration is even */
+	capture_free(&c);
+}
+
+static void test_oracle_balanced(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, NULL, 0, "oracle", &c, &err) == LBS_OK);
+	const int64_t prop[4] = { 10, 10, 10, 30 };
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++)
+		bad += !batches_are(&c, k, prop) || !rel_eq(compute_of(&c, k), BALANCED) ||
+		       !rel_eq(var_of(&c, k, "bound_s"), BALANCED);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* LB-BSP (CPU) with the last-value predictor: the speeds measured in the
+ * even first iteration are exact (1000, 1000, 1000, 3000 samples/s), so
+ * from iteration 1 on the batches are proportional and the time balanced;
+ * the predictions are recorded. */
+static void test_lbbsp_cpu_proportional(void)
+{
+	const char *ov[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+			     "policy.lbbsp-cpu.predictor=last" };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, ov, 4, "lbbsp-cpu", &c, &err) == LBS_OK);
+	const int64_t prop[4] = { 10, 10, 10, 30 };
+	int bad = 0;
+	for (size_t k = 1; k < c.n; k++)
+		bad += !batches_are(&c, k, prop) || !rel_eq(compute_of(&c, k), BALANCED);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* NARX warms up on EMA, then must still give the balanced split. */
+	const char *narx[] = { in_iterations[0], in_iterations[1], "run.iterations=60" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, narx, 3, "lbbsp-cpu", &c, &err) == LBS_OK);
+	CU_ASSERT(batches_are(&c, 59, prop));
+	capture_free(&c);
+}
+
+/* LB-BSP (GPU) settles: from some iteration on it stops moving samples, and
+ * the times it settled on are within its tolerance (5%). */
+static void test_lbbsp_converges(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, in_iterations, 3, "lbbsp-gpu", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 400);
+	size_t last_move = 0;
+	for (size_t k = 1; k < c.n; k++)
+		if (var_of(&c, k, "moves") != var_of(&c, k - 1, "moves"))
+			last_move = k;
+	printf("\n    lbbsp-gpu on speeds 1,1,1,3: last move at iteration %zu, %g moves, %g reversals, "
+	       "batches %lld %lld %lld %lld\n", last_move, var_of(&c, c.n - 1, "moves"),
+	       var_of(&c, c.n - 1, "reversals"), (long long)c.batch[(c.n - 1) * 4],
+	       (long long)c.batch[(c.n - 1) * 4 + 1], (long long)c.batch[(c.n - 1) * 4 + 2],
+	       (long long)c.batch[(c.n - 1) * 4 + 3]);
+	CU_ASSERT(last_move > 0 && last_move < 200);
+	CU_ASSERT(var_of(&c, c.n - 1, "imbalance") <= 0.05);
+	/* Within tolerance of the balanced 10 ms: at worst 10 ms / 0.95. */
+	CU_ASSERT(compute_of(&c, c.n - 1) <= BALANCED / 0.95 + 1e-12);
+	CU_ASSERT(compute_of(&c, c.n - 1) >= BALANCED - 1e-12);
+	capture_free(&c);
+}
+
+/* With one-sample chunks and free steals, work stealing approaches the
+ * fluid optimum: never below 10 ms, within one slow sample (1 ms) of it. */
+static void test_work_stealing_fluid(void)
+{
+	const char *ov[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+			     "policy.work-stealing.chunk=1", "policy.work-stealing.steal_latency=0 s" };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, ov, 5, "work-stealing", &c, &err) == LBS_OK);
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		double t = compute_of(&c, k);
+		int64_t sum = 0;
+		for (size_t i = 0; i < 4; i++)
+			sum += c.batch[k * 4 + i];
+		bad += t < BALANCED - 1e-12 || t > BALANCED + 0.001 + 1e-12 || sum != 60;
+		bad += c.batch[k * 4 + 3] <= 15; /* the fast worker stole */
+		bad += var_of(&c, k, "steals") < 1;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* A 100 ms steal latency makes it far slower than the static 15 ms. */
+	const char *slow[] = { in_iterations[0], in_iterations[1], "run.iterations=5",
+			       "policy.work-stealing.steal_latency=100 ms" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, slow, 4, "work-stealing", &c, &err) == LBS_OK);
+	CU_ASSERT(compute_of(&c, 0) > 0.1);
+	capture_free(&c);
+}
+
+/* Mixed CPU/GPU fleet with noise: the oracle's total time is at most every
+ * barrier-time policy's, and so is each iteration's compute time (noise and
+ * availability do not depend on the policy here). Every plan keeps the
+ * global batch and the memory caps. */
+#define MIXED \
+	"[run]\nglobal_batch = 203\niterations = 60\nseed = 9\n" \
+	"[model]\ngradient = 4 MB\n" \
+	"[network]\ntopology = ps\nbandwidth = 2 GB/s\nlatency = 50 us\n" \
+	"[workers.cpu]\ncount = 3\ndevice = cpu\ncost = linear\nt0 = 3 ms\nper_sample = 2 ms\n" \
+	"noise = lognormal\nnoise_sigma = 0.2\n" \
+	"[workers.gpu]\ncount = 2\ndevice = gpu\ncost = piecewise\nt_flat = 30 ms\n" \
+	"saturation_batch = 32\nper_sample = 0.4 ms\nmax_batch = 96\nnoise = uniform\nnoise_high = 30%\n" \
+	"[workers.old]\ncount = 1\ndevice = gpu\ncost = piecewise\nt_flat = 90 ms\n" \
+	"saturation_batch = 16\nper_sample = 3 ms\nmax_batch = 48\navailability = 0.7\n" \
+	"[policy.dbs]\ninterval = 10\n"
+
+static void test_oracle_is_a_lower_bound(void)
+{
+	static const char *policies[] = { "static", "static-proportional", "dbs", "lbbsp-gpu", "lbbsp-cpu" };
+	static const int64_t caps[6] = { INT64_MAX, INT64_MAX, INT64_MAX, 96, 96, 48 };
+	capture o, c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(MIXED, NULL, 0, "oracle", &o, &err) == LBS_OK);
+	for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+		CU_ASSERT_FATAL(capture_simulate(MIXED, NULL, 0, policies[p], &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, o.n);
+		CU_ASSERT(o.sim_time_s <= c.sim_time_s);
+		int bad = 0;
+		for (size_t k = 0; k < c.n; k++) {
+			bad += compute_of(&o, k) > compute_of(&c, k) * (1 + 1e-12);
+			int64_t sum = 0;
+			for (size_t i = 0; i < 6; i++) {
+				sum += c.batch[k * 6 + i];
+				bad += c.batch[k * 6 + i] < 0 || c.batch[k * 6 + i] > caps[i];
+			}
+			bad += sum != 203;
+		}
+		if (bad)
+			fprintf(stderr, "\n    %s: %d violations\n", policies[p], bad);
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	capture_free(&o);
+}
+
+/* The oracle is exact: no single-sample move between two workers lowers
+ * an iteration's maximum (a local check of the global optimum). */
+static void test_oracle_no_improving_move(void)
+{
+	/* One iteration of MIXED without noise: completion of b samples is the
+	 * cost model's time over availability, computed here independently. */
+	const char *ov[] = { "run.iterations=1", "workers.cpu.noise=", "workers.cpu.noise_sigma=",
+			     "workers.gpu.noise=", "workers.gpu.noise_high=" };
+	capture o;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(MIXED, ov, 5, "oracle", &o, &err) == LBS_OK);
+	int64_t b[6];
+	memcpy(b, o.batch, sizeof b);
+	double t[6];
+	for (int i = 0; i < 6; i++) {
+		double x = (double)b[i];
+		t[i] = b[i] == 0 ? 0
+		       : i < 3   ? 0.003 + 0.002 * x
+		       : i < 5   ? 0.030 + 0.0004 * fmax(0, x - 32)
+				 : (0.090 + 0.003 * fmax(0, x - 16)) / 0.7;
+	}
+	double mx = 0;
+	for (int i = 0; i < 6; i++)
+		mx = fmax(mx, t[i]);
+	CU_ASSERT(fabs(mx - compute_of(&o, 0)) <= 1e-12 * mx);
+	/* Any worker at the maximum cannot shed a sample to another without
+	 * that one reaching the maximum or beyond. */
+	const int64_t caps[6] = { 1000, 1000, 1000, 96, 96, 48 };
+	int improving = 0;
+	for (int i = 0; i < 6; i++) {
+		if (t[i] < mx || b[i] == 0)
+			continue;
+		for (int j = 0; j < 6; j++) {
+			if (j == i || b[j] + 1 > caps[j])
+				continue;
+			double x = (double)(b[j] + 1);
+			double tj = j < 3 ? 0.003 + 0.002 * x
+				    : j < 5 ? 0.030 + 0.0004 * fmax(0, x - 32)
+					    : (0.090 + 0.003 * fmax(0, x - 16)) / 0.7;
+			int at_max = 0;
+			for (int k = 0; k < 6; k++)
+				at_max += k != i && t[k] >= mx;
+			improving += tj < mx && at_max == 0;
+		}
+	}
+	CU_ASSERT_EQUAL(improving, 0);
+	capture_free(&o);
+}
+
+void suite_policy(void)
+{
+	static const test_case tests[] = {
+		{ "dbs: proportional after one epoch", test_dbs_one_epoch },
+		{ "dbs: the authors' rounding", test_dbs_authors_rounding },
+		{ "static-proportional: balanced time", test_static_proportional },
+		{ "oracle: balanced time", test_oracle_balanced },
+		{ "lbbsp-gpu: converges", test_lbbsp_converges },
+		{ "lbbsp-cpu: proportional to measured speed", test_lbbsp_cpu_proportional },
+		{ "work-stealing: fluid limit, latency cost", test_work_stealing_fluid },
+		{ "oracle <= barrier-time policies", test_oracle_is_a_lower_bound },
+		{ "oracle: no improving move", test_oracle_no_improving_move },
+	};
+	add_suite("policy", tests, sizeof tests / sizeof tests[0]);
+}
