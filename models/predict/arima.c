@@ -332,9 +332,7 @@ static size_t arima_vars(const void *state, lbs_policy_var *out, size_t max)
 	lbs_policy_var v[] = { { "fits", (double)s->fits },
 			       { "failed_fits", (double)s->failed_fits },
 			       { "fallbacks", (double)s->fallbacks } };
-	size_t n = max < 3 ? max : 3;
-	memcpy(out, v, n * sizeof *v);
-	return n;
+	return lbs_vars_copy(out, max, v, 3);
 }
 
 /* For tests: the coefficients of the last good fit (c, phi..., theta...). */
