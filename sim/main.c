@@ -35,7 +35,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
-		"       lbsim predict RESULTS.db:RUN [options]\n"
+		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
 		"\n"

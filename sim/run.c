@@ -440,10 +440,12 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if ((st = build_workers(run, err)) != LBS_OK)
 		return st;
 
-	/* Readings exist when some worker's source gives them. */
-	for (size_t i = 0; i < run->n; i++)
-		if (run->workers[i].avail.ops && run->workers[i].avail.ops->reading)
-			run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
+	/* Readings exist when some worker's source reports one at the start
+	 * (a trace without utilisation columns reports none). */
+	for (size_t i = 0; i < run->n && !run->n_readings; i++)
+		for (int k = LBS_READING_CPU_UTIL; k <= LBS_READING_MEM_UTIL; k++)
+			if (isfinite(lbs_avail_reading(&run->workers[i].avail, 0.0, 0, k)))
+				run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
 	if (run->n_readings && !(run->readings = lbs_calloc(run->n * run->n_readings, sizeof(double), err)))
 		return LBS_EINTERNAL;
 
