@@ -12,9 +12,11 @@
 #include <gsl/gsl_errno.h>
 
 #include "config.h"
+#include "sim/merge.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
+#include "sim/sweep.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -34,6 +36,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
+		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
+		"       lbsim merge OUT.db IN.db...\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
 		"\n"
@@ -55,6 +59,8 @@ static void usage(FILE *out)
 		"  -V, --version         version\n"
 		"\n"
 		"Commands:\n"
+		"  sweep                 run every point of a sweep file in parallel into one database\n"
+		"  merge                 copy the runs of results databases into one\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
@@ -318,6 +324,10 @@ int main(int argc, char **argv)
 		lbs_scenario_document(stdout);
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
+		return lbs_sweep_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "merge") == 0)
+		return lbs_merge_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
 		argv[1] = argv[0];
 		return run_command(argc - 1, argv + 1);
