@@ -12,7 +12,9 @@
 #include <gsl/gsl_errno.h>
 
 #include "config.h"
+#include "sim/export.h"
 #include "sim/merge.h"
+#include "sim/plot.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -38,6 +40,8 @@ static void usage(FILE *out)
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
 		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
 		"       lbsim merge OUT.db IN.db...\n"
+		"       lbsim plot RESULTS.db [--out DIR]\n"
+		"       lbsim export RESULTS.db VIEW\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
 		"\n"
@@ -61,6 +65,8 @@ static void usage(FILE *out)
 		"Commands:\n"
 		"  sweep                 run every point of a sweep file in parallel into one database\n"
 		"  merge                 copy the runs of results databases into one\n"
+		"  plot                  render the plots of analysis/ as PNG with gnuplot\n"
+		"  export                write a view or table of a results database as CSV\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
@@ -328,6 +334,10 @@ int main(int argc, char **argv)
 		return lbs_sweep_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "merge") == 0)
 		return lbs_merge_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "plot") == 0)
+		return lbs_plot_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "export") == 0)
+		return lbs_export_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
 		argv[1] = argv[0];
 		return run_command(argc - 1, argv + 1);
