@@ -17,8 +17,8 @@ if (!exists("data")) { print "batch-sizes.gp: set data to the CSV file: gnuplot 
 if (!exists("out")) out = "batch-sizes.png"
 # Defaults from the CSV: a key entry at the first line of each group, one
 # colour per group.
-if (!exists("labels")) labels = system(sprintf("awk -F, 'NR > 1 && $1 != s { s = $1; printf \"%%s \", ($2 == g ? \"-\" : $2); g = $2 }' '%s'", data))
-if (!exists("colors")) colors = system(sprintf("awk -F, 'NR > 1 && $1 != s { s = $1; if ($2 != g) { n++; g = $2 } printf \"%%d \", n }' '%s'", data))
+if (!exists("labels")) labels = system(sprintf("awk -F, 'NR > 1 && (NR == 2 || $1 != s) { s = $1; printf \"%%s \", ($2 == g ? \"-\" : $2); g = $2 }' '%s'", data))
+if (!exists("colors")) colors = system(sprintf("awk -F, 'NR > 1 && (NR == 2 || $1 != s) { s = $1; if ($2 != g) { n++; g = $2 } printf \"%%d \", n }' '%s'", data))
 if (!exists("title")) title = "Batch size per worker"
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 	set terminal pngcairo size 960,600 noenhanced font ",10"

@@ -529,15 +529,15 @@ static void fnv(uint64_t *h, const void *data, size_t len)
 	}
 }
 
-/* The sweep's identity: its name, detail, the scenario's text and every
- * key's values in order. Two sweeps with the same identity have the same
- * points, so a point already in a results file need not run again. */
+/* The sweep's identity: its detail level, the scenario's text and every
+ * key's values in order (not its name or paths). Two sweeps with the same
+ * identity have the same points, so a point already in a results file need
+ * not run again. */
 static lbs_status compute_hash(lbs_sweep *sw, lbs_error *err)
 {
 	uint64_t h = 14695981039346656037ULL;
 	static const char tag[] = "lbsim sweep 1";
 	fnv(&h, tag, sizeof tag);
-	fnv(&h, sw->name, strlen(sw->name) + 1);
 	fnv(&h, &(int){ (int)sw->detail }, sizeof(int));
 	FILE *f = fopen(sw->scenario, "rb");
 	if (!f)

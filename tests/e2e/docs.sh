@@ -21,7 +21,8 @@ for opt in --output --seed --detail --set --quiet --help --version; do
 done
 
 missing=$(cd "$top_srcdir" && grep -L 'SPDX-License-Identifier: GPL-3.0-or-later' \
-	$(ls sim/*.[ch] models/*.[ch] models/*/*.c traces/*.h tests/unit/*.[ch] tests/e2e/*.sh bench/*.c 2> /dev/null))
+	$(ls sim/*.[ch] models/*.[ch] models/*/*.c traces/*.h tests/unit/*.[ch] tests/e2e/*.sh bench/*.c \
+	     bench/*.sh analysis/*.sql analysis/*.gp analysis/*.sh scenarios/sweeps/* 2> /dev/null))
 check "every source file has an SPDX line" test -z "$missing"
 
 finish

@@ -54,6 +54,7 @@ int main(void)
 	suite_scenario();
 	suite_run();
 	suite_policy();
+	suite_sweep();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_tests_failed();

@@ -13,6 +13,7 @@ void suite_models(void);
 void suite_scenario(void);
 void suite_run(void);
 void suite_policy(void);
+void suite_sweep(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
