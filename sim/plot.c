@@ -200,7 +200,7 @@ static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
 		    c->setting, &series);
 	gp_var(&vars, "series", lbs_buf_str(&series));
 	char title[700];
-	snprintf(title, sizeof title, "Iteration time per policy: %s", c->setting_title);
+	lbs_fmt(title, sizeof title, "Iteration time per policy: %s", c->setting_title);
 	lbs_status st = render(c, "iteration-time", sql, c->setting, title, lbs_buf_str(&vars),
 			       "no iterations recorded (--detail runs?)", err);
 	lbs_buf_free(&vars);
@@ -218,7 +218,7 @@ static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
 		    c->setting, &series);
 	gp_var(&vars, "series", lbs_buf_str(&series));
 	char title[700];
-	snprintf(title, sizeof title, "Straggler gap, cumulative distribution: %s", c->setting_title);
+	lbs_fmt(title, sizeof title, "Straggler gap, cumulative distribution: %s", c->setting_title);
 	lbs_status st = render(c, "straggler-cdf", sql, c->setting, title, lbs_buf_str(&vars),
 			       "no iterations recorded (--detail runs?)", err);
 	lbs_buf_free(&vars);
@@ -316,7 +316,7 @@ static lbs_status plot_batch_sizes(plot_ctx *c, lbs_error *err)
 	gp_var(&vars, "colors", lbs_buf_str(&colors));
 	char policy[128], title[900];
 	query_text(c->db, "SELECT policy FROM runs WHERE run_id = ?1", run, policy, sizeof policy);
-	snprintf(title, sizeof title, "Batch size per %s, policy %s (run %lld): %s",
+	lbs_fmt(title, sizeof title, "Batch size per %s, policy %s (run %lld): %s",
 		 per_worker ? "worker" : "worker group", policy, run, c->setting_title);
 	lbs_status st = render(c, "batch-sizes", sql, run, title, lbs_buf_str(&vars),
 			       "no batch sizes recorded (--detail runs?)", err);
@@ -419,7 +419,7 @@ int lbs_plot_command(int argc, char **argv)
 				   "WHERE key NOT IN ('policy', 'seed') AND run_id = "
 				   "(SELECT min(run_id) FROM run_setting WHERE setting_id = ?1)",
 			   ctx.setting, extra, sizeof extra);
-	snprintf(ctx.setting_title, sizeof ctx.setting_title, "%s (setting %lld%s%s)", scenario, ctx.setting,
+	lbs_fmt(ctx.setting_title, sizeof ctx.setting_title, "%s (setting %lld%s%s)", scenario, ctx.setting,
 		 extra[0] ? ": " : "", extra);
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "lbsim plot: %s: cannot create: %s\n", dir, strerror(errno));
