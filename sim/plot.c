@@ -24,12 +24,16 @@
 /* More workers than this are drawn as one line per group (their mean). */
 #define PER_WORKER_MAX 32
 
-/* A gnuplot string literal: single quotes, '' for a quote. */
+/* A gnuplot string expression: single quotes, '' for a quote; a newline
+ * becomes "\n" joined with '.'. */
 static void gp_string(lbs_buf *b, const char *s)
 {
 	lbs_buf_printf(b, "'");
 	for (; *s; s++)
-		lbs_buf_printf(b, *s == '\'' ? "''" : "%c", *s);
+		if (*s == '\n')
+			lbs_buf_printf(b, "' . \"\\n\" . '");
+		else
+			lbs_buf_printf(b, *s == '\'' ? "''" : "%c", *s);
 	lbs_buf_printf(b, "'");
 }
 
@@ -194,13 +198,13 @@ static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
 		"SELECT policy AS series, end_s AS time_s, iteration_s FROM iteration_times "
-		"WHERE setting_id = ?1 AND run_id IN " SETTING_RUNS " ORDER BY run_id, iteration";
+		"WHERE setting_id = ?1 AND run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, iteration";
 	lbs_buf vars = { 0 }, series = { 0 };
-	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.run_id",
+	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.policy = 'static' DESC, r.run_id",
 		    c->setting, &series);
 	gp_var(&vars, "series", lbs_buf_str(&series));
 	char title[700];
-	lbs_fmt(title, sizeof title, "Iteration time per policy: %s", c->setting_title);
+	lbs_fmt(title, sizeof title, "Iteration time per policy\n%s", c->setting_title);
 	lbs_status st = render(c, "iteration-time", sql, c->setting, title, lbs_buf_str(&vars),
 			       "no iterations recorded (--detail runs?)", err);
 	lbs_buf_free(&vars);
@@ -212,19 +216,23 @@ static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
 		"SELECT policy AS series, straggler_gap_s, cdf FROM straggler_gap_cdf "
-		"WHERE run_id IN " SETTING_RUNS " ORDER BY run_id, straggler_gap_s";
+		"WHERE run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, straggler_gap_s";
 	lbs_buf vars = { 0 }, series = { 0 };
-	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.run_id",
+	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.policy = 'static' DESC, r.run_id",
 		    c->setting, &series);
 	gp_var(&vars, "series", lbs_buf_str(&series));
 	char title[700];
-	lbs_fmt(title, sizeof title, "Straggler gap, cumulative distribution: %s", c->setting_title);
+	lbs_fmt(title, sizeof title, "Straggler gap, cumulative distribution per policy\n%s", c->setting_title);
 	lbs_status st = render(c, "straggler-cdf", sql, c->setting, title, lbs_buf_str(&vars),
 			       "no iterations recorded (--detail runs?)", err);
 	lbs_buf_free(&vars);
 	lbs_buf_free(&series);
 	return st;
 }
+
+/* Policies in the order they first appear, static first, in every plot, so
+ * that a policy keeps its colour from one plot to the next. */
+#define FIRST_RUN "(SELECT min(run_id) FROM runs x WHERE x.policy = speedup_by_size.policy)"
 
 static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 {
@@ -235,10 +243,10 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 	char sql[1024], words[512];
 	snprintf(sql, sizeof sql,
 		 "SELECT %s AS series, n_workers, mean_speedup, min_speedup, max_speedup FROM speedup_by_size "
-		 "ORDER BY scenario, policy = 'static' DESC, policy, n_workers", label);
+		 "ORDER BY scenario, policy = 'static' DESC, %s, n_workers", label, FIRST_RUN);
 	snprintf(words, sizeof words,
 		 "SELECT DISTINCT %s FROM speedup_by_size "
-		 "ORDER BY scenario, policy = 'static' DESC, policy", label);
+		 "ORDER BY scenario, policy = 'static' DESC, %s", label, FIRST_RUN);
 	lbs_buf vars = { 0 }, series = { 0 };
 	query_words(c->db, words, 0, &series);
 	gp_var(&vars, "series", lbs_buf_str(&series));
@@ -316,7 +324,7 @@ static lbs_status plot_batch_sizes(plot_ctx *c, lbs_error *err)
 	gp_var(&vars, "colors", lbs_buf_str(&colors));
 	char policy[128], title[900];
 	query_text(c->db, "SELECT policy FROM runs WHERE run_id = ?1", run, policy, sizeof policy);
-	lbs_fmt(title, sizeof title, "Batch size per %s, policy %s (run %lld): %s",
+	lbs_fmt(title, sizeof title, "Batch size per %s, policy %s (run %lld)\n%s",
 		 per_worker ? "worker" : "worker group", policy, run, c->setting_title);
 	lbs_status st = render(c, "batch-sizes", sql, run, title, lbs_buf_str(&vars),
 			       "no batch sizes recorded (--detail runs?)", err);
@@ -419,8 +427,8 @@ int lbs_plot_command(int argc, char **argv)
 				   "WHERE key NOT IN ('policy', 'seed') AND run_id = "
 				   "(SELECT min(run_id) FROM run_setting WHERE setting_id = ?1)",
 			   ctx.setting, extra, sizeof extra);
-	lbs_fmt(ctx.setting_title, sizeof ctx.setting_title, "%s (setting %lld%s%s)", scenario, ctx.setting,
-		 extra[0] ? ": " : "", extra);
+	lbs_fmt(ctx.setting_title, sizeof ctx.setting_title, "%s (setting %lld)%s%s", scenario, ctx.setting,
+		extra[0] ? "\n" : "", extra);
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "lbsim plot: %s: cannot create: %s\n", dir, strerror(errno));
 		sqlite3_close(ctx.db);
