@@ -103,9 +103,15 @@ check "another sweep into an unfinished work folder: exit 3" test $? -eq 3
 check "... says so" grep -q 'holds an unfinished sweep that differs' "$TMP/err"
 
 # ---- shards and lbsim merge ------------------------------------------------
-"$LBSIM" sweep "$SW" -j2 --shard 1/2 -o "$TMP/s1.db" -q &&
-	"$LBSIM" sweep "$SW" -j2 --shard 2/2 -o "$TMP/s2.db" -q
+# The shards run as the Slurm template's array tasks would run them.
+slurm="$top_srcdir/scenarios/sweeps/slurm-array.sh"
+for k in 1 2; do
+	SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_COUNT=2 SLURM_CPUS_PER_TASK=2 LBSIM="$LBSIM" \
+		"$slurm" "$SW" "$TMP/slurm" > /dev/null || break
+done
 check "shards: exit 0" test $? -eq 0
+ln -s "$TMP/slurm/shard-1-of-2.db" "$TMP/s1.db"
+ln -s "$TMP/slurm/shard-2-of-2.db" "$TMP/s2.db"
 check "shards: 4 runs each" test "$(q "$TMP/s1.db" 'SELECT count(*) FROM runs') $(q "$TMP/s2.db" 'SELECT count(*) FROM runs')" = "4 4"
 check "shard 1/2: the odd points" test "$(q "$TMP/s1.db" 'SELECT group_concat(DISTINCT point) FROM sweep_points')" = "1,3,5,7"
 "$LBSIM" merge "$TMP/m.db" "$TMP/s1.db" "$TMP/s2.db" > "$TMP/out"
@@ -121,6 +127,13 @@ check "merge: every table copied" test "$(rows "$TMP/m.db")" = \
 	"$(paste -d'|' <(rows "$TMP/s1.db" | tr '|' '\n') <(rows "$TMP/s2.db" | tr '|' '\n') | awk -F'|' '{ printf "%s%d", (NR > 1 ? "|" : ""), $1 + $2 }')"
 check "merge: the rows follow their run" test "$(q "$TMP/m.db" "SELECT count(*) FROM runs r JOIN iterations i
 	ON i.run_id = r.run_id AND i.iteration = r.iterations - 1 WHERE i.end_s = r.sim_time_s")" = 8
+# What the template submits from a login node (a stand-in sbatch logs it).
+mkdir "$TMP/bin"
+printf '#!/bin/sh\necho "$*" >> "%s/sbatch.log"\necho 42\n' "$TMP" > "$TMP/bin/sbatch"
+chmod +x "$TMP/bin/sbatch"
+PATH="$TMP/bin:$PATH" LBSIM="$LBSIM" "$slurm" "$SW" "$TMP/slurm2" 4 > /dev/null
+check "slurm template: submits the array" grep -q -- "^--parsable --array=1-4 $slurm $SW $TMP/slurm2\$" "$TMP/sbatch.log"
+check "slurm template: then the merge" grep -q -- "^--dependency=afterok:42 .*merge '$TMP/slurm2/results.db' '$TMP/slurm2'/shard-\\*-of-4.db" "$TMP/sbatch.log"
 "$LBSIM" merge "$TMP/m.db" "$TMP/s1.db" "$TMP/s2.db" "$TMP/a.db" > "$TMP/out"
 check "merge again: nothing added" grep -q 'merged 0 runs from 3 files.*16 already there, skipped' "$TMP/out"
 check "merge again: still 8 runs" test "$(q "$TMP/m.db" 'SELECT count(*) FROM runs')" = 8
