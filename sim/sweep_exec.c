@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -437,6 +440,11 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+#ifdef __linux__
+		/* If lbsim dies, GNU parallel stops too, rather than running on
+		 * beside the next sweep that takes over the work folder. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
 		/* The job lines are POSIX shell, whatever shell started lbsim. */
 		setenv("PARALLEL_SHELL", "/bin/sh", 1);
 		int null = open("/dev/null", O_RDONLY);

@@ -52,6 +52,12 @@ check "rerun: the work folder is removed" test ! -e "$TMP/a.db.sweep"
 check "rerun when complete: says so" grep -q 'all 8 points are already in' "$TMP/out"
 check "rerun when complete: still 8 runs" test "$(q "$TMP/a.db" 'SELECT count(*) FROM runs')" = 8
 
+# On a terminal (script(1) gives it one), a progress line on stderr.
+if command -v script > /dev/null; then
+	script -qfc "'$LBSIM' sweep '$SW' --shard 1/4 -o '$TMP/tty.db'" "$TMP/tty.log" > /dev/null 2>&1
+	check "on a terminal: a progress line" grep -q 'lbsim: sweep test: [0-9]/2 points ([0-9]*%), 0:0[0-9] elapsed' "$TMP/tty.log"
+fi
+
 # ---- killed midway, then resumed: 8 runs, none run twice -------------------
 setsid "$LBSIM" sweep "$SW" -j2 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err" &
 pid=$!
