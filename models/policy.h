@@ -30,6 +30,10 @@ typedef struct lbs_policy_env {
 	const int *device;            /* lbs_device per worker */
 	int64_t iterations_per_epoch; /* 0 when the run is not given in epochs */
 	uint64_t seed;
+	size_t n_readings;            /* resource readings per worker at a barrier (0: none) */
+	/* The validated options of another component, e.g. "predictor.narx". */
+	void (*section_options)(const void *ctx, const char *section, const lbs_kv **kv, size_t *n);
+	const void *section_ctx;
 } lbs_policy_env;
 
 /* Look-ahead for the oracle: the simulated time at which `worker` would
@@ -50,6 +54,7 @@ typedef struct lbs_observation {
 	const double *compute_s;  /* last iteration's compute time per worker, waiting
 				     at the barrier excluded (NULL at 0) */
 	const lbs_future *future; /* look-ahead; NULL unless the policy asks for it */
+	const double *readings;   /* n_workers x n_readings, sampled now (NULL: none) */
 } lbs_observation;
 
 /* What the policy tells the run about itself when it is created. */
@@ -89,6 +94,10 @@ typedef struct lbs_policy_ops {
 			   lbs_error *err);
 	/* Optional: up to `max` variables explaining the last decision. */
 	size_t (*vars)(const void *state, lbs_policy_var *out, size_t max);
+	/* Optional: the speed (samples/s) predicted for each worker for the
+	 * iteration just planned (NaN where none), recorded beside the
+	 * realised speed. */
+	const double *(*predictions)(const void *state);
 	/* Optional intra-iteration hook: worker `thief` has nothing left to do;
 	 * pending[i] is what worker i has not started. Returns false for no
 	 * steal. */
@@ -98,10 +107,20 @@ typedef struct lbs_policy_ops {
 
 #define LBS_POLICY_VARS_MAX 8
 
+/* Copies up to `max` of the n variables v[] into out; returns how many. */
+static inline size_t lbs_vars_copy(lbs_policy_var *out, size_t max, const lbs_policy_var *v, size_t n)
+{
+	size_t k = n < max ? n : max;
+	for (size_t i = 0; i < k; i++)
+		out[i] = v[i];
+	return k;
+}
+
 extern const lbs_policy_ops lbs_policy_static;
 extern const lbs_policy_ops lbs_policy_static_proportional;
 extern const lbs_policy_ops lbs_policy_dbs;
 extern const lbs_policy_ops lbs_policy_lbbsp_gpu;
+extern const lbs_policy_ops lbs_policy_lbbsp_cpu;
 extern const lbs_policy_ops lbs_policy_work_stealing;
 extern const lbs_policy_ops lbs_policy_oracle;
 

@@ -15,6 +15,7 @@
 #include "sim/export.h"
 #include "sim/merge.h"
 #include "sim/plot.h"
+#include "sim/predict_cmd.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -42,6 +43,7 @@ static void usage(FILE *out)
 		"       lbsim merge OUT.db IN.db...\n"
 		"       lbsim plot RESULTS.db [--out DIR]\n"
 		"       lbsim export RESULTS.db VIEW\n"
+		"       lbsim predict RESULTS.db:RUN [options]\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
 		"\n"
@@ -67,6 +69,8 @@ static void usage(FILE *out)
 		"  merge                 copy the runs of results databases into one\n"
 		"  plot                  render the plots of analysis/ as PNG with gnuplot\n"
 		"  export                write a view or table of a results database as CSV\n"
+		"  predict               replay a run's measured speeds through the predictors and\n"
+		"                        score them (lbsim predict --help)\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
@@ -153,8 +157,9 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 }
 
 /* Splits "a,b,c" into names (at most max); adds "static" first when it is
- * missing and a baseline is wanted. Returns the count. */
-static size_t policy_list(char *list, bool baseline, const char **names, size_t max)
+ * missing and a baseline is wanted. Returns the count; *given is how many
+ * the list itself named. */
+static size_t policy_list(char *list, bool baseline, const char **names, size_t max, size_t *given)
 {
 	size_t n = 0;
 	bool has_static = false;
@@ -163,6 +168,7 @@ static size_t policy_list(char *list, bool baseline, const char **names, size_t 
 		names[n++] = tok;
 		has_static |= !strcmp(tok, "static");
 	}
+	*given = n;
 	if (baseline && !has_static && n < max) {
 		memmove(names + 1, names, n * sizeof *names);
 		names[0] = "static";
@@ -282,9 +288,20 @@ static int run_command(int argc, char **argv)
 	char list[1024];
 	snprintf(list, sizeof list, "%s", policies ? policies : sc.policy.name);
 	const char *names[32];
-	size_t n = policy_list(list, baseline, names, 32);
-	if (n == 0) {
-		fprintf(stderr, "lbsim: --policy %s: no policy named\n", policies ? policies : "");
+	size_t given;
+	size_t n = policy_list(list, baseline, names, 32, &given);
+	for (size_t i = 0; i < n; i++) {
+		if (policies && !lbs_policy_find(names[i])) {
+			char known[256];
+			lbs_policy_names(known, sizeof known);
+			fprintf(stderr, "lbsim: --policy %s: unknown policy '%s' (known: %s)\n", policies,
+				names[i], known);
+			lbs_scenario_destroy(&sc);
+			return LBS_EUSAGE;
+		}
+	}
+	if (given == 0) {
+		fprintf(stderr, "lbsim: --policy '%s': no policy named\n", policies ? policies : "");
 		lbs_scenario_destroy(&sc);
 		return LBS_EUSAGE;
 	}
@@ -338,6 +355,8 @@ int main(int argc, char **argv)
 		return lbs_plot_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "export") == 0)
 		return lbs_export_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "predict") == 0)
+		return lbs_predict_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
 		argv[1] = argv[0];
 		return run_command(argc - 1, argv + 1);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/recorder.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -62,12 +63,25 @@ const char lbs_schema_sql[] =
 	"  global_batch_samples INTEGER NOT NULL, -- samples processed (B unless the policy shrinks it)\n"
 	"  PRIMARY KEY (run_id, iteration)\n"
 	") WITHOUT ROWID;\n"
-	"CREATE TABLE batches (                 -- batch sizes, written when the policy changes them\n"
+	"CREATE TABLE batches (                 -- batch sizes the policy sets, written when they change\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
 	"  iteration INTEGER NOT NULL,          -- first iteration with these sizes\n"
 	"  worker INTEGER NOT NULL,\n"
 	"  batch_samples INTEGER NOT NULL,\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE predictor_errors (        -- lbsim predict: one-step-ahead replay scores\n"
+	"  eval_id INTEGER NOT NULL,\n"
+	"  source TEXT NOT NULL,                -- what was replayed\n"
+	"  predictor TEXT NOT NULL,\n"
+	"  series INTEGER NOT NULL,             -- series replayed (e.g. workers)\n"
+	"  steps INTEGER NOT NULL,              -- forecasts scored\n"
+	"  rmse REAL,                           -- in the series' unit (samples/s for speeds)\n"
+	"  mae REAL,\n"
+	"  mape_percent REAL,\n"
+	"  fallbacks INTEGER NOT NULL,          -- forecasts replaced by the last value\n"
+	"  created_at TEXT NOT NULL,\n"
+	"  PRIMARY KEY (eval_id, predictor)\n"
 	") WITHOUT ROWID;\n"
 	"CREATE TABLE policy_vars (             -- the policy's state at the end of each iteration\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -83,6 +97,9 @@ const char lbs_schema_sql[] =
 	"  batch INTEGER NOT NULL,             -- samples\n"
 	"  compute_s REAL NOT NULL,\n"
 	"  wait_s REAL NOT NULL,               -- idle at the barrier before aggregation\n"
+	"  predicted_speed REAL,               -- samples/s the policy's predictor expected (NULL: none)\n"
+	"  cpu_util REAL,                      -- readings at the iteration's start, 0..1 (NULL: none)\n"
+	"  mem_util REAL,\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
 	") WITHOUT ROWID;\n";
 
@@ -153,7 +170,7 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 				NULL) != SQLITE_OK ||
 	     sqlite3_prepare_v2(r->db, "INSERT INTO policy_vars VALUES (?1, ?2, ?3, ?4)", -1, &r->ins_var,
 				NULL) != SQLITE_OK ||
-	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
 		st = db_error(r, err, "cannot prepare statements");
 	if (st != LBS_OK) {
@@ -280,7 +297,7 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 		sqlite3_bind_int64(q, 1, r->run_id);
 		sqlite3_bind_int64(q, 2, rec->iteration);
 		sqlite3_bind_int64(q, 3, (sqlite3_int64)i);
-		sqlite3_bind_int64(q, 4, rec->batch[i]);
+		sqlite3_bind_int64(q, 4, rec->planned[i]);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)
@@ -308,6 +325,15 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 		sqlite3_bind_int64(q, 4, rec->batch[i]);
 		sqlite3_bind_double(q, 5, rec->compute_s[i]);
 		sqlite3_bind_double(q, 6, phase - rec->compute_s[i]);
+		if (rec->predicted_speed && isfinite(rec->predicted_speed[i]))
+			sqlite3_bind_double(q, 7, rec->predicted_speed[i]);
+		else
+			sqlite3_bind_null(q, 7);
+		for (int k = 0; k < 2; k++)
+			if (rec->readings)
+				sqlite3_bind_double(q, 8 + k, rec->readings[i * rec->n_readings + (size_t)k]);
+			else
+				sqlite3_bind_null(q, 8 + k);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)
@@ -345,6 +371,52 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 	lbs_status st = exec(r, "COMMIT", err);
 	if (st == LBS_OK)
 		r->in_run = false;
+	return st;
+}
+
+lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
+					const lbs_predictor_score *rows, size_t n, lbs_error *err)
+{
+	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
+	if (st != LBS_OK)
+		return st;
+	r->in_run = true;
+	sqlite3_stmt *q = NULL;
+	sqlite3_int64 id = 1;
+	if (sqlite3_prepare_v2(r->db, "SELECT coalesce(max(eval_id), 0) + 1 FROM predictor_errors", -1, &q,
+			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO predictor_errors VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record predictor errors");
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, source, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, rows[i].predictor, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 4, rows[i].series);
+		sqlite3_bind_int64(q, 5, rows[i].steps);
+		sqlite3_bind_double(q, 6, rows[i].rmse);
+		sqlite3_bind_double(q, 7, rows[i].mae);
+		sqlite3_bind_double(q, 8, rows[i].mape_percent);
+		sqlite3_bind_int64(q, 9, rows[i].fallbacks);
+		sqlite3_bind_text(q, 10, now, -1, SQLITE_TRANSIENT);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record predictor errors");
+		}
+	}
+	sqlite3_finalize(q);
+	if ((st = exec(r, "COMMIT", err)) == LBS_OK)
+		r->in_run = false;
+	r->run_id = id;
 	return st;
 }
 

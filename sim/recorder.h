@@ -9,7 +9,7 @@
 
 #include "sim/run.h"
 
-#define LBS_SCHEMA_VERSION 1
+#define LBS_SCHEMA_VERSION 2
 
 typedef enum lbs_detail {
 	LBS_DETAIL_RUNS,       /* runs, run_config, workers */
@@ -39,6 +39,18 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 
 /* Writes the run's summary and commits. wall_s: real seconds it took. */
 lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_s, lbs_error *err);
+
+/* One predictor's score in an `lbsim predict` evaluation. */
+typedef struct lbs_predictor_score {
+	const char *predictor;
+	long series, steps, fallbacks;
+	double rmse, mae, mape_percent;
+} lbs_predictor_score;
+
+/* Writes one evaluation (a new eval_id, its id left in r->run_id) in one
+ * transaction. */
+lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
+					const lbs_predictor_score *rows, size_t n, lbs_error *err);
 
 /* Rolls back an open run: it leaves no rows. */
 void lbs_recorder_abort(lbs_recorder *r);

@@ -2,11 +2,14 @@
 #include "sim/run.h"
 
 #include <assert.h>
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "sim/rng.h"
+#include "traces/gen.h"
 
 static double monotonic_s(void)
 {
@@ -82,6 +85,15 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		run->epoch_iteration = 0;
 	}
 	lbs_future future = { future_finish, run };
+	/* Resource readings a real system could sample at the barrier: CPU and
+	 * memory utilisation of each worker's machine (0 where its source has
+	 * none). */
+	for (size_t i = 0; run->n_readings && i < run->n; i++)
+		for (size_t k = 0; k < run->n_readings; k++) {
+			double v = lbs_avail_reading(&run->workers[i].avail, lbs_engine_now(&run->eng),
+						     run->iteration, (int)k);
+			run->readings[i * run->n_readings + k] = isfinite(v) ? v : 0.0;
+		}
 	lbs_observation obs = {
 		.iteration = run->iteration,
 		.epoch = run->epoch,
@@ -90,11 +102,14 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.batch = run->iteration ? (run->info.micro_batch ? run->done : run->batch) : NULL,
 		.compute_s = run->iteration ? run->compute_s : NULL,
 		.future = run->info.lookahead ? &future : NULL,
+		.readings = run->n_readings ? run->readings : NULL,
 	};
 	bool changed = false;
 	double t0 = monotonic_s();
 	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
 	run->decision_s = monotonic_s() - t0;
+	if (st == LBS_OK && run->policy->predictions)
+		run->predicted = run->policy->predictions(run->policy_state);
 	run->batch_changed = changed;
 	if (st == LBS_OK && changed)
 		st = check_plan(run, err);
@@ -186,7 +201,12 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	lbs_run *run = ctx;
 	double now = lbs_engine_now(eng);
 	run->compute_end_s = now;
-	return lbs_engine_at(eng, now + run->net.latency_s + run->net.transfer_s, run->h_agg_done);
+	/* The latency part, then the transfer, which integrates the network's
+	 * bandwidth factor as compute integrates availability (a constant
+	 * factor of 1 gives now + latency + transfer). */
+	double end = lbs_avail_finish(&run->net_avail, now + run->net.latency_s, run->net.transfer_s,
+				      run->iteration);
+	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
 static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
@@ -239,9 +259,13 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		.batch_changed = run->batch_changed,
 		.n_workers = run->n,
 		.batch = processed,
+		.planned = run->batch,
 		.compute_s = run->compute_s,
 		.vars = run->vars,
 		.n_vars = run->n_vars,
+		.predicted_speed = run->predicted,
+		.readings = run->n_readings ? run->readings : NULL,
+		.n_readings = run->n_readings,
 	};
 	lbs_run_stats *s = &run->stats;
 	s->iterations++;
@@ -268,10 +292,91 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	return finished ? LBS_OK : lbs_engine_at(eng, now, run->h_begin);
 }
 
+/* Binds one trace; on error, prefixes the message with where the scenario
+ * gave the key at fault. */
+static lbs_status bind_one(lbs_run *run, const lbs_scenario *sc, const char *section,
+			   const lbs_trace_request *req, int64_t count, lbs_source *out, lbs_error *err)
+{
+	const char *key = NULL;
+	lbs_status st = lbs_trace_bind(run->traces, req, count, out, &key, err);
+	if (st != LBS_OK) {
+		char label[LBS_ERROR_MAX / 2];
+		lbs_origin o = lbs_scenario_origin(sc, section, key ? key : "trace");
+		if (!o.file) /* a default: point at the trace itself */
+			o = lbs_scenario_origin(sc, section, key = "trace");
+		lbs_origin_format(&o, section, key ? key : "trace", label, sizeof label);
+		lbs_error_prefix(err, "%s", label);
+	}
+	return st;
+}
+
+/* Loads every trace the groups and the network name and sets up the
+ * replay of each traced worker (run->sources, group by group), so that a
+ * bad trace stops the run before anything is written. */
+static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
+{
+	size_t n = 0;
+	for (size_t g = 0; g < sc->n_groups; g++)
+		if (sc->groups[g].trace.format)
+			n += (size_t)sc->groups[g].count;
+	if (!n && !sc->network_trace.format)
+		return LBS_OK;
+	if (!(run->traces = lbs_trace_table_create(err)) ||
+	    (n && !(run->sources = lbs_calloc(n, sizeof *run->sources, err))))
+		return LBS_EINTERNAL;
+	/* Trace paths are relative to the scenario file's directory. */
+	char base[1024];
+	snprintf(base, sizeof base, "%s", sc->path);
+	char *slash = strrchr(base, '/');
+	if (slash)
+		*(slash == base ? slash + 1 : slash) = '\0';
+	else
+		snprintf(base, sizeof base, ".");
+	lbs_status st;
+	size_t at = 0;
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		if (!gs->trace.format)
+			continue;
+		lbs_trace_request req = {
+			.spec = &gs->trace,
+			.base_dir = base,
+			.owner = gs->name,
+			.seed = (uint64_t)sc->run.seed,
+			.gain = gs->availability,
+		};
+		char section[LBS_NAME_MAX + 16];
+		snprintf(section, sizeof section, "workers.%s", gs->name);
+		if ((st = bind_one(run, sc, section, &req, gs->count, run->sources + at, err)) != LBS_OK)
+			return st;
+		at += (size_t)gs->count;
+	}
+	if (sc->network_trace.format) {
+		/* A bandwidth reading becomes a factor of the nominal bandwidth. */
+		lbs_trace_request req = {
+			.spec = &sc->network_trace,
+			.base_dir = base,
+			.owner = "network",
+			.seed = (uint64_t)sc->run.seed,
+			.gain = 1,
+			.nominal = sc->network.bandwidth_Bps,
+		};
+		if (!(run->net_source = lbs_calloc(1, sizeof *run->net_source, err)))
+			return LBS_EINTERNAL;
+		if ((st = bind_one(run, sc, "network", &req, 1, run->net_source, err)) != LBS_OK)
+			return st;
+		run->net_avail = lbs_source_avail(run->net_source);
+	}
+	return LBS_OK;
+}
+
 static lbs_status build_workers(lbs_run *run, lbs_error *err)
 {
 	const lbs_scenario *sc = run->sc;
-	size_t i = 0;
+	lbs_status st = bind_traces(run, sc, err);
+	if (st != LBS_OK)
+		return st;
+	size_t i = 0, traced = 0;
 	int64_t cap_sum = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
@@ -280,7 +385,10 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 			w->cost = &gs->cost;
 			w->noise = &gs->noise;
 			w->group = (uint32_t)g;
-			w->avail = (lbs_avail){ NULL, NULL, gs->availability };
+			w->avail = gs->trace.format ? lbs_source_avail(&run->sources[traced++])
+						    : (lbs_avail){ NULL, NULL, gs->availability };
+			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK)
+				return st;
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind != LBS_NOISE_NONE &&
@@ -303,6 +411,11 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 	return LBS_OK;
 }
 
+static void section_options(const void *ctx, const char *section, const lbs_kv **kv, size_t *n)
+{
+	lbs_scenario_section_options(ctx, section, kv, n);
+}
+
 static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err)
 {
 	run->sc = sc;
@@ -310,8 +423,11 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	/* Workers and gradient size are fixed for the run, so is aggregation at
 	 * nominal bandwidth. */
 	run->net = lbs_network_time(&sc->network, sc->n_workers, sc->model.gradient_bytes);
+	run->net_avail = (lbs_avail){ NULL, NULL, 1.0 };
 	lbs_status st = lbs_engine_init(&run->eng, run->n + 16, err);
 	if (st != LBS_OK)
+		return st;
+	if (!sc->network_trace.format && (st = lbs_gen_attach_network(sc, &run->net_avail, err)) != LBS_OK)
 		return st;
 	if (!(run->workers = lbs_calloc(run->n, sizeof *run->workers, err)) ||
 	    !(run->batch = lbs_calloc(run->n, sizeof *run->batch, err)) ||
@@ -324,22 +440,34 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if ((st = build_workers(run, err)) != LBS_OK)
 		return st;
 
+	/* Readings exist when some worker's source gives them. */
+	for (size_t i = 0; i < run->n; i++)
+		if (run->workers[i].avail.ops && run->workers[i].avail.ops->reading)
+			run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
+	if (run->n_readings && !(run->readings = lbs_calloc(run->n * run->n_readings, sizeof(double), err)))
+		return LBS_EINTERNAL;
+
 	const char *pname = policy ? policy : sc->policy.name;
 	lbs_origin at = { "--policy", 0 };
 	if ((st = lbs_scenario_check_policy(sc, pname, policy ? &at : &sc->policy.at, err)) != LBS_OK)
 		return st;
 	const lbs_policy_ops *ops = lbs_policy_find(pname);
 	lbs_policy_env env = {
+		.section_options = section_options,
+		.section_ctx = sc,
 		.n_workers = run->n,
 		.global_batch = sc->run.global_batch,
 		.max_batch = run->max_batch,
 		.device = run->device,
 		.iterations_per_epoch = sc->iterations_per_epoch,
 		.seed = (uint64_t)sc->run.seed,
+		.n_readings = run->n_readings,
 	};
 	const lbs_kv *options;
 	size_t n_options;
-	lbs_scenario_policy_options(sc, pname, &options, &n_options);
+	char section[LBS_VALUE_MAX + 8];
+	lbs_fmt(section, sizeof section, "policy.%s", pname);
+	lbs_scenario_section_options(sc, section, &options, &n_options);
 	if ((st = ops->create(&env, options, n_options, &run->policy_state, &run->info, err)) != LBS_OK)
 		return st;
 	run->policy = ops;
@@ -394,9 +522,16 @@ void lbs_run_destroy(lbs_run *run)
 {
 	if (run->policy && run->policy_state)
 		run->policy->destroy(run->policy_state);
-	for (size_t i = 0; run->workers && i < run->n; i++)
+	for (size_t i = 0; run->workers && i < run->n; i++) {
 		if (run->workers[i].rng)
 			gsl_rng_free(run->workers[i].rng);
+		lbs_avail_destroy(&run->workers[i].avail);
+	}
+	if (!run->net_source)
+		lbs_avail_destroy(&run->net_avail);
+	free(run->sources);
+	free(run->net_source);
+	lbs_trace_table_destroy(run->traces);
 	free(run->workers);
 	free(run->batch);
 	free(run->done);
@@ -407,6 +542,7 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->pending);
 	free(run->running);
 	free(run->incoming);
+	free(run->readings);
 	lbs_engine_destroy(&run->eng);
 	memset(run, 0, sizeof *run);
 }

@@ -23,6 +23,8 @@
 #include "sim/engine.h"
 #include "sim/scenario.h"
 #include "traces/avail.h"
+#include "traces/binding.h"
+#include "traces/source.h"
 
 typedef struct lbs_worker {
 	const lbs_cost *cost;
@@ -46,9 +48,13 @@ typedef struct lbs_iteration_record {
 	bool batch_changed;     /* the policy changed the batch sizes for it */
 	size_t n_workers;
 	const int64_t *batch;     /* samples each worker processed */
+	const int64_t *planned;   /* samples the policy gave each worker (stealing moves some) */
 	const double *compute_s;  /* compute time per worker; wait = compute_end - start - compute */
 	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
 	size_t n_vars;
+	const double *predicted_speed; /* per worker, by the policy's predictor (NULL: none) */
+	const double *readings;   /* n_workers x n_readings sampled at the start (NULL: none) */
+	size_t n_readings;        /* cpu_util, mem_util */
 } lbs_iteration_record;
 
 typedef lbs_status (*lbs_iteration_fn)(void *ctx, const lbs_iteration_record *rec, lbs_error *err);
@@ -72,11 +78,18 @@ typedef struct lbs_run {
 	int64_t *max_batch;
 	int *device;
 	int64_t *pending, *running, *incoming; /* micro-batch mode */
+	size_t n_readings;  /* readings per worker at a barrier (0: no source gives any) */
+	double *readings;   /* n x n_readings */
 	lbs_net_time net;   /* aggregation time at nominal bandwidth */
+	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
+	lbs_source *net_source; /* its replay, with a [network] trace */
+	lbs_trace_table *traces;  /* every trace of the run, each loaded once; NULL: none */
+	lbs_source *sources;      /* the traced workers' replays, group by group */
 	const lbs_policy_ops *policy;
 	void *policy_state;
 	lbs_policy_info info;
 	lbs_policy_var vars[LBS_POLICY_VARS_MAX];
+	const double *predicted; /* the policy's predictions for this iteration, or NULL */
 	size_t n_vars;
 	lbs_engine eng;
 	uint32_t h_begin, h_compute_done, h_agg_done, h_worker0;

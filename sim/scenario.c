@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "models/policy.h"
+#include "models/predict.h"
 
 /* Longest line accepted (inih's buffer is INI_MAX_LINE = 200 bytes with
  * the newline and the terminator; longer lines it would silently split). */
@@ -30,14 +31,15 @@ static const lbs_key_spec run_keys[] = {
 	{ "seed", LBS_T_INT, R(seed), "1", 0, 9007199254740991.0, 0, NULL, NULL,
 	  "seed of every random stream of the run (`--seed` overrides it)" },
 	{ "global_batch", LBS_T_INT, R(global_batch), REQUIRED, 1, 1e9, 0, NULL, NULL,
-	  "samples per iteration over all workers (B); policies split it, its sum never changes" },
+	  "samples per iteration over all workers (B); policies split it and keep the sum (only dbs "
+	  "with rounding = authors may process fewer)" },
 	{ "iterations", LBS_T_INT, R(iterations), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "run length in iterations (give this, or `epochs` with `dataset_samples`)" },
 	{ "epochs", LBS_T_INT, R(epochs), UNSET, 1, 1e6, 0, NULL, NULL,
 	  "run length in passes over the dataset" },
 	{ "dataset_samples", LBS_T_INT, R(dataset_samples), UNSET, 1, 1e12, 0, NULL, NULL,
-	  "samples in the dataset; an epoch is floor(dataset_samples / global_batch) iterations "
-	  "(the remainder is dropped, as with drop_last)" },
+	  "samples in the dataset; an epoch is floor(dataset_samples / global batch planned at its "
+	  "start) iterations (the remainder is dropped, as with drop_last)" },
 	{ "worker_events", LBS_T_ENUM, R(worker_events), "auto", 0, 0, 0, "auto|always", NULL,
 	  "`auto`: a worker's completion is an event only when something observes it mid-iteration; "
 	  "`always`: every completion is an event (same results, slower; for checking)" },
@@ -93,7 +95,8 @@ static const lbs_key_spec group_keys[] = {
 	{ "max_batch", LBS_T_INT, G(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch a worker's memory holds (samples); unset: no cap" },
 	{ "availability", LBS_T_REAL, G(availability), "1", 0, 100, LBS_K_MIN_OPEN, NULL, NULL,
-	  "constant fraction of nominal speed the worker delivers (0.5 = half speed)" },
+	  "constant fraction of nominal speed the worker delivers (0.5 = half speed); with a trace, "
+	  "it multiplies the trace's availability" },
 	{ "noise", LBS_T_ENUM, G(noise.kind), "none", 0, 0, 0, LBS_NOISE_CHOICES, NULL,
 	  "per-iteration multiplicative noise on compute time, drawn from the worker's own stream" },
 	{ "noise_low", LBS_T_REAL, G(noise.low), "0", -0.99, 100, 0, NULL, "noise=uniform",
@@ -104,6 +107,52 @@ static const lbs_key_spec group_keys[] = {
 	  "noise=lognormal", "lognormal noise: sigma of log factor; the factor's mean is 1" },
 };
 #undef G
+
+/* The keys of [workers.NAME] that start with "trace": a table of their own
+ * (struct lbs_trace_spec), applied to those entries only. */
+#define TRACED "trace_format!=none"
+#define T(f) offsetof(lbs_trace_spec, f)
+static const lbs_key_spec trace_keys[] = {
+	{ "trace_format", LBS_T_ENUM, T(format), "none", 0, 0, 0, LBS_TRACE_FORMAT_CHOICES, NULL,
+	  "format of the trace that drives the workers' availability (in [network]: the bandwidth; "
+	  "doc/traces.md); `none`: no trace" },
+	{ "trace", LBS_T_STRING, T(file), REQUIRED, 0, 0, 0, NULL, TRACED,
+	  "the trace file, relative to the scenario file's directory" },
+	{ "trace_column", LBS_T_STRING, T(column), UNSET, 0, 0, 0, NULL, TRACED,
+	  "column to replay (e.g. availability, cpu_util); default: the file's first value column" },
+	{ "trace_metric", LBS_T_STRING, T(metric), UNSET, 0, 0, 0, NULL, "trace_format=cloudwatch",
+	  "CloudWatch metric the values are (CPUUtilization, NetworkIn, ...; doc/traces.md); "
+	  "default: the one the header names, if any" },
+	{ "trace_ids", LBS_T_STRING, T(ids), UNSET, 0, 0, 0, NULL, TRACED,
+	  "ids to replay (workers, machines, VMs, CloudWatch columns), comma-separated; default: every "
+	  "id in the file; an id the file lacks is an error" },
+	{ "trace_assign", LBS_T_ENUM, T(assign), "in_order", 0, 0, 0, LBS_TRACE_ASSIGN_CHOICES, TRACED,
+	  "which id each worker replays: `in_order`: the group's k-th worker takes the k-th id "
+	  "(cycling); `draw`: each worker draws one uniformly from its own stream of the run's seed" },
+	{ "trace_map", LBS_T_ENUM, T(map), "auto", 0, 0, 0, LBS_MAP_CHOICES, TRACED,
+	  "from a reading v to availability: `direct` a = v; `time` a = reference/v; `rate` a = "
+	  "v/reference; `util` a = max(floor, 1 - k*v); `auto`: by the column's name" },
+	{ "trace_reference", LBS_T_REAL, T(reference), UNSET, 0, 1e300, LBS_K_MIN_OPEN, NULL,
+	  "trace_map=auto|time|rate", "reference of `time` and `rate`, in the column's unit; default: "
+	  "the column's median over the whole file (e.g. a PAI job's median mini-batch time)" },
+	{ "trace_k", LBS_T_REAL, T(k), "1", 0, 1e6, 0, NULL, "trace_map=auto|util",
+	  "`util`: availability lost per unit of utilisation" },
+	{ "trace_floor", LBS_T_REAL, T(floor), "0.1", 0, 1, LBS_K_MIN_OPEN, NULL, "trace_map=auto|util",
+	  "`util`: the least availability, whatever the utilisation" },
+	{ "trace_interp", LBS_T_ENUM, T(interp), "step", 0, 0, 0, LBS_INTERP_CHOICES, TRACED,
+	  "between samples: `step` holds each sample until the next; `linear` interpolates the "
+	  "availability" },
+	{ "trace_end", LBS_T_ENUM, T(end), "hold", 0, 0, 0, LBS_TRACE_END_CHOICES, TRACED,
+	  "after the last sample: `hold` it, or `loop` to the start (a period is the trace's span "
+	  "plus its last step)" },
+	{ "trace_offset", LBS_T_TIME, T(offset_s), "0 s", 0, 1e9, 0, NULL, TRACED,
+	  "time-indexed traces: simulated time 0 replays the trace this long after its first sample" },
+	{ "trace_offset_iterations", LBS_T_INT, T(offset_iterations), "0", 0, 1e12, 0, NULL, TRACED,
+	  "iteration-indexed traces: iteration 0 replays the trace's first iteration plus this" },
+	{ "trace_speed", LBS_T_REAL, T(speed), "1", 0, 1e6, LBS_K_MIN_OPEN, NULL, TRACED,
+	  "time-indexed traces: trace seconds replayed per simulated second (60 = an hour a minute)" },
+};
+#undef T
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
@@ -130,6 +179,11 @@ static const section_spec sections[] = {
 	{ "policy.", NULL, 0,
 	  "Options of policy NAME, `[policy.NAME]`; a scenario may hold options for several policies, "
 	  "so that `--policy a,b` compares them" },
+	{ "predictor.", NULL, 0,
+	  "Options of speed predictor NAME, `[predictor.NAME]`, for the policies that use predictors" },
+	{ "generator.", lbs_gen_keys, LBS_GEN_NKEYS,
+	  "Optional, any number: `[generator.NAME]` applies a generator of synthetic availability "
+	  "(doc/generators.md) to the worker groups named by `workers`" },
 };
 
 /* ---- reading the file ------------------------------------------------- */
@@ -479,6 +533,47 @@ static lbs_status check_network(lbs_scenario *sc, uint64_t present, lbs_error *e
 	return LBS_OK;
 }
 
+/* A trace's keys that can be checked without reading the trace. */
+static lbs_status check_trace(const lbs_trace_spec *t, const char *section, const lbs_origin *o,
+			      lbs_error *err)
+{
+	int me = lbs_keys_find(trace_keys, NKEYS(trace_keys), "trace_metric");
+	if (*t->metric && !lbs_cloudwatch_metric_known(t->metric)) {
+		char msg[512], known[256];
+		lbs_cloudwatch_metrics(known, sizeof known);
+		lbs_fmt(msg, sizeof msg, "unknown CloudWatch metric '%s' (known: %s)", t->metric, known);
+		return origin_error(err, &o[me], section, "trace_metric", msg);
+	}
+	return LBS_OK;
+}
+
+/* The entries of a section that start with "trace" go to their own table
+ * and struct: they are moved to the front of entries[] (*n_trace of them),
+ * validated, checked and recorded; the caller applies the rest. */
+static lbs_status apply_trace_keys(lbs_scenario *sc, const char *section, const lbs_origin *where,
+				   const lbs_kv **entries, size_t n, lbs_trace_spec *target,
+				   size_t *n_trace, lbs_error *err)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(entries[i]->key, "trace", 5) == 0) {
+			const lbs_kv *e = entries[i];
+			memmove(&entries[k + 1], &entries[k], (i - k) * sizeof *entries);
+			entries[k++] = e;
+		}
+	*n_trace = k;
+	uint64_t present = 0;
+	lbs_origin o[64];
+	lbs_status st = lbs_keys_apply(trace_keys, NKEYS(trace_keys), section, where,
+				       (const lbs_kv *const *)entries, k, target, &present, o, err);
+	if (st == LBS_OK)
+		st = check_trace(target, section, o, err);
+	if (st == LBS_OK && record_config(sc, section, trace_keys, NKEYS(trace_keys), present,
+					  (const lbs_kv *const *)entries, k))
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	return st;
+}
+
 static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_origin *o,
 			      lbs_error *err)
 {
@@ -494,26 +589,54 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	return LBS_OK;
 }
 
-/* Validates a [policy.NAME] section completely (the policy's own schema
- * fills a scratch copy of its options) and keeps its entries for the policy. */
-static lbs_status add_policy_options(lbs_scenario *sc, const char *section, const lbs_origin *where,
-				     const lbs_kv *const *entries, size_t n, lbs_error *err)
+/* The schema of a component options section: [policy.NAME] or
+ * [predictor.NAME]. NULL (with a message) when NAME is not registered. */
+static const lbs_key_spec *component_schema(const char *section, const lbs_origin *where,
+					    size_t *nkeys, size_t *size, lbs_error *err)
 {
-	const char *pname = section + strlen("policy.");
-	const lbs_policy_ops *pol = lbs_policy_find(pname);
-	if (!pol) {
-		char names[256], msg[512];
+	static const lbs_key_spec no_keys[1];
+	bool policy = strncmp(section, "policy.", 7) == 0;
+	const char *name = section + (policy ? 7 : 10);
+	char names[256], msg[512];
+	if (policy) {
+		const lbs_policy_ops *pol = lbs_policy_find(name);
+		if (pol) {
+			*nkeys = pol->n_options;
+			*size = pol->options_size;
+			return pol->options ? pol->options : no_keys;
+		}
 		lbs_policy_names(names, sizeof names);
-		lbs_fmt(msg, sizeof msg, "options for an unknown policy '%s' (known: %s)", pname, names);
-		return origin_error(err, where, section, NULL, msg);
+	} else {
+		const lbs_predictor_ops *pre = lbs_predictor_find(name);
+		if (pre) {
+			*nkeys = pre->n_options;
+			*size = pre->options_size;
+			return pre->options ? pre->options : no_keys;
+		}
+		lbs_predictor_names(names, sizeof names);
 	}
-	void *scratch = lbs_calloc(1, pol->options_size ? pol->options_size : 1, err);
+	lbs_fmt(msg, sizeof msg, "options for an unknown %s '%s' (known: %s)",
+		policy ? "policy" : "predictor", name, names);
+	origin_error(err, where, section, NULL, msg);
+	return NULL;
+}
+
+/* Validates a [policy.NAME] or [predictor.NAME] section completely (the
+ * component's own schema fills a scratch copy of its options) and keeps its
+ * entries for when the component is created. */
+static lbs_status add_component_options(lbs_scenario *sc, const char *section, const lbs_origin *where,
+					const lbs_kv *const *entries, size_t n, lbs_error *err)
+{
+	size_t nkeys = 0, size = 0;
+	const lbs_key_spec *keys = component_schema(section, where, &nkeys, &size, err);
+	if (!keys)
+		return LBS_EINPUT;
+	void *scratch = lbs_calloc(1, size ? size : 1, err);
 	if (!scratch)
 		return LBS_EINTERNAL;
 	uint64_t present;
 	lbs_origin o[64];
-	lbs_status st = lbs_keys_apply(pol->options, pol->n_options, section, where, entries, n, scratch,
-				       &present, o, err);
+	lbs_status st = lbs_keys_apply(keys, nkeys, section, where, entries, n, scratch, &present, o, err);
 	free(scratch);
 	if (st != LBS_OK)
 		return st;
@@ -523,14 +646,14 @@ static lbs_status add_policy_options(lbs_scenario *sc, const char *section, cons
 	sc->policy_options = po;
 	po = &po[sc->n_policy_options];
 	memset(po, 0, sizeof *po);
-	snprintf(po->policy, sizeof po->policy, "%s", pname);
+	snprintf(po->section, sizeof po->section, "%s", section);
 	po->at = *where;
 	if (!(po->kv = calloc(n + 1, sizeof *po->kv)))
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	sc->n_policy_options++;
 	for (size_t i = 0; i < n; i++)
 		po->kv[po->n++] = *entries[i];
-	return record_config(sc, section, pol->options, pol->n_options, present, entries, n);
+	return record_config(sc, section, keys, nkeys, present, entries, n);
 }
 
 lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
@@ -545,13 +668,13 @@ lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, c
 	return origin_error(err, at, "policy", "name", msg);
 }
 
-void lbs_scenario_policy_options(const lbs_scenario *sc, const char *policy, const lbs_kv **kv,
-				 size_t *n)
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n)
 {
 	*kv = NULL;
 	*n = 0;
 	for (size_t i = 0; i < sc->n_policy_options; i++)
-		if (!strcmp(sc->policy_options[i].policy, policy)) {
+		if (!strcmp(sc->policy_options[i].section, section)) {
 			*kv = sc->policy_options[i].kv;
 			*n = sc->policy_options[i].n;
 		}
@@ -564,16 +687,19 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	lbs_status st = LBS_OK;
 	bool seen_run = false, seen_model = false, seen_network = false;
-	size_t n_groups = 0;
-	for (size_t h = 0; h < c->n_hdr; h++)
+	size_t n_groups = 0, n_gens = 0;
+	for (size_t h = 0; h < c->n_hdr; h++) {
 		n_groups += strncmp(c->hdr[h].name, "workers.", 8) == 0;
+		n_gens += strncmp(c->hdr[h].name, "generator.", 10) == 0;
+	}
 	if (n_groups > LBS_MAX_GROUPS) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINPUT, "%s: %zu worker groups (the limit is %d)", c->path,
 				     n_groups, LBS_MAX_GROUPS);
 	}
 	sc->groups = calloc(n_groups ? n_groups : 1, sizeof *sc->groups);
-	if (!sc->groups) {
+	sc->generators = calloc(n_gens ? n_gens : 1, sizeof *sc->generators);
+	if (!sc->groups || !sc->generators) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
@@ -590,7 +716,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
-					   "[policy] or [workers.NAME])", label, hint ? " (did you mean [" : "",
+					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME] or "
+					   "[generator.NAME])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -600,8 +727,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				entries[n++] = &c->kv[i];
 		uint64_t present = 0;
 		lbs_origin o[64];
-		if (strcmp(spec->name, "policy.") == 0) {
-			st = add_policy_options(sc, name, &where, entries, n, err);
+		if (strcmp(spec->name, "policy.") == 0 || strcmp(spec->name, "predictor.") == 0) {
+			st = add_component_options(sc, name, &where, entries, n, err);
 			continue;
 		}
 		if (strcmp(spec->name, "workers.") == 0) {
@@ -614,8 +741,11 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			}
 			snprintf(g->name, sizeof g->name, "%s", gname);
 			g->at = where;
-			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g, &present,
-					    o, err);
+			size_t n_trace = 0;
+			st = apply_trace_keys(sc, name, &where, entries, n, &g->trace, &n_trace, err);
+			if (st == LBS_OK)
+				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace,
+						    n - n_trace, g, &present, o, err);
 			if (st == LBS_OK)
 				st = check_group(g, present, o, err);
 			if (st == LBS_OK) {
@@ -625,6 +755,20 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 					st = origin_error(err, &o[0], name, "count",
 							  "the workers of all groups exceed the limit of 1000000");
 			}
+		} else if (strcmp(spec->name, "generator.") == 0) {
+			lbs_gen_spec *g = &sc->generators[sc->n_generators];
+			const char *gname = name + 10;
+			if (!valid_group_name(gname)) {
+				st = origin_error(err, &where, name, NULL,
+						  "generator names use letters, digits, '_' and '-' (at most 63)");
+				break;
+			}
+			snprintf(g->name, sizeof g->name, "%s", gname);
+			g->at = where;
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g, &present,
+					    o, err);
+			if (st == LBS_OK && (st = lbs_gen_check(g, present, o, err)) == LBS_OK)
+				sc->n_generators++;
 		} else if (strcmp(spec->name, "run") == 0) {
 			seen_run = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->run,
@@ -633,6 +777,15 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				st = check_run(sc, present, o, &where, err);
 		} else if (strcmp(spec->name, "policy") == 0) {
 			sc->policy.at = where;
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(entries[i]->key, "name") != 0) {
+					st = origin_error(err, &entries[i]->at, "policy", entries[i]->key,
+							  "unknown key: [policy] holds only `name`; a policy's "
+							  "options go in its own section, [policy.NAME]");
+					break;
+				}
+			if (st != LBS_OK)
+				break;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->policy,
 					    &present, o, err);
 			if (st == LBS_OK && o[0].file)
@@ -645,10 +798,21 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				st = check_model(sc, present, o, &where, err);
 		} else {
 			seen_network = true;
-			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->network,
-					    &present, o, err);
+			size_t n_trace = 0;
+			st = apply_trace_keys(sc, name, &where, entries, n, &sc->network_trace, &n_trace, err);
+			if (st == LBS_OK)
+				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace,
+						    n - n_trace, &sc->network, &present, o, err);
 			if (st == LBS_OK)
 				st = check_network(sc, present, err);
+			if (st == LBS_OK && sc->network_trace.format && sc->network.ops == &lbs_network_none) {
+				lbs_origin at = where;
+				for (size_t i = 0; i < n_trace; i++)
+					if (!strcmp(entries[i]->key, "trace_format"))
+						at = entries[i]->at;
+				st = origin_error(err, &at, name, "trace_format", "a bandwidth trace needs a network "
+						  "to slow down: topology ring or ps");
+			}
 			int wb = lbs_keys_find(network_keys, NKEYS(network_keys), "worker_bandwidth");
 			if (st == LBS_OK && sc->network.ops == &lbs_network_ps && !(present >> wb & 1)) {
 				/* Record the value it takes from `bandwidth`. */
@@ -668,6 +832,9 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			      : sc->n_groups == 0 ? "[workers.NAME]" : NULL;
 	if (missing)
 		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->path, missing);
+	/* Generators name groups, which may come after them in the file. */
+	if ((st = lbs_gen_resolve(sc, err)) != LBS_OK)
+		return st;
 	if (!sc->policy.at.file) { /* no [policy] section: the default */
 		sc->policy.at = (lbs_origin){ c->path, 0 };
 		snprintf(sc->policy.name, sizeof sc->policy.name, "%s", policy_keys[0].def);
@@ -739,6 +906,10 @@ lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, cons
 
 void lbs_scenario_destroy(lbs_scenario *sc)
 {
+	lbs_gen_specs_free(sc->generators, sc->n_generators);
+	free(sc->generators);
+	sc->generators = NULL;
+	sc->n_generators = 0;
 	free(sc->groups);
 	for (size_t i = 0; i < sc->n_policy_options; i++)
 		free(sc->policy_options[i].kv);
@@ -764,6 +935,18 @@ void lbs_scenario_document(FILE *out)
 			lbs_keys_document(out, s->keys, s->nkeys);
 		if (!strcmp(s->name, "policy"))
 			lbs_policy_document(out);
+		if (s->keys == network_keys)
+			fprintf(out, "\n`[network]` also takes the `trace*` keys of `[workers.NAME]` (below): "
+				     "a bandwidth trace then scales the transfer part of each aggregation, "
+				     "and `rate` is relative to `bandwidth` unless `trace_reference` is given "
+				     "(doc/traces.md).\n");
+		if (s->keys == group_keys) {
+			fprintf(out, "\nA group's availability can follow a trace instead: the `trace*` keys "
+				     "bind one (formats, mappings and examples: doc/traces.md).\n\n");
+			lbs_keys_document(out, trace_keys, NKEYS(trace_keys));
+		}
+		if (!strcmp(s->name, "predictor."))
+			lbs_predictor_document(out);
 		fprintf(out, "\n");
 	}
 }

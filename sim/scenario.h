@@ -13,6 +13,8 @@
 #include "models/network.h"
 #include "models/noise.h"
 #include "sim/keys.h"
+#include "traces/binding.h"
+#include "traces/gen.h"
 
 #define LBS_MAX_WORKERS 1000000
 #define LBS_MAX_GROUPS 4096
@@ -49,6 +51,7 @@ typedef struct lbs_group_spec {
 	lbs_cost cost;
 	double availability;
 	lbs_noise noise;
+	lbs_trace_spec trace;    /* trace_format = none: no trace */
 	lbs_origin at;           /* where the section starts */
 } lbs_group_spec;
 
@@ -57,9 +60,9 @@ typedef struct lbs_policy_spec {
 	lbs_origin at;           /* where the name was given */
 } lbs_policy_spec;
 
-/* The keys of one [policy.NAME] section, already validated. */
+/* The keys of one [policy.NAME] or [predictor.NAME] section, validated. */
 typedef struct lbs_policy_options {
-	char policy[LBS_NAME_MAX];
+	char section[LBS_NAME_MAX + 16];
 	lbs_kv *kv;
 	size_t n;
 	lbs_origin at;
@@ -70,11 +73,14 @@ typedef struct lbs_scenario {
 	lbs_run_spec run;
 	lbs_model_spec model;
 	lbs_network network;
+	lbs_trace_spec network_trace; /* the [network] trace* keys; format none: no trace */
 	lbs_policy_spec policy;
 	lbs_policy_options *policy_options;
 	size_t n_policy_options;
 	lbs_group_spec *groups;
 	size_t n_groups;
+	lbs_gen_spec *generators;     /* [generator.NAME] sections, in file order */
+	size_t n_generators;
 	int64_t n_workers;
 	int64_t iterations;           /* resolved run length */
 	int64_t iterations_per_epoch; /* 0 when the run is given in iterations */
@@ -95,9 +101,10 @@ void lbs_scenario_destroy(lbs_scenario *sc);
  * on its own but impossible with the rest (a batch over the memory caps). */
 lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, const char *key);
 
-/* The options given in [policy.NAME] for `policy` (none: *n = 0). */
-void lbs_scenario_policy_options(const lbs_scenario *sc, const char *policy, const lbs_kv **kv,
-				 size_t *n);
+/* The options given in a component's section, "policy.NAME" or
+ * "predictor.NAME" (none: *n = 0). */
+void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
+				  size_t *n);
 
 /* LBS_OK if `name` is a registered policy, else an error naming `at`. */
 lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,

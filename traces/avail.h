@@ -8,16 +8,34 @@
  * Contract: for one worker, finish() is called for each piece of work (a
  * whole share, or one micro-batch) with non-decreasing t0; the worker is
  * busy from t0 to the time returned and idle from then until the next
- * call's t0. A source whose availability
+ * call's t0. (A network's source is called once per aggregation, for its
+ * transfer; the link is busy likewise.) A source whose availability
  * depends on that (a CPU-credit bucket spends credits only while busy) may
  * update its state in finish(). Iteration-indexed sources use `iteration`;
  * time-indexed ones use t0.
  *
- * Sources without ops (ops == NULL) are constant: t1 = t0 + W / level. */
+ * Sources without ops (ops == NULL) are constant: t1 = t0 + W / level.
+ *
+ * Readings: a source that models what else runs on the machine (a
+ * co-located job, a CPU-credit balance) also says what a monitor there would
+ * read at time t, so that policies and predictors see the same exogenous
+ * inputs a real system samples at iteration boundaries (DESIGN.md,
+ * "Policies see only what a real system could see"). */
 #ifndef LBS_AVAIL_H
 #define LBS_AVAIL_H
 
+#include <math.h>
 #include <stdint.h>
+
+/* What a reading measures. Utilisations are fractions of the machine in
+ * [0, 1] taken by its other tenants; credits are EC2 CPU credits (the
+ * CloudWatch metric CPUCreditBalance). */
+typedef enum lbs_reading_kind {
+	LBS_READING_CPU_UTIL,
+	LBS_READING_MEM_UTIL,
+	LBS_READING_CPU_CREDITS,
+	LBS_READING_KINDS
+} lbs_reading_kind;
 
 typedef struct lbs_avail_ops {
 	const char *name;
@@ -26,6 +44,15 @@ typedef struct lbs_avail_ops {
 	double (*finish)(void *state, double t0, double work_s, int64_t iteration);
 	/* a(t) during `iteration`, for readings and reports. */
 	double (*level)(const void *state, double t, int64_t iteration);
+	/* Optional (NULL: no readings). The reading of `kind` (lbs_reading_kind)
+	 * at time t, before `iteration` starts (iteration-indexed sources read
+	 * by iteration), NAN when the source has none of that kind. Calls come at
+	 * non-decreasing t, no earlier than the last finish()'s t0 (iteration
+	 * boundaries). It may advance a lazily drawn process to t, but never
+	 * changes what finish() or a later reading returns. */
+	double (*reading)(void *state, double t, int64_t iteration, int kind);
+	/* Optional (NULL: nothing owned). Frees the state. */
+	void (*destroy)(void *state);
 	/* What finish() would return, without recording the worker as busy
 	 * (the oracle's look-ahead). NULL when finish() has no side effects. */
 	double (*peek)(void *state, double t0, double work_s, int64_t iteration);
@@ -40,6 +67,20 @@ typedef struct lbs_avail {
 static inline double lbs_avail_finish(lbs_avail *a, double t0, double work_s, int64_t iteration)
 {
 	return a->ops ? a->ops->finish(a->state, t0, work_s, iteration) : t0 + work_s / a->level;
+}
+
+/* The source's reading of `kind` at t; NAN when it has none. */
+static inline double lbs_avail_reading(lbs_avail *a, double t, int64_t iteration, int kind)
+{
+	return a->ops && a->ops->reading ? a->ops->reading(a->state, t, iteration, kind) : NAN;
+}
+
+/* Frees what the source owns and leaves the constant source of level 1. */
+static inline void lbs_avail_destroy(lbs_avail *a)
+{
+	if (a->ops && a->ops->destroy)
+		a->ops->destroy(a->state);
+	*a = (lbs_avail){ NULL, NULL, 1.0 };
 }
 
 /* finish() without side effects. */

@@ -10,6 +10,7 @@ const lbs_policy_ops *const lbs_policies[] = {
 	&lbs_policy_static_proportional,
 	&lbs_policy_dbs,
 	&lbs_policy_lbbsp_gpu,
+	&lbs_policy_lbbsp_cpu,
 	&lbs_policy_work_stealing,
 	&lbs_policy_oracle,
 	NULL,
@@ -35,7 +36,7 @@ void lbs_policy_names(char *buf, size_t len)
 
 void lbs_policy_document(FILE *out)
 {
-	fprintf(out, "| `name` | what it does |\n|---|---|\n");
+	fprintf(out, "\nPolicies:\n\n| `name` | what it does |\n|---|---|\n");
 	for (size_t i = 0; lbs_policies[i]; i++)
 		fprintf(out, "| `%s` | %s |\n", lbs_policies[i]->name, lbs_policies[i]->summary);
 	for (size_t i = 0; lbs_policies[i]; i++)

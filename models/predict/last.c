@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* last: predicts that the next speed equals the last one measured (the naive
  * forecast every other predictor must beat). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "models/predict.h"
@@ -9,25 +10,27 @@ typedef struct last_state {
 	double speed;
 } last_state;
 
-static lbs_status last_create(const lbs_kv *options, size_t n_options, void **state, lbs_error *err)
+static lbs_status last_create(const lbs_kv *options, size_t n_options, size_t n_exog, uint64_t seed,
+			      void **state, lbs_error *err)
 {
-	(void)options, (void)n_options;
+	(void)options, (void)n_options, (void)n_exog, (void)seed;
 	last_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;
+	s->speed = NAN;
 	*state = s;
 	return LBS_OK;
 }
 
-static void last_observe(void *state, double speed, const double *exog, size_t n_exog)
+static void last_observe(void *state, double speed, const double *exog)
 {
-	(void)exog, (void)n_exog;
+	(void)exog;
 	((last_state *)state)->speed = speed;
 }
 
-static double last_predict(void *state, const double *exog, size_t n_exog)
+static double last_predict(void *state, const double *exog)
 {
-	(void)exog, (void)n_exog;
+	(void)exog;
 	return ((last_state *)state)->speed;
 }
 

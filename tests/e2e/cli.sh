@@ -9,7 +9,7 @@ S="$top_srcdir/scenarios/default.ini"
 check "default scenario exits 0" test $? -eq 0
 check "summary names the policy" grep -q '^static ' "$TMP/out"
 check "nothing on stderr without a terminal" test ! -s "$TMP/err"
-check "schema version 1" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 1
+check "schema version 2" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 2
 check "one run" test "$(q "$TMP/r.db" 'SELECT count(*) FROM runs')" = 1
 check "500 iterations" test "$(q "$TMP/r.db" 'SELECT count(*) FROM iterations')" = 500
 check "12 workers" test "$(q "$TMP/r.db" 'SELECT count(*) FROM workers')" = 12
@@ -59,11 +59,23 @@ check "static records its batches once" test "$(q "$TMP/p.db" 'SELECT count(DIST
 check "policy state recorded" test "$(q "$TMP/p.db" "SELECT count(*) FROM policy_vars WHERE run_id = 2 AND name = 'step'")" = 40
 check "decision time recorded" test "$(q "$TMP/p.db" 'SELECT count(*) FROM iterations WHERE run_id = 3 AND decision_s > 0')" = 40
 "$LBSIM" "$P" -o "$TMP/p2.db" --policy nope 2> "$TMP/err"; rc=$?
-check "unknown --policy: exit 3" test $rc -eq 3
+check "unknown --policy: exit 2" test $rc -eq 2
 check "unknown --policy named" grep -q "unknown policy 'nope'" "$TMP/err"
 check "unknown --policy: no database" test ! -e "$TMP/p2.db"
+"$LBSIM" "$P" -o "$TMP/p2.db" --policy , 2> /dev/null; check "empty --policy: exit 2" test $? -eq 2
 "$LBSIM" "$P" -o "$TMP/p2.db" --policy dbs 2> "$TMP/err"; rc=$?
 check "dbs without epochs: exit 3" test $rc -eq 3
+
+# lbsim predict scores each predictor on a run's recorded speeds.
+"$LBSIM" "$P" -o "$TMP/pr.db" --policy lbbsp-cpu --no-baseline --detail workers -q --set run.iterations=60 \
+	--set 'policy.lbbsp-cpu.predictor=ema'
+check "predictions recorded" test "$(q "$TMP/pr.db" 'SELECT count(*) > 400 FROM worker_iterations WHERE predicted_speed > 0')" = 1
+"$LBSIM" predict "$TMP/pr.db:1" -p last,ema,arima > "$TMP/out"
+check "predict: exit 0" test $? -eq 0
+check "predict: three scores" test "$(q "$TMP/pr.db" 'SELECT count(*) FROM predictor_errors WHERE eval_id = 1')" = 3
+check "predict: prints rmse" grep -q '^arima ' "$TMP/out"
+"$LBSIM" predict "$TMP/pr.db:7" > /dev/null 2>&1; check "predict: missing run: exit 3" test $? -eq 3
+"$LBSIM" predict "$TMP/pr.db" > /dev/null 2>&1; check "predict: no run id: exit 2" test $? -eq 2
 
 # Usage errors exit 2, bad input 3; nothing is written.
 "$LBSIM" > /dev/null 2>&1; check "no scenario: exit 2" test $? -eq 2

@@ -124,6 +124,30 @@ static void test_oracle_balanced(void)
 	capture_free(&c);
 }
 
+/* LB-BSP (CPU) with the last-value predictor: the speeds measured in the
+ * even first iteration are exact (1000, 1000, 1000, 3000 samples/s), so
+ * from iteration 1 on the batches are proportional and the time balanced;
+ * the predictions are recorded. */
+static void test_lbbsp_cpu_proportional(void)
+{
+	const char *ov[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+			     "policy.lbbsp-cpu.predictor=last" };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(FLEET, ov, 4, "lbbsp-cpu", &c, &err) == LBS_OK);
+	const int64_t prop[4] = { 10, 10, 10, 30 };
+	int bad = 0;
+	for (size_t k = 1; k < c.n; k++)
+		bad += !batches_are(&c, k, prop) || !rel_eq(compute_of(&c, k), BALANCED);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* NARX warms up on EMA, then must still give the balanced split. */
+	const char *narx[] = { in_iterations[0], in_iterations[1], "run.iterations=60" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, narx, 3, "lbbsp-cpu", &c, &err) == LBS_OK);
+	CU_ASSERT(batches_are(&c, 59, prop));
+	capture_free(&c);
+}
+
 /* LB-BSP (GPU) settles: from some iteration on it stops moving samples, and
  * the times it settled on are within its tolerance (5%). */
 static void test_lbbsp_converges(void)
@@ -196,7 +220,7 @@ static void test_work_stealing_fluid(void)
 
 static void test_oracle_is_a_lower_bound(void)
 {
-	static const char *policies[] = { "static", "static-proportional", "dbs", "lbbsp-gpu" };
+	static const char *policies[] = { "static", "static-proportional", "dbs", "lbbsp-gpu", "lbbsp-cpu" };
 	static const int64_t caps[6] = { INT64_MAX, INT64_MAX, INT64_MAX, 96, 96, 48 };
 	capture o, c;
 	lbs_error err;
@@ -280,6 +304,7 @@ void suite_policy(void)
 		{ "static-proportional: balanced time", test_static_proportional },
 		{ "oracle: balanced time", test_oracle_balanced },
 		{ "lbbsp-gpu: converges", test_lbbsp_converges },
+		{ "lbbsp-cpu: proportional to measured speed", test_lbbsp_cpu_proportional },
 		{ "work-stealing: fluid limit, latency cost", test_work_stealing_fluid },
 		{ "oracle <= barrier-time policies", test_oracle_is_a_lower_bound },
 		{ "oracle: no improving move", test_oracle_no_improving_move },

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lbbsp-cpu: LB-BSP's batch sizing for CPU clusters (Chen et al.,
+ * "Semi-Dynamic Load Balancing", ACM SoCC 2020). On a CPU, an iteration's
+ * time is linear in the batch, so balancing needs only each worker's speed
+ * for the coming iteration: b_i proportional to the predicted speed v_i
+ * (B * v_i / sum_j v_j, rounded by largest remainder, within memory caps).
+ * Each worker has its own predictor (any of models/predict, by name; the
+ * paper's is NARX), fed after every iteration with the speed it measured
+ * (samples / compute time, waiting excluded) and the resource readings of
+ * its machine, and asked at the barrier with the readings then available.
+ * A prediction that is not a positive number is replaced by the last
+ * measured speed. Iteration 0 is even. */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "models/predict.h"
+
+typedef struct lc_options {
+	char predictor[LBS_VALUE_MAX];
+} lc_options;
+
+static const lbs_key_spec lc_keys[] = {
+	{ "predictor", LBS_T_STRING, offsetof(lc_options, predictor), "narx", 0, 0, 0, NULL, NULL,
+	  "speed predictor by name (last, ema, arima, narx); its options go in [predictor.NAME]" },
+};
+
+typedef struct lc_state {
+	lc_options opt;
+	const lbs_predictor_ops *pred;
+	void **ps;          /* one predictor per worker */
+	size_t n, n_readings;
+	int64_t global_batch;
+	const int64_t *caps;
+	double *predicted, *last, *weight;
+	double *readings_copy; /* readings at the last barrier (seen with the speed measured now) */
+	double learn_s, predict_s; /* real time spent teaching and asking the predictors */
+} lc_state;
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void lc_destroy(void *state)
+{
+	lc_state *s = state;
+	if (!s)
+		return;
+	for (size_t i = 0; s->ps && i < s->n; i++)
+		if (s->ps[i])
+			s->pred->destroy(s->ps[i]);
+	free(s->ps);
+	free(s->predicted);
+	free(s->last);
+	free(s->weight);
+	free(s->readings_copy);
+	free(s);
+}
+
+static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
+			    void **state, lbs_policy_info *info, lbs_error *err)
+{
+	(void)info;
+	lc_state *s = lbs_calloc(1, sizeof *s, err);
+	if (!s)
+		return LBS_EINTERNAL;
+	lbs_status st = lbs_options_parse(lc_keys, 1, "policy.lbbsp-cpu", options, n_options, &s->opt, err);
+	s->n = env->n_workers;
+	s->n_readings = env->n_readings;
+	s->global_batch = env->global_batch;
+	s->caps = env->max_batch;
+	if (st == LBS_OK && !(s->pred = lbs_predictor_find(s->opt.predictor))) {
+		char names[256];
+		lbs_predictor_names(names, sizeof names);
+		lbs_origin at = { "[policy.lbbsp-cpu]", 0 };
+		for (size_t i = 0; i < n_options; i++)
+			if (!strcmp(options[i].key, "predictor"))
+				at = options[i].at;
+		char label[512];
+		lbs_origin_format(&at, "policy.lbbsp-cpu", "predictor", label, sizeof label);
+		st = lbs_error_set(err, LBS_EINPUT, "%s: unknown predictor '%s' (known: %s)", label,
+				   s->opt.predictor, names);
+	}
+	if (st == LBS_OK && (!(s->ps = lbs_calloc(s->n, sizeof *s->ps, err)) ||
+			     !(s->predicted = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->last = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->weight = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->readings_copy = lbs_calloc(s->n * s->n_readings + 1, sizeof(double), err))))
+		st = LBS_EINTERNAL;
+	const lbs_kv *popt = NULL;
+	size_t n_popt = 0;
+	if (st == LBS_OK && env->section_options) {
+		char section[LBS_VALUE_MAX + 16];
+		lbs_fmt(section, sizeof section, "predictor.%s", s->pred->name);
+		env->section_options(env->section_ctx, section, &popt, &n_popt);
+	}
+	for (size_t i = 0; st == LBS_OK && i < s->n; i++) {
+		/* Each worker's predictor draws from its own seed. */
+		uint64_t seed = env->seed * UINT64_C(0x9E3779B97F4A7C15) + i;
+		st = s->pred->create(popt, n_popt, s->n_readings, seed, &s->ps[i], err);
+		s->predicted[i] = NAN;
+	}
+	if (st != LBS_OK) {
+		lc_destroy(s);
+		return st;
+	}
+	*state = s;
+	return LBS_OK;
+}
+
+static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
+			  lbs_error *err)
+{
+	lc_state *s = state;
+	*changed = true;
+	const size_t R = s->n_readings;
+	double t0 = monotonic_s();
+	if (obs->iteration > 0) {
+		/* Teach each predictor the speed it just saw, with the readings
+		 * that were current when that iteration started. */
+		for (size_t i = 0; i < s->n; i++) {
+			if (obs->batch[i] > 0 && obs->compute_s[i] > 0)
+				s->last[i] = (double)obs->batch[i] / obs->compute_s[i];
+			else if (obs->batch[i] > 0)
+				continue;
+			if (obs->batch[i] > 0)
+				s->pred->observe(s->ps[i], s->last[i], R ? s->readings_copy + i * R : NULL);
+		}
+	}
+	if (R && obs->readings)
+		memcpy(s->readings_copy, obs->readings, s->n * R * sizeof(double));
+	double t1 = monotonic_s();
+	s->learn_s += t1 - t0;
+	if (obs->iteration == 0) {
+		lbs_split_even(s->global_batch, s->n, batch);
+		return LBS_OK;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		double v = s->pred->predict(s->ps[i], R ? s->readings_copy + i * R : NULL);
+		s->predicted[i] = v;
+		s->weight[i] = isfinite(v) && v > 0 ? v : s->last[i];
+	}
+	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch);
+	s->predict_s += monotonic_s() - t1;
+	if (!ok)
+		return lbs_error_set(err, LBS_EINPUT, "lbbsp-cpu: the predicted speeds cannot hold the "
+				     "global batch within the memory caps");
+	return LBS_OK;
+}
+
+static size_t lc_vars(const void *state, lbs_policy_var *out, size_t max)
+{
+	const lc_state *s = state;
+	/* The predictors' counters, summed over workers. */
+	lbs_policy_var sum[LBS_POLICY_VARS_MAX], one[LBS_POLICY_VARS_MAX];
+	size_t n = 0;
+	for (size_t i = 0; s->pred->vars && i < s->n; i++) {
+		n = s->pred->vars(s->ps[i], one, max < LBS_POLICY_VARS_MAX ? max : LBS_POLICY_VARS_MAX);
+		for (size_t k = 0; k < n; k++) {
+			if (i == 0)
+				sum[k] = one[k];
+			else
+				sum[k].value += one[k].value;
+		}
+	}
+	memcpy(out, sum, n * sizeof *out);
+	/* Where the decision time goes: teaching (training included) and
+	 * predicting + splitting, cumulative real seconds. */
+	if (n + 2 <= max) {
+		out[n++] = (lbs_policy_var){ "learn_s", s->learn_s };
+		out[n++] = (lbs_policy_var){ "predict_s", s->predict_s };
+	}
+	return n;
+}
+
+static const double *lc_predictions(const void *state) { return ((const lc_state *)state)->predicted; }
+
+const lbs_policy_ops lbs_policy_lbbsp_cpu = {
+	.name = "lbbsp-cpu",
+	.summary = "LB-BSP for CPU clusters (Chen et al., SoCC'20): batch proportional to each worker's "
+		   "predicted speed (NARX by default, any predictor by name)",
+	.options = lc_keys,
+	.n_options = 1,
+	.options_size = sizeof(lc_options),
+	.create = lc_create,
+	.plan = lc_plan,
+	.vars = lc_vars,
+	.predictions = lc_predictions,
+	.destroy = lc_destroy,
+};

@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Generators (traces/gen*.c) against hand-computed completions, a literal
+ * transcription of the DBS authors' code, Uta et al.'s measured runs, and
+ * whole runs; their scenario sections and the errors they give. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/rng.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+#include "traces/gen.h"
+#include "traces/netfit.h"
+#include "tests/unit/suites.h"
+
+static bool rel_close(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+#define EQ(a, b) rel_close((a), (b), 1e-12)
+
+/* ---- CPU credits ------------------------------------------------------- */
+
+/* t2.micro (6 credits/h, 1 vCPU, 30 launch credits, baseline 10%), busy
+ * from 0 with 2100 s of work. By hand: the launch credits last
+ * 30 / (1/60 per s) = 1800 s, while 1800 * 6/3600 = 3 credits are earned;
+ * those fall at 1/60 - 1/600 = 0.015 per s for 3 / 0.015 = 200 s: the
+ * bucket is empty at 2000 s, with 100 s of work left at 10%: done at 3000 s.
+ * Idle for 600 s, it earns 1 credit; 100 s of work then runs
+ * 1 / 0.015 = 66.67 s at full speed and 33.33 s at 10% (333.3 s): 400 s. */
+static void test_credit_depletion(void)
+{
+	lbs_error err;
+	lbs_avail a;
+	const lbs_credit_type *t = lbs_credit_type_find("t2.micro");
+	CU_ASSERT_FATAL(t != NULL);
+	CU_ASSERT(EQ(lbs_credit_baseline(t), 0.1));
+	CU_ASSERT_FATAL(lbs_credit_create(t, t->launch, 0, &a, &err) == LBS_OK);
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 0, 0, LBS_READING_CPU_CREDITS), 30));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 2100, 0), 3000));
+	CU_ASSERT(fabs(lbs_avail_reading(&a, 3000, 0, LBS_READING_CPU_CREDITS)) < 1e-12);
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 3600, 0, LBS_READING_CPU_CREDITS), 1));
+	CU_ASSERT(isnan(lbs_avail_reading(&a, 3600, 0, LBS_READING_CPU_UTIL)));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 3600, 100, 1), 4000));
+	lbs_avail_destroy(&a);
+	CU_ASSERT_PTR_NULL(a.ops);
+
+	/* Exactly the work that fits before depletion finishes at 2000 s. */
+	CU_ASSERT_FATAL(lbs_credit_create(t, t->launch, 0, &a, &err) == LBS_OK);
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 2000, 0), 2000));
+	CU_ASSERT(EQ(a.ops->level(a.state, 2000, 1), 0.1));
+	CU_ASSERT(EQ(a.ops->level(a.state, 2001, 1), 1)); /* idle a second: a little credit */
+	lbs_avail_destroy(&a);
+}
+
+/* The balance limit, launch credits beyond it, and a T3 with no launch
+ * credits. AWS's own example ("Standard mode concepts for burstable
+ * instances"): a t2.micro idle for 24 hours holds 30 + 144 = 174 credits. */
+static void test_credit_limits(void)
+{
+	lbs_error err;
+	lbs_avail a;
+	const lbs_credit_type *micro = lbs_credit_type_find("t2.micro");
+	CU_ASSERT_FATAL(lbs_credit_create(micro, micro->launch, 0, &a, &err) == LBS_OK);
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 24 * 3600.0, 0, LBS_READING_CPU_CREDITS), 174));
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 48 * 3600.0, 0, LBS_READING_CPU_CREDITS), 174));
+	lbs_avail_destroy(&a);
+
+	/* t3.micro: 12 credits/h, 2 vCPUs, limit 288, baseline 10%, no launch
+	 * credits. With none, 10 s of work take 100 s. After 48 h idle it holds
+	 * 288, spent at 2/60 - 12/3600 = 0.03 per s: 9600 s at full speed. */
+	const lbs_credit_type *t3 = lbs_credit_type_find("t3.micro");
+	CU_ASSERT_FATAL(t3 && t3->launch == 0);
+	CU_ASSERT(EQ(lbs_credit_baseline(t3), 0.1));
+	CU_ASSERT_FATAL(lbs_credit_create(t3, 0, 0, &a, &err) == LBS_OK);
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 10, 0), 100));
+	double t0 = 100 + 48 * 3600.0;
+	CU_ASSERT(EQ(lbs_avail_reading(&a, t0, 0, LBS_READING_CPU_CREDITS), 288));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, t0, 9600, 1), t0 + 9600));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, t0 + 9600, 1, 2), t0 + 9610)); /* empty: 10% */
+	lbs_avail_destroy(&a);
+
+	/* Every type's baseline is the published one. */
+	static const struct { const char *name; double baseline; } pub[] = {
+		{ "t2.nano", 0.05 }, { "t2.small", 0.2 }, { "t2.medium", 0.2 }, { "t2.large", 0.3 },
+		{ "t2.xlarge", 0.225 }, { "t2.2xlarge", 0.17 }, { "t3.nano", 0.05 }, { "t3.small", 0.2 },
+		{ "t3.medium", 0.2 }, { "t3.large", 0.3 }, { "t3.xlarge", 0.4 }, { "t3.2xlarge", 0.4 },
+	};
+	for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++)
+		CU_ASSERT(rel_close(lbs_credit_baseline(lbs_credit_type_find(pub[i].name)), pub[i].baseline,
+				 1e-9));
+	CU_ASSERT_EQUAL(lbs_credit_create(t3, 0, 289, &a, &err), LBS_EINPUT);
+}
+
+/* The piecewise integration does not depend on how work is cut: 50 calls
+ * back to back end where one call with all the work does. */
+static void test_credit_split(void)
+{
+	lbs_error err;
+	lbs_avail one, many;
+	const lbs_credit_type *t = lbs_credit_type_find("t2.xlarge");
+	CU_ASSERT_FATAL(lbs_credit_create(t, t->launch, 100, &one, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_credit_create(t, t->launch, 100, &many, &err) == LBS_OK);
+	double end = lbs_avail_finish(&one, 0, 5000, 0), t1 = 0;
+	for (int k = 0; k < 50; k++)
+		t1 = lbs_avail_finish(&many, t1, 100, k);
+	CU_ASSERT(rel_close(t1, end, 1e-12));
+	/* By hand: 120 launch credits at 4/60 per s = 1800 s, earning
+	 * 1800 * 54/3600 = 27; then 127 at 4/60 - 54/3600 = 0.051666.. per s
+	 * = 2458.06 s; the rest at 22.5%. */
+	double full = 1800 + 127 / (4 / 60.0 - 54 / 3600.0);
+	CU_ASSERT(rel_close(end, full + (5000 - full) / 0.225, 1e-12));
+	lbs_avail_destroy(&one);
+	lbs_avail_destroy(&many);
+}
+
+/* ---- background job ---------------------------------------------------- */
+
+#define BG_PHASES 4096
+
+typedef struct phases {
+	double end[BG_PHASES]; /* phase i covers [end[i-1], end[i]), the first from 0 */
+	bool on[BG_PHASES];
+	size_t n;
+} phases;
+
+/* The process replayed from the same stream: the first state, then one
+ * exponential per phase. */
+static void replay_background(const lbs_background_params *p, gsl_rng *r, phases *ph, double until)
+{
+	bool on = gsl_rng_uniform(r) < p->on_mean_s / (p->on_mean_s + p->off_mean_s);
+	double t = 0;
+	for (ph->n = 0; ph->n < BG_PHASES && t <= until; ph->n++) {
+		t += gsl_ran_exponential(r, on ? p->on_mean_s : p->off_mean_s);
+		ph->end[ph->n] = t;
+		ph->on[ph->n] = on;
+		on = !on;
+	}
+}
+
+/* The completion by brute force over the replayed phases. */
+static double integrate(const phases *ph, double load, double t0, double w)
+{
+	double t = t0;
+	for (size_t i = 0; i < ph->n; i++) {
+		if (ph->end[i] <= t)
+			continue;
+		double a = ph->on[i] ? 1 - load : 1, room = a * (ph->end[i] - t);
+		if (w <= room)
+			return t + w / a;
+		w -= room;
+		t = ph->end[i];
+	}
+	return NAN;
+}
+
+static void test_background_exact(void)
+{
+	lbs_error err;
+	lbs_background_params p = { .on_mean_s = 20, .off_mean_s = 40, .load = 0.75, .memory = 0.4 };
+	gsl_rng *r = lbs_rng_stream(7, "test", "background", 0, &err);
+	gsl_rng *copy = lbs_rng_stream(7, "test", "background", 0, &err);
+	lbs_avail a;
+	CU_ASSERT_FATAL(lbs_background_create(&p, r, &a, &err) == LBS_OK);
+	static phases ph;
+	replay_background(&p, copy, &ph, 20000);
+	gsl_rng_free(copy);
+	CU_ASSERT_FATAL(ph.n > 100);
+	/* Iterations of 7 s of work with 3 s idle between them. */
+	double t = 0;
+	int bad = 0, switches = 0;
+	for (int k = 0; k < 500; k++) {
+		double want = integrate(&ph, p.load, t, 7);
+		double got = lbs_avail_finish(&a, t, 7, k);
+		bad += !rel_close(got, want, 1e-12);
+		switches += got - t > 7 && got - t < 28; /* both levels within one iteration */
+		t = got + 3;
+		/* What a monitor reads at the barrier. */
+		size_t i = 0;
+		while (ph.end[i] <= t)
+			i++;
+		bad += lbs_avail_reading(&a, t, 0, LBS_READING_CPU_UTIL) != (ph.on[i] ? 0.75 : 0);
+		bad += lbs_avail_reading(&a, t, 0, LBS_READING_MEM_UTIL) != (ph.on[i] ? 0.4 : 0);
+		bad += a.ops->level(a.state, t, k) != (ph.on[i] ? 0.25 : 1);
+		/* The level far ahead comes from a copy of the stream. */
+		size_t j = i + 3;
+		bad += a.ops->level(a.state, ph.end[j - 1] + 1e-9, k) != (ph.on[j] ? 0.25 : 1);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(switches > 10);
+	lbs_avail_destroy(&a);
+}
+
+/* In the long run the job is on on/(on + off) of the time: the mean speed
+ * is 1 - load * 1/3 here. Same seed, same process; another worker's
+ * stream, another one. */
+static void test_background_stationary(void)
+{
+	lbs_error err;
+	lbs_background_params p = { .on_mean_s = 10, .off_mean_s = 20, .load = 0.6, .memory = 0.6 };
+	lbs_avail a, b, c;
+	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(1, "test", "g", 0, &err), &a, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(1, "test", "g", 0, &err), &b, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(1, "test", "g", 1, &err), &c, &err) == LBS_OK);
+	double w = 1e6, ta = lbs_avail_finish(&a, 0, w, 0);
+	CU_ASSERT(rel_close(ta, w / (1 - 0.6 / 3), 0.01)); /* ~33,000 phases: within 1% */
+	CU_ASSERT_EQUAL(lbs_avail_finish(&b, 0, w, 0), ta);
+	CU_ASSERT(lbs_avail_finish(&c, 0, w, 0) != ta);
+	lbs_avail_destroy(&a);
+	lbs_avail_destroy(&b);
+	lbs_avail_destroy(&c);
+}
+
+/* ---- network token bucket ---------------------------------------------- */
+
+/* One NIC: burst 8, baseline 2, bucket 60 (bytes, bytes/s), reference 10.
+ * The pace is 8 (factor 0.8) until the bucket empties at 60 / (8 - 2) = 10 s,
+ * having done 8 s of nominal work; then 2 (factor 0.2). 10 s of work: the
+ * last 2 s take 10 s: done at 20. Idle until 35, it refills 2 * 15 = 30:
+ * 30 / 6 = 5 s at 0.8 (4 of work), then 6 at 0.2 = 30 s: done at 70. */
+static void test_netbucket_closed_form(void)
+{
+	lbs_error err;
+	lbs_avail a;
+	lbs_netbucket_nic nic = { .burst_Bps = 8, .baseline_Bps = 2, .bucket_bytes = 60, .initial_bytes = 60 };
+	CU_ASSERT_FATAL(lbs_netbucket_create(&nic, 1, 10, &a, &err) == LBS_OK);
+	CU_ASSERT(EQ(a.ops->level(a.state, 0, 0), 0.8));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 10, 0), 20));
+	CU_ASSERT(EQ(a.ops->level(a.state, 20, 1), 0.2));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 35, 10, 1), 70));
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 70, 0, 2), 70)); /* nothing to send */
+	lbs_avail_destroy(&a);
+
+	/* A reference below the burst rate: the pace is the reference, 4, so
+	 * the bucket drains at 2: full speed for 30 s, then factor 0.5. */
+	CU_ASSERT_FATAL(lbs_netbucket_create(&nic, 1, 4, &a, &err) == LBS_OK);
+	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 40, 0), 30 + 10 / 0.5));
+	lbs_avail_destroy(&a);
+
+	/* Two kinds of NIC, A = {8, 2, 60} and B = {6, 3, 6}, reference 10.
+	 * Pace min(8, 6) = 6 (0.6): B drains at 3, empty at 2 s; A is then at
+	 * 60 - 4 * 2 = 52. Pace min(8, 3) = 3 (0.3): A drains at 1, empty 52 s
+	 * later (t = 54), B stays empty. Pace min(2, 3) = 2 (0.2), and B
+	 * refills at 1. Work 0.6 * 2 + 0.3 * 52 + 0.2 * 10 = 18.8 ends at 64. */
+	lbs_netbucket_nic two[2] = { nic, { .burst_Bps = 6, .baseline_Bps = 3, .bucket_bytes = 6,
+					    .initial_bytes = 6 } };
+	CU_ASSERT_FATAL(lbs_netbucket_create(two, 2, 10, &a, &err) == LBS_OK);
+	CU_ASSERT(rel_close(lbs_avail_finish(&a, 0, 18.8, 0), 64, 1e-12));
+	lbs_avail_destroy(&a);
+
+	CU_ASSERT_EQUAL(lbs_netbucket_create(&nic, 0, 10, &a, &err), LBS_EINPUT);
+	nic.burst_Bps = 1; /* below the baseline */
+	CU_ASSERT_EQUAL(lbs_netbucket_create(&nic, 1, 10, &a, &err), LBS_EINPUT);
+}
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("top_srcdir");
+	return s ? s : ".";
+}
+
+/* The fitted table against every measured run of Uta et al.: the time to
+ * empty it predicts for the run's own burst rate, and the source's drop to
+ * the baseline at exactly that time. Errors: doc/generators.md. */
+static void test_netbucket_uta_runs(void)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/traces/data/ec2-network-token-bucket-uta2020", srcdir());
+	lbs_error err;
+	lbs_netfit_run *runs;
+	size_t n;
+	CU_ASSERT_FATAL(lbs_netfit_read_dir(dir, &runs, &n, &err) == LBS_OK);
+	CU_ASSERT_EQUAL(n, 40);
+	size_t depleted = 0, bad = 0;
+	double worst = 0;
+	for (size_t i = 0; i < n; i++) {
+		const lbs_netfit_run *r = &runs[i];
+		const lbs_netbucket_type *t = lbs_netbucket_type_find(r->type);
+		CU_ASSERT_FATAL(t != NULL);
+		double pred = lbs_netfit_predict(t, r->burst_Gbps);
+		if (!r->depleted) {
+			bad += !(pred > (double)r->rows); /* it must not empty within the run */
+			continue;
+		}
+		depleted++;
+		double e = fabs(pred - r->t_empty_s) / r->t_empty_s;
+		worst = e > worst ? e : worst;
+		bad += e > 0.06;
+		/* The source, sending at the run's burst rate from a full bucket:
+		 * factor 1 until pred, then baseline / burst. */
+		lbs_netbucket_nic nic = { r->burst_Gbps * 1.25e8, t->baseline_Gbps * 1.25e8,
+					  t->bucket_Gbit * 1.25e8, t->bucket_Gbit * 1.25e8 };
+		lbs_avail a;
+		CU_ASSERT_FATAL(lbs_netbucket_create(&nic, 1, nic.burst_Bps, &a, &err) == LBS_OK);
+		double w = 2 * pred;
+		double want = pred + (w - pred) * r->burst_Gbps / t->baseline_Gbps;
+		bad += !rel_close(lbs_avail_finish(&a, 0, w, 0), want, 1e-9);
+		lbs_avail_destroy(&a);
+	}
+	CU_ASSERT_EQUAL(depleted, 37);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(worst > 0.01); /* the check above can fail: real runs scatter */
+
+	/* The shipped table is what the fit gives (to the digits it prints). */
+	for (const lbs_netbucket_type *t = lbs_netbucket_types; t->name; t++) {
+		lbs_netbucket_type f;
+		CU_ASSERT_FATAL(lbs_netfit_type(runs, n, t->name, &f, &err) == LBS_OK);
+		CU_ASSERT(rel_close(f.bucket_Gbit, t->bucket_Gbit, 1e-4));
+		CU_ASSERT(rel_close(f.baseline_Gbps, t->baseline_Gbps, 1e-4));
+		CU_ASSERT(rel_close(f.burst_Gbps, t->burst_Gbps, 1e-3));
+		CU_ASSERT_EQUAL(f.runs, t->runs);
+		CU_ASSERT(t->max_rel_err < 0.06 && t->rms_rel_err < 0.03);
+	}
+	free(runs);
+}
+
+/* Bad data is refused with the file and line. */
+static void test_netfit_bad_data(void)
+{
+	char *path = write_temp("crnt bw = 9.6\ncrnt bw = nine\n");
+	char bw[1100];
+	snprintf(bw, sizeof bw, "%s-x.bw", path);
+	CU_ASSERT_FATAL(rename(path, bw) == 0);
+	lbs_netfit_run r;
+	lbs_error err;
+	CU_ASSERT_EQUAL(lbs_netfit_read_run(bw, &r, &err), LBS_EINPUT);
+	char where[1200];
+	snprintf(where, sizeof where, "%s:2:", bw);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, where));
+	unlink(bw);
+	free(path);
+}
+
+/* ---- DBS disturbance --------------------------------------------------- */
+
+/* fault_tolerance_wait() of dbs.py (commit d516435), transcribed line by
+ * line with its globals, drawing from the same kind of stream: random() is
+ * gsl_rng_uniform, randint(a, b) is a + gsl_rng_uniform_int(b - a + 1). */
+typedef struct dbs_ref {
+	gsl_rng *r;
+	double ftc;
+	bool fault_wait;
+	long fault_round, fault_wait_time, saved_epoch;
+} dbs_ref;
+
+static double dbs_ref_wait(dbs_ref *g, long epoch, long batch_num)
+{
+	if (g->fault_wait) {
+		if (epoch <= g->fault_round)
+			return (double)g->fault_wait_time / (double)batch_num;
+		g->fault_wait = false;
+	}
+	if (g->saved_epoch != epoch)
+		g->saved_epoch = epoch;
+	else
+		return 0;
+	double luck = gsl_rng_uniform(g->r);
+	if (luck < g->ftc) {
+		g->fault_wait_time = 5 + (long)gsl_rng_uniform_int(g->r, 6);
+		g->fault_round = 4 + (long)gsl_rng_uniform_int(g->r, 17);
+		g->fault_round += epoch;
+		g->fault_wait = true;
+	}
+	return 0;
+}
+
+static void test_dbs_matches_code(void)
+{
+	lbs_error err;
+	for (int trial = 0; trial < 3; trial++) {
+		double prob = trial == 0 ? 0.1 : trial == 1 ? 0.5 : 1.0;
+		lbs_dbs_params p = { prob, 5, 10, 4, 20, 7 };
+		lbs_avail a;
+		lbs_avail inner = { NULL, NULL, 0.5 }; /* half speed: 1 s of work takes 2 s */
+		CU_ASSERT_FATAL(lbs_dbs_create(&p, inner, lbs_rng_stream(3, "test", "dbs", (uint64_t)trial, &err),
+					       &a, &err) == LBS_OK);
+		dbs_ref ref = { .r = lbs_rng_stream(3, "test", "dbs", (uint64_t)trial, &err), .ftc = prob,
+				.saved_epoch = -1 };
+		int bad = 0, slowed = 0;
+		double t = 0;
+		for (int64_t it = 0; it < 7 * 300; it++) {
+			double want = dbs_ref_wait(&ref, (long)(it / 7), 7);
+			double got = lbs_avail_finish(&a, t, 1, it) - t - 2;
+			bad += !rel_close(got + 1, want + 1, 1e-12);
+			bad += !rel_close(lbs_dbs_delay(&a, it) + 1, want + 1, 1e-12);
+			slowed += want > 0;
+			t += 2 + got + 0.5;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT(slowed > 0);
+		gsl_rng_free(ref.r);
+		lbs_avail_destroy(&a);
+	}
+}
+
+/* With probability 1, by hand: epoch 0's first iteration draws D and n and
+ * has no delay; its other iterations and those of epochs 1..n take D/ipe
+ * each (D per whole epoch); epoch n+1 draws again at once. */
+static void test_dbs_by_hand(void)
+{
+	lbs_error err;
+	lbs_dbs_params p = { 1.0, 5, 10, 4, 20, 4 };
+	lbs_avail a;
+	CU_ASSERT_FATAL(lbs_dbs_create(&p, (lbs_avail){ NULL, NULL, 1 }, lbs_rng_stream(9, "t", "d", 0, &err),
+				       &a, &err) == LBS_OK);
+	gsl_rng *r = lbs_rng_stream(9, "t", "d", 0, &err);
+	gsl_rng_uniform(r);
+	double D = 5 + (double)gsl_rng_uniform_int(r, 6);
+	int64_t until = 4 + (int64_t)gsl_rng_uniform_int(r, 17);
+	gsl_rng_uniform(r);
+	double D2 = 5 + (double)gsl_rng_uniform_int(r, 6);
+	gsl_rng_free(r);
+	double epoch_delay = 0;
+	for (int64_t it = 0; it < 4 * (until + 2); it++) {
+		double d = lbs_avail_finish(&a, (double)it, 0, it) - (double)it;
+		double want = it == 0 || it == 4 * (until + 1) ? 0 : it < 4 * (until + 1) ? D / 4 : D2 / 4;
+		CU_ASSERT(want == 0 ? d == 0 : EQ(d, want));
+		if (it / 4 == 1)
+			epoch_delay += d;
+	}
+	CU_ASSERT(EQ(epoch_delay, D));
+	lbs_avail_destroy(&a);
+
+	/* Probability 0: never slowed. */
+	p.probability = 0;
+	CU_ASSERT_FATAL(lbs_dbs_create(&p, (lbs_avail){ NULL, NULL, 1 }, lbs_rng_stream(9, "t", "d", 0, &err),
+				       &a, &err) == LBS_OK);
+	double t = 0;
+	for (int64_t it = 0; it < 400; it++)
+		t = lbs_avail_finish(&a, t, 1, it);
+	CU_ASSERT_EQUAL(t, 400);
+	lbs_avail_destroy(&a);
+}
+
+/* ---- scenarios and runs ------------------------------------------------ */
+
+#define BASE "[run]\nglobal_batch = 100\niterations = 40\nseed = 3\n[model]\ngradient = 1 GB\n"
+
+static lbs_status load_text(lbs_scenario *sc, const char *text, lbs_error *err, char **path)
+{
+	*path = write_temp(text);
+	lbs_status st = lbs_scenario_load(sc, *path, NULL, 0, err);
+	return st;
+}
+
+typedef struct rec {
+	size_t n, n_workers;
+	double compute[64][4];
+	double agg[64];
+} rec;
+
+static lbs_status keep(void *ctx, const lbs_iteration_record *r, lbs_error *err)
+{
+	(void)err;
+	rec *c = ctx;
+	if (c->n < 64) {
+		for (size_t i = 0; i < r->n_workers && i < 4; i++)
+			c->compute[c->n][i] = r->compute_s[i];
+		c->agg[c->n] = r->aggregation_s;
+	}
+	c->n++;
+	c->n_workers = r->n_workers;
+	return LBS_OK;
+}
+
+static lbs_status run_text(const char *text, rec *c, lbs_error *err)
+{
+	char *path;
+	lbs_scenario sc;
+	lbs_run run;
+	memset(c, 0, sizeof *c);
+	lbs_status st = load_text(&sc, text, err, &path);
+	unlink(path);
+	free(path);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_run_create(&run, &sc, NULL, err)) == LBS_OK) {
+		st = lbs_run_execute(&run, keep, c, NULL, err);
+		lbs_run_destroy(&run);
+	}
+	lbs_scenario_destroy(&sc);
+	return st;
+}
+
+/* One t2.micro worker doing 100 s of work per iteration, nothing to
+ * aggregate: 18 iterations on launch credits (1800 s, earning 3), two more
+ * on those 3 (200 s), then 1000 s each at 10%. */
+static void test_run_credits(void)
+{
+	rec c;
+	lbs_error err;
+	CU_ASSERT_FATAL(run_text(BASE "[network]\ntopology = none\n"
+				      "[workers.t2]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 s\n"
+				      "[generator.credits]\nkind = cpu_credits\nworkers = t2\n"
+				      "instance_type = t2.micro\n", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 40);
+	int bad = 0;
+	for (size_t k = 0; k < 40; k++)
+		bad += !rel_close(c.compute[k][0], k < 20 ? 100 : 1000, 1e-9);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* Two workers, ring, 1 GB gradient at 1 GB/s: 1 s of transfer at full
+ * speed. A bucket of 1.5 GB, burst 1 GB/s, baseline 0.25 GB/s; compute 1 s.
+ * By hand: transfers 1 and 2 drain 0.75 each (refilling 0.25 during each
+ * compute): 0.75 left, then 0.25. Transfer 3 starts with 0.5: 2/3 s at
+ * full speed, the last 1/3 of work at 1/4 speed: 2 s in all. From then on
+ * each transfer starts with 0.25: 1/3 s, then 2/3 at 1/4: 3 s. */
+static void test_run_network_bucket(void)
+{
+	rec c;
+	lbs_error err;
+	CU_ASSERT_FATAL(run_text(BASE "[network]\ntopology = ring\nbandwidth = 1 GB/s\n"
+				      "[workers.c5]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 20 ms\n"
+				      "[generator.nic]\nkind = network_bucket\nworkers = c5\ninstance_type = c5.large\n"
+				      "burst_rate = 1 GB/s\nbaseline_rate = 0.25 GB/s\nbucket_size = 1.5 GB\n",
+				 &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 40);
+	int bad = 0;
+	for (size_t k = 0; k < 40; k++) {
+		bad += !rel_close(c.compute[k][0], 1, 1e-12);
+		bad += !rel_close(c.agg[k], k < 2 ? 1 : k == 2 ? 2 : 3, 1e-9);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* A background job and a disturbance on one group: the same seed gives the
+ * same run, another seed another one; the engine's two modes agree; the
+ * other group is untouched. */
+#define MIXED \
+	"[run]\nglobal_batch = 100\nepochs = 6\ndataset_samples = 1000\nseed = %d\nworker_events = %s\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = ring\nbandwidth = 1 GB/s\n" \
+	"[workers.a]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n" \
+	"[workers.b]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n" \
+	"[generator.bg]\nkind = background\nworkers = a\non_mean = 2 s\noff_mean = 3 s\nload = 50%%\n" \
+	"[generator.dbs]\nkind = dbs_disturbance\nworkers = a\nprobability = 0.5\n"
+
+static void test_run_deterministic(void)
+{
+	char text[2048];
+	static rec x, y, z, w;
+	lbs_error err;
+	snprintf(text, sizeof text, MIXED, 4, "auto");
+	CU_ASSERT_FATAL(run_text(text, &x, &err) == LBS_OK);
+	CU_ASSERT_FATAL(run_text(text, &y, &err) == LBS_OK);
+	snprintf(text, sizeof text, MIXED, 4, "always");
+	CU_ASSERT_FATAL(run_text(text, &w, &err) == LBS_OK);
+	snprintf(text, sizeof text, MIXED, 5, "auto");
+	CU_ASSERT_FATAL(run_text(text, &z, &err) == LBS_OK);
+	CU_ASSERT_EQUAL(x.n, 60);
+	CU_ASSERT(memcmp(x.compute, y.compute, sizeof x.compute) == 0);
+	CU_ASSERT(memcmp(x.compute, w.compute, sizeof x.compute) == 0);
+	CU_ASSERT(memcmp(x.compute, z.compute, sizeof x.compute) != 0);
+	int bad = 0, varied = 0;
+	for (size_t k = 0; k < 60; k++) {
+		bad += x.compute[k][2] != 0.25 || x.compute[k][3] != 0.25; /* group b: 25 samples * 10 ms */
+		bad += x.compute[k][0] < 0.25 - 1e-12;
+		varied += x.compute[k][0] != x.compute[k][1];
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(varied > 0); /* each worker has its own stream */
+}
+
+static void expect_gen_error(const char *text, int line, const char *frag)
+{
+	char *path;
+	lbs_scenario sc;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL(load_text(&sc, text, &err, &path), LBS_EINPUT);
+	char where[1100];
+	snprintf(where, sizeof where, "%s:%d:", path, line);
+	if (!strstr(err.msg, where) || !strstr(err.msg, frag))
+		fprintf(stderr, "\nunexpected message: %s\n", err.msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, where));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, frag));
+	unlink(path);
+	free(path);
+}
+
+#define GROUPS \
+	BASE "[network]\ntopology = ring\nbandwidth = 1 GB/s\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n" /* to line 14 */
+
+static void test_gen_errors(void)
+{
+	expect_gen_error(GROUPS "[generator.x]\nkind = background\nworkers = a, nope\non_mean = 1 s\n"
+				"off_mean = 1 s\nload = 0.5\n", 17, "no worker group 'nope'");
+	expect_gen_error(GROUPS "[generator.x]\nkind = cpu_credits\nworkers = a\ninstance_type = c5.large\n", 18,
+			 "not a burstable type");
+	expect_gen_error(GROUPS "[generator.x]\nkind = network_bucket\nworkers = a\ninstance_type = t2.micro\n", 18,
+			 "no fitted network bucket");
+	expect_gen_error(GROUPS "[generator.x]\nkind = cpu_credits\nworkers = a\ninstance_type = t2.micro\n"
+				"[generator.y]\nkind = background\nworkers = a\non_mean = 1 s\noff_mean = 1 s\n"
+				"load = 0.5\n", 21, "already given to [generator.x]");
+	expect_gen_error(GROUPS "[generator.x]\nkind = dbs_disturbance\nworkers = a\n", 15, "epochs");
+	expect_gen_error(GROUPS "[generator.x]\nkind = cpu_credits\nworkers = a\ninstance_type = t2.micro\n"
+				"initial_credits = 145\n", 19, "limit of 144");
+	expect_gen_error(GROUPS "[generator.x]\nkind = background\nworkers = a\non_mean = 1 s\n", 15,
+			 "missing required key 'off_mean'");
+	expect_gen_error(GROUPS "[generator.x]\nkind = background\nworkers = a\non_mean = 1 s\n"
+				"off_mean = 1 s\nload = 0.5\nprobability = 0.2\n", 21, "applies only when");
+	expect_gen_error(GROUPS "availability = 0.5\n[generator.x]\nkind = cpu_credits\nworkers = a\n"
+				"instance_type = t3.nano\n", 18, "constant `availability`");
+	expect_gen_error(GROUPS "[generator.x]\nkind = dbs_disturbance\nworkers = a\ndelay_min = 6 s\n"
+				"delay_max = 5.5 s\n", 19, "whole second");
+	expect_gen_error(BASE "[network]\ntopology = none\n[workers.a]\ncount = 1\ndevice = cpu\n"
+			      "cost = linear\nper_sample = 1 ms\n[generator.x]\nkind = network_bucket\n"
+			      "workers = a\ninstance_type = c5.large\n", 14, "topology");
+	expect_gen_error(GROUPS "[generator.x]\nkind = network_bucket\nworkers = a\ninstance_type = c5.large\n"
+				"burst_rate = 0.1 Gbit/s\n", 19, "below the baseline");
+	expect_gen_error(GROUPS "[generator.]\nkind = cpu_credits\n", 15, "generator names");
+}
+
+/* A generator section may come before the groups it names, and the
+ * effective configuration records its values. */
+static void test_gen_scenario(void)
+{
+	char *path;
+	lbs_scenario sc;
+	lbs_error err;
+	CU_ASSERT_FATAL(load_text(&sc, BASE "[generator.nic]\nkind = network_bucket\nworkers = b,a\n"
+					    "instance_type = c5.xlarge\n[network]\ntopology = ps\nbandwidth = 10 Gbit/s\n"
+					    "[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+					    "[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n",
+				  &err, &path) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(sc.n_generators, 1);
+	const lbs_gen_spec *g = &sc.generators[0];
+	CU_ASSERT_EQUAL(g->n_groups, 2);
+	CU_ASSERT(g->groups[0] == 1 && g->groups[1] == 0);
+	const lbs_netbucket_type *t = lbs_netbucket_type_find("c5.xlarge");
+	CU_ASSERT(EQ(g->bucket_bytes, t->bucket_Gbit * 1.25e8));
+	CU_ASSERT(EQ(g->baseline_Bps, t->baseline_Gbps * 1.25e8));
+	CU_ASSERT(g->initial_fill == 1);
+	lbs_origin at = lbs_scenario_origin(&sc, "generator.nic", "workers");
+	CU_ASSERT_EQUAL(at.line, 9);
+	lbs_scenario_destroy(&sc);
+	unlink(path);
+	free(path);
+}
+
+void suite_generators(void)
+{
+	static const test_case tests[] = {
+		{ "credits: t2.micro depletion by hand", test_credit_depletion },
+		{ "credits: limit, launch credits, t3", test_credit_limits },
+		{ "credits: exact whatever the cut", test_credit_split },
+		{ "background: exact across switches, readings", test_background_exact },
+		{ "background: stationary share, streams", test_background_stationary },
+		{ "network bucket: closed forms", test_netbucket_closed_form },
+		{ "network bucket: Uta et al.'s runs", test_netbucket_uta_runs },
+		{ "network bucket: bad data", test_netfit_bad_data },
+		{ "dbs: the authors' code, transcribed", test_dbs_matches_code },
+		{ "dbs: by hand", test_dbs_by_hand },
+		{ "run: credits", test_run_credits },
+		{ "run: network bucket on the aggregation", test_run_network_bucket },
+		{ "run: seeds, streams, engine modes", test_run_deterministic },
+		{ "scenario: generator errors", test_gen_errors },
+		{ "scenario: generator sections", test_gen_scenario },
+	};
+	add_suite("generators", tests, sizeof tests / sizeof tests[0]);
+}

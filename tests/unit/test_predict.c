@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Predictors: EMA by hand, ARIMA's estimates against known coefficients
+ * (tolerances from the estimator's asymptotic standard errors) and its
+ * forecast against the closed form, NARX learning an exogenous relation. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/predict.h"
+#include "tests/unit/suites.h"
+
+const double *lbs_arima_coefficients(const void *state);
+
+static void *make(const lbs_predictor_ops *ops, const char *const *kv, size_t n, size_t n_exog)
+{
+	lbs_kv opts[8];
+	memset(opts, 0, sizeof opts);
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(kv[i], '=');
+		snprintf(opts[i].key, sizeof opts[i].key, "%.*s", (int)(eq - kv[i]), kv[i]);
+		snprintf(opts[i].value, sizeof opts[i].value, "%s", eq + 1);
+		opts[i].at = (lbs_origin){ "test", (int)i + 1 };
+	}
+	void *st = NULL;
+	lbs_error err;
+	if (ops->create(opts, n, n_exog, 42, &st, &err) != LBS_OK) {
+		fprintf(stderr, "\n  %s\n", err.msg);
+		return NULL;
+	}
+	return st;
+}
+
+static void test_ema(void)
+{
+	const char *kv[] = { "alpha=0.25" };
+	void *s = make(&lbs_predictor_ema, kv, 1, 0);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT(isnan(lbs_predictor_ema.predict(s, NULL)));
+	lbs_predictor_ema.observe(s, 8, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_predictor_ema.predict(s, NULL), 8, 0);
+	lbs_predictor_ema.observe(s, 16, NULL); /* 0.25 * 16 + 0.75 * 8 = 10 */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_predictor_ema.predict(s, NULL), 10, 1e-12);
+	lbs_predictor_ema.destroy(s);
+}
+
+enum { N = 2000 };
+
+/* y_t = c + phi1 y_{t-1} + phi2 y_{t-2} + e_t + theta e_{t-1}, e ~ N(0, 1). */
+static void arma(double c, double phi1, double phi2, double theta, double *y, unsigned long seed)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, seed);
+	double y1 = c / (1 - phi1 - phi2), y2 = y1, e1 = 0;
+	for (int t = -200; t < N; t++) { /* burn-in */
+		double e = gsl_ran_gaussian(r, 1.0);
+		double v = c + phi1 * y1 + phi2 * y2 + e + theta * e1;
+		y2 = y1;
+		y1 = v;
+		e1 = e;
+		if (t >= 0)
+			y[t] = v;
+	}
+	gsl_rng_free(r);
+}
+
+/* AR(2), phi = (0.5, -0.3): the estimates' asymptotic standard error is
+ * sqrt((1 - phi2^2) / n) for both (Box & Jenkins); we allow 4 of them. The
+ * forecast must equal c + phi1 y_n + phi2 y_{n-1} with the fitted values. */
+static void test_arima_ar2(void)
+{
+	static double y[N];
+	arma(10, 0.5, -0.3, 0, y, 7);
+	const char *kv[] = { "p=2", "q=0", "d=0", "window=2000", "refit=2000" };
+	void *s = make(&lbs_predictor_arima, kv, 5, 0);
+	CU_ASSERT_FATAL(s != NULL);
+	for (int t = 0; t < N; t++)
+		lbs_predictor_arima.observe(s, y[t], NULL);
+	const double *th = lbs_arima_coefficients(s);
+	CU_ASSERT_FATAL(th != NULL);
+	double se = sqrt((1 - 0.09) / N);
+	CU_ASSERT(fabs(th[1] - 0.5) < 4 * se);
+	CU_ASSERT(fabs(th[2] + 0.3) < 4 * se);
+	/* c: the mean is c / (1 - phi1 - phi2) = 12.5; its estimate's error is
+	 * about sigma / (1 - sum phi) / sqrt(n) in the mean, i.e. 1.25/sqrt(n)
+	 * there, 4 of them scaled back by (1 - sum phi). */
+	CU_ASSERT(fabs(th[0] - 10) < 4 * 1.25 / sqrt((double)N) * 0.8 + 4 * se * 12.5 * 2);
+	double want = th[0] + th[1] * y[N - 1] + th[2] * y[N - 2];
+	CU_ASSERT(fabs(lbs_predictor_arima.predict(s, NULL) - want) <= 1e-9 * fabs(want));
+	lbs_predictor_arima.destroy(s);
+}
+
+/* ARMA(1,1), phi = 0.6, theta = 0.4: standard errors
+ * sqrt((1 - phi^2)(1 + phi theta)^2 / (n (phi + theta)^2)) for phi and the
+ * same with (1 - theta^2) for theta (Box & Jenkins, section 7.2). */
+static void test_arima_arma11(void)
+{
+	static double y[N];
+	arma(2, 0.6, 0, 0.4, y, 11);
+	const char *kv[] = { "p=1", "q=1", "d=0", "window=2000", "refit=2000" };
+	void *s = make(&lbs_predictor_arima, kv, 5, 0);
+	CU_ASSERT_FATAL(s != NULL);
+	for (int t = 0; t < N; t++)
+		lbs_predictor_arima.observe(s, y[t], NULL);
+	const double *th = lbs_arima_coefficients(s);
+	CU_ASSERT_FATAL(th != NULL);
+	double k = (1 + 0.24) * (1 + 0.24) / (N * 1.0);
+	CU_ASSERT(fabs(th[1] - 0.6) < 4 * sqrt((1 - 0.36) * k));
+	CU_ASSERT(fabs(th[2] - 0.4) < 4 * sqrt((1 - 0.16) * k));
+	lbs_predictor_arima.destroy(s);
+}
+
+/* ARIMA(0,1,0) with drift 0.5: c estimates the drift (standard error
+ * sigma / sqrt(n)), and the forecast is y_n + c. */
+static void test_arima_drift(void)
+{
+	static double y[N];
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 3);
+	y[0] = 100;
+	for (int t = 1; t < N; t++)
+		y[t] = y[t - 1] + 0.5 + gsl_ran_gaussian(r, 1.0);
+	gsl_rng_free(r);
+	const char *kv[] = { "p=0", "q=0", "d=1", "window=2000", "refit=2000" };
+	void *s = make(&lbs_predictor_arima, kv, 5, 0);
+	CU_ASSERT_FATAL(s != NULL);
+	for (int t = 0; t < N; t++)
+		lbs_predictor_arima.observe(s, y[t], NULL);
+	const double *th = lbs_arima_coefficients(s);
+	CU_ASSERT_FATAL(th != NULL);
+	CU_ASSERT(fabs(th[0] - 0.5) < 4 / sqrt((double)N));
+	/* The CSS estimate of c alone is the mean difference, exactly. */
+	CU_ASSERT(fabs(th[0] - (y[N - 1] - y[0]) / (N - 1)) < 1e-6);
+	CU_ASSERT(fabs(lbs_predictor_arima.predict(s, NULL) - (y[N - 1] + th[0])) < 1e-9 * y[N - 1]);
+	lbs_predictor_arima.destroy(s);
+}
+
+/* Before any fit ARIMA falls back to the last value, and says so. */
+static void test_arima_fallback(void)
+{
+	void *s = make(&lbs_predictor_arima, NULL, 0, 0);
+	CU_ASSERT_FATAL(s != NULL);
+	lbs_predictor_arima.observe(s, 5, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_predictor_arima.predict(s, NULL), 5, 0);
+	lbs_policy_var v[3];
+	CU_ASSERT_EQUAL(lbs_predictor_arima.vars(s, v, 3), 3);
+	CU_ASSERT_STRING_EQUAL(v[2].name, "fallbacks");
+	CU_ASSERT_EQUAL(v[2].value, 1);
+	lbs_predictor_arima.destroy(s);
+}
+
+/* Speed set by the reading at decision time, v = 100 (1 - 0.8 x), x
+ * uniform and independent from step to step: past speeds say nothing, the
+ * reading says everything. NARX must beat EMA by far (RMSE under a fifth). */
+static void test_narx_learns_exogenous(void)
+{
+	void *narx = make(&lbs_predictor_narx, NULL, 0, 1);
+	void *ema = make(&lbs_predictor_ema, NULL, 0, 0);
+	CU_ASSERT_FATAL(narx && ema);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 5);
+	double se_n = 0, se_e = 0;
+	int counted = 0;
+	for (int t = 0; t < 400; t++) {
+		double x = gsl_rng_uniform(r);
+		double v = 100 * (1 - 0.8 * x);
+		double pn = lbs_predictor_narx.predict(narx, &x), pe = lbs_predictor_ema.predict(ema, NULL);
+		if (t >= 100) {
+			se_n += (pn - v) * (pn - v);
+			se_e += (pe - v) * (pe - v);
+			counted++;
+		}
+		lbs_predictor_narx.observe(narx, v, &x);
+		lbs_predictor_ema.observe(ema, v, NULL);
+	}
+	gsl_rng_free(r);
+	double rmse_n = sqrt(se_n / counted), rmse_e = sqrt(se_e / counted);
+	printf("\n    narx rmse %.3f, ema rmse %.3f\n", rmse_n, rmse_e);
+	CU_ASSERT(rmse_n < 0.2 * rmse_e);
+	lbs_policy_var v[3];
+	CU_ASSERT_EQUAL(lbs_predictor_narx.vars(narx, v, 3), 3);
+	CU_ASSERT(v[0].value >= 30); /* trained every 10 measurements after warm-up */
+	lbs_predictor_narx.destroy(narx);
+	lbs_predictor_ema.destroy(ema);
+}
+
+void suite_predict(void)
+{
+	static const test_case tests[] = {
+		{ "ema by hand", test_ema },
+		{ "arima: AR(2) coefficients and forecast", test_arima_ar2 },
+		{ "arima: ARMA(1,1) coefficients", test_arima_arma11 },
+		{ "arima: drift with d = 1", test_arima_drift },
+		{ "arima: fallback counted", test_arima_fallback },
+		{ "narx: learns an exogenous relation", test_narx_learns_exogenous },
+	};
+	add_suite("predict", tests, sizeof tests / sizeof tests[0]);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A co-located background job: an alternating renewal process with
+ * exponential on and off durations (a two-state continuous-time Markov
+ * chain, the usual model of an on/off source, e.g. Heffes and Lucantoni,
+ * IEEE JSAC 4(6), 1986). While on it takes `load` of the worker's CPU, so
+ * a(t) = 1 - load; while off a(t) = 1. This is the non-dedicated setting
+ * LB-BSP targets (Chen et al., SoCC 2020): other tenants' jobs come and go,
+ * and the CPU and memory utilisation a monitor reads reflect them.
+ *
+ * The process is drawn lazily from the worker's own stream, one exponential
+ * per phase, in phase order, so what it does at time t depends only on the
+ * stream, never on when or how often it is asked. It starts in the
+ * stationary state: on with probability on/(on + off), and by the lack of
+ * memory of the exponential the rest of the first phase is again
+ * exponential with the phase's mean. Completions are exact: the work is
+ * integrated phase by phase. */
+#include <assert.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "traces/gen.h"
+
+typedef struct bg_state {
+	gsl_rng *rng;
+	lbs_background_params p;
+	bool on;
+	double start_s, end_s; /* the current phase */
+} bg_state;
+
+/* Draws the next phase after one ending at `end_s`. */
+static void next_phase(gsl_rng *rng, const lbs_background_params *p, bool *on, double *start_s,
+		       double *end_s)
+{
+	*on = !*on;
+	*start_s = *end_s;
+	*end_s += gsl_ran_exponential(rng, *on ? p->on_mean_s : p->off_mean_s);
+}
+
+/* Moves the current phase to the one holding t. */
+static void advance(bg_state *s, double t)
+{
+	while (s->end_s <= t)
+		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
+}
+
+static double bg_finish(void *state, double t0, double work_s, int64_t iteration)
+{
+	(void)iteration;
+	bg_state *s = state;
+	advance(s, t0);
+	double t = t0, w = work_s;
+	for (;;) {
+		double a = s->on ? 1.0 - s->p.load : 1.0;
+		double room = a * (s->end_s - t); /* work the rest of this phase holds */
+		if (w <= room)
+			return t + w / a;
+		w -= room;
+		t = s->end_s;
+		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
+	}
+}
+
+/* a(t) for t at or after the current phase's start; later phases are drawn
+ * on a copy of the stream, leaving the source as it was. */
+static double bg_level(const void *state, double t, int64_t iteration)
+{
+	(void)iteration;
+	const bg_state *s = state;
+	if (t < s->start_s)
+		return NAN; /* the past is not kept */
+	bool on = s->on;
+	if (t >= s->end_s) {
+		gsl_rng *copy = gsl_rng_clone(s->rng);
+		if (!copy)
+			return NAN;
+		double start = s->start_s, end = s->end_s;
+		while (end <= t)
+			next_phase(copy, &s->p, &on, &start, &end);
+		gsl_rng_free(copy);
+	}
+	return on ? 1.0 - s->p.load : 1.0;
+}
+
+static double bg_reading(void *state, double t, int64_t iteration, int kind)
+{
+	(void)iteration;
+	bg_state *s = state;
+	if (kind != LBS_READING_CPU_UTIL && kind != LBS_READING_MEM_UTIL)
+		return NAN;
+	assert(t >= s->start_s);
+	advance(s, t);
+	if (!s->on)
+		return 0.0;
+	return kind == LBS_READING_CPU_UTIL ? s->p.load : s->p.memory;
+}
+
+static void bg_destroy(void *state)
+{
+	bg_state *s = state;
+	gsl_rng_free(s->rng);
+	free(s);
+}
+
+/* finish() on a copy of the state and the stream: the oracle looks ahead
+ * without moving the source past the present (readings need it there). */
+static double bg_peek(void *state, double t0, double work_s, int64_t iteration)
+{
+	bg_state copy = *(const bg_state *)state;
+	copy.rng = gsl_rng_clone(copy.rng);
+	if (!copy.rng)
+		return NAN;
+	double t = bg_finish(&copy, t0, work_s, iteration);
+	gsl_rng_free(copy.rng);
+	return t;
+}
+
+static const lbs_avail_ops bg_ops = {
+	.name = "background",
+	.peek = bg_peek,
+	.finish = bg_finish,
+	.level = bg_level,
+	.reading = bg_reading,
+	.destroy = bg_destroy,
+};
+
+lbs_status lbs_background_create(const lbs_background_params *p, gsl_rng *rng, lbs_avail *out,
+				 lbs_error *err)
+{
+	if (!(p->on_mean_s > 0) || !(p->off_mean_s > 0) || !(p->load >= 0 && p->load < 1) ||
+	    !(p->memory >= 0 && p->memory <= 1)) {
+		gsl_rng_free(rng);
+		return lbs_error_set(err, LBS_EINPUT,
+				     "background job: means must be > 0, load in [0, 1), memory in [0, 1]");
+	}
+	bg_state *s = lbs_calloc(1, sizeof *s, err);
+	if (!s) {
+		gsl_rng_free(rng);
+		return LBS_EINTERNAL;
+	}
+	s->rng = rng;
+	s->p = *p;
+	/* Stationary start: draw the state, then the rest of its phase. */
+	s->on = gsl_rng_uniform(rng) < p->on_mean_s / (p->on_mean_s + p->off_mean_s);
+	s->start_s = 0.0;
+	s->end_s = gsl_ran_exponential(rng, s->on ? p->on_mean_s : p->off_mean_s);
+	*out = (lbs_avail){ &bg_ops, s, 1.0 };
+	return LBS_OK;
+}
