@@ -71,6 +71,7 @@ int main(void)
 	suite_binding();
 	suite_generators();
 	suite_policy();
+	suite_sweep();
 	suite_predict();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

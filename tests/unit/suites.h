@@ -18,6 +18,7 @@ void suite_source(void);
 void suite_binding(void);
 void suite_generators(void);
 void suite_policy(void);
+void suite_sweep(void);
 void suite_predict(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
