@@ -237,18 +237,6 @@ printf '[sweep]\nscenario = %s\n[vary]\nrun.global_batch = 256, 4096\n' "$D/scen
 check "a point that cannot run: exit 3" test $? -eq 3
 check "... named with its parameters" grep -q "$TMP/cap.ini: point 2 of 2 (run.global_batch=4096, policy=static, seed=1)" "$TMP/err"
 check "... before anything ran" test ! -e "$TMP/cap.db" -a ! -e "$TMP/cap.db.sweep"
-# Every file of the bad-sweep corpus: exit 3, file:line, key and reason, nothing written.
-for f in "$top_srcdir"/tests/data/bad-sweep/*.ini; do
-	name=$(basename "$f" .ini)
-	read -r _ _ line words < "$f"
-	"$LBSIM" sweep "$f" -o "$TMP/bad.db" > "$TMP/out" 2> "$TMP/err"
-	rc=$?
-	if [ $rc -eq 3 ] && grep -qF "$f:$line:" "$TMP/err" && grep -qF "$words" "$TMP/err" &&
-	   [ ! -e "$TMP/bad.db" ] && [ ! -s "$TMP/out" ]; then
-		ok "bad sweep $name"
-	else
-		bad "bad sweep $name (exit $rc): $(cat "$TMP/err")"
-	fi
-done
+# The bad-sweep corpus is run by tests/e2e/bad-input.sh.
 
 finish
