@@ -31,3 +31,103 @@ SELECT run_id, group_name, device, count(*) AS workers,
        avg(wait_share) AS wait_share
 FROM worker_summary
 GROUP BY run_id, group_name;
+
+-- ---- comparing policies ---------------------------------------------------
+-- A run's setting is everything it was configured with except its policy:
+-- its run_config rows outside [policy] and [policy.NAME], seed and scenario
+-- name included, as text. Runs that share a setting differ only in their
+-- policy; setting_id numbers the settings 1, 2, ... in order of their first
+-- run. (run_config is stored in (run_id, section, key) order, the order in
+-- which group_concat sees the rows.)
+CREATE VIEW IF NOT EXISTS run_setting AS
+WITH fp AS (
+  SELECT run_id, group_concat(section || '.' || key || '=' || value, char(10)) AS setting
+  FROM (SELECT run_id, section, key, value FROM run_config
+        WHERE section <> 'policy' AND section NOT LIKE 'policy.%'
+        ORDER BY run_id, section, key)
+  GROUP BY run_id)
+SELECT run_id, setting, dense_rank() OVER (ORDER BY first_run_id) AS setting_id
+FROM (SELECT run_id, setting, min(run_id) OVER (PARTITION BY setting) AS first_run_id FROM fp);
+
+-- Speedup of every run over the static run of the same setting (same
+-- scenario, seed and every other key): the static run's simulated time over
+-- this run's. NULL where the setting has no static run.
+CREATE VIEW IF NOT EXISTS speedup AS
+SELECT r.run_id, s.setting_id, r.scenario, r.policy, r.seed, r.n_workers, r.iterations,
+       r.sim_time_s, b.run_id AS baseline_run_id, b.sim_time_s AS baseline_sim_time_s,
+       b.sim_time_s / r.sim_time_s AS speedup
+FROM runs r
+JOIN run_setting s ON s.run_id = r.run_id
+LEFT JOIN (SELECT s2.setting, min(r2.run_id) AS run_id
+           FROM runs r2 JOIN run_setting s2 ON s2.run_id = r2.run_id
+           WHERE r2.policy = 'static' GROUP BY s2.setting) bs ON bs.setting = s.setting
+LEFT JOIN runs b ON b.run_id = bs.run_id;
+
+-- Speedup per scenario, policy and cluster size, over seeds and any other
+-- key that varies (filter `speedup` by setting to keep them apart).
+CREATE VIEW IF NOT EXISTS speedup_by_size AS
+SELECT scenario, policy, n_workers, count(*) AS runs, avg(speedup) AS mean_speedup,
+       min(speedup) AS min_speedup, max(speedup) AS max_speedup
+FROM speedup WHERE speedup IS NOT NULL
+GROUP BY scenario, policy, n_workers
+ORDER BY scenario, policy, n_workers;
+
+-- ---- straggler gaps ---------------------------------------------------------
+-- Every iteration's straggler gap with its place in the run's distribution:
+-- cdf is the fraction of the run's iterations with a gap at most this one.
+CREATE VIEW IF NOT EXISTS straggler_gap_cdf AS
+SELECT i.run_id, r.policy, i.iteration, i.straggler_gap_s,
+       cume_dist() OVER (PARTITION BY i.run_id ORDER BY i.straggler_gap_s) AS cdf
+FROM iterations i JOIN runs r ON r.run_id = i.run_id;
+
+-- The distribution per run: nearest-rank percentiles (the smallest gap with
+-- at least that fraction of iterations at or below it).
+CREATE VIEW IF NOT EXISTS straggler_gap_stats AS
+SELECT run_id, policy, count(*) AS iterations, avg(straggler_gap_s) AS mean_s,
+       min(straggler_gap_s) AS min_s,
+       min(CASE WHEN cdf >= 0.50 THEN straggler_gap_s END) AS p50_s,
+       min(CASE WHEN cdf >= 0.90 THEN straggler_gap_s END) AS p90_s,
+       min(CASE WHEN cdf >= 0.99 THEN straggler_gap_s END) AS p99_s,
+       max(straggler_gap_s) AS max_s
+FROM straggler_gap_cdf GROUP BY run_id;
+
+-- ---- time to train ----------------------------------------------------------
+-- When each run finished each epoch (runs given in epochs; a run given in
+-- iterations is one epoch 0).
+CREATE VIEW IF NOT EXISTS epoch_times AS
+SELECT i.run_id, r.policy, i.epoch, max(i.iteration) + 1 AS iterations_done, max(i.end_s) AS end_s
+FROM iterations i JOIN runs r ON r.run_id = i.run_id
+GROUP BY i.run_id, i.epoch;
+
+-- Per policy, the simulated time to finish a number of epochs, over seeds
+-- (and any other key that varies) of a scenario and cluster size.
+CREATE VIEW IF NOT EXISTS policy_time_to_epochs AS
+SELECT r.scenario, r.n_workers, r.policy, e.epoch + 1 AS epochs, count(*) AS runs,
+       avg(e.end_s) AS mean_time_s, min(e.end_s) AS min_time_s, max(e.end_s) AS max_time_s
+FROM epoch_times e JOIN runs r ON r.run_id = e.run_id
+GROUP BY r.scenario, r.n_workers, r.policy, e.epoch;
+
+-- The same for a number of iterations: select one, e.g.
+--   SELECT * FROM policy_time_to_iterations WHERE iterations = 1000;
+CREATE VIEW IF NOT EXISTS policy_time_to_iterations AS
+SELECT r.scenario, r.n_workers, r.policy, i.iteration + 1 AS iterations, count(*) AS runs,
+       avg(i.end_s) AS mean_time_s, min(i.end_s) AS min_time_s, max(i.end_s) AS max_time_s
+FROM iterations i JOIN runs r ON r.run_id = i.run_id
+GROUP BY r.scenario, r.n_workers, r.policy, i.iteration;
+
+-- ---- series for plots (lbsim plot) ------------------------------------------
+-- Every iteration of every run with its setting, for time series per policy.
+CREATE VIEW IF NOT EXISTS iteration_times AS
+SELECT s.setting_id, i.run_id, r.policy, r.seed, r.n_workers, i.iteration, i.epoch,
+       i.start_s, i.end_s, i.end_s - i.start_s AS iteration_s, i.straggler_gap_s
+FROM iterations i
+JOIN runs r ON r.run_id = i.run_id
+JOIN run_setting s ON s.run_id = i.run_id;
+
+-- Every worker's batch from the iteration the policy set it, in samples,
+-- with the simulated time that iteration started.
+CREATE VIEW IF NOT EXISTS batch_changes AS
+SELECT b.run_id, b.worker, w.group_name, b.iteration, i.start_s, b.batch_samples
+FROM batches b
+JOIN workers w ON w.run_id = b.run_id AND w.worker = b.worker
+LEFT JOIN iterations i ON i.run_id = b.run_id AND i.iteration = b.iteration;

@@ -53,34 +53,34 @@ double lbs_calib_median(double *x, size_t n);
 /* ---- published tables (models/calib/tables.c) --------------------------- */
 
 /* The times one device took for one model, by increasing batch. */
-typedef struct lbs_series {
+typedef struct lbs_curve {
 	char device[32];   /* as the table names it: "k80", "t4" */
 	char model[64];    /* as the table names it: "ResNet-50", "cifar10" */
 	double *batch;
 	double *time_s;    /* one training iteration at that batch */
 	size_t n, cap;
-} lbs_series;
+} lbs_curve;
 
-typedef struct lbs_series_set {
-	lbs_series *s;
+typedef struct lbs_curve_set {
+	lbs_curve *s;
 	size_t n, cap;
-} lbs_series_set;
+} lbs_curve_set;
 
 /* Gavel's isolated throughputs (traces/data/gavel-throughputs/isolated.csv,
  * `worker_type,model,batch_size,scale_factor,steps_per_s`): for each
  * worker type without "_" (one server) and model with a batch size, the
  * rows with scale factor 1 and a throughput > 0 (0.0 marks a configuration
  * that could not run); time = 1 / steps_per_s. Appends to set. */
-lbs_status lbs_series_read_gavel(const char *path, lbs_series_set *set, lbs_error *err);
+lbs_status lbs_curves_read_gavel(const char *path, lbs_curve_set *set, lbs_error *err);
 
 /* Pollux's placements (traces/data/pollux-throughput/MODEL/placements.csv,
  * `placement,local_bsz,step_time,sync_time`): the rows with placement "1"
  * (one GPU), time = step_time - sync_time, as device `device` and model
  * `model`. Appends one series to set. */
-lbs_status lbs_series_read_pollux(const char *path, const char *device, const char *model,
-				  lbs_series_set *set, lbs_error *err);
+lbs_status lbs_curves_read_pollux(const char *path, const char *device, const char *model,
+				  lbs_curve_set *set, lbs_error *err);
 
-void lbs_series_set_free(lbs_series_set *set);
+void lbs_curve_set_free(lbs_curve_set *set);
 
 /* ---- microbenchmarks (models/calib/blas.c, models/calib/cuda.cu) -------- */
 

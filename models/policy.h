@@ -107,6 +107,15 @@ typedef struct lbs_policy_ops {
 
 #define LBS_POLICY_VARS_MAX 8
 
+/* Copies up to `max` of the n variables v[] into out; returns how many. */
+static inline size_t lbs_vars_copy(lbs_policy_var *out, size_t max, const lbs_policy_var *v, size_t n)
+{
+	size_t k = n < max ? n : max;
+	for (size_t i = 0; i < k; i++)
+		out[i] = v[i];
+	return k;
+}
+
 extern const lbs_policy_ops lbs_policy_static;
 extern const lbs_policy_ops lbs_policy_static_proportional;
 extern const lbs_policy_ops lbs_policy_dbs;

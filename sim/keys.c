@@ -99,8 +99,9 @@ static bool when_holds(const lbs_key_spec *keys, size_t nkeys, const lbs_key_spe
 	if (!k->when)
 		return true;
 	const char *eq = strchr(k->when, '=');
+	bool negate = eq > k->when && eq[-1] == '!';
 	char other[LBS_NAME_MAX];
-	size_t len = (size_t)(eq - k->when);
+	size_t len = (size_t)(eq - k->when) - negate;
 	memcpy(other, k->when, len);
 	other[len] = '\0';
 	int j = lbs_keys_find(keys, nkeys, other);
@@ -120,7 +121,7 @@ static bool when_holds(const lbs_key_spec *keys, size_t nkeys, const lbs_key_spe
 	size_t clen = bar ? (size_t)(bar - p) : strlen(p);
 	memcpy(chosen, p, clen);
 	chosen[clen] = '\0';
-	return lbs_choice_index(eq + 1, chosen) >= 0;
+	return (lbs_choice_index(eq + 1, chosen) >= 0) != negate;
 }
 
 static void describe_range(const lbs_key_spec *k, char *buf, size_t len)

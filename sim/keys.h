@@ -40,7 +40,8 @@ typedef struct lbs_key_spec {
 	double min, max;     /* inclusive range in base units (numbers only) */
 	unsigned flags;
 	const char *choices; /* LBS_T_ENUM: "a|b|c" */
-	const char *when;    /* "key=v1|v2": the key applies only then; NULL: always */
+	const char *when;    /* "key=v1|v2": the key applies only then; "key!=v1|v2": unless
+				the key has one of those values (and has one); NULL: always */
 	const char *doc;
 } lbs_key_spec;
 

@@ -13,10 +13,14 @@
 
 #include "config.h"
 #include "sim/calibrate_cmd.h"
+#include "sim/export.h"
+#include "sim/merge.h"
+#include "sim/plot.h"
 #include "sim/predict_cmd.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
+#include "sim/sweep.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -36,7 +40,11 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
-		"       lbsim predict RESULTS.db:RUN [options]\n"
+		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
+		"       lbsim merge OUT.db IN.db...\n"
+		"       lbsim plot RESULTS.db [--out DIR]\n"
+		"       lbsim export RESULTS.db VIEW\n"
+		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
 		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --list [options]\n"
 		"       lbsim keys\n"
 		"       lbsim --help | --version\n"
@@ -59,6 +67,10 @@ static void usage(FILE *out)
 		"  -V, --version         version\n"
 		"\n"
 		"Commands:\n"
+		"  sweep                 run every point of a sweep file in parallel into one database\n"
+		"  merge                 copy the runs of results databases into one\n"
+		"  plot                  render the plots of analysis/ as PNG with gnuplot\n"
+		"  export                write a view or table of a results database as CSV\n"
 		"  predict               replay a run's measured speeds through the predictors and\n"
 		"                        score them (lbsim predict --help)\n"
 		"  calibrate             measure or fit cost profiles (lbsim calibrate --help)\n"
@@ -338,6 +350,14 @@ int main(int argc, char **argv)
 		lbs_scenario_document(stdout);
 		return 0;
 	}
+	if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
+		return lbs_sweep_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "merge") == 0)
+		return lbs_merge_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "plot") == 0)
+		return lbs_plot_command(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "export") == 0)
+		return lbs_export_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "predict") == 0)
 		return lbs_predict_command(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "calibrate") == 0)

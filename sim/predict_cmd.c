@@ -10,22 +10,30 @@
 
 #include "models/predict/eval.h"
 #include "sim/recorder.h"
+#include "traces/reader.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: lbsim predict RESULTS.db:RUN [options]\n"
+		"       lbsim predict --format FORMAT TRACE [--column NAME] [--as speed|time] [options]\n"
 		"\n"
 		"Replays each worker's measured speed in run RUN of a results database (recorded\n"
 		"with --detail workers) one step ahead through each predictor, with the CPU and\n"
 		"memory readings recorded beside it, and prints RMSE, MAE and MAPE per predictor;\n"
-		"appends them to the predictor_errors table.\n"
+		"appends them to the predictor_errors table. With --format, replays each series\n"
+		"(worker, machine, VM) of a trace file instead: a speed column as it is, a time\n"
+		"column (the PAI mini-batch times: --as time, the default for pai) as 1 / time.\n"
 		"\n"
 		"Options:\n"
 		"  -p, --predictors LIST   predictors to compare (default: last,ema,arima,narx)\n"
 		"      --set predictor.NAME.KEY=VALUE   a predictor option (repeatable)\n"
 		"      --skip N            forecasts not scored at the start of each series (default 1)\n"
-		"  -o, --output FILE       database for the scores (default: the source database)\n"
+		"  -o, --output FILE       database for the scores (default: the source database;\n"
+		"                          with --format: results.db)\n"
+		"      --format FORMAT     the trace's format (lbsim, pai, azure, cloudwatch, ...)\n"
+		"      --column NAME       the column to replay (default: the first)\n"
+		"      --as speed|time     what the column measures (default: time for pai)\n"
 		"  -q, --quiet             print nothing but errors\n");
 }
 
@@ -108,18 +116,70 @@ static lbs_status load_run(const char *path, long long run, series_set *s, lbs_e
 	return st;
 }
 
+/* Each series of a trace file: the column as speed, or 1 / column as time;
+ * the set's cpu_util and mem_util columns as readings when it has them. */
+static lbs_status load_trace(const char *path, const char *format, const char *column, int as_time,
+			     series_set *s, lbs_error *err)
+{
+	memset(s, 0, sizeof *s);
+	const lbs_trace_reader *rd = lbs_trace_reader_find(format);
+	if (!rd || !strcmp(format, "none"))
+		return lbs_error_set(err, LBS_EUSAGE, "--format %s: not a trace format (%s)", format,
+				     LBS_TRACE_FORMAT_CHOICES);
+	lbs_read_opts opts = { 0 };
+	lbs_series_set *set = NULL;
+	lbs_status st = rd->read(path, &opts, &set, err);
+	if (st != LBS_OK)
+		return st;
+	int c = column ? lbs_series_column(set, column) : 0;
+	if (c < 0) {
+		lbs_series_set_destroy(set);
+		return lbs_error_set(err, LBS_EINPUT, "%s: no column '%s'", path, column);
+	}
+	if (as_time < 0)
+		as_time = !strcmp(format, "pai");
+	int cpu = lbs_series_column(set, "cpu_util"), mem = lbs_series_column(set, "mem_util");
+	s->n_exog = (cpu >= 0 || mem >= 0) ? 2 : 0;
+	s->y = calloc(set->n_rows + 1, sizeof *s->y);
+	s->x = calloc(2 * set->n_rows + 2, sizeof *s->x);
+	s->start = calloc(set->n_series + 1, sizeof *s->start);
+	if (!s->y || !s->x || !s->start) {
+		lbs_series_set_destroy(set);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t e = 0; e < set->n_series; e++) {
+		lbs_series v = lbs_series_view(set, e, c);
+		lbs_series vc = cpu >= 0 ? lbs_series_view(set, e, cpu) : v;
+		lbs_series vm = mem >= 0 ? lbs_series_view(set, e, mem) : v;
+		s->start[s->n_series++] = s->n;
+		for (size_t k = 0; k < v.n; k++) {
+			double val = v.value[k];
+			s->y[s->n] = as_time ? (val > 0 ? 1.0 / val : NAN) : val;
+			s->x[2 * s->n] = cpu >= 0 ? vc.value[k] : 0;
+			s->x[2 * s->n + 1] = mem >= 0 ? vm.value[k] : 0;
+			s->n++;
+		}
+	}
+	s->start[s->n_series] = s->n;
+	lbs_series_set_destroy(set);
+	return LBS_OK;
+}
+
 int lbs_predict_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "predictors", required_argument, NULL, 'p' }, { "set", required_argument, NULL, 'S' },
 		{ "skip", required_argument, NULL, 'k' },       { "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },            { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "format", required_argument, NULL, 'f' },     { "column", required_argument, NULL, 'c' },
+		{ "as", required_argument, NULL, 'a' },         { NULL, 0, NULL, 0 },
 	};
 	char list[512] = "last,ema,arima,narx";
 	const char *output = NULL;
 	long skip = 1;
 	bool quiet = false;
+	const char *format = NULL, *column = NULL;
+	int as_time = -1;
 	lbs_kv *opts = calloc((size_t)argc + 1, sizeof *opts);
 	size_t n_opts = 0;
 	int c;
@@ -129,6 +189,16 @@ int lbs_predict_command(int argc, char **argv)
 		case 'p': snprintf(list, sizeof list, "%s", optarg); break;
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
+		case 'f': format = optarg; break;
+		case 'c': column = optarg; break;
+		case 'a':
+			if (strcmp(optarg, "speed") && strcmp(optarg, "time")) {
+				fprintf(stderr, "lbsim predict: --as %s: expected speed or time\n", optarg);
+				free(opts);
+				return LBS_EUSAGE;
+			}
+			as_time = !strcmp(optarg, "time");
+			break;
 		case 'k': {
 			char *end;
 			skip = strtol(optarg, &end, 10);
@@ -168,18 +238,24 @@ int lbs_predict_command(int argc, char **argv)
 		return LBS_EUSAGE;
 	}
 	const char *source = argv[optind];
-	const char *colon = strrchr(source, ':');
-	char *end = NULL;
-	long long run = colon ? strtoll(colon + 1, &end, 10) : 0;
-	if (!colon || !*(colon + 1) || *end || run < 1) {
-		fprintf(stderr, "lbsim predict: %s: expected RESULTS.db:RUN (e.g. results.db:3)\n", source);
-		free(opts);
-		return LBS_EUSAGE;
-	}
 	char path[1024];
-	lbs_fmt(path, sizeof path, "%.*s", (int)(colon - source), source);
+	long long run = 0;
+	if (!format) {
+		const char *colon = strrchr(source, ':');
+		char *end = NULL;
+		run = colon ? strtoll(colon + 1, &end, 10) : 0;
+		if (!colon || !*(colon + 1) || *end || run < 1) {
+			fprintf(stderr, "lbsim predict: %s: expected RESULTS.db:RUN (e.g. results.db:3), or "
+					"--format FORMAT with a trace file\n", source);
+			free(opts);
+			return LBS_EUSAGE;
+		}
+		lbs_fmt(path, sizeof path, "%.*s", (int)(colon - source), source);
+	} else {
+		lbs_fmt(path, sizeof path, "%s", source);
+	}
 	if (!output)
-		output = path;
+		output = format ? "results.db" : path;
 
 	lbs_error err = { 0 };
 	const lbs_predictor_ops *ops[16];
@@ -209,7 +285,8 @@ int lbs_predict_command(int argc, char **argv)
 		}
 	}
 	series_set s;
-	lbs_status st = load_run(path, run, &s, &err);
+	lbs_status st = format ? load_trace(path, format, column, as_time, &s, &err)
+			       : load_run(path, run, &s, &err);
 	lbs_predictor_score rows[16];
 	for (size_t k = 0; st == LBS_OK && k < n_ops; k++) {
 		/* This predictor's options: the --set entries for its section. */

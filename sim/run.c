@@ -2,6 +2,7 @@
 #include "sim/run.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,8 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 	 * none). */
 	for (size_t i = 0; run->n_readings && i < run->n; i++)
 		for (size_t k = 0; k < run->n_readings; k++) {
-			double v = lbs_avail_reading(&run->workers[i].avail, lbs_engine_now(&run->eng), (int)k);
+			double v = lbs_avail_reading(&run->workers[i].avail, lbs_engine_now(&run->eng),
+						     run->iteration, (int)k);
 			run->readings[i * run->n_readings + k] = isfinite(v) ? v : 0.0;
 		}
 	lbs_observation obs = {
@@ -290,10 +292,91 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	return finished ? LBS_OK : lbs_engine_at(eng, now, run->h_begin);
 }
 
+/* Binds one trace; on error, prefixes the message with where the scenario
+ * gave the key at fault. */
+static lbs_status bind_one(lbs_run *run, const lbs_scenario *sc, const char *section,
+			   const lbs_trace_request *req, int64_t count, lbs_source *out, lbs_error *err)
+{
+	const char *key = NULL;
+	lbs_status st = lbs_trace_bind(run->traces, req, count, out, &key, err);
+	if (st != LBS_OK) {
+		char label[LBS_ERROR_MAX / 2];
+		lbs_origin o = lbs_scenario_origin(sc, section, key ? key : "trace");
+		if (!o.file) /* a default: point at the trace itself */
+			o = lbs_scenario_origin(sc, section, key = "trace");
+		lbs_origin_format(&o, section, key ? key : "trace", label, sizeof label);
+		lbs_error_prefix(err, "%s", label);
+	}
+	return st;
+}
+
+/* Loads every trace the groups and the network name and sets up the
+ * replay of each traced worker (run->sources, group by group), so that a
+ * bad trace stops the run before anything is written. */
+static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *err)
+{
+	size_t n = 0;
+	for (size_t g = 0; g < sc->n_groups; g++)
+		if (sc->groups[g].trace.format)
+			n += (size_t)sc->groups[g].count;
+	if (!n && !sc->network_trace.format)
+		return LBS_OK;
+	if (!(run->traces = lbs_trace_table_create(err)) ||
+	    (n && !(run->sources = lbs_calloc(n, sizeof *run->sources, err))))
+		return LBS_EINTERNAL;
+	/* Trace paths are relative to the scenario file's directory. */
+	char base[1024];
+	snprintf(base, sizeof base, "%s", sc->path);
+	char *slash = strrchr(base, '/');
+	if (slash)
+		*(slash == base ? slash + 1 : slash) = '\0';
+	else
+		snprintf(base, sizeof base, ".");
+	lbs_status st;
+	size_t at = 0;
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		if (!gs->trace.format)
+			continue;
+		lbs_trace_request req = {
+			.spec = &gs->trace,
+			.base_dir = base,
+			.owner = gs->name,
+			.seed = (uint64_t)sc->run.seed,
+			.gain = gs->availability,
+		};
+		char section[LBS_NAME_MAX + 16];
+		snprintf(section, sizeof section, "workers.%s", gs->name);
+		if ((st = bind_one(run, sc, section, &req, gs->count, run->sources + at, err)) != LBS_OK)
+			return st;
+		at += (size_t)gs->count;
+	}
+	if (sc->network_trace.format) {
+		/* A bandwidth reading becomes a factor of the nominal bandwidth. */
+		lbs_trace_request req = {
+			.spec = &sc->network_trace,
+			.base_dir = base,
+			.owner = "network",
+			.seed = (uint64_t)sc->run.seed,
+			.gain = 1,
+			.nominal = sc->network.bandwidth_Bps,
+		};
+		if (!(run->net_source = lbs_calloc(1, sizeof *run->net_source, err)))
+			return LBS_EINTERNAL;
+		if ((st = bind_one(run, sc, "network", &req, 1, run->net_source, err)) != LBS_OK)
+			return st;
+		run->net_avail = lbs_source_avail(run->net_source);
+	}
+	return LBS_OK;
+}
+
 static lbs_status build_workers(lbs_run *run, lbs_error *err)
 {
 	const lbs_scenario *sc = run->sc;
-	size_t i = 0;
+	lbs_status st = bind_traces(run, sc, err);
+	if (st != LBS_OK)
+		return st;
+	size_t i = 0, traced = 0;
 	int64_t cap_sum = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
@@ -302,9 +385,9 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 			w->cost = &gs->cost;
 			w->noise = &gs->noise;
 			w->group = (uint32_t)g;
-			w->avail = (lbs_avail){ NULL, NULL, gs->availability };
-			lbs_status st = lbs_gen_attach_worker(sc, g, k, &w->avail, err);
-			if (st != LBS_OK)
+			w->avail = gs->trace.format ? lbs_source_avail(&run->sources[traced++])
+						    : (lbs_avail){ NULL, NULL, gs->availability };
+			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK)
 				return st;
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
@@ -344,7 +427,7 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	lbs_status st = lbs_engine_init(&run->eng, run->n + 16, err);
 	if (st != LBS_OK)
 		return st;
-	if ((st = lbs_gen_attach_network(sc, &run->net_avail, err)) != LBS_OK)
+	if (!sc->network_trace.format && (st = lbs_gen_attach_network(sc, &run->net_avail, err)) != LBS_OK)
 		return st;
 	if (!(run->workers = lbs_calloc(run->n, sizeof *run->workers, err)) ||
 	    !(run->batch = lbs_calloc(run->n, sizeof *run->batch, err)) ||
@@ -357,10 +440,12 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if ((st = build_workers(run, err)) != LBS_OK)
 		return st;
 
-	/* Readings exist when some worker's source gives them. */
-	for (size_t i = 0; i < run->n; i++)
-		if (run->workers[i].avail.ops && run->workers[i].avail.ops->reading)
-			run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
+	/* Readings exist when some worker's source reports one at the start
+	 * (a trace without utilisation columns reports none). */
+	for (size_t i = 0; i < run->n && !run->n_readings; i++)
+		for (int k = LBS_READING_CPU_UTIL; k <= LBS_READING_MEM_UTIL; k++)
+			if (isfinite(lbs_avail_reading(&run->workers[i].avail, 0.0, 0, k)))
+				run->n_readings = 2; /* LBS_READING_CPU_UTIL, LBS_READING_MEM_UTIL */
 	if (run->n_readings && !(run->readings = lbs_calloc(run->n * run->n_readings, sizeof(double), err)))
 		return LBS_EINTERNAL;
 
@@ -444,7 +529,11 @@ void lbs_run_destroy(lbs_run *run)
 			gsl_rng_free(run->workers[i].rng);
 		lbs_avail_destroy(&run->workers[i].avail);
 	}
-	lbs_avail_destroy(&run->net_avail);
+	if (!run->net_source)
+		lbs_avail_destroy(&run->net_avail);
+	free(run->sources);
+	free(run->net_source);
+	lbs_trace_table_destroy(run->traces);
 	free(run->workers);
 	free(run->batch);
 	free(run->done);

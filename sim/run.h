@@ -23,6 +23,8 @@
 #include "sim/engine.h"
 #include "sim/scenario.h"
 #include "traces/avail.h"
+#include "traces/binding.h"
+#include "traces/source.h"
 
 typedef struct lbs_worker {
 	const lbs_cost *cost;
@@ -80,6 +82,9 @@ typedef struct lbs_run {
 	double *readings;   /* n x n_readings */
 	lbs_net_time net;   /* aggregation time at nominal bandwidth */
 	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
+	lbs_source *net_source; /* its replay, with a [network] trace */
+	lbs_trace_table *traces;  /* every trace of the run, each loaded once; NULL: none */
+	lbs_source *sources;      /* the traced workers' replays, group by group */
 	const lbs_policy_ops *policy;
 	void *policy_state;
 	lbs_policy_info info;

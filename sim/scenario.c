@@ -100,7 +100,8 @@ static const lbs_key_spec group_keys[] = {
 	{ "max_batch", LBS_T_INT, G(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch a worker's memory holds (samples); unset: no cap" },
 	{ "availability", LBS_T_REAL, G(availability), "1", 0, 100, LBS_K_MIN_OPEN, NULL, NULL,
-	  "constant fraction of nominal speed the worker delivers (0.5 = half speed)" },
+	  "constant fraction of nominal speed the worker delivers (0.5 = half speed); with a trace, "
+	  "it multiplies the trace's availability" },
 	{ "noise", LBS_T_ENUM, G(noise.kind), "none", 0, 0, 0, LBS_NOISE_CHOICES, NULL,
 	  "per-iteration multiplicative noise on compute time, drawn from the worker's own stream" },
 	{ "noise_low", LBS_T_REAL, G(noise.low), "0", -0.99, 100, 0, NULL, "noise=uniform",
@@ -111,6 +112,52 @@ static const lbs_key_spec group_keys[] = {
 	  "noise=lognormal", "lognormal noise: sigma of log factor; the factor's mean is 1" },
 };
 #undef G
+
+/* The keys of [workers.NAME] that start with "trace": a table of their own
+ * (struct lbs_trace_spec), applied to those entries only. */
+#define TRACED "trace_format!=none"
+#define T(f) offsetof(lbs_trace_spec, f)
+static const lbs_key_spec trace_keys[] = {
+	{ "trace_format", LBS_T_ENUM, T(format), "none", 0, 0, 0, LBS_TRACE_FORMAT_CHOICES, NULL,
+	  "format of the trace that drives the workers' availability (in [network]: the bandwidth; "
+	  "doc/traces.md); `none`: no trace" },
+	{ "trace", LBS_T_STRING, T(file), REQUIRED, 0, 0, 0, NULL, TRACED,
+	  "the trace file, relative to the scenario file's directory" },
+	{ "trace_column", LBS_T_STRING, T(column), UNSET, 0, 0, 0, NULL, TRACED,
+	  "column to replay (e.g. availability, cpu_util); default: the file's first value column" },
+	{ "trace_metric", LBS_T_STRING, T(metric), UNSET, 0, 0, 0, NULL, "trace_format=cloudwatch",
+	  "CloudWatch metric the values are (CPUUtilization, NetworkIn, ...; doc/traces.md); "
+	  "default: the one the header names, if any" },
+	{ "trace_ids", LBS_T_STRING, T(ids), UNSET, 0, 0, 0, NULL, TRACED,
+	  "ids to replay (workers, machines, VMs, CloudWatch columns), comma-separated; default: every "
+	  "id in the file; an id the file lacks is an error" },
+	{ "trace_assign", LBS_T_ENUM, T(assign), "in_order", 0, 0, 0, LBS_TRACE_ASSIGN_CHOICES, TRACED,
+	  "which id each worker replays: `in_order`: the group's k-th worker takes the k-th id "
+	  "(cycling); `draw`: each worker draws one uniformly from its own stream of the run's seed" },
+	{ "trace_map", LBS_T_ENUM, T(map), "auto", 0, 0, 0, LBS_MAP_CHOICES, TRACED,
+	  "from a reading v to availability: `direct` a = v; `time` a = reference/v; `rate` a = "
+	  "v/reference; `util` a = max(floor, 1 - k*v); `auto`: by the column's name" },
+	{ "trace_reference", LBS_T_REAL, T(reference), UNSET, 0, 1e300, LBS_K_MIN_OPEN, NULL,
+	  "trace_map=auto|time|rate", "reference of `time` and `rate`, in the column's unit; default: "
+	  "the column's median over the whole file (e.g. a PAI job's median mini-batch time)" },
+	{ "trace_k", LBS_T_REAL, T(k), "1", 0, 1e6, 0, NULL, "trace_map=auto|util",
+	  "`util`: availability lost per unit of utilisation" },
+	{ "trace_floor", LBS_T_REAL, T(floor), "0.1", 0, 1, LBS_K_MIN_OPEN, NULL, "trace_map=auto|util",
+	  "`util`: the least availability, whatever the utilisation" },
+	{ "trace_interp", LBS_T_ENUM, T(interp), "step", 0, 0, 0, LBS_INTERP_CHOICES, TRACED,
+	  "between samples: `step` holds each sample until the next; `linear` interpolates the "
+	  "availability" },
+	{ "trace_end", LBS_T_ENUM, T(end), "hold", 0, 0, 0, LBS_TRACE_END_CHOICES, TRACED,
+	  "after the last sample: `hold` it, or `loop` to the start (a period is the trace's span "
+	  "plus its last step)" },
+	{ "trace_offset", LBS_T_TIME, T(offset_s), "0 s", 0, 1e9, 0, NULL, TRACED,
+	  "time-indexed traces: simulated time 0 replays the trace this long after its first sample" },
+	{ "trace_offset_iterations", LBS_T_INT, T(offset_iterations), "0", 0, 1e12, 0, NULL, TRACED,
+	  "iteration-indexed traces: iteration 0 replays the trace's first iteration plus this" },
+	{ "trace_speed", LBS_T_REAL, T(speed), "1", 0, 1e6, LBS_K_MIN_OPEN, NULL, TRACED,
+	  "time-indexed traces: trace seconds replayed per simulated second (60 = an hour a minute)" },
+};
+#undef T
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
@@ -491,6 +538,47 @@ static lbs_status check_network(lbs_scenario *sc, uint64_t present, lbs_error *e
 	return LBS_OK;
 }
 
+/* A trace's keys that can be checked without reading the trace. */
+static lbs_status check_trace(const lbs_trace_spec *t, const char *section, const lbs_origin *o,
+			      lbs_error *err)
+{
+	int me = lbs_keys_find(trace_keys, NKEYS(trace_keys), "trace_metric");
+	if (*t->metric && !lbs_cloudwatch_metric_known(t->metric)) {
+		char msg[512], known[256];
+		lbs_cloudwatch_metrics(known, sizeof known);
+		lbs_fmt(msg, sizeof msg, "unknown CloudWatch metric '%s' (known: %s)", t->metric, known);
+		return origin_error(err, &o[me], section, "trace_metric", msg);
+	}
+	return LBS_OK;
+}
+
+/* The entries of a section that start with "trace" go to their own table
+ * and struct: they are moved to the front of entries[] (*n_trace of them),
+ * validated, checked and recorded; the caller applies the rest. */
+static lbs_status apply_trace_keys(lbs_scenario *sc, const char *section, const lbs_origin *where,
+				   const lbs_kv **entries, size_t n, lbs_trace_spec *target,
+				   size_t *n_trace, lbs_error *err)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(entries[i]->key, "trace", 5) == 0) {
+			const lbs_kv *e = entries[i];
+			memmove(&entries[k + 1], &entries[k], (i - k) * sizeof *entries);
+			entries[k++] = e;
+		}
+	*n_trace = k;
+	uint64_t present = 0;
+	lbs_origin o[64];
+	lbs_status st = lbs_keys_apply(trace_keys, NKEYS(trace_keys), section, where,
+				       (const lbs_kv *const *)entries, k, target, &present, o, err);
+	if (st == LBS_OK)
+		st = check_trace(target, section, o, err);
+	if (st == LBS_OK && record_config(sc, section, trace_keys, NKEYS(trace_keys), present,
+					  (const lbs_kv *const *)entries, k))
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	return st;
+}
+
 static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_origin *o,
 			      int profile_class, lbs_error *err)
 {
@@ -725,9 +813,12 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 			g->at = where;
 			int profile_class = -1;
 			st = add_profile(g, name, entries, &n, from_profile, &profile_class, err);
+			size_t n_trace = 0;
 			if (st == LBS_OK)
-				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, g,
-						    &present, o, err);
+				st = apply_trace_keys(sc, name, &where, entries, n, &g->trace, &n_trace, err);
+			if (st == LBS_OK)
+				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace,
+						    n - n_trace, g, &present, o, err);
 			if (st == LBS_OK)
 				st = check_group(g, present, o, profile_class, err);
 			if (st == LBS_OK) {
@@ -780,10 +871,21 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				st = check_model(sc, present, o, &where, err);
 		} else {
 			seen_network = true;
-			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->network,
-					    &present, o, err);
+			size_t n_trace = 0;
+			st = apply_trace_keys(sc, name, &where, entries, n, &sc->network_trace, &n_trace, err);
+			if (st == LBS_OK)
+				st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace,
+						    n - n_trace, &sc->network, &present, o, err);
 			if (st == LBS_OK)
 				st = check_network(sc, present, err);
+			if (st == LBS_OK && sc->network_trace.format && sc->network.ops == &lbs_network_none) {
+				lbs_origin at = where;
+				for (size_t i = 0; i < n_trace; i++)
+					if (!strcmp(entries[i]->key, "trace_format"))
+						at = entries[i]->at;
+				st = origin_error(err, &at, name, "trace_format", "a bandwidth trace needs a network "
+						  "to slow down: topology ring or ps");
+			}
 			int wb = lbs_keys_find(network_keys, NKEYS(network_keys), "worker_bandwidth");
 			if (st == LBS_OK && sc->network.ops == &lbs_network_ps && !(present >> wb & 1)) {
 				/* Record the value it takes from `bandwidth`. */
@@ -906,6 +1008,16 @@ void lbs_scenario_document(FILE *out)
 			lbs_keys_document(out, s->keys, s->nkeys);
 		if (!strcmp(s->name, "policy"))
 			lbs_policy_document(out);
+		if (s->keys == network_keys)
+			fprintf(out, "\n`[network]` also takes the `trace*` keys of `[workers.NAME]` (below): "
+				     "a bandwidth trace then scales the transfer part of each aggregation, "
+				     "and `rate` is relative to `bandwidth` unless `trace_reference` is given "
+				     "(doc/traces.md).\n");
+		if (s->keys == group_keys) {
+			fprintf(out, "\nA group's availability can follow a trace instead: the `trace*` keys "
+				     "bind one (formats, mappings and examples: doc/traces.md).\n\n");
+			lbs_keys_document(out, trace_keys, NKEYS(trace_keys));
+		}
 		if (!strcmp(s->name, "predictor."))
 			lbs_predictor_document(out);
 		fprintf(out, "\n");

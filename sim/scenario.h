@@ -13,6 +13,7 @@
 #include "models/network.h"
 #include "models/noise.h"
 #include "sim/keys.h"
+#include "traces/binding.h"
 #include "traces/gen.h"
 
 #define LBS_MAX_WORKERS 1000000
@@ -50,6 +51,7 @@ typedef struct lbs_group_spec {
 	lbs_cost cost;
 	double availability;
 	lbs_noise noise;
+	lbs_trace_spec trace;    /* trace_format = none: no trace */
 	lbs_origin at;           /* where the section starts */
 	char profile[LBS_VALUE_MAX];  /* `profile` as given; "" when none */
 	char profile_path[1024];      /* it resolved; the origin of the cost keys it gave */
@@ -73,6 +75,7 @@ typedef struct lbs_scenario {
 	lbs_run_spec run;
 	lbs_model_spec model;
 	lbs_network network;
+	lbs_trace_spec network_trace; /* the [network] trace* keys; format none: no trace */
 	lbs_policy_spec policy;
 	lbs_policy_options *policy_options;
 	size_t n_policy_options;

@@ -45,11 +45,12 @@ typedef struct lbs_avail_ops {
 	/* a(t) during `iteration`, for readings and reports. */
 	double (*level)(const void *state, double t, int64_t iteration);
 	/* Optional (NULL: no readings). The reading of `kind` (lbs_reading_kind)
-	 * at time t, NAN when the source has none of that kind. Calls come at
+	 * at time t, before `iteration` starts (iteration-indexed sources read
+	 * by iteration), NAN when the source has none of that kind. Calls come at
 	 * non-decreasing t, no earlier than the last finish()'s t0 (iteration
 	 * boundaries). It may advance a lazily drawn process to t, but never
 	 * changes what finish() or a later reading returns. */
-	double (*reading)(void *state, double t, int kind);
+	double (*reading)(void *state, double t, int64_t iteration, int kind);
 	/* Optional (NULL: nothing owned). Frees the state. */
 	void (*destroy)(void *state);
 	/* What finish() would return, without recording the worker as busy
@@ -69,9 +70,9 @@ static inline double lbs_avail_finish(lbs_avail *a, double t0, double work_s, in
 }
 
 /* The source's reading of `kind` at t; NAN when it has none. */
-static inline double lbs_avail_reading(lbs_avail *a, double t, int kind)
+static inline double lbs_avail_reading(lbs_avail *a, double t, int64_t iteration, int kind)
 {
-	return a->ops && a->ops->reading ? a->ops->reading(a->state, t, kind) : NAN;
+	return a->ops && a->ops->reading ? a->ops->reading(a->state, t, iteration, kind) : NAN;
 }
 
 /* Frees what the source owns and leaves the constant source of level 1. */

@@ -251,6 +251,17 @@ lbs_status lbs_gen_resolve(lbs_scenario *sc, lbs_error *err)
 					"it: remove one", gs->name, at.file ? at.file : "?", at.line);
 				return key_error(err, g, &g->workers_at, "workers", msg);
 			}
+			if (sets_availability(g->kind) && gs->trace.format) {
+				lbs_fmt(msg, sizeof msg,
+					"group '%s' replays a trace, and this generator would replace it: remove "
+					"one", gs->name);
+				return key_error(err, g, &g->workers_at, "workers", msg);
+			}
+		}
+		if (g->kind == LBS_GEN_NETWORK_BUCKET && sc->network_trace.format) {
+			lbs_fmt(msg, sizeof msg, "[network] replays a bandwidth trace; a network bucket "
+						 "cannot drive the bandwidth too: remove one");
+			return key_error(err, g, &g->at, NULL, msg);
 		}
 	}
 	return LBS_OK;

@@ -83,8 +83,9 @@ static double bg_level(const void *state, double t, int64_t iteration)
 	return on ? 1.0 - s->p.load : 1.0;
 }
 
-static double bg_reading(void *state, double t, int kind)
+static double bg_reading(void *state, double t, int64_t iteration, int kind)
 {
+	(void)iteration;
 	bg_state *s = state;
 	if (kind != LBS_READING_CPU_UTIL && kind != LBS_READING_MEM_UTIL)
 		return NAN;

@@ -130,8 +130,9 @@ static double credit_level(const void *state, double t, int64_t iteration)
 	return s->launch > 0 || s->earned > 0 || t > s->at_s ? 1.0 : s->baseline;
 }
 
-static double credit_reading(void *state, double t, int kind)
+static double credit_reading(void *state, double t, int64_t iteration, int kind)
 {
+	(void)iteration;
 	const credit_state *s = state;
 	if (kind != LBS_READING_CPU_CREDITS)
 		return NAN;

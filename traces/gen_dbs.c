@@ -85,10 +85,10 @@ static double dbs_level(const void *state, double t, int64_t iteration)
 	return s->inner.ops ? s->inner.ops->level(s->inner.state, t, iteration) : s->inner.level;
 }
 
-static double dbs_reading(void *state, double t, int kind)
+static double dbs_reading(void *state, double t, int64_t iteration, int kind)
 {
 	dbs_state *s = state;
-	return lbs_avail_reading(&s->inner, t, kind);
+	return lbs_avail_reading(&s->inner, t, iteration, kind);
 }
 
 static void dbs_destroy(void *state)

@@ -43,7 +43,7 @@ static void slug(const char *s, char *out, size_t len)
 	out[j] = '\0';
 }
 
-static void describe_gavel(lbs_profile *p, const lbs_series *s)
+static void describe_gavel(lbs_profile *p, const lbs_curve *s)
 {
 	/* The datasets the Gavel README names; the other job types as named. */
 	const char *data = !strcmp(s->model, "ResNet-18") ? " (CIFAR-10)"
@@ -61,7 +61,7 @@ static void describe_gavel(lbs_profile *p, const lbs_series *s)
 	lbs_fmt(p->host, sizeof p->host, "%s on the Gavel authors' cluster", device_name(s->device));
 }
 
-static void describe_pollux(lbs_profile *p, const lbs_series *s)
+static void describe_pollux(lbs_profile *p, const lbs_curve *s)
 {
 	lbs_fmt(p->model, sizeof p->model, "Pollux job %s", s->model);
 	lbs_fmt(p->description, sizeof p->description,
@@ -76,7 +76,7 @@ static void describe_pollux(lbs_profile *p, const lbs_series *s)
 	lbs_fmt(p->host, sizeof p->host, "AWS g4dn nodes with NVIDIA T4 GPUs (the artifact's benchmark/main.tf)");
 }
 
-static lbs_status fit_series(const lbs_series *s, bool gavel, const char *software,
+static lbs_status fit_series(const lbs_curve *s, bool gavel, const char *software,
 			     lbs_table_profile *tp, lbs_error *err)
 {
 	char model[64];
@@ -116,14 +116,14 @@ lbs_status lbs_calib_from_tables(const char *data_dir, const char *software,
 {
 	*out = NULL;
 	*n = 0;
-	lbs_series_set set = { 0 };
+	lbs_curve_set set = { 0 };
 	char path[1024];
 	lbs_fmt(path, sizeof path, "%s/" GAVEL_DATA, data_dir);
-	lbs_status st = lbs_series_read_gavel(path, &set, err);
+	lbs_status st = lbs_curves_read_gavel(path, &set, err);
 	size_t n_gavel = set.n;
 	for (size_t i = 0; st == LBS_OK && i < sizeof pollux_models / sizeof *pollux_models; i++) {
 		lbs_fmt(path, sizeof path, "%s/" POLLUX_DIR "/%s/placements.csv", data_dir, pollux_models[i]);
-		st = lbs_series_read_pollux(path, "t4", pollux_models[i], &set, err);
+		st = lbs_curves_read_pollux(path, "t4", pollux_models[i], &set, err);
 	}
 	lbs_table_profile *tp = NULL;
 	if (st == LBS_OK && !(tp = calloc(set.n ? set.n : 1, sizeof *tp)))
@@ -132,7 +132,7 @@ lbs_status lbs_calib_from_tables(const char *data_dir, const char *software,
 		st = fit_series(&set.s[i], i < n_gavel, software, &tp[i], err);
 		*n = i + 1;
 	}
-	lbs_series_set_free(&set);
+	lbs_curve_set_free(&set);
 	if (st != LBS_OK) {
 		lbs_table_profiles_free(tp, *n);
 		*n = 0;

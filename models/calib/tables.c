@@ -23,7 +23,7 @@ typedef struct csv_ctx {
 	bool too_many, too_long;
 	/* the row handler: fields checked for count */
 	lbs_status (*row)(struct csv_ctx *c);
-	lbs_series_set *set;
+	lbs_curve_set *set;
 	const char *device, *model; /* pollux */
 	lbs_error *err;
 	lbs_status st;
@@ -112,20 +112,20 @@ static lbs_status parse_file(csv_ctx *c)
 	return c->st;
 }
 
-static lbs_series *series_for(lbs_series_set *set, const char *device, const char *model)
+static lbs_curve *series_for(lbs_curve_set *set, const char *device, const char *model)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (!strcmp(set->s[i].device, device) && !strcmp(set->s[i].model, model))
 			return &set->s[i];
 	if (set->n == set->cap) {
 		size_t ncap = set->cap ? 2 * set->cap : 16;
-		lbs_series *s = realloc(set->s, ncap * sizeof *s);
+		lbs_curve *s = realloc(set->s, ncap * sizeof *s);
 		if (!s)
 			return NULL;
 		set->s = s;
 		set->cap = ncap;
 	}
-	lbs_series *s = &set->s[set->n++];
+	lbs_curve *s = &set->s[set->n++];
 	memset(s, 0, sizeof *s);
 	snprintf(s->device, sizeof s->device, "%s", device);
 	snprintf(s->model, sizeof s->model, "%s", model);
@@ -133,7 +133,7 @@ static lbs_series *series_for(lbs_series_set *set, const char *device, const cha
 }
 
 /* Adds a point, keeping batches increasing; a batch seen twice is an error. */
-static lbs_status add_point(csv_ctx *c, lbs_series *s, double batch, double time_s, size_t col)
+static lbs_status add_point(csv_ctx *c, lbs_curve *s, double batch, double time_s, size_t col)
 {
 	if (s->n == s->cap) {
 		size_t ncap = s->cap ? 2 * s->cap : 16;
@@ -190,13 +190,13 @@ static lbs_status gavel_row(csv_ctx *c)
 		return LBS_OK;
 	if ((st = number(c, BATCH, true, &batch)))
 		return st;
-	lbs_series *s = series_for(c->set, c->field[TYPE], c->field[MODEL]);
+	lbs_curve *s = series_for(c->set, c->field[TYPE], c->field[MODEL]);
 	if (!s)
 		return lbs_error_set(c->err, LBS_EINTERNAL, "out of memory");
 	return add_point(c, s, batch, 1.0 / steps, BATCH);
 }
 
-lbs_status lbs_series_read_gavel(const char *path, lbs_series_set *set, lbs_error *err)
+lbs_status lbs_curves_read_gavel(const char *path, lbs_curve_set *set, lbs_error *err)
 {
 	static const char *const header[] = { "worker_type", "model", "batch_size", "scale_factor",
 					      "steps_per_s" };
@@ -219,14 +219,14 @@ static lbs_status pollux_row(csv_ctx *c)
 		return LBS_OK; /* more than one GPU */
 	if (!(step > sync))
 		return row_error(c, SYNC, "%s s is not below step_time %s s", c->field[SYNC], c->field[STEP]);
-	lbs_series *s = series_for(c->set, c->device, c->model);
+	lbs_curve *s = series_for(c->set, c->device, c->model);
 	if (!s)
 		return lbs_error_set(c->err, LBS_EINTERNAL, "out of memory");
 	return add_point(c, s, batch, step - sync, BSZ);
 }
 
-lbs_status lbs_series_read_pollux(const char *path, const char *device, const char *model,
-				  lbs_series_set *set, lbs_error *err)
+lbs_status lbs_curves_read_pollux(const char *path, const char *device, const char *model,
+				  lbs_curve_set *set, lbs_error *err)
 {
 	static const char *const header[] = { "placement", "local_bsz", "step_time", "sync_time" };
 	csv_ctx c = { .path = path, .header = header, .n_header = 4, .row = pollux_row, .set = set,
@@ -234,13 +234,13 @@ lbs_status lbs_series_read_pollux(const char *path, const char *device, const ch
 	lbs_status st = parse_file(&c);
 	if (st != LBS_OK)
 		return st;
-	lbs_series *s = series_for(set, device, model);
+	lbs_curve *s = series_for(set, device, model);
 	if (!s)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	return s->n ? LBS_OK : lbs_error_set(err, LBS_EINPUT, "%s: no rows with placement 1", path);
 }
 
-void lbs_series_set_free(lbs_series_set *set)
+void lbs_curve_set_free(lbs_curve_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->s[i].batch);

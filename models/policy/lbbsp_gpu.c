@@ -148,10 +148,7 @@ static size_t lg_vars(const void *state, lbs_policy_var *out, size_t max)
 		{ "leader", (double)s->leader },   { "moves", (double)s->moves },
 		{ "reversals", (double)s->reversals },
 	};
-	size_t n = sizeof v / sizeof v[0] < max ? sizeof v / sizeof v[0] : max;
-	for (size_t i = 0; i < n; i++)
-		out[i] = v[i];
-	return n;
+	return lbs_vars_copy(out, max, v, sizeof v / sizeof v[0]);
 }
 
 const lbs_policy_ops lbs_policy_lbbsp_gpu = {

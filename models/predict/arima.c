@@ -70,7 +70,8 @@ static lbs_status arima_create(const lbs_kv *options, size_t n_options, size_t n
 	lbs_status st = lbs_options_parse(arima_keys, sizeof arima_keys / sizeof arima_keys[0],
 					  "predictor.arima", options, n_options, &s->opt, err);
 	size_t w = (size_t)s->opt.window, np = (size_t)(1 + s->opt.p + s->opt.q);
-	if (st == LBS_OK && (size_t)s->opt.window < 3 * np + (size_t)s->opt.d)
+	/* A fit needs p + 3 * (coefficients) points after differencing. */
+	if (st == LBS_OK && (size_t)s->opt.window < (size_t)s->opt.p + 3 * np + (size_t)s->opt.d)
 		st = lbs_error_set(err, LBS_EINPUT, "[predictor.arima] window: %lld measurements are too "
 				   "few to fit %zu coefficients", (long long)s->opt.window, np);
 	if (st == LBS_OK && (!(s->y = lbs_calloc(w, sizeof *s->y, err)) ||
@@ -332,9 +333,7 @@ static size_t arima_vars(const void *state, lbs_policy_var *out, size_t max)
 	lbs_policy_var v[] = { { "fits", (double)s->fits },
 			       { "failed_fits", (double)s->failed_fits },
 			       { "fallbacks", (double)s->fallbacks } };
-	size_t n = max < 3 ? max : 3;
-	memcpy(out, v, n * sizeof *v);
-	return n;
+	return lbs_vars_copy(out, max, v, 3);
 }
 
 /* For tests: the coefficients of the last good fit (c, phi..., theta...). */

@@ -302,9 +302,7 @@ static size_t narx_vars(const void *state, lbs_policy_var *out, size_t max)
 	lbs_policy_var v[] = { { "trainings", (double)s->trainings },
 			       { "failed_trainings", (double)s->failed },
 			       { "fallbacks", (double)s->fallbacks } };
-	size_t n = max < 3 ? max : 3;
-	memcpy(out, v, n * sizeof *v);
-	return n;
+	return lbs_vars_copy(out, max, v, 3);
 }
 
 const lbs_predictor_ops lbs_predictor_narx = {

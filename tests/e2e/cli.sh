@@ -91,19 +91,7 @@ check "missing file named" grep -q "$TMP/none.ini" "$TMP/err"
 check "missing file: no database" test ! -e "$TMP/m.db"
 "$LBSIM" "$TMP" -o "$TMP/m.db" 2> /dev/null; check "directory: exit 3" test $? -eq 3
 
-# Every file of the bad-input corpus: exit 3, file:line and the reason in the
-# message, no database created. Its first line says "; expect: LINE WORDS".
-for f in "$top_srcdir"/tests/data/bad/*.ini; do
-	name=$(basename "$f" .ini)
-	read -r _ _ line words < "$f"
-	"$LBSIM" "$f" -o "$TMP/bad.db" > "$TMP/out" 2> "$TMP/err"; rc=$?
-	if [ $rc -eq 3 ] && grep -qF "$f:$line:" "$TMP/err" && grep -qF "$words" "$TMP/err" &&
-	   [ ! -e "$TMP/bad.db" ] && [ ! -s "$TMP/out" ]; then
-		ok "bad input $name"
-	else
-		bad "bad input $name (exit $rc): $(cat "$TMP/err")"
-	fi
-done
+# The bad-input corpus is run by tests/e2e/bad-input.sh.
 
 # Bad input against an existing database adds no rows to it.
 before=$(q "$TMP/r.db" 'SELECT count(*) FROM runs')

@@ -19,9 +19,17 @@ fi
 for opt in --output --seed --detail --set --quiet --help --version; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" "$top_srcdir/doc/lbsim.1"
 done
+for cmd in sweep merge plot export; do
+	check "man page documents lbsim $cmd" grep -q "^\.B $cmd\$" "$top_srcdir/doc/lbsim.1"
+	check "doc/sweeps.md documents lbsim $cmd" grep -q "^lbsim $cmd " "$top_srcdir/doc/sweeps.md"
+done
+for opt in --jobs --shard --sshlogin --list --keep --out --setting; do
+	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" "$top_srcdir/doc/lbsim.1"
+done
 
 missing=$(cd "$top_srcdir" && grep -L 'SPDX-License-Identifier: GPL-3.0-or-later' \
-	$(ls sim/*.[ch] models/*.[ch] models/*/*.c traces/*.[ch] tests/unit/*.[ch] tests/e2e/*.sh bench/*.c 2> /dev/null))
+	$(ls sim/*.[ch] models/*.[ch] models/*/*.c traces/*.[ch] tests/unit/*.[ch] tests/e2e/*.sh bench/*.c \
+	     bench/*.sh analysis/*.sql analysis/*.gp analysis/*.sh scenarios/sweeps/* 2> /dev/null))
 check "every source file has an SPDX line" test -z "$missing"
 
 finish

@@ -22,4 +22,13 @@ check "NARX below EMA" faster "$(rmse narx)" "$(rmse ema)"
 check "NARX below ARIMA" faster "$(rmse narx)" "$(rmse arima)"
 check "predict says it used readings" grep -q 'with cpu_util and mem_util readings' "$TMP/out"
 
+# Trace files replay directly: PAI mini-batch times as 1 / time.
+"$LBSIM" predict --format pai "$top_srcdir/traces/data/alibaba-pai-gpu-v2020/minibatch_job_2_norm.csv" \
+	-o "$TMP/t.db" > "$TMP/out"
+check "predict --format pai: exit 0" test $? -eq 0
+check "predict --format pai: 10 series" grep -q ': 10 series' "$TMP/out"
+check "predict --format pai: four scores" test "$(q "$TMP/t.db" 'SELECT count(*) FROM predictor_errors')" = 4
+"$LBSIM" predict --format nope x.csv > /dev/null 2>&1; check "predict: bad format: exit 2" test $? -eq 2
+"$LBSIM" predict --format pai "$TMP/missing.csv" -o "$TMP/t.db" 2> /dev/null; check "predict: missing trace: exit 3" test $? -eq 3
+
 finish

@@ -43,6 +43,18 @@ char *write_temp(const char *text)
 	return path;
 }
 
+char *src_path(const char *rel)
+{
+	/* make check exports top_srcdir; a direct run falls back to the
+	 * source tree this binary was configured from. */
+	const char *top = getenv("top_srcdir");
+	if (!top || !*top)
+		top = LBS_TOP_SRCDIR;
+	char *path = malloc(strlen(top) + strlen(rel) + 2);
+	sprintf(path, "%s/%s", top, rel);
+	return path;
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -53,8 +65,13 @@ int main(void)
 	suite_models();
 	suite_scenario();
 	suite_run();
+	suite_series();
+	suite_readers();
+	suite_source();
+	suite_binding();
 	suite_generators();
 	suite_policy();
+	suite_sweep();
 	suite_predict();
 	suite_nets();
 	suite_calib();

@@ -12,8 +12,13 @@ void suite_rng(void);
 void suite_models(void);
 void suite_scenario(void);
 void suite_run(void);
+void suite_series(void);
+void suite_readers(void);
+void suite_source(void);
+void suite_binding(void);
 void suite_generators(void);
 void suite_policy(void);
+void suite_sweep(void);
 void suite_predict(void);
 void suite_nets(void);
 void suite_calib(void);
@@ -29,6 +34,9 @@ void add_suite(const char *name, const test_case *tests, size_t n);
  * per call site is not needed: the caller owns the returned malloc'd path). */
 char *write_temp(const char *text);
 
+/* The path of a file of the source tree, e.g. "tests/data/traces/x.csv"
+ * (malloc'd). */
+char *src_path(const char *rel);
 /* A whole run's iteration records, captured by an observer. */
 #include "sim/run.h"
 typedef struct capture {

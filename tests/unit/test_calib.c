@@ -255,7 +255,7 @@ static void test_scenario_profile(void)
 
 static void test_tables(void)
 {
-	lbs_series_set set = { 0 };
+	lbs_curve_set set = { 0 };
 	lbs_error err = { 0 };
 	char *path = write_temp("worker_type,model,batch_size,scale_factor,steps_per_s\n"
 				"v100,ResNet-50,32,1,4.0\n"
@@ -265,12 +265,12 @@ static void test_tables(void)
 				"v100,ResNet-50,128,1,0.0\n"        /* did not run */
 				"v100,A3C,,1,7.1\n"                 /* no batch size */
 				"k80,ResNet-50,16,1,2.0\n");
-	CU_ASSERT_EQUAL_FATAL(lbs_series_read_gavel(path, &set, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_curves_read_gavel(path, &set, &err), LBS_OK);
 	CU_ASSERT_EQUAL(set.n, 2);
 	CU_ASSERT(!strcmp(set.s[0].device, "v100") && !strcmp(set.s[0].model, "ResNet-50"));
 	CU_ASSERT(set.s[0].n == 2 && set.s[0].batch[0] == 16 && set.s[0].time_s[0] == 0.125);
 	CU_ASSERT(set.s[0].batch[1] == 32 && set.s[0].time_s[1] == 0.25);
-	lbs_series_set_free(&set);
+	lbs_curve_set_free(&set);
 	unlink(path);
 	free(path);
 
@@ -286,12 +286,12 @@ static void test_tables(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		path = write_temp(bad[i].text);
-		CU_ASSERT_EQUAL(lbs_series_read_gavel(path, &set, &err), LBS_EINPUT);
+		CU_ASSERT_EQUAL(lbs_curves_read_gavel(path, &set, &err), LBS_EINPUT);
 		if (!strstr(err.msg, path) || !strstr(err.msg, bad[i].where)) {
 			fprintf(stderr, "\n  expected '%s' in: %s\n", bad[i].where, err.msg);
 			CU_FAIL("table error lacks the location");
 		}
-		lbs_series_set_free(&set);
+		lbs_curve_set_free(&set);
 		unlink(path);
 		free(path);
 	}
@@ -299,15 +299,15 @@ static void test_tables(void)
 	/* Pollux: one GPU only, compute = step - sync. */
 	path = write_temp("placement,local_bsz,step_time,sync_time\n1,32,0.05,0.01\n2,32,0.06,0.02\n"
 			  "1,64,0.09,0.01\n");
-	CU_ASSERT_EQUAL_FATAL(lbs_series_read_pollux(path, "t4", "m", &set, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_curves_read_pollux(path, "t4", "m", &set, &err), LBS_OK);
 	CU_ASSERT(set.n == 1 && set.s[0].n == 2 && NEAR(set.s[0].time_s[1], 0.08, 1e-12));
-	lbs_series_set_free(&set);
+	lbs_curve_set_free(&set);
 	unlink(path);
 	free(path);
 	path = write_temp("placement,local_bsz,step_time,sync_time\n1,32,0.05,0.06\n");
-	CU_ASSERT_EQUAL(lbs_series_read_pollux(path, "t4", "m", &set, &err), LBS_EINPUT);
+	CU_ASSERT_EQUAL(lbs_curves_read_pollux(path, "t4", "m", &set, &err), LBS_EINPUT);
 	CU_ASSERT(strstr(err.msg, ":2: sync_time:") != NULL);
-	lbs_series_set_free(&set);
+	lbs_curve_set_free(&set);
 	unlink(path);
 	free(path);
 }

@@ -37,11 +37,11 @@ static void test_credit_depletion(void)
 	CU_ASSERT_FATAL(t != NULL);
 	CU_ASSERT(EQ(lbs_credit_baseline(t), 0.1));
 	CU_ASSERT_FATAL(lbs_credit_create(t, t->launch, 0, &a, &err) == LBS_OK);
-	CU_ASSERT(EQ(lbs_avail_reading(&a, 0, LBS_READING_CPU_CREDITS), 30));
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 0, 0, LBS_READING_CPU_CREDITS), 30));
 	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 2100, 0), 3000));
-	CU_ASSERT(fabs(lbs_avail_reading(&a, 3000, LBS_READING_CPU_CREDITS)) < 1e-12);
-	CU_ASSERT(EQ(lbs_avail_reading(&a, 3600, LBS_READING_CPU_CREDITS), 1));
-	CU_ASSERT(isnan(lbs_avail_reading(&a, 3600, LBS_READING_CPU_UTIL)));
+	CU_ASSERT(fabs(lbs_avail_reading(&a, 3000, 0, LBS_READING_CPU_CREDITS)) < 1e-12);
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 3600, 0, LBS_READING_CPU_CREDITS), 1));
+	CU_ASSERT(isnan(lbs_avail_reading(&a, 3600, 0, LBS_READING_CPU_UTIL)));
 	CU_ASSERT(EQ(lbs_avail_finish(&a, 3600, 100, 1), 4000));
 	lbs_avail_destroy(&a);
 	CU_ASSERT_PTR_NULL(a.ops);
@@ -63,8 +63,8 @@ static void test_credit_limits(void)
 	lbs_avail a;
 	const lbs_credit_type *micro = lbs_credit_type_find("t2.micro");
 	CU_ASSERT_FATAL(lbs_credit_create(micro, micro->launch, 0, &a, &err) == LBS_OK);
-	CU_ASSERT(EQ(lbs_avail_reading(&a, 24 * 3600.0, LBS_READING_CPU_CREDITS), 174));
-	CU_ASSERT(EQ(lbs_avail_reading(&a, 48 * 3600.0, LBS_READING_CPU_CREDITS), 174));
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 24 * 3600.0, 0, LBS_READING_CPU_CREDITS), 174));
+	CU_ASSERT(EQ(lbs_avail_reading(&a, 48 * 3600.0, 0, LBS_READING_CPU_CREDITS), 174));
 	lbs_avail_destroy(&a);
 
 	/* t3.micro: 12 credits/h, 2 vCPUs, limit 288, baseline 10%, no launch
@@ -76,7 +76,7 @@ static void test_credit_limits(void)
 	CU_ASSERT_FATAL(lbs_credit_create(t3, 0, 0, &a, &err) == LBS_OK);
 	CU_ASSERT(EQ(lbs_avail_finish(&a, 0, 10, 0), 100));
 	double t0 = 100 + 48 * 3600.0;
-	CU_ASSERT(EQ(lbs_avail_reading(&a, t0, LBS_READING_CPU_CREDITS), 288));
+	CU_ASSERT(EQ(lbs_avail_reading(&a, t0, 0, LBS_READING_CPU_CREDITS), 288));
 	CU_ASSERT(EQ(lbs_avail_finish(&a, t0, 9600, 1), t0 + 9600));
 	CU_ASSERT(EQ(lbs_avail_finish(&a, t0 + 9600, 1, 2), t0 + 9610)); /* empty: 10% */
 	lbs_avail_destroy(&a);
@@ -180,8 +180,8 @@ static void test_background_exact(void)
 		size_t i = 0;
 		while (ph.end[i] <= t)
 			i++;
-		bad += lbs_avail_reading(&a, t, LBS_READING_CPU_UTIL) != (ph.on[i] ? 0.75 : 0);
-		bad += lbs_avail_reading(&a, t, LBS_READING_MEM_UTIL) != (ph.on[i] ? 0.4 : 0);
+		bad += lbs_avail_reading(&a, t, 0, LBS_READING_CPU_UTIL) != (ph.on[i] ? 0.75 : 0);
+		bad += lbs_avail_reading(&a, t, 0, LBS_READING_MEM_UTIL) != (ph.on[i] ? 0.4 : 0);
 		bad += a.ops->level(a.state, t, k) != (ph.on[i] ? 0.25 : 1);
 		/* The level far ahead comes from a copy of the stream. */
 		size_t j = i + 3;

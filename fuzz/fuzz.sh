@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# `make fuzz`: builds each harness with clang's libFuzzer, ASan and UBSan in
+# fuzz/clang/ of the build tree (apart from the normal build, which it never
+# touches), then runs each for FUZZ_SECONDS (default 60), starting from the
+# seeds (shipped scenarios, traces and sweeps) and the regression corpus.
+# The corpus it grows is kept in fuzz/corpus/HARNESS/; crashing inputs land
+# in fuzz/artifacts/HARNESS/ (copy them to fuzz/regressions/HARNESS/ once
+# fixed). Usage: fuzz.sh HARNESS...; the makefile passes the environment.
+set -u
+: "${srcdir:?}" "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=60}" "${FUZZ_SOURCES:?}"
+: "${FUZZ_CPPFLAGS:=}" "${FUZZ_LIBS:=}" "${FUZZ_FLAGS:=}"
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cflags="-g -O1 -std=gnu11 $san"
+obj=fuzz/clang
+mkdir -p "$obj"
+
+# Newest header: any change to one rebuilds everything (simple and safe).
+newest=$(ls -t "$srcdir"/sim/*.h "$srcdir"/models/*.h "$srcdir"/traces/*.h "$srcdir"/fuzz/*.h config.h | head -1)
+objs=
+for s in $FUZZ_SOURCES fuzz/harness.c; do
+	src=$s; [ -f "$src" ] || src=$srcdir/$s
+	o=$obj/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')
+	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest" -nt "$o" ]; then
+		echo "  CLANG    $s"
+		$FUZZ_CC $cflags -fsanitize=fuzzer-no-link -I"$srcdir" -I. $FUZZ_CPPFLAGS -c "$src" -o "$o" || exit 1
+	fi
+	objs="$objs $o"
+done
+
+# Seeds by harness: the shipped files of each kind.
+seeds() {
+	case $1 in
+	scenario) echo "$srcdir/scenarios $srcdir/tests/data/bad $srcdir/tests/data/sweep" ;;
+	trace) echo "$srcdir/tests/data/traces $srcdir/tests/data/bad/traces" ;;
+	sweep) echo "$srcdir/tests/data/sweep $srcdir/tests/data/bad-sweep $srcdir/scenarios/sweeps" ;;
+	esac
+}
+
+failed=
+for h in "$@"; do
+	echo "  CCLD     fuzz/fuzz_$h"
+	$FUZZ_CC $cflags -fsanitize=fuzzer -I"$srcdir" -I. $FUZZ_CPPFLAGS "$srcdir/fuzz/fuzz_$h.c" $objs \
+		$FUZZ_LIBS -o "fuzz/fuzz_$h" || exit 1
+	mkdir -p "fuzz/corpus/$h" "fuzz/artifacts/$h"
+	dict=
+	[ -f "$srcdir/fuzz/$h.dict" ] && dict="-dict=$srcdir/fuzz/$h.dict"
+	echo "fuzz: $h for ${FUZZ_SECONDS}s"
+	# shellcheck disable=SC2046
+	if ! ./fuzz/fuzz_$h -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+		-print_final_stats=1 -artifact_prefix="fuzz/artifacts/$h/" $dict $FUZZ_FLAGS \
+		"fuzz/corpus/$h" "$srcdir/fuzz/regressions/$h" $(seeds "$h") > "fuzz/fuzz_$h.log" 2>&1; then
+		failed="$failed $h"
+		tail -60 "fuzz/fuzz_$h.log"
+	fi
+	grep -E '^stat::(number_of_executed_units|peak_rss_mb)|DONE' "fuzz/fuzz_$h.log" | sed "s/^/fuzz: $h: /"
+done
+if [ -n "$failed" ]; then
+	echo "fuzz: FAILED:$failed (inputs in fuzz/artifacts/)"
+	exit 1
+fi
+echo "fuzz: every harness ran ${FUZZ_SECONDS}s without a finding"

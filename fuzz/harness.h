@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Fuzzing harnesses: each fuzz/fuzz_*.c defines LLVMFuzzerTestOneInput,
+ * linked either with libFuzzer (`make fuzz`, clang) or with fuzz/replay.c
+ * (`make check`, any compiler), which feeds it the regression corpus. */
+#ifndef LBS_FUZZ_HARNESS_H
+#define LBS_FUZZ_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The harness's private scratch folder (created on first use, removed at
+ * exit). */
+const char *lbs_fuzz_dir(void);
+
+/* Writes size bytes of data to NAME in the scratch folder and returns its
+ * path (valid until the next call). Aborts on I/O errors: they are the
+ * harness's, not the code under test's. */
+const char *lbs_fuzz_file(const char *name, const uint8_t *data, size_t size);
+
+#endif

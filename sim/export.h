@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Reading results for analysis: a results database opened read-only with
+ * the views of analysis/views.sql as temporary views (the file itself is
+ * never changed), and query results written as CSV. */
+#ifndef LBS_EXPORT_H
+#define LBS_EXPORT_H
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "sim/error.h"
+
+/* The files of analysis/, compiled in (analysis/embed.sh writes the table;
+ * the last entry is { NULL, NULL }). */
+typedef struct lbs_analysis_file {
+	const char *name; /* e.g. "views.sql", "speedup.gp" */
+	const char *text;
+} lbs_analysis_file;
+extern const lbs_analysis_file lbs_analysis_files[];
+
+/* The text of analysis file `name`, or NULL. */
+const char *lbs_analysis_text(const char *name);
+
+/* Opens an lbsim results database read-only and adds the analysis views as
+ * temporary views. Errors (LBS_EINPUT): the file is missing, not SQLite,
+ * or not a results database of the recorder's schema version. */
+lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err);
+
+/* Writes the rows of `sql` (with parameters ?1.. bound to the integers
+ * params[0..n)) as
+ * CSV with a header line: RFC 4180 quoting, NULL as an empty field. Returns
+ * the rows written through *rows (may be NULL). Errors: LBS_EIO. */
+lbs_status lbs_export_csv(sqlite3 *db, const char *sql, const long long *params, size_t n_params,
+			  FILE *out, long long *rows, lbs_error *err);
+
+/* The `lbsim export DB VIEW` command; returns the exit status. */
+int lbs_export_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Sweeps: a sweep file names a base scenario and the keys to vary; lbsim
+ * expands their cartesian product into points, each one `lbsim run` of the
+ * scenario with --set overrides, a policy and a seed, run in parallel by GNU
+ * parallel and merged into one results database (sim/merge.h).
+ *
+ *   [sweep]
+ *   scenario = ../default.ini        ; relative to the sweep file
+ *   [vary]
+ *   workers.k80.count = 2, 4, 8      ; a list
+ *   run.iterations = 100..400 *2     ; a range: 100, 200, 400
+ *   policy = static, lbbsp-gpu
+ *   seeds = 1..5
+ *   [zip]                            ; keys that vary together, as one
+ *   workers.v100.count = 1..8 *2
+ *   run.global_batch = 128..1024 *2
+ *
+ * The format is in doc/sweeps.md. Loading checks everything a run would:
+ * every value of every key, and every point as a whole, so that a sweep
+ * that starts does not fail half-way on its input. */
+#ifndef LBS_SWEEP_H
+#define LBS_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/error.h"
+#include "sim/keys.h"
+#include "sim/recorder.h"
+
+#define LBS_SWEEP_MAX_POINTS 100000
+#define LBS_SWEEP_MAX_KEYS 64
+
+/* One varied key: a scenario key "SECTION.KEY", or "policy" or "seed". */
+typedef struct lbs_sweep_key {
+	char name[LBS_NAME_MAX * 2 + 16];
+	int line;        /* where the sweep file gives it; 0: the scenario's default */
+	char **values;
+	size_t n_values;
+	size_t dim;      /* the dimension it belongs to */
+} lbs_sweep_key;
+
+typedef struct lbs_sweep {
+	char path[1024];
+	char name[LBS_VALUE_MAX];      /* [sweep] name, or the file name without .ini */
+	char scenario[2048];           /* the base scenario, resolved against the sweep's folder */
+	lbs_detail detail;
+	lbs_sweep_key *keys;           /* in dimension order; "policy" and "seed" always present */
+	size_t n_keys;
+	size_t *dim_size;              /* values of each dimension; the first varies slowest */
+	size_t n_dims;
+	size_t n_points;
+	char hash[17];                 /* identity of the expansion: 16 hex digits */
+} lbs_sweep;
+
+/* Reads and checks a sweep file: its syntax and keys (errors name the file,
+ * line and key), every value against the base scenario, then every point as
+ * a run would build it. Errors are LBS_EINPUT. */
+lbs_status lbs_sweep_load(lbs_sweep *sw, const char *path, lbs_error *err);
+void lbs_sweep_destroy(lbs_sweep *sw);
+
+/* The value of key k at point p (0-based, p < n_points). */
+const char *lbs_sweep_value(const lbs_sweep *sw, size_t p, size_t k);
+
+/* Expands one list item of a sweep file ("4", "4..1024 *2", "1..10 +3",
+ * "0.5..1 +0.1") by calling add(ctx, value) for each value in order. A range
+ * is NUM..NUM with an optional +STEP (integers or decimals) or *FACTOR
+ * (integers); anything that does not start as NUM.. is one literal value.
+ * Returns LBS_EINPUT with a message (no location) for a malformed range. */
+lbs_status lbs_sweep_expand_item(const char *item, lbs_status (*add)(void *ctx, const char *value),
+				 void *ctx, lbs_error *err);
+
+/* The `lbsim sweep` command (sim/sweep_exec.c); returns the exit status. */
+int lbs_sweep_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Running a sweep: GNU parallel runs one `lbsim run` per point, each writing
+ * its own small database, then the points are merged into the output.
+ *
+ * Next to the output OUT lives the work folder OUT.sweep/ while a sweep is
+ * unfinished:
+ *   sweep        the sweep's identity (hash, shard): a rerun must match it
+ *   jobs         one shell command per point, the input of GNU parallel
+ *   points.list  the point number of each line of jobs
+ *   joblog       GNU parallel's job log (--joblog, --resume-failed)
+ *   points/N.db  point N's results, renamed into place when its run succeeded
+ *   lock         held (flock) by the sweep using the folder
+ * A rerun after an interruption skips the jobs the log records as done and,
+ * because a job does nothing when its database exists, the ones that
+ * finished but were not logged; points already merged are skipped by the
+ * merge. On success the folder is removed (unless --keep). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/buf.h"
+#include "sim/proc.h"
+#include "sim/merge.h"
+#include "sim/sweep.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N] [options]\n"
+		"\n"
+		"Runs every point of the sweep SWEEP.ini (a base scenario and the keys to vary)\n"
+		"as its own `lbsim run`, in parallel with GNU parallel, and merges the runs into\n"
+		"one results database. An interrupted sweep resumes where it stopped when run\n"
+		"again with the same arguments. See doc/sweeps.md.\n"
+		"\n"
+		"Options:\n"
+		"  -j, --jobs N          points run at once (default: one per CPU core)\n"
+		"  -o, --output FILE     results database (default: results.db); the work folder\n"
+		"                        FILE.sweep/ holds the job log until the sweep is done\n"
+		"      --shard K/N       run only points K, K+N, K+2N, ... (for job arrays);\n"
+		"                        join the shards' outputs with `lbsim merge`\n"
+		"  -S, --sshlogin LOGINS run on these machines too (GNU parallel --sshlogin; the\n"
+		"                        same paths must exist on them, e.g. a shared file system)\n"
+		"      --list            print the points (of the shard) and exit\n"
+		"      --keep            keep the work folder after a successful sweep\n"
+		"  -q, --quiet           print nothing but errors\n"
+		"  -h, --help            this help\n");
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* GNU parallel, not moreutils' parallel of the same name. */
+static lbs_status check_parallel(lbs_error *err)
+{
+	char path[4096];
+	if (!lbs_proc_find("parallel", path, sizeof path))
+		return lbs_error_set(err, LBS_EIO, "sweeps run their points with GNU parallel, which is not "
+				     "on PATH: install it (Debian package parallel)");
+	int fd[2];
+	if (pipe(fd) != 0)
+		return lbs_error_set(err, LBS_EIO, "cannot run %s: %s", path, strerror(errno));
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execl(path, "parallel", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	char line[256] = "";
+	ssize_t n = pid > 0 ? read(fd[0], line, sizeof line - 1) : -1;
+	line[n > 0 ? n : 0] = '\0';
+	close(fd[0]);
+	int status = 0;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (strncmp(line, "GNU parallel", 12) != 0)
+		return lbs_error_set(err, LBS_EIO, "%s is not GNU parallel (is it moreutils' parallel?): "
+				     "install GNU parallel (Debian package parallel)", path);
+	return LBS_OK;
+}
+
+static lbs_status write_file(const char *path, const char *text, lbs_error *err)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	bool ok = fputs(text, f) >= 0;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", path, strerror(errno));
+	}
+	return LBS_OK;
+}
+
+/* The whole file, or NULL. */
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	lbs_buf b = { 0 };
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lbs_buf_printf(&b, "%.*s", (int)n, chunk);
+	fclose(f);
+	if (b.failed) {
+		lbs_buf_free(&b);
+		return NULL;
+	}
+	return b.s ? b.s : strdup("");
+}
+
+static void point_db(char *buf, size_t len, const char *dir, size_t point, const char *suffix)
+{
+	snprintf(buf, len, "%s/points/%06zu.db%s", dir, point, suffix);
+}
+
+static bool exists(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+/* Points done: files NNNNNN.db in dir/points. */
+static size_t count_done(const char *dir)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/points", dir);
+	DIR *d = opendir(path);
+	size_t n = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		n += len == 9 && !strcmp(e->d_name + 6, ".db");
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Removes points' leftovers of a killed attempt (*.tmp, *-journal). */
+static void remove_leftovers(const char *dir, bool everything)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/points", dir);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		bool db = strlen(e->d_name) == 9 && !strcmp(e->d_name + 6, ".db");
+		if (everything || !db) {
+			char f[4500];
+			snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+			unlink(f);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static void format_duration(char *buf, size_t len, double s)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* The exit value the job log records last for line `seq` of jobs, or -1. */
+static int logged_exit(const char *joblog, size_t seq)
+{
+	FILE *f = fopen(joblog, "r");
+	if (!f)
+		return -1;
+	char *line = NULL;
+	size_t cap = 0;
+	int code = -1;
+	while (getline(&line, &cap, f) > 0) {
+		/* Seq Host Starttime JobRuntime Send Receive Exitval Signal Command */
+		char *save = NULL, *tok = strtok_r(line, "\t", &save);
+		if (!tok || strtoull(tok, NULL, 10) != seq)
+			continue;
+		for (int i = 0; i < 6 && tok; i++)
+			tok = strtok_r(NULL, "\t", &save);
+		if (tok)
+			code = atoi(tok);
+	}
+	free(line);
+	fclose(f);
+	return code;
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+typedef struct options {
+	const char *sweep, *output, *jobs;
+	const char *logins[16];
+	size_t n_logins;
+	size_t shard_k, shard_n;
+	bool list, keep, quiet;
+} options;
+
+/* The shell command of one point: nothing when its database exists, else
+ * `lbsim run` into a temporary file renamed into place on success. */
+static bool job_line(lbs_buf *b, const lbs_sweep *sw, size_t p, const char *lbsim, const char *dir)
+{
+	char db[4200], tmp[4200], journal[4200];
+	point_db(db, sizeof db, dir, p + 1, "");
+	point_db(tmp, sizeof tmp, dir, p + 1, ".tmp");
+	point_db(journal, sizeof journal, dir, p + 1, ".tmp-journal");
+	static const char *const detail[] = { "runs", "iterations", "workers" };
+	lbs_buf_printf(b, "test -e ");
+	lbs_buf_shell_quote(b, db);
+	lbs_buf_printf(b, " || { rm -f ");
+	lbs_buf_shell_quote(b, tmp);
+	lbs_buf_printf(b, " ");
+	lbs_buf_shell_quote(b, journal);
+	lbs_buf_printf(b, " && ");
+	lbs_buf_shell_quote(b, lbsim);
+	lbs_buf_printf(b, " run ");
+	lbs_buf_shell_quote(b, sw->scenario);
+	lbs_buf_printf(b, " -q --no-baseline --detail %s", detail[sw->detail]);
+	for (size_t k = 0; k < sw->n_keys; k++) {
+		const char *name = sw->keys[k].name, *value = lbs_sweep_value(sw, p, k);
+		if (!strcmp(name, "policy")) {
+			lbs_buf_printf(b, " --policy ");
+			lbs_buf_shell_quote(b, value);
+		} else if (!strcmp(name, "seed")) {
+			lbs_buf_printf(b, " --seed %s", value);
+		} else {
+			char set[LBS_VALUE_MAX + LBS_NAME_MAX * 2 + 32];
+			snprintf(set, sizeof set, "%s=%s", name, value);
+			lbs_buf_printf(b, " --set ");
+			lbs_buf_shell_quote(b, set);
+		}
+	}
+	lbs_buf_printf(b, " -o ");
+	lbs_buf_shell_quote(b, tmp);
+	lbs_buf_printf(b, " && mv -f ");
+	lbs_buf_shell_quote(b, tmp);
+	lbs_buf_printf(b, " ");
+	lbs_buf_shell_quote(b, db);
+	lbs_buf_printf(b, "; }\n");
+	return !b->failed;
+}
+
+/* The absolute path of this program, for the job commands. */
+static void self_path(char *buf, size_t len, const char *argv0)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		return;
+	}
+	char *abs = strchr(argv0, '/') ? realpath(argv0, NULL) : NULL;
+	snprintf(buf, len, "%s", abs ? abs : "lbsim");
+	free(abs);
+}
+
+/* OUT.sweep, absolute (OUT need not exist yet). */
+static lbs_status work_dir(const char *output, char *dir, size_t len, lbs_error *err)
+{
+	const char *slash = strrchr(output, '/');
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - output) : 1, slash ? output : ".");
+	if (slash == output)
+		snprintf(parent, sizeof parent, "/");
+	char *abs = realpath(parent, NULL);
+	if (!abs)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot use folder %s: %s", output, parent, strerror(errno));
+	snprintf(dir, len, "%s/%s.sweep", strcmp(abs, "/") ? abs : "", slash ? slash + 1 : output);
+	free(abs);
+	return LBS_OK;
+}
+
+typedef struct plan {
+	char dir[4096];
+	size_t *points; /* 1-based point numbers of the jobs */
+	size_t n;
+	int lock_fd;
+	bool resumed;
+} plan;
+
+/* Creates or reopens the work folder. A fresh one gets the job list of the
+ * shard's points that the output lacks; an existing one must belong to the
+ * same sweep and shard, and keeps its job list (GNU parallel resumes by line
+ * number). */
+static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, const char *lbsim,
+			  plan *pl, lbs_error *err)
+{
+	char path[4200], identity[512];
+	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\n", sw->hash,
+		 o->shard_k, o->shard_n, sw->name);
+	if (mkdir(pl->dir, 0777) != 0 && errno != EEXIST)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot create the work folder: %s", pl->dir,
+				     strerror(errno));
+	snprintf(path, sizeof path, "%s/points", pl->dir);
+	if (mkdir(path, 0777) != 0 && errno != EEXIST)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", path, strerror(errno));
+	snprintf(path, sizeof path, "%s/lock", pl->dir);
+	pl->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (pl->lock_fd < 0)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", path, strerror(errno));
+	if (flock(pl->lock_fd, LOCK_EX | LOCK_NB) != 0)
+		return lbs_error_set(err, LBS_EIO, "%s: another lbsim sweep is using this work folder "
+				     "(writing to %s)", pl->dir, o->output);
+	snprintf(path, sizeof path, "%s/sweep", pl->dir);
+	char *old = read_file(path);
+	if (old && strcmp(old, identity)) {
+		lbs_status st = lbs_error_set(err, LBS_EINPUT,
+					      "%s holds an unfinished sweep that differs from %s (another "
+					      "sweep file, shard or scenario text): finish it with its own "
+					      "sweep file, or remove the folder to start afresh", pl->dir, sw->path);
+		free(old);
+		return st;
+	}
+	char list_path[4200], jobs_path[4200];
+	snprintf(list_path, sizeof list_path, "%s/points.list", pl->dir);
+	snprintf(jobs_path, sizeof jobs_path, "%s/jobs", pl->dir);
+	if (old) {
+		free(old);
+		char *text = read_file(list_path);
+		if (!text)
+			return lbs_error_set(err, LBS_EIO, "%s: cannot read: %s", list_path, strerror(errno));
+		size_t n = 0;
+		for (char *p = text; *p; p++)
+			n += *p == '\n';
+		pl->points = calloc(n + 1, sizeof *pl->points);
+		if (!pl->points) {
+			free(text);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		}
+		for (char *p = text, *end; *p; p = end + (*end != '\0')) {
+			size_t v = strtoull(p, &end, 10);
+			if (end == p || v < 1 || v > sw->n_points || pl->n >= n)
+				break;
+			pl->points[pl->n++] = v;
+		}
+		free(text);
+		if (pl->n != n)
+			return lbs_error_set(err, LBS_EIO, "%s: damaged: remove %s to start afresh", list_path,
+					     pl->dir);
+		pl->resumed = true;
+		remove_leftovers(pl->dir, false);
+		return LBS_OK;
+	}
+	/* A fresh folder: nothing in it is from this sweep. */
+	remove_leftovers(pl->dir, true);
+	snprintf(path, sizeof path, "%s/joblog", pl->dir);
+	unlink(path);
+	pl->points = calloc(sw->n_points / o->shard_n + 1, sizeof *pl->points);
+	if (!pl->points)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	lbs_buf jobs = { 0 }, list = { 0 };
+	for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n) {
+		if (lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
+			continue;
+		pl->points[pl->n++] = p + 1;
+		job_line(&jobs, sw, p, lbsim, pl->dir);
+		lbs_buf_printf(&list, "%zu\n", p + 1);
+	}
+	lbs_status st = LBS_OK;
+	if (jobs.failed || list.failed)
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	if (st == LBS_OK)
+		st = write_file(jobs_path, lbs_buf_str(&jobs), err);
+	if (st == LBS_OK)
+		st = write_file(list_path, lbs_buf_str(&list), err);
+	/* The identity goes last: a folder without it is started afresh. */
+	snprintf(path, sizeof path, "%s/sweep", pl->dir);
+	if (st == LBS_OK)
+		st = write_file(path, identity, err);
+	lbs_buf_free(&jobs);
+	lbs_buf_free(&list);
+	return st;
+}
+
+/* Runs GNU parallel over the job list and waits for it, with a progress
+ * line on a terminal. Returns its exit status (-1 if it could not start). */
+static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, bool show)
+{
+	char jobs[4200], joblog[4200];
+	snprintf(jobs, sizeof jobs, "%s/jobs", pl->dir);
+	snprintf(joblog, sizeof joblog, "%s/joblog", pl->dir);
+	const char *args[64];
+	size_t n = 0;
+	args[n++] = "parallel";
+	args[n++] = "--will-cite";
+	args[n++] = "--joblog";
+	args[n++] = joblog;
+	args[n++] = "--resume-failed";
+	if (o->jobs) {
+		args[n++] = "-j";
+		args[n++] = o->jobs;
+	}
+	for (size_t i = 0; i < o->n_logins; i++) {
+		args[n++] = "--sshlogin";
+		args[n++] = o->logins[i];
+	}
+	args[n++] = "-a";
+	args[n++] = jobs;
+	args[n] = NULL;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+#ifdef __linux__
+		/* If lbsim dies, GNU parallel stops too, rather than running on
+		 * beside the next sweep that takes over the work folder. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+		/* The job lines are POSIX shell, whatever shell started lbsim. */
+		setenv("PARALLEL_SHELL", "/bin/sh", 1);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		execvp("parallel", (char *const *)args);
+		_exit(127);
+	}
+	double t0 = monotonic_s(), next = t0;
+	size_t done0 = count_done(pl->dir);
+	bool forwarded = false;
+	int status = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, show ? WNOHANG : 0);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (interrupted && !forwarded) {
+			kill(pid, SIGTERM); /* parallel stops its jobs; they roll back */
+			forwarded = true;
+		}
+		if (show && w == 0) {
+			double now = monotonic_s();
+			if (now >= next) {
+				size_t done = count_done(pl->dir);
+				char el[32], left[48] = "";
+				format_duration(el, sizeof el, now - t0);
+				if (done > done0 && done < pl->n) {
+					char t[32];
+					format_duration(t, sizeof t, (now - t0) / (double)(done - done0) *
+								     (double)(pl->n - done));
+					snprintf(left, sizeof left, ", about %s left", t);
+				}
+				fprintf(stderr, "\rlbsim: sweep %s: %zu/%zu points (%.0f%%), %s elapsed%s\033[K",
+					sw->name, done, pl->n, pl->n ? 100.0 * (double)done / (double)pl->n : 100.0,
+					el, left);
+				next = now + 0.25;
+			}
+			nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+		}
+	}
+	if (show)
+		fprintf(stderr, "\r\033[K");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void remove_work_dir(plan *pl)
+{
+	static const char *const files[] = { "jobs", "jobs.tmp", "points.list", "joblog", "sweep", "lock" };
+	remove_leftovers(pl->dir, true);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/points", pl->dir);
+	rmdir(path);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(path, sizeof path, "%s/%s", pl->dir, files[i]);
+		unlink(path);
+	}
+	rmdir(pl->dir);
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+	static const struct option longopts[] = {
+		{ "jobs", required_argument, NULL, 'j' },   { "output", required_argument, NULL, 'o' },
+		{ "shard", required_argument, NULL, 'k' },  { "sshlogin", required_argument, NULL, 'S' },
+		{ "list", no_argument, NULL, 'l' },         { "keep", no_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1 };
+	int c;
+	while ((c = getopt_long(argc, argv, "j:o:S:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > 100000) {
+				fprintf(stderr, "lbsim sweep: -j %s: expected a number of jobs from 1 to 100000\n",
+					optarg);
+				return LBS_EUSAGE;
+			}
+			o->jobs = optarg;
+			break;
+		}
+		case 'o': o->output = optarg; break;
+		case 'k': {
+			unsigned long long k, n;
+			char tail;
+			if (sscanf(optarg, "%llu/%llu%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n ||
+			    n > LBS_SWEEP_MAX_POINTS || *optarg < '0' || *optarg > '9') {
+				fprintf(stderr, "lbsim sweep: --shard %s: expected K/N with 1 <= K <= N, e.g. "
+					"--shard 2/8\n", optarg);
+				return LBS_EUSAGE;
+			}
+			o->shard_k = (size_t)k;
+			o->shard_n = (size_t)n;
+			break;
+		}
+		case 'S':
+			if (o->n_logins == sizeof o->logins / sizeof *o->logins) {
+				fprintf(stderr, "lbsim sweep: too many --sshlogin options (join them with commas)\n");
+				return LBS_EUSAGE;
+			}
+			o->logins[o->n_logins++] = optarg;
+			break;
+		case 'l': o->list = true; break;
+		case 'K': o->keep = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); return -1;
+		default: usage(stderr); return LBS_EUSAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "lbsim sweep: %s\n", optind == argc ? "no sweep file given" : "one sweep file at a time");
+		usage(stderr);
+		return LBS_EUSAGE;
+	}
+	o->sweep = argv[optind];
+	return 0;
+}
+
+static void list_points(const lbs_sweep *sw, const options *o)
+{
+	printf("point");
+	for (size_t k = 0; k < sw->n_keys; k++)
+		printf("\t%s", sw->keys[k].name);
+	printf("\n");
+	for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n) {
+		printf("%zu", p + 1);
+		for (size_t k = 0; k < sw->n_keys; k++)
+			printf("\t%s", lbs_sweep_value(sw, p, k));
+		printf("\n");
+	}
+}
+
+/* Merges every job's point database, each run tagged with its point. */
+static lbs_status merge_points(const lbs_sweep *sw, const plan *pl, lbs_merge *m, lbs_merge_counts *n,
+			       lbs_error *err)
+{
+	const char **keys = calloc(sw->n_keys + 1, sizeof *keys);
+	const char **values = calloc(sw->n_keys + 1, sizeof *values);
+	lbs_status st = keys && values ? LBS_OK : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (size_t k = 0; k < sw->n_keys && st == LBS_OK; k++)
+		keys[k] = sw->keys[k].name;
+	for (size_t i = 0; i < pl->n && st == LBS_OK; i++) {
+		size_t p = pl->points[i];
+		if (lbs_merge_has_point(m, sw->hash, (int64_t)p)) {
+			n->skipped++;
+			continue;
+		}
+		for (size_t k = 0; k < sw->n_keys; k++)
+			values[k] = lbs_sweep_value(sw, p - 1, k);
+		lbs_merge_tag tag = { .sweep = sw->name, .hash = sw->hash, .point = (int64_t)p,
+				      .n = sw->n_keys, .keys = keys, .values = values };
+		char db[4200];
+		point_db(db, sizeof db, pl->dir, p, "");
+		st = lbs_merge_file(m, db, &tag, &interrupted, n, err);
+	}
+	free(keys);
+	free(values);
+	return st;
+}
+
+int lbs_sweep_command(int argc, char **argv)
+{
+	double t0 = monotonic_s();
+	options o;
+	int rc = parse_options(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	lbs_error err = { 0 };
+	lbs_sweep sw;
+	lbs_status st = lbs_sweep_load(&sw, o.sweep, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
+		return st;
+	}
+	if (o.shard_n > sw.n_points) {
+		fprintf(stderr, "lbsim sweep: --shard %zu/%zu: the sweep has only %zu point%s\n", o.shard_k,
+			o.shard_n, sw.n_points, sw.n_points == 1 ? "" : "s");
+		lbs_sweep_destroy(&sw);
+		return LBS_EUSAGE;
+	}
+	if (o.list) {
+		list_points(&sw, &o);
+		lbs_sweep_destroy(&sw);
+		return 0;
+	}
+	size_t in_shard = (sw.n_points - (o.shard_k - 1) + o.shard_n - 1) / o.shard_n;
+	char lbsim[4096];
+	self_path(lbsim, sizeof lbsim, argv[0]);
+	lbs_merge m = { 0 };
+	plan pl = { .lock_fd = -1 };
+	if ((st = check_parallel(&err)) == LBS_OK && (st = lbs_merge_open(&m, o.output, &err)) == LBS_OK &&
+	    (st = work_dir(o.output, pl.dir, sizeof pl.dir, &err)) == LBS_OK) {
+		/* Nothing to do when the output holds every point and no work is pending. */
+		size_t have = 0;
+		for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n)
+			have += lbs_merge_has_point(&m, sw.hash, (int64_t)p + 1);
+		if (have == in_shard && !exists(pl.dir)) {
+			if (!o.quiet)
+				printf("sweep %s: all %zu point%s already in %s\n", sw.name, in_shard,
+				       in_shard == 1 ? " is" : "s are", o.output);
+			lbs_merge_close(&m);
+			lbs_sweep_destroy(&sw);
+			return 0;
+		}
+		st = prepare(&sw, &o, &m, lbsim, &pl, &err);
+	}
+	if (st == LBS_OK && interrupted)
+		st = lbs_error_set(&err, LBS_EINTR, "interrupted before any point ran");
+	size_t before = st == LBS_OK ? count_done(pl.dir) : 0;
+	bool show = !o.quiet && isatty(STDERR_FILENO);
+	if (st == LBS_OK && before < pl.n) {
+		int prc = run_parallel(&o, &sw, &pl, show);
+		size_t done = count_done(pl.dir);
+		char joblog[4200];
+		snprintf(joblog, sizeof joblog, "%s/joblog", pl.dir);
+		if (prc < 0) {
+			st = lbs_error_set(&err, LBS_EIO, "cannot run GNU parallel: %s", strerror(errno));
+		} else if (interrupted) {
+			st = lbs_error_set(&err, LBS_EINTR, "interrupted with %zu of %zu points done; run the "
+					   "same command again to resume", done, pl.n);
+		} else if (done < pl.n) {
+			/* The exit status of a failed point's run, as the job log has it. */
+			int code = LBS_EINTERNAL;
+			for (size_t i = 0; i < pl.n; i++) {
+				char db[4200];
+				point_db(db, sizeof db, pl.dir, pl.points[i], "");
+				int c = exists(db) ? -1 : logged_exit(joblog, i + 1);
+				if (c == LBS_EINPUT || c == LBS_EIO || c == LBS_EINTERNAL || c == LBS_EINTR) {
+					code = c;
+					break;
+				}
+			}
+			st = lbs_error_set(&err, (lbs_status)code,
+					   "%zu of %zu points failed (their errors are above; the job log is "
+					   "%s): run the same command again to retry them", pl.n - done, pl.n,
+					   joblog);
+		}
+	}
+	size_t ran = st == LBS_OK ? pl.n - before : 0;
+	lbs_merge_counts n = { 0 };
+	if (st == LBS_OK)
+		st = merge_points(&sw, &pl, &m, &n, &err);
+	if (st == LBS_EINTR && n.added)
+		lbs_error_prefix(&err, "%zu points merged", n.added);
+	if (m.db)
+		lbs_merge_close(&m);
+	if (st == LBS_OK && !o.keep)
+		remove_work_dir(&pl);
+	if (pl.lock_fd >= 0)
+		close(pl.lock_fd);
+	free(pl.points);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
+		lbs_sweep_destroy(&sw);
+		return st;
+	}
+	double wall = monotonic_s() - t0;
+	if (!o.quiet) {
+		printf("sweep %s (%s): %zu point%s", sw.name, sw.path, sw.n_points, sw.n_points == 1 ? "" : "s");
+		if (o.shard_n > 1)
+			printf(", shard %zu/%zu: %zu", o.shard_k, o.shard_n, in_shard);
+		printf("\nran %zu point%s in %.2f s (%.2f runs/s, -j %s)", ran, ran == 1 ? "" : "s", wall,
+		       wall > 0 ? (double)ran / wall : 0.0, o.jobs ? o.jobs : "cores");
+		if (in_shard > ran)
+			printf("; %zu done before", in_shard - ran);
+		printf("\nresults: %s", o.output);
+		if (n.added)
+			printf(" (runs %lld to %lld)", (long long)n.first_run_id, (long long)n.last_run_id);
+		printf("\n");
+	}
+	lbs_sweep_destroy(&sw);
+	return 0;
+}

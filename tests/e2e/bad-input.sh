@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The bad-input corpus: every malformed scenario (tests/data/bad/*.ini, with
+# the malformed traces of tests/data/bad/traces/ they bind) and sweep file
+# (tests/data/bad-sweep/*.ini), plus files made here (empty, a directory,
+# unreadable, wrong encodings and line endings). Each must exit 3 with a
+# message naming the file and line (first line of a corpus file:
+# "; expect: LINE WORDS", LINE "-" for a whole-file error), print nothing on
+# stdout, not crash, create no results file, and add no rows to an
+# existing one.
+. "$(dirname "$0")/lib.sh"
+D="$top_srcdir/tests/data"
+
+counts() {
+	q "$1" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM iterations) || ' ' ||
+		(SELECT count(*) FROM workers) || ' ' || (SELECT count(*) FROM worker_iterations)"
+}
+"$LBSIM" "$D/sweep/scenario.ini" -q -o "$TMP/base.db" --detail workers --set run.iterations=5
+base=$(counts "$TMP/base.db")
+check "a results file to protect" test "$base" = "1 5 4 20"
+
+# expect_bad NAME FILE LINE WORDS lbsim-ARGS... (the results file is added)
+n=0
+expect_bad() {
+	local name=$1 file=$2 line=$3 words=$4 rc rc2 where; shift 4
+	n=$((n + 1))
+	rm -f "$TMP/fresh.db"
+	"$LBSIM" "$@" -o "$TMP/fresh.db" > "$TMP/out" 2> "$TMP/err"; rc=$?
+	cp "$TMP/base.db" "$TMP/old.db"
+	"$LBSIM" "$@" -o "$TMP/old.db" > /dev/null 2>&1; rc2=$?
+	if [ "$line" = - ]; then where="$file: "; else where="$file:$line:"; fi
+	if [ $rc -eq 3 ] && [ $rc2 -eq 3 ] && grep -qF -- "$where" "$TMP/err" && grep -qF -- "$words" "$TMP/err" &&
+	   [ ! -s "$TMP/out" ] && [ ! -e "$TMP/fresh.db" ] && [ "$(counts "$TMP/old.db")" = "$base" ]; then
+		ok "bad input $name"
+	else
+		bad "bad input $name (exit $rc, $rc2; rows $(counts "$TMP/old.db" 2>&1)): $(cat "$TMP/err")"
+	fi
+}
+
+for f in "$D"/bad/*.ini; do
+	read -r _ _ line words < "$f"
+	expect_bad "$(basename "$f")" "$f" "$line" "$words" "$f"
+done
+for f in "$D"/bad-sweep/*.ini; do
+	read -r _ _ line words < "$f"
+	expect_bad "sweep $(basename "$f")" "$f" "$line" "$words" sweep "$f"
+done
+
+# Files made here. A scenario that binds trace T:
+G="$D/bad/zero-workers.ini"
+with_trace() { sed -e 's/^count = 0/count = 2/' -e '1d' "$G"; printf 'trace_format = lbsim\ntrace = %s\n' "$1"; }
+printf '# lbsim-trace 1\ntime_s,availability\n0,1.0\n10,0.5\n' > "$TMP/good.csv"
+with_trace good.csv > "$TMP/ok.ini"
+"$LBSIM" "$TMP/ok.ini" -q -o "$TMP/ok.db"; check "the made-up scenario is good" test $? -eq 0
+sed 's/$/\r/' "$TMP/ok.ini" > "$TMP/crlf.ini"
+"$LBSIM" "$TMP/crlf.ini" -q -o "$TMP/ok.db"; check "CRLF line endings are read" test $? -eq 0
+
+: > "$TMP/empty.ini"
+expect_bad "empty scenario" "$TMP/empty.ini" - "empty scenario" "$TMP/empty.ini"
+printf '\n\n; nothing\n' > "$TMP/blank.ini"
+expect_bad "blank scenario" "$TMP/blank.ini" - "empty scenario" "$TMP/blank.ini"
+: > "$TMP/empty-sweep.ini"
+expect_bad "empty sweep" "$TMP/empty-sweep.ini" - "missing [sweep] scenario" sweep "$TMP/empty-sweep.ini"
+mkdir "$TMP/dir.ini"
+expect_bad "directory as scenario" "$TMP/dir.ini" - "is a directory" "$TMP/dir.ini"
+expect_bad "directory as sweep" "$TMP/dir.ini" - "is a directory" sweep "$TMP/dir.ini"
+mkdir "$TMP/dir.csv"
+with_trace dir.csv > "$TMP/trace-dir.ini"
+expect_bad "directory as trace" "$TMP/trace-dir.ini" 16 "is a directory" "$TMP/trace-dir.ini"
+iconv -f UTF-8 -t UTF-16 "$TMP/ok.ini" > "$TMP/utf16.ini"
+expect_bad "UTF-16 scenario" "$TMP/utf16.ini" 1 "NUL byte" "$TMP/utf16.ini"
+sed 's/^name = .*/name = caf\xe9/; s/^\[run\]/[run]\nname = caf\xe9/' "$TMP/ok.ini" > "$TMP/latin1.ini"
+expect_bad "Latin-1 scenario" "$TMP/latin1.ini" 2 "not valid UTF-8" "$TMP/latin1.ini"
+tr '\n' '\r' < "$TMP/ok.ini" > "$TMP/cr.ini"
+expect_bad "CR-only line endings" "$TMP/cr.ini" 1 "line longer than" "$TMP/cr.ini"
+head -c 100 "$TMP/ok.ini" > "$TMP/truncated.ini"
+expect_bad "truncated scenario" "$TMP/truncated.ini" 8 "expected '[section]'" "$TMP/truncated.ini"
+iconv -f UTF-8 -t UTF-16 "$TMP/good.csv" > "$TMP/utf16.csv"
+with_trace utf16.csv > "$TMP/trace-utf16.ini"
+expect_bad "UTF-16 trace" "$TMP/trace-utf16.ini" 16 "utf16.csv:1:" "$TMP/trace-utf16.ini"
+: > "$TMP/empty.csv"
+with_trace empty.csv > "$TMP/trace-empty.ini"
+expect_bad "empty trace" "$TMP/trace-empty.ini" 16 "empty.csv" "$TMP/trace-empty.ini"
+
+# Unreadable files: root reads them anyway, so this needs an ordinary user.
+if [ "$(id -u)" -eq 0 ]; then
+	echo "skip: unreadable files (running as root, which chmod 000 does not stop)"
+else
+	cp "$TMP/ok.ini" "$TMP/unreadable.ini" && chmod 000 "$TMP/unreadable.ini"
+	expect_bad "unreadable scenario" "$TMP/unreadable.ini" - "Permission denied" "$TMP/unreadable.ini"
+	cp "$TMP/good.csv" "$TMP/unreadable.csv" && chmod 000 "$TMP/unreadable.csv"
+	with_trace unreadable.csv > "$TMP/trace-unreadable.ini"
+	expect_bad "unreadable trace" "$TMP/trace-unreadable.ini" 16 "Permission denied" "$TMP/trace-unreadable.ini"
+	cp "$D/sweep/sweep.ini" "$TMP/unreadable-sweep.ini" && chmod 000 "$TMP/unreadable-sweep.ini"
+	expect_bad "unreadable sweep" "$TMP/unreadable-sweep.ini" - "Permission denied" sweep "$TMP/unreadable-sweep.ini"
+fi
+echo "bad-input: $n malformed inputs tried"
+finish

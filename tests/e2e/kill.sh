@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Crash safety: runs and sweeps killed with SIGKILL at random moments leave
+# every results database valid (PRAGMA integrity_check), each run in it
+# complete (as many iteration rows as runs.iterations) or absent, and a
+# resumed sweep finishes with every point exactly once.
+# KILL_POINTS (default 30) kills in all: half runs, half sweeps.
+. "$(dirname "$0")/lib.sh"
+SC="$top_srcdir/tests/data/sweep/scenario.ini"
+SW="$top_srcdir/tests/data/sweep/sweep.ini"
+points=${KILL_POINTS:-30}
+RANDOM=${KILL_SEED:-$$}
+
+# valid DB: integrity ok and no partial run.
+valid() {
+	[ "$(q "$1" 'PRAGMA integrity_check')" = ok ] &&
+	[ "$(q "$1" 'SELECT count(*) FROM runs r WHERE r.iterations !=
+		(SELECT count(*) FROM iterations i WHERE i.run_id = r.run_id)')" = 0 ]
+}
+# sleep a random 0.00 .. $1.99 s
+nap() { sleep "$((RANDOM % ($1 + 1))).$((RANDOM % 100))"; }
+
+# ---- runs: each killed while recording, into one growing database -----
+"$LBSIM" "$SC" -q -o "$TMP/r.db" --set run.iterations=50
+bad_runs=0
+for i in $(seq $((points / 2))); do
+	before=$(q "$TMP/r.db" 'SELECT count(*) FROM runs')
+	"$LBSIM" "$SC" -q -o "$TMP/r.db" --detail workers --set run.iterations=40000 &
+	pid=$!
+	nap 0
+	kill -KILL $pid 2> /dev/null
+	wait $pid 2> /dev/null
+	after=$(q "$TMP/r.db" 'SELECT count(*) FROM runs')
+	if ! valid "$TMP/r.db" || [ "$after" -lt "$before" ] || [ "$after" -gt $((before + 1)) ]; then
+		bad_runs=$((bad_runs + 1))
+		echo "kill run $i: runs $before -> $after, integrity $(q "$TMP/r.db" 'PRAGMA integrity_check')"
+	fi
+done
+check "$((points / 2)) runs killed: database valid, every run complete or absent" test $bad_runs -eq 0
+
+# ---- sweeps: killed (the whole process group) again and again, resumed -----
+bad_sweeps=0
+for i in $(seq $((points - points / 2))); do
+	setsid "$LBSIM" sweep "$SW" -j2 -o "$TMP/s.db" > /dev/null 2>&1 &
+	pid=$!
+	nap 1
+	kill -KILL -- "-$pid" 2> /dev/null
+	wait $pid 2> /dev/null
+	for _ in $(seq 100); do pgrep -g "$pid" > /dev/null || break; sleep 0.05; done
+	for db in "$TMP/s.db" "$TMP"/s.db.sweep/points/*.db; do
+		[ -e "$db" ] || continue
+		valid "$db" || { bad_sweeps=$((bad_sweeps + 1)); echo "kill sweep $i: $db not valid"; }
+	done
+done
+check "$((points - points / 2)) sweeps killed: every database valid, no partial run" test $bad_sweeps -eq 0
+"$LBSIM" sweep "$SW" -j2 -o "$TMP/s.db" > "$TMP/out" 2> "$TMP/err"
+check "resumed sweep: exit 0" test $? -eq 0 || cat "$TMP/err"
+check "resumed sweep: 8 runs" test "$(q "$TMP/s.db" 'SELECT count(*) FROM runs')" = 8
+check "resumed sweep: 8 distinct points" test "$(q "$TMP/s.db" 'SELECT count(DISTINCT point) FROM sweep_points')" = 8
+check "resumed sweep: 8 distinct (size, policy, seed)" test "$(q "$TMP/s.db" \
+	'SELECT count(*) FROM (SELECT DISTINCT n_workers, policy, seed FROM runs)')" = 8
+check "resumed sweep: valid" valid "$TMP/s.db"
+echo "kill: $points kill points tried ($((points / 2)) runs, $((points - points / 2)) sweeps)"
+finish
