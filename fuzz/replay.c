@@ -86,7 +86,8 @@ static int replay(const char *path, size_t *n)
 		sprintf(names[count++], "%s/%s", path, e->d_name);
 	}
 	closedir(d);
-	qsort(names, count, sizeof *names, by_name);
+	if (count) /* qsort must not be given NULL, even for 0 elements */
+		qsort(names, count, sizeof *names, by_name);
 	for (size_t i = 0; i < count; i++) {
 		bad |= replay(names[i], n);
 		free(names[i]);
