@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "models/profile.h"
 
+#include "sim/ini.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -113,33 +115,12 @@ static const section_spec sections[] = {
 /* ---- reading ---------------------------------------------------------- */
 
 typedef struct read_ctx {
-	const char *path;
-	FILE *f;
-	char *buf;
-	size_t cap;
-	int line;
+	lbs_ini_reader ini; /* first: on_section gets it back as the context */
 	char section[LBS_NAME_MAX + 16];
 	int section_line[NKEYS(sections)];
 	lbs_kv *kv;
 	size_t n_kv, cap_kv;
-	lbs_error *err;
-	bool failed;
 } read_ctx;
-
-static bool fail(read_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(read_ctx *c, const char *fmt, ...)
-{
-	if (!c->failed) {
-		char msg[LBS_ERROR_MAX - 64];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		lbs_error_set(c->err, LBS_EINPUT, "%s:%d: %s", c->path, c->line, msg);
-		c->failed = true;
-	}
-	return false;
-}
 
 static int find_section(const char *name)
 {
@@ -149,70 +130,41 @@ static int find_section(const char *name)
 	return -1;
 }
 
-/* One line at a time, so line numbers are known; refuses what inih would
- * silently misread (over-long lines, NUL bytes) and strips indentation. */
-static char *read_line(char *str, int num, void *stream)
+/* Each section header: known, and given once. */
+static bool on_section(lbs_ini_reader *r, const char *name)
 {
-	read_ctx *c = stream;
-	if (c->failed)
-		return NULL;
-	ssize_t len = getline(&c->buf, &c->cap, c->f);
-	if (len < 0)
-		return NULL;
-	c->line++;
-	if ((size_t)len != strlen(c->buf))
-		return fail(c, "NUL byte in line (is this a text file?)"), NULL;
-	char *s = c->buf;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t slen = strlen(s);
-	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
-		s[--slen] = '\0';
-	if (slen > LINE_MAX_CHARS || slen + 1 >= (size_t)num)
-		return fail(c, "line longer than %d characters", LINE_MAX_CHARS), NULL;
-	if (*s == '[') {
-		char *close = strchr(s, ']');
-		if (!close)
-			return fail(c, "section header without ']'"), NULL;
-		size_t n = (size_t)(close - s - 1);
-		char name[LBS_NAME_MAX + 16];
-		if (n >= sizeof name)
-			return fail(c, "section name too long"), NULL;
-		memcpy(name, s + 1, n);
-		name[n] = '\0';
-		int i = find_section(name);
-		if (i < 0)
-			return fail(c, "unknown section [%s] (expected [profile], [cost], [fit], [source], "
-				    "[measurements] or [spread])", name), NULL;
-		if (c->section_line[i])
-			return fail(c, "section [%s] appears twice (first at line %d)", name,
-				    c->section_line[i]), NULL;
-		c->section_line[i] = c->line;
-	}
-	memcpy(str, s, slen + 1);
-	return str;
+	read_ctx *c = (read_ctx *)r;
+	int i = find_section(name);
+	if (i < 0)
+		return lbs_ini_fail(r, "unknown section [%s] (expected [profile], [cost], [fit], [source], "
+				    "[measurements] or [spread])", name);
+	if (c->section_line[i])
+		return lbs_ini_fail(r, "section [%s] appears twice (first at line %d)", name,
+				    c->section_line[i]);
+	c->section_line[i] = r->line;
+	return true;
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
 	read_ctx *c = user;
-	if (c->failed)
+	if (c->ini.failed)
 		return 0;
 	if (!*section)
-		return fail(c, "'%s' is outside any section (put it under [profile], [cost], ...)", key);
+		return lbs_ini_fail(&c->ini, "'%s' is outside any section (put it under [profile], [cost], ...)", key);
 	if (strlen(key) >= LBS_NAME_MAX || strlen(value) >= LBS_VALUE_MAX)
-		return fail(c, "[%s] %s: key or value too long", section, key);
+		return lbs_ini_fail(&c->ini, "[%s] %s: key or value too long", section, key);
 	if (!*value)
-		return fail(c, "[%s] %s: missing value", section, key);
+		return lbs_ini_fail(&c->ini, "[%s] %s: missing value", section, key);
 	for (size_t i = 0; i < c->n_kv; i++)
 		if (!strcmp(c->kv[i].section, section) && !strcmp(c->kv[i].key, key))
-			return fail(c, "[%s] duplicate key %s (first set at line %d)", section, key,
+			return lbs_ini_fail(&c->ini, "[%s] duplicate key %s (first set at line %d)", section, key,
 				    c->kv[i].at.line);
 	if (c->n_kv == c->cap_kv) {
 		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
 		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
 		if (!kv)
-			return fail(c, "out of memory");
+			return lbs_ini_fail(&c->ini, "out of memory");
 		c->kv = kv;
 		c->cap_kv = ncap;
 	}
@@ -220,7 +172,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
 	snprintf(e->section, sizeof e->section, "%s", section);
 	snprintf(e->key, sizeof e->key, "%s", key);
 	snprintf(e->value, sizeof e->value, "%s", value);
-	e->at = (lbs_origin){ c->path, c->line };
+	e->at = (lbs_origin){ c->ini.path, c->ini.line };
 	return 1;
 }
 
@@ -298,7 +250,7 @@ static lbs_status build(lbs_profile *p, read_ctx *c, lbs_error *err)
 		const section_spec *spec = &sections[s];
 		if (!c->section_line[s]) {
 			if (spec->required)
-				st = lbs_error_set(err, LBS_EINPUT, "%s: missing section [%s]", c->path,
+				st = lbs_error_set(err, LBS_EINPUT, "%s: missing section [%s]", c->ini.path,
 						   spec->name);
 			continue;
 		}
@@ -308,7 +260,7 @@ static lbs_status build(lbs_profile *p, read_ctx *c, lbs_error *err)
 		for (size_t i = 0; i < c->n_kv; i++)
 			if (!strcmp(c->kv[i].section, spec->name))
 				entries[n++] = &c->kv[i];
-		lbs_origin where = { c->path, c->section_line[s] };
+		lbs_origin where = { c->ini.path, c->section_line[s] };
 		uint64_t present;
 		st = lbs_keys_apply(spec->keys, spec->nkeys, spec->name, &where, entries, n, p, &present,
 				    NULL, err);
@@ -340,27 +292,21 @@ lbs_status lbs_profile_load(lbs_profile *p, const char *path, lbs_error *err)
 {
 	memset(p, 0, sizeof *p);
 	snprintf(p->path, sizeof p->path, "%s", path);
-	read_ctx c = { .path = p->path, .err = err };
-	struct stat sb;
-	if (stat(path, &sb) != 0)
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read profile: %s", path, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a profile", path);
-	if (!(c.f = fopen(path, "r")))
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read profile: %s", path, strerror(errno));
-	int bad = ini_parse_stream(read_line, &c, on_key, &c);
-	lbs_status st = LBS_OK;
-	if (c.failed)
+	read_ctx c = { .ini = { .max_chars = LINE_MAX_CHARS, .on_section = on_section } };
+	lbs_status st = lbs_ini_open(&c.ini, p->path, "profile", err);
+	if (st != LBS_OK)
+		return st;
+	int bad = ini_parse_stream(lbs_ini_read_line, &c.ini, on_key, &c);
+	if (c.ini.failed)
 		st = LBS_EINPUT;
-	else if (ferror(c.f))
+	else if (ferror(c.ini.f))
 		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
 	else if (bad > 0)
 		st = lbs_error_set(err, LBS_EINPUT, "%s:%d: expected '[section]', 'key = value' or a ';' "
 				   "comment", path, bad);
 	else if (bad < 0)
 		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the profile", path);
-	fclose(c.f);
-	free(c.buf);
+	lbs_ini_close(&c.ini);
 	if (st == LBS_OK)
 		st = build(p, &c, err);
 	free(c.kv);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/scenario.h"
 
+#include "sim/ini.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <ini.h>
@@ -199,140 +201,61 @@ typedef struct header {
 } header;
 
 typedef struct parse_ctx {
-	const char *path;
-	FILE *f;
-	char *buf;
-	size_t bufcap;
-	int line;
+	lbs_ini_reader ini; /* first: on_section gets it back as the context */
 	lbs_kv *kv;
 	size_t n_kv, cap_kv;
 	header *hdr;
 	size_t n_hdr, cap_hdr;
-	lbs_error *err;
-	bool failed;
 } parse_ctx;
-
-static bool fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(parse_ctx *c, const char *fmt, ...)
-{
-	if (!c->failed) {
-		char msg[LBS_ERROR_MAX - 64];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		lbs_error_set(c->err, LBS_EINPUT, "%s:%d: %s", c->path, c->line, msg);
-		c->failed = true;
-	}
-	return false;
-}
-
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned char ch = s[i];
-		size_t len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
-		if (!len || i + len > n)
-			return false;
-		for (size_t j = 1; j < len; j++)
-			if ((s[i + j] & 0xC0) != 0x80)
-				return false;
-		i += len;
-	}
-	return true;
-}
 
 static bool push_header(parse_ctx *c, const char *name)
 {
 	for (size_t i = 0; i < c->n_hdr; i++)
 		if (strcmp(c->hdr[i].name, name) == 0) {
-			return fail(c, "section [%s] appears twice (first at line %d)", name, c->hdr[i].line);
+			return lbs_ini_fail(&c->ini, "section [%s] appears twice (first at line %d)", name, c->hdr[i].line);
 		}
 	if (c->n_hdr == c->cap_hdr) {
 		size_t ncap = c->cap_hdr ? 2 * c->cap_hdr : 16;
 		header *h = realloc(c->hdr, ncap * sizeof *h);
 		if (!h)
-			return fail(c, "out of memory");
+			return lbs_ini_fail(&c->ini, "out of memory");
 		c->hdr = h;
 		c->cap_hdr = ncap;
 	}
 	snprintf(c->hdr[c->n_hdr].name, sizeof c->hdr[0].name, "%s", name);
-	c->hdr[c->n_hdr++].line = c->line;
+	c->hdr[c->n_hdr++].line = c->ini.line;
 	return true;
 }
 
-/* inih reader: one line at a time, so we know the line number, can refuse
- * what inih would silently misread (over-long lines, which it splits; NUL
- * bytes; invalid UTF-8), and strip indentation (which inih would take for a
- * continuation of the previous value). */
-static char *read_line(char *str, int num, void *stream)
+/* Each section header, as the reader meets it (empty sections too). */
+static bool on_section(lbs_ini_reader *r, const char *name)
 {
-	parse_ctx *c = stream;
-	if (c->failed)
-		return NULL;
-	ssize_t len = getline(&c->buf, &c->bufcap, c->f);
-	if (len < 0)
-		return NULL;
-	c->line++;
-	if ((size_t)len != strlen(c->buf))
-		return fail(c, "NUL byte in line (is this a text file?)"), NULL;
-	if (!valid_utf8((const unsigned char *)c->buf, (size_t)len))
-		return fail(c, "line is not valid UTF-8 (save the file as UTF-8)"), NULL;
-	char *s = c->buf;
-	if (c->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
-		s += 3; /* a UTF-8 byte-order mark */
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t slen = strlen(s);
-	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
-		s[--slen] = '\0';
-	if (slen > LBS_LINE_MAX || slen + 1 >= (size_t)num)
-		return fail(c, "line longer than %d characters", LBS_LINE_MAX), NULL;
-	if (*s == '[') {
-		char *close = strchr(s, ']');
-		if (!close)
-			return fail(c, "section header without ']'"), NULL;
-		const char *rest = close + 1;
-		while (*rest == ' ' || *rest == '\t')
-			rest++;
-		if (*rest && *rest != ';' && *rest != '#')
-			return fail(c, "unexpected text after ']'"), NULL;
-		char name[LBS_NAME_MAX + 16];
-		size_t n = (size_t)(close - s - 1);
-		if (n >= sizeof name)
-			return fail(c, "section name too long"), NULL;
-		memcpy(name, s + 1, n);
-		name[n] = '\0';
-		if (!push_header(c, name))
-			return NULL;
-	}
-	memcpy(str, s, slen + 1);
-	return str;
+	return push_header((parse_ctx *)r, name);
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
 	parse_ctx *c = user;
-	if (c->failed)
+	if (c->ini.failed)
 		return 0;
 	if (!*section)
-		return fail(c, "'%s' is outside any section (put it under [run], [model], ...)", key);
+		return lbs_ini_fail(&c->ini, "'%s' is outside any section (put it under [run], [model], ...)", key);
 	if (strlen(key) >= LBS_NAME_MAX)
-		return fail(c, "[%s] key name too long", section);
+		return lbs_ini_fail(&c->ini, "[%s] key name too long", section);
 	if (strlen(value) >= LBS_VALUE_MAX)
-		return fail(c, "[%s] %s: value too long", section, key);
+		return lbs_ini_fail(&c->ini, "[%s] %s: value too long", section, key);
 	if (!*value)
-		return fail(c, "[%s] %s: missing value", section, key);
+		return lbs_ini_fail(&c->ini, "[%s] %s: missing value", section, key);
 	for (size_t i = 0; i < c->n_kv; i++)
 		if (strcmp(c->kv[i].section, section) == 0 && strcmp(c->kv[i].key, key) == 0) {
-			return fail(c, "[%s] duplicate key %s (first set at line %d)", section, key,
+			return lbs_ini_fail(&c->ini, "[%s] duplicate key %s (first set at line %d)", section, key,
 				    c->kv[i].at.line);
 		}
 	if (c->n_kv == c->cap_kv) {
 		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
 		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
 		if (!kv)
-			return fail(c, "out of memory");
+			return lbs_ini_fail(&c->ini, "out of memory");
 		c->kv = kv;
 		c->cap_kv = ncap;
 	}
@@ -340,7 +263,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
 	snprintf(e->section, sizeof e->section, "%s", section);
 	snprintf(e->key, sizeof e->key, "%s", key);
 	snprintf(e->value, sizeof e->value, "%s", value);
-	e->at = (lbs_origin){ c->path, c->line };
+	e->at = (lbs_origin){ c->ini.path, c->ini.line };
 	return 1;
 }
 
@@ -354,14 +277,14 @@ static lbs_status apply_override(parse_ctx *c, const char *arg)
 		if (*p == '.')
 			dot = p;
 	if (!eq || !dot || dot == arg || dot + 1 == eq)
-		return lbs_error_set(c->err, LBS_EUSAGE,
+		return lbs_error_set(c->ini.err, LBS_EUSAGE,
 				     "--set %s: expected SECTION.KEY=VALUE (e.g. network.bandwidth=10 Gbit/s)", arg);
 	size_t slen = (size_t)(dot - arg), klen = (size_t)(eq - dot - 1);
 	const char *value = eq + 1;
 	while (*value == ' ')
 		value++;
 	if (slen >= LBS_NAME_MAX + 16 || klen >= LBS_NAME_MAX || strlen(value) >= LBS_VALUE_MAX)
-		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: too long", arg);
+		return lbs_error_set(c->ini.err, LBS_EUSAGE, "--set %s: too long", arg);
 	lbs_kv e = { .at = { "--set", 0 } };
 	memcpy(e.section, arg, slen);
 	memcpy(e.key, dot + 1, klen);
@@ -375,13 +298,13 @@ static lbs_status apply_override(parse_ctx *c, const char *arg)
 			return LBS_OK;
 		}
 	if (!*value)
-		return lbs_error_set(c->err, LBS_EUSAGE, "--set %s: the file does not set %s.%s, so there "
+		return lbs_error_set(c->ini.err, LBS_EUSAGE, "--set %s: the file does not set %s.%s, so there "
 				     "is nothing to remove", arg, e.section, e.key);
 	if (c->n_kv == c->cap_kv) {
 		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
 		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
 		if (!kv)
-			return lbs_error_set(c->err, LBS_EINTERNAL, "out of memory");
+			return lbs_error_set(c->ini.err, LBS_EINTERNAL, "out of memory");
 		c->kv = kv;
 		c->cap_kv = ncap;
 	}
@@ -390,7 +313,7 @@ static lbs_status apply_override(parse_ctx *c, const char *arg)
 	for (size_t i = 0; i < c->n_hdr; i++)
 		known |= strcmp(c->hdr[i].name, e.section) == 0;
 	if (!known) { /* a section made by --set starts at the override */
-		c->line = 0;
+		c->ini.line = 0;
 		if (!push_header(c, e.section))
 			return LBS_EINPUT;
 	}
@@ -763,7 +686,7 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 	}
 	if (n_groups > LBS_MAX_GROUPS) {
 		free(entries);
-		return lbs_error_set(err, LBS_EINPUT, "%s: %zu worker groups (the limit is %d)", c->path,
+		return lbs_error_set(err, LBS_EINPUT, "%s: %zu worker groups (the limit is %d)", c->ini.path,
 				     n_groups, LBS_MAX_GROUPS);
 	}
 	sc->groups = calloc(n_groups ? n_groups : 1, sizeof *sc->groups);
@@ -775,7 +698,7 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 
 	for (size_t h = 0; h < c->n_hdr && st == LBS_OK; h++) {
 		const char *name = c->hdr[h].name;
-		lbs_origin where = { c->hdr[h].line ? c->path : "--set", c->hdr[h].line };
+		lbs_origin where = { c->hdr[h].line ? c->ini.path : "--set", c->hdr[h].line };
 		const section_spec *spec = find_section(name);
 		if (!spec) {
 			static const lbs_key_spec names[] = { { .name = "run" }, { .name = "model" },
@@ -904,12 +827,12 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 	const char *missing = !seen_run ? "[run]" : !seen_model ? "[model]" : !seen_network ? "[network]"
 			      : sc->n_groups == 0 ? "[workers.NAME]" : NULL;
 	if (missing)
-		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->path, missing);
+		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->ini.path, missing);
 	/* Generators name groups, which may come after them in the file. */
 	if ((st = lbs_gen_resolve(sc, err)) != LBS_OK)
 		return st;
 	if (!sc->policy.at.file) { /* no [policy] section: the default */
-		sc->policy.at = (lbs_origin){ c->path, 0 };
+		sc->policy.at = (lbs_origin){ c->ini.path, 0 };
 		snprintf(sc->policy.name, sizeof sc->policy.name, "%s", policy_keys[0].def);
 		if (add_config(sc, "policy", "name", sc->policy.name, NULL) != LBS_OK)
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
@@ -917,8 +840,8 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 	if ((st = lbs_scenario_check_policy(sc, sc->policy.name, &sc->policy.at, err)) != LBS_OK)
 		return st;
 	if (!*sc->run.name) {
-		const char *base = strrchr(c->path, '/');
-		base = base ? base + 1 : c->path;
+		const char *base = strrchr(c->ini.path, '/');
+		base = base ? base + 1 : c->ini.path;
 		snprintf(sc->run.name, sizeof sc->run.name, "%s", base);
 		char *dot = strrchr(sc->run.name, '.');
 		if (dot && strcmp(dot, ".ini") == 0)
@@ -934,20 +857,14 @@ lbs_status lbs_scenario_load(lbs_scenario *sc, const char *path, const char *con
 {
 	memset(sc, 0, sizeof *sc);
 	snprintf(sc->path, sizeof sc->path, "%s", path);
-	parse_ctx c = { .path = sc->path, .err = err };
-	struct stat stbuf;
-	if (stat(path, &stbuf) != 0)
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read scenario: %s", path, strerror(errno));
-	if (S_ISDIR(stbuf.st_mode))
-		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a scenario file", path);
-	c.f = fopen(path, "r");
-	if (!c.f)
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read scenario: %s", path, strerror(errno));
-	int bad = ini_parse_stream(read_line, &c, on_key, &c);
-	lbs_status st = LBS_OK;
-	if (c.failed)
+	parse_ctx c = { .ini = { .max_chars = LBS_LINE_MAX, .on_section = on_section } };
+	lbs_status st = lbs_ini_open(&c.ini, sc->path, "scenario", err);
+	if (st != LBS_OK)
+		return st;
+	int bad = ini_parse_stream(lbs_ini_read_line, &c.ini, on_key, &c);
+	if (c.ini.failed)
 		st = LBS_EINPUT;
-	else if (ferror(c.f))
+	else if (ferror(c.ini.f))
 		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
 	else if (bad > 0)
 		st = lbs_error_set(err, LBS_EINPUT,
@@ -956,8 +873,7 @@ lbs_status lbs_scenario_load(lbs_scenario *sc, const char *path, const char *con
 		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the scenario", path);
 	else if (c.n_kv == 0 && c.n_hdr == 0)
 		st = lbs_error_set(err, LBS_EINPUT, "%s: empty scenario (no sections or keys)", path);
-	fclose(c.f);
-	free(c.buf);
+	lbs_ini_close(&c.ini);
 	for (size_t i = 0; st == LBS_OK && i < n_overrides; i++)
 		st = apply_override(&c, overrides[i]);
 	if (st == LBS_OK)

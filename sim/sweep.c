@@ -3,6 +3,8 @@
  * every point before anything runs. Running them is sim/sweep_exec.c. */
 #include "sim/sweep.h"
 
+#include "sim/ini.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -31,11 +33,7 @@ typedef struct entry {
 } entry;
 
 typedef struct parse_ctx {
-	const char *path;
-	FILE *f;
-	char *buf;
-	size_t bufcap;
-	int line;
+	lbs_ini_reader ini; /* first: on_section gets it back as the context */
 	entry *e;
 	size_t n, cap;
 	struct {
@@ -43,8 +41,6 @@ typedef struct parse_ctx {
 		int line;
 	} sec[3];
 	size_t n_sec;
-	lbs_error *err;
-	bool failed;
 } parse_ctx;
 
 static const char *const section_names[] = { "sweep", "vary", "zip" };
@@ -52,117 +48,48 @@ static const lbs_key_spec section_specs[] = { { .name = "sweep" }, { .name = "va
 static const lbs_key_spec sweep_keys[] = { { .name = "name" }, { .name = "scenario" }, { .name = "detail" } };
 static const lbs_key_spec special_keys[] = { { .name = "policy" }, { .name = "seeds" } };
 
-static bool fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(parse_ctx *c, const char *fmt, ...)
+/* Each section header: known, and given once. */
+static bool on_section(lbs_ini_reader *r, const char *name)
 {
-	if (!c->failed) {
-		char msg[LBS_ERROR_MAX - 64];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		lbs_error_set(c->err, LBS_EINPUT, "%s:%d: %s", c->path, c->line, msg);
-		c->failed = true;
+	parse_ctx *c = (parse_ctx *)r;
+	size_t known = 0;
+	while (known < 3 && strcmp(name, section_names[known]))
+		known++;
+	if (known == 3) {
+		const char *hint = lbs_keys_suggest(section_specs, 3, name);
+		return lbs_ini_fail(r, "unknown section [%s]%s%s%s (expected [sweep], [vary] or [zip])", name,
+				    hint ? " (did you mean [" : "", hint ? hint : "", hint ? "]?)" : "");
 	}
-	return false;
-}
-
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned char ch = s[i];
-		size_t len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
-		if (!len || i + len > n)
-			return false;
-		for (size_t j = 1; j < len; j++)
-			if ((s[i + j] & 0xC0) != 0x80)
-				return false;
-		i += len;
-	}
+	for (size_t i = 0; i < c->n_sec; i++)
+		if (!strcmp(c->sec[i].name, name))
+			return lbs_ini_fail(r, "section [%s] appears twice (first at line %d)", name,
+					    c->sec[i].line);
+	snprintf(c->sec[c->n_sec].name, sizeof c->sec[0].name, "%s", section_names[known]);
+	c->sec[c->n_sec++].line = r->line;
 	return true;
-}
-
-/* The same line discipline as scenarios (sim/scenario.c): refuse what inih
- * would misread, strip indentation, check section headers. */
-static char *read_line(char *str, int num, void *stream)
-{
-	parse_ctx *c = stream;
-	if (c->failed)
-		return NULL;
-	ssize_t len = getline(&c->buf, &c->bufcap, c->f);
-	if (len < 0)
-		return NULL;
-	c->line++;
-	if ((size_t)len != strlen(c->buf))
-		return fail(c, "NUL byte in line (is this a text file?)"), NULL;
-	if (!valid_utf8((const unsigned char *)c->buf, (size_t)len))
-		return fail(c, "line is not valid UTF-8 (save the file as UTF-8)"), NULL;
-	char *s = c->buf;
-	if (c->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
-		s += 3;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t slen = strlen(s);
-	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
-		s[--slen] = '\0';
-	if (slen > LINE_MAX_CHARS || slen + 1 >= (size_t)num)
-		return fail(c, "line longer than %d characters (use a range, or fewer values)",
-			    LINE_MAX_CHARS), NULL;
-	if (*s == '[') {
-		char *close = strchr(s, ']');
-		if (!close)
-			return fail(c, "section header without ']'"), NULL;
-		const char *rest = close + 1;
-		while (*rest == ' ' || *rest == '\t')
-			rest++;
-		if (*rest && *rest != ';' && *rest != '#')
-			return fail(c, "unexpected text after ']'"), NULL;
-		char name[64];
-		size_t n = (size_t)(close - s - 1);
-		if (n >= sizeof name)
-			n = sizeof name - 1;
-		memcpy(name, s + 1, n);
-		name[n] = '\0';
-		size_t known = 0;
-		while (known < 3 && strcmp(name, section_names[known]))
-			known++;
-		if (known == 3) {
-			const char *hint = lbs_keys_suggest(section_specs, 3, name);
-			return fail(c, "unknown section [%s]%s%s%s (expected [sweep], [vary] or [zip])", name,
-				    hint ? " (did you mean [" : "", hint ? hint : "", hint ? "]?)" : ""), NULL;
-		}
-		for (size_t i = 0; i < c->n_sec; i++)
-			if (!strcmp(c->sec[i].name, name))
-				return fail(c, "section [%s] appears twice (first at line %d)", name,
-					    c->sec[i].line), NULL;
-		snprintf(c->sec[c->n_sec].name, sizeof c->sec[0].name, "%s", section_names[known]);
-		c->sec[c->n_sec++].line = c->line;
-	}
-	memcpy(str, s, slen + 1);
-	return str;
 }
 
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
 	parse_ctx *c = user;
-	if (c->failed)
+	if (c->ini.failed)
 		return 0;
 	if (!*section)
-		return fail(c, "'%s' is outside any section (put it under [sweep] or [vary])", key);
+		return lbs_ini_fail(&c->ini, "'%s' is outside any section (put it under [sweep] or [vary])", key);
 	if (strlen(key) >= sizeof c->e[0].key)
-		return fail(c, "[%s] key name too long", section);
+		return lbs_ini_fail(&c->ini, "[%s] key name too long", section);
 	if (!*value)
-		return fail(c, "[%s] %s: missing value", section, key);
+		return lbs_ini_fail(&c->ini, "[%s] %s: missing value", section, key);
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->e[i].key, key) && (!strcmp(c->e[i].section, section) ||
 						   (strcmp(section, "sweep") && strcmp(c->e[i].section, "sweep"))))
-			return fail(c, "[%s] %s: given twice (first at line %d, in [%s])", section, key,
+			return lbs_ini_fail(&c->ini, "[%s] %s: given twice (first at line %d, in [%s])", section, key,
 				    c->e[i].line, c->e[i].section);
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? 2 * c->cap : 16;
 		entry *e = realloc(c->e, ncap * sizeof *e);
 		if (!e)
-			return fail(c, "out of memory");
+			return lbs_ini_fail(&c->ini, "out of memory");
 		c->e = e;
 		c->cap = ncap;
 	}
@@ -170,7 +97,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
 	snprintf(e->section, sizeof e->section, "%s", section);
 	snprintf(e->key, sizeof e->key, "%s", key);
 	snprintf(e->value, sizeof e->value, "%s", value);
-	e->line = c->line;
+	e->line = c->ini.line;
 	return 1;
 }
 
@@ -715,27 +642,22 @@ lbs_status lbs_sweep_load(lbs_sweep *sw, const char *path, lbs_error *err)
 	if (dot && !strcmp(dot, ".ini"))
 		*dot = '\0';
 
-	struct stat sb;
-	if (stat(path, &sb) != 0)
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read sweep: %s", path, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a sweep file", path);
-	parse_ctx c = { .path = sw->path, .err = err };
-	if (!(c.f = fopen(path, "r")))
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read sweep: %s", path, strerror(errno));
-	int bad = ini_parse_stream(read_line, &c, on_key, &c);
-	lbs_status st = LBS_OK;
-	if (c.failed)
+	parse_ctx c = { .ini = { .max_chars = LINE_MAX_CHARS, .on_section = on_section,
+				 .long_line_hint = " (use a range, or fewer values)" } };
+	lbs_status st = lbs_ini_open(&c.ini, sw->path, "sweep", err);
+	if (st != LBS_OK)
+		return st;
+	int bad = ini_parse_stream(lbs_ini_read_line, &c.ini, on_key, &c);
+	if (c.ini.failed)
 		st = LBS_EINPUT;
-	else if (ferror(c.f))
+	else if (ferror(c.ini.f))
 		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
 	else if (bad > 0)
 		st = lbs_error_set(err, LBS_EINPUT,
 				   "%s:%d: expected '[section]', 'key = value' or a ';' comment", path, bad);
 	else if (bad < 0)
 		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the sweep", path);
-	fclose(c.f);
-	free(c.buf);
+	lbs_ini_close(&c.ini);
 	if (st == LBS_OK)
 		st = build(sw, &c, err);
 	free(c.e);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "sim/ini.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+lbs_status lbs_ini_open(lbs_ini_reader *r, const char *path, const char *what, lbs_error *err)
+{
+	struct stat sb;
+	r->path = path;
+	r->err = err;
+	if (stat(path, &sb) != 0)
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read %s: %s", path, what, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a %s file", path, what);
+	if (!(r->f = fopen(path, "r")))
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read %s: %s", path, what, strerror(errno));
+	return LBS_OK;
+}
+
+void lbs_ini_close(lbs_ini_reader *r)
+{
+	if (r->f)
+		fclose(r->f);
+	free(r->buf);
+	r->f = NULL;
+	r->buf = NULL;
+}
+
+bool lbs_ini_fail(lbs_ini_reader *r, const char *fmt, ...)
+{
+	if (!r->failed) {
+		char msg[LBS_ERROR_MAX - 64];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		lbs_error_set(r->err, LBS_EINPUT, "%s:%d: %s", r->path, r->line, msg);
+		r->failed = true;
+	}
+	return false;
+}
+
+bool lbs_utf8_valid(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char ch = s[i];
+		size_t len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
+		if (!len || i + len > n)
+			return false;
+		for (size_t j = 1; j < len; j++)
+			if ((s[i + j] & 0xC0) != 0x80)
+				return false;
+		i += len;
+	}
+	return true;
+}
+
+char *lbs_ini_read_line(char *str, int num, void *stream)
+{
+	lbs_ini_reader *r = stream;
+	if (r->failed)
+		return NULL;
+	ssize_t len = getline(&r->buf, &r->bufcap, r->f);
+	if (len < 0)
+		return NULL;
+	r->line++;
+	if ((size_t)len != strlen(r->buf))
+		return lbs_ini_fail(r, "NUL byte in line (is this a text file?)"), NULL;
+	if (!lbs_utf8_valid((const unsigned char *)r->buf, (size_t)len))
+		return lbs_ini_fail(r, "line is not valid UTF-8 (save the file as UTF-8)"), NULL;
+	char *s = r->buf;
+	if (r->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3; /* a UTF-8 byte-order mark */
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t slen = strlen(s);
+	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
+		s[--slen] = '\0';
+	if (slen > (size_t)r->max_chars || slen + 1 >= (size_t)num)
+		return lbs_ini_fail(r, "line longer than %d characters%s", r->max_chars,
+				    r->long_line_hint ? r->long_line_hint : ""), NULL;
+	if (*s == '[') {
+		char *close = strchr(s, ']');
+		if (!close)
+			return lbs_ini_fail(r, "section header without ']'"), NULL;
+		const char *rest = close + 1;
+		while (*rest == ' ' || *rest == '\t')
+			rest++;
+		if (*rest && *rest != ';' && *rest != '#')
+			return lbs_ini_fail(r, "unexpected text after ']'"), NULL;
+		char name[128];
+		size_t n = (size_t)(close - s - 1);
+		if (n >= sizeof name)
+			return lbs_ini_fail(r, "section name too long"), NULL;
+		memcpy(name, s + 1, n);
+		name[n] = '\0';
+		if (r->on_section && !r->on_section(r, name))
+			return NULL;
+	}
+	memcpy(str, s, slen + 1);
+	return str;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The line discipline every INI file of lbsim is read under (scenarios,
+ * sweep files, cost profiles), as the reader inih's ini_parse_stream calls:
+ * one line at a time, so line numbers are known; it refuses what inih would
+ * silently misread (lines longer than its buffer, which it splits; NUL
+ * bytes; invalid UTF-8), skips a byte-order mark, strips indentation (which
+ * inih would take for the continuation of a value), checks that a section
+ * header is alone on its line, and hands each header's name to the caller. */
+#ifndef LBS_INI_H
+#define LBS_INI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sim/error.h"
+
+typedef struct lbs_ini_reader {
+	const char *path;
+	FILE *f;
+	char *buf;
+	size_t bufcap;
+	int line;         /* of the line read last */
+	int max_chars;    /* the longest line accepted (at most INI_MAX_LINE - 2) */
+	const char *long_line_hint; /* added to the message for a long line, or NULL */
+	/* Called with each section header's name; returns false (after
+	 * lbs_ini_fail) to stop reading. */
+	bool (*on_section)(struct lbs_ini_reader *r, const char *name);
+	lbs_error *err;
+	bool failed;
+} lbs_ini_reader;
+
+/* Opens path for reading (a directory or a missing file is an LBS_EINPUT
+ * error naming `what`, e.g. "scenario"). */
+lbs_status lbs_ini_open(lbs_ini_reader *r, const char *path, const char *what, lbs_error *err);
+void lbs_ini_close(lbs_ini_reader *r);
+
+/* Records "path:line: message" as the first error (later ones are dropped)
+ * and returns false. */
+bool lbs_ini_fail(lbs_ini_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The ini_reader for ini_parse_stream; stream is the lbs_ini_reader. */
+char *lbs_ini_read_line(char *str, int num, void *stream);
+
+/* Whether s[0..n) is valid UTF-8. */
+bool lbs_utf8_valid(const unsigned char *s, size_t n);
+
+#endif
