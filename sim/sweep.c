@@ -113,15 +113,21 @@ static bool parse_num(const char *s, const char **end, int64_t *mant, int *decim
 		p++;
 	int64_t v = 0;
 	int digits = 0, d = 0;
-	for (; *p >= '0' && *p <= '9'; p++, digits++)
+	/* The limits are checked digit by digit: accumulating first would
+	 * overflow (found by fuzzing). */
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (++digits > 15)
+			return false;
 		v = 10 * v + (*p - '0');
-	if (digits == 0 || digits > 15)
+	}
+	if (digits == 0)
 		return false;
 	if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
-		for (p++; *p >= '0' && *p <= '9'; p++, d++)
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (++d > 9 || digits + d > 17)
+				return false;
 			v = 10 * v + (*p - '0');
-		if (d > 9 || digits + d > 17)
-			return false;
+		}
 	}
 	*mant = neg ? -v : v;
 	*decimals = d;
@@ -184,10 +190,13 @@ lbs_status lbs_sweep_expand_item(const char *item, lbs_status (*add)(void *ctx, 
 		return lbs_error_set(err, LBS_EINPUT,
 				     "bad range '%s': a *FACTOR range needs integers, A >= 1 and FACTOR >= 2",
 				     item);
-	a *= pow10i(d - da);
-	b *= pow10i(d - db);
-	if (op == '+')
-		s *= pow10i(d - ds);
+	/* Bring the three to d decimals; refuse what would not fit in 64 bits. */
+	int64_t fa = pow10i(d - da), fb = pow10i(d - db), fs = op == '+' ? pow10i(d - ds) : 1;
+	if (llabs(a) > INT64_MAX / fa || llabs(b) > INT64_MAX / fb || llabs(s) > INT64_MAX / fs)
+		return lbs_error_set(err, LBS_EINPUT, "bad range '%s': too many digits", item);
+	a *= fa;
+	b *= fb;
+	s *= fs;
 	if (op == '+' && s <= 0)
 		return lbs_error_set(err, LBS_EINPUT, "bad range '%s': the +STEP must be above 0", item);
 	if (a > b)
@@ -217,14 +226,11 @@ typedef struct value_list {
 	const char *dup; /* the value that appeared twice */
 } value_list;
 
+/* Appends a value; duplicates are found once the list is complete (a
+ * check per value would make a 100,000-value range quadratic). */
 static lbs_status add_value(void *ctx, const char *value)
 {
 	value_list *l = ctx;
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], value)) {
-			l->dup = l->v[i];
-			return LBS_EINPUT;
-		}
 	if (l->n >= LBS_SWEEP_MAX_POINTS)
 		return LBS_EINPUT;
 	if (l->n == l->cap) {
@@ -239,6 +245,33 @@ static lbs_status add_value(void *ctx, const char *value)
 		return LBS_EINTERNAL;
 	l->n++;
 	return LBS_OK;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The first value given twice (by sorting a copy of the list), or NULL. */
+static const char *first_duplicate(const value_list *l, lbs_error *err, bool *oom)
+{
+	*oom = false;
+	if (l->n < 2)
+		return NULL;
+	char **sorted = malloc(l->n * sizeof *sorted);
+	if (!sorted) {
+		*oom = true;
+		lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		return NULL;
+	}
+	memcpy(sorted, l->v, l->n * sizeof *sorted);
+	qsort(sorted, l->n, sizeof *sorted, by_string);
+	const char *dup = NULL;
+	for (size_t i = 1; i < l->n && !dup; i++)
+		if (!strcmp(sorted[i - 1], sorted[i]))
+			dup = sorted[i];
+	free(sorted);
+	return dup;
 }
 
 /* Splits a value at commas and expands each item. */
@@ -268,8 +301,12 @@ static lbs_status expand_list(const char *text, value_list *l, lbs_error *err)
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 		if (st != LBS_OK)
 			return st;
-		if (!comma)
-			return LBS_OK;
+		if (!comma) {
+			bool oom;
+			if ((l->dup = first_duplicate(l, err, &oom)))
+				return lbs_error_set(err, LBS_EINPUT, "value '%s' appears twice", l->dup);
+			return oom ? LBS_EINTERNAL : LBS_OK;
+		}
 		item = comma + 1;
 	}
 }

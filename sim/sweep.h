@@ -28,7 +28,7 @@
 #include "sim/keys.h"
 #include "sim/recorder.h"
 
-#define LBS_SWEEP_MAX_POINTS 100000
+#define LBS_SWEEP_MAX_POINTS 10000
 #define LBS_SWEEP_MAX_KEYS 64
 
 /* One varied key: a scenario key "SECTION.KEY", or "policy" or "seed". */
