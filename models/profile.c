@@ -293,20 +293,7 @@ lbs_status lbs_profile_load(lbs_profile *p, const char *path, lbs_error *err)
 	memset(p, 0, sizeof *p);
 	snprintf(p->path, sizeof p->path, "%s", path);
 	read_ctx c = { .ini = { .max_chars = LINE_MAX_CHARS, .on_section = on_section } };
-	lbs_status st = lbs_ini_open(&c.ini, p->path, "profile", err);
-	if (st != LBS_OK)
-		return st;
-	int bad = ini_parse_stream(lbs_ini_read_line, &c.ini, on_key, &c);
-	if (c.ini.failed)
-		st = LBS_EINPUT;
-	else if (ferror(c.ini.f))
-		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
-	else if (bad > 0)
-		st = lbs_error_set(err, LBS_EINPUT, "%s:%d: expected '[section]', 'key = value' or a ';' "
-				   "comment", path, bad);
-	else if (bad < 0)
-		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the profile", path);
-	lbs_ini_close(&c.ini);
+	lbs_status st = lbs_ini_parse(&c.ini, p->path, "profile", on_key, &c, err);
 	if (st == LBS_OK)
 		st = build(p, &c, err);
 	free(c.kv);

@@ -2,12 +2,15 @@
 #include "sim/ini.h"
 
 #include <errno.h>
+#include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-lbs_status lbs_ini_open(lbs_ini_reader *r, const char *path, const char *what, lbs_error *err)
+lbs_status lbs_ini_parse(lbs_ini_reader *r, const char *path, const char *what,
+			 int (*on_key)(void *user, const char *section, const char *key, const char *value),
+			 void *user, lbs_error *err)
 {
 	struct stat sb;
 	r->path = path;
@@ -18,16 +21,22 @@ lbs_status lbs_ini_open(lbs_ini_reader *r, const char *path, const char *what, l
 		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a %s file", path, what);
 	if (!(r->f = fopen(path, "r")))
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read %s: %s", path, what, strerror(errno));
-	return LBS_OK;
-}
-
-void lbs_ini_close(lbs_ini_reader *r)
-{
-	if (r->f)
-		fclose(r->f);
+	int bad = ini_parse_stream(lbs_ini_read_line, r, on_key, user);
+	lbs_status st = LBS_OK;
+	if (r->failed)
+		st = LBS_EINPUT;
+	else if (ferror(r->f))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
+	else if (bad > 0)
+		st = lbs_error_set(err, LBS_EINPUT,
+				   "%s:%d: expected '[section]', 'key = value' or a ';' comment", path, bad);
+	else if (bad < 0)
+		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the %s", path, what);
+	fclose(r->f);
 	free(r->buf);
 	r->f = NULL;
 	r->buf = NULL;
+	return st;
 }
 
 bool lbs_ini_fail(lbs_ini_reader *r, const char *fmt, ...)

@@ -29,10 +29,14 @@ typedef struct lbs_ini_reader {
 	bool failed;
 } lbs_ini_reader;
 
-/* Opens path for reading (a directory or a missing file is an LBS_EINPUT
- * error naming `what`, e.g. "scenario"). */
-lbs_status lbs_ini_open(lbs_ini_reader *r, const char *path, const char *what, lbs_error *err);
-void lbs_ini_close(lbs_ini_reader *r);
+/* Reads the file at path under this discipline, calling on_key(user,
+ * section, key, value) as ini_parse_stream does, and closes it. A directory,
+ * a missing file, a line inih cannot read or an error of on_key (recorded
+ * with lbs_ini_fail) is an LBS_EINPUT error naming `what` ("scenario") or
+ * the line. Set max_chars, on_section and long_line_hint beforehand. */
+lbs_status lbs_ini_parse(lbs_ini_reader *r, const char *path, const char *what,
+			 int (*on_key)(void *user, const char *section, const char *key, const char *value),
+			 void *user, lbs_error *err);
 
 /* Records "path:line: message" as the first error (later ones are dropped)
  * and returns false. */

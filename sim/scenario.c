@@ -858,22 +858,9 @@ lbs_status lbs_scenario_load(lbs_scenario *sc, const char *path, const char *con
 	memset(sc, 0, sizeof *sc);
 	snprintf(sc->path, sizeof sc->path, "%s", path);
 	parse_ctx c = { .ini = { .max_chars = LBS_LINE_MAX, .on_section = on_section } };
-	lbs_status st = lbs_ini_open(&c.ini, sc->path, "scenario", err);
-	if (st != LBS_OK)
-		return st;
-	int bad = ini_parse_stream(lbs_ini_read_line, &c.ini, on_key, &c);
-	if (c.ini.failed)
-		st = LBS_EINPUT;
-	else if (ferror(c.ini.f))
-		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
-	else if (bad > 0)
-		st = lbs_error_set(err, LBS_EINPUT,
-				   "%s:%d: expected '[section]', 'key = value' or a ';' comment", path, bad);
-	else if (bad < 0)
-		st = lbs_error_set(err, LBS_EINTERNAL, "%s: out of memory reading the scenario", path);
-	else if (c.n_kv == 0 && c.n_hdr == 0)
+	lbs_status st = lbs_ini_parse(&c.ini, sc->path, "scenario", on_key, &c, err);
+	if (st == LBS_OK && c.n_kv == 0 && c.n_hdr == 0)
 		st = lbs_error_set(err, LBS_EINPUT, "%s: empty scenario (no sections or keys)", path);
-	lbs_ini_close(&c.ini);
 	for (size_t i = 0; st == LBS_OK && i < n_overrides; i++)
 		st = apply_override(&c, overrides[i]);
 	if (st == LBS_OK)
