@@ -94,6 +94,30 @@ lbs_status lbs_trace_error(lbs_error *err, const char *path, int64_t line, const
 	return lbs_error_set(err, LBS_EINPUT, "%s:%lld: %s", path, (long long)line, msg);
 }
 
+lbs_status lbs_csv_columns(const lbs_csv_row *header, const char *const *need, long *const *pos,
+			   size_t n, const char *path, const char *expected, lbs_error *err)
+{
+	for (size_t k = 0; k < n; k++) {
+		*pos[k] = -1;
+		for (size_t i = 0; i < header->n; i++)
+			if (strcmp(header->field[i], need[k]) == 0)
+				*pos[k] = (long)i;
+		if (*pos[k] < 0)
+			return lbs_trace_error(err, path, header->line, "header",
+					       "missing column '%s' (expected %s)", need[k], expected);
+	}
+	return LBS_OK;
+}
+
+lbs_status lbs_csv_check_width(const lbs_csv_row *row, size_t n_fields, int64_t header_line,
+			       const char *path, lbs_error *err)
+{
+	if (row->n == n_fields)
+		return LBS_OK;
+	return lbs_trace_error(err, path, row->line, NULL, "%zu fields, but the header (line %lld) has %zu",
+			       row->n, (long long)header_line, n_fields);
+}
+
 /* Feeds one line (with its line end) to the parser, or to comment(). */
 static lbs_status feed_line(reader *r, struct csv_parser *p, const char *s, size_t len,
 			    lbs_csv_comment_fn comment)

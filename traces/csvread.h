@@ -42,6 +42,15 @@ lbs_status lbs_csv_split(const char *text, char ***fields, size_t *n, lbs_error 
 lbs_status lbs_trace_error(lbs_error *err, const char *path, int64_t line, const char *field,
 			   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* The header row's index of each of need[0..n) into *pos[k]; a missing one
+ * is an error naming it and `expected` (the form the header should have). */
+lbs_status lbs_csv_columns(const lbs_csv_row *header, const char *const *need, long *const *pos,
+			   size_t n, const char *path, const char *expected, lbs_error *err);
+
+/* A row must have as many fields as the header (at header_line) had. */
+lbs_status lbs_csv_check_width(const lbs_csv_row *row, size_t n_fields, int64_t header_line,
+			       const char *path, lbs_error *err);
+
 /* Parses a decimal number (optional sign, digits, point, exponent): no
  * hexadecimal, no nan or inf, no trailing text, and the value must be
  * finite. Returns NULL, or why the text is refused. */

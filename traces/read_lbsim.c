@@ -116,10 +116,9 @@ static lbs_status on_row(void *p, const lbs_csv_row *row, lbs_error *err)
 		c->stage = 2;
 		return header(c, row, err);
 	}
-	if (row->n != c->n_fields)
-		return lbs_trace_error(err, c->path, row->line, NULL,
-				       "%zu fields, but the header (line %lld) has %zu", row->n,
-				       (long long)c->header_line, c->n_fields);
+	lbs_status wst = lbs_csv_check_width(row, c->n_fields, c->header_line, c->path, err);
+	if (wst != LBS_OK)
+		return wst;
 	double index, v[LBS_SERIES_MAX_COLS];
 	const char *why;
 	if (c->kind == LBS_INDEX_ITERATION) {

@@ -34,16 +34,9 @@ static lbs_status header(pai_ctx *c, const lbs_csv_row *row, lbs_error *err)
 	c->have_header = true;
 	c->header_line = row->line;
 	c->n_fields = row->n;
-	for (size_t k = 0; k < 3; k++) {
-		*pos[k] = -1;
-		for (size_t i = 0; i < row->n; i++)
-			if (strcmp(row->field[i], need[k]) == 0)
-				*pos[k] = (long)i;
-		if (*pos[k] < 0)
-			return lbs_trace_error(err, c->path, row->line, "header",
-					       "missing column '%s' (expected ,worker,gpu,time,batch_time_norm)",
-					       need[k]);
-	}
+	lbs_status st = lbs_csv_columns(row, need, pos, 3, c->path, ",worker,gpu,time,batch_time_norm", err);
+	if (st != LBS_OK)
+		return st;
 	static const char *const cols[] = { "batch_time" };
 	c->b = lbs_series_builder_create(c->path, "pai", LBS_INDEX_ITERATION, "time", 1, cols, true,
 					 false, LBS_DUP_SAME, err);
@@ -59,10 +52,9 @@ static lbs_status on_row(void *p, const lbs_csv_row *row, lbs_error *err)
 	pai_ctx *c = p;
 	if (!c->have_header)
 		return header(c, row, err);
-	if (row->n != c->n_fields)
-		return lbs_trace_error(err, c->path, row->line, NULL,
-				       "%zu fields, but the header (line %lld) has %zu", row->n,
-				       (long long)c->header_line, c->n_fields);
+	lbs_status wst = lbs_csv_check_width(row, c->n_fields, c->header_line, c->path, err);
+	if (wst != LBS_OK)
+		return wst;
 	const char *why, *f;
 	int64_t worker, it;
 	double v;
