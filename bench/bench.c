@@ -16,6 +16,7 @@
  * on a shared machine the best run is the one least disturbed by others.
  * --quick runs 10x fewer events (a smoke test for CI, not a measurement). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,15 +304,23 @@ int main(int argc, char **argv)
 {
 	int scale = 1;
 	const char *decision = NULL;
+	bool decision_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			scale = 10;
-		} else if (strcmp(argv[i], "--decision") == 0 && i + 1 < argc) {
+		} else if ((strcmp(argv[i], "--decision") == 0 || strcmp(argv[i], "--decision-only") == 0) &&
+			   i + 1 < argc) {
+			decision_only = strcmp(argv[i], "--decision-only") == 0;
 			decision = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--decision SCENARIO.ini]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--decision | --decision-only SCENARIO.ini]\n",
+				argv[0]);
 			return 2;
 		}
+	}
+	if (decision_only) {   /* the LB-BSP decision cost alone (make reproduce) */
+		bench_decision(decision, scale);
+		return 0;
 	}
 
 	double *inc = malloc(INC_N * sizeof *inc);
