@@ -63,6 +63,25 @@ for f in "$top_srcdir"/profiles/measured/*.ini; do
 done
 check "the cost keys are recorded from the profile" test "$(q "$TMP/one.db" \
 	"SELECT count(*) FROM run_config WHERE section = 'workers.g' AND key IN ('cost', 't_flat', 'saturation_batch', 'per_sample', 'max_batch')")" = $((5 * 19))
+
+# The bundled scenarios take their compute costs from profiles that say how
+# and where they were measured; a scenario that gives them by hand says in
+# its header why no calibrated profile fits.
+provenance() { grep -q '^origin = .' "$1" && grep -q '^host = .' "$1" && grep -q '^command = .' "$1"; }
+for s in $(find "$top_srcdir/scenarios" -name '*.ini' | sort); do
+	name=${s#"$top_srcdir/"}
+	grep -q '^\[sweep\]' "$s" && continue
+	if grep -Eq '^(cost|t0|per_sample|t_flat|saturation_batch) *=' "$s"; then
+		check "$name: costs by hand, and its header says why" grep -q '^;.*no calibrated profile fits' "$s"
+		continue
+	fi
+	profiles=$(sed -n 's/^profile *= *//p' "$s")
+	check "$name: every group has a profile" \
+		test "$(echo "$profiles" | grep -c .)" = "$(grep -c '^\[workers\.' "$s")"
+	for p in $(echo "$profiles" | sort -u); do
+		check "$name: $p says how and where it was measured" provenance "$(dirname "$s")/$p"
+	done
+done
 "$LBSIM" calibrate --from-table --data "$TMP/nowhere" -o "$TMP/profiles" 2> "$TMP/err"; rc=$?
 check "--from-table without data: exit 3" test $rc -eq 3
 check "--from-table without data: names the file" grep -q "nowhere/gavel-throughputs/isolated.csv: cannot read" "$TMP/err"
