@@ -4,9 +4,14 @@
  * y_t is predicted from tapped delay lines of past speeds y_{t-1..t-dy} and
  * of the exogenous readings x_{t..t-dx+1} (CPU and memory utilisation; x_t
  * is the reading available at decision time) by one tanh hidden layer and a
- * linear output:
- *     y_t = b + sum_h v_h tanh(c_h + sum_k W_hk u_k).
- * Inputs and output are z-scored over the window. The weights are trained
+ * linear output, added to the last speed (a skip connection):
+ *     y_t = y_{t-1} + s_y (b + sum_h v_h tanh(c_h + sum_k W_hk u_k)).
+ * The network models the change from the last speed, so weight decay pulls
+ * it towards "no change" rather than towards the window's mean, and a
+ * change of level after a long steady stretch (whose z-scores saturate the
+ * hidden units) still moves the forecast with the last speed instead of
+ * pinning it to the old level. Inputs are z-scored over the window, and
+ * s_y is the standard deviation of the window's speeds. The weights are trained
  * on the last `window` samples every `retrain` measurements, warm started
  * from the previous weights, by Levenberg-Marquardt (GSL's trust-region
  * nonlinear least squares with an analytic Jacobian) with weight decay
@@ -161,8 +166,8 @@ static int narx_f(const gsl_vector *x, void *params, gsl_vector *f)
 	for (size_t i = 0; i < c->m; i++) {
 		size_t t = c->t0 + i;
 		inputs(s, t, NULL, c->u);
-		double yt = (s->y[t] - s->ymean) / s->ystd;
-		f->data[i] = forward(s, x->data, c->u, NULL) - yt;
+		double dt = (s->y[t] - s->y[t - 1]) / s->ystd;
+		f->data[i] = forward(s, x->data, c->u, NULL) - dt;
 	}
 	double l = sqrt(s->opt.lambda);
 	for (size_t p = 0; p < s->np; p++)
@@ -288,7 +293,7 @@ static double narx_predict(void *state, const double *exog)
 	}
 	double zero[1] = { 0 };
 	inputs(s, s->n, exog ? exog : zero, s->u);
-	double y = s->ymean + s->ystd * forward(s, s->w, s->u, NULL);
+	double y = s->y[s->n - 1] + s->ystd * forward(s, s->w, s->u, NULL);
 	if (!isfinite(y)) {
 		s->fallbacks++;
 		return s->ema;

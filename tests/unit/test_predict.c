@@ -185,6 +185,31 @@ static void test_narx_learns_exogenous(void)
 	lbs_predictor_ema.destroy(ema);
 }
 
+/* Piecewise-constant speeds (level 100 for 150 measurements, then 40, then
+ * 100, ...), with a reading that says nothing (constant): the best one can
+ * do is the last speed, wrong only at the switches. Long steady stretches
+ * leave a window with no variation; the forecast after a switch must follow
+ * the new level (within 5% on the second step after it), not stay at the
+ * window's old mean. */
+static void test_narx_follows_level_changes(void)
+{
+	void *narx = make(&lbs_predictor_narx, NULL, 0, 1);
+	CU_ASSERT_FATAL(narx != NULL);
+	double x = 0.3, worst = 0;
+	for (int t = 0; t < 900; t++) {
+		double v = (t / 150) % 2 ? 40 : 100;
+		double p = lbs_predictor_narx.predict(narx, &x);
+		if (t >= 150 && t % 150 >= 2) {   /* every step but the switch itself and the next */
+			double e = fabs(p - v) / v;
+			worst = e > worst ? e : worst;
+		}
+		lbs_predictor_narx.observe(narx, v, &x);
+	}
+	printf("\n    worst relative error away from the switches %.4f\n", worst);
+	CU_ASSERT(worst < 0.05);
+	lbs_predictor_narx.destroy(narx);
+}
+
 void suite_predict(void)
 {
 	static const test_case tests[] = {
@@ -194,6 +219,7 @@ void suite_predict(void)
 		{ "arima: drift with d = 1", test_arima_drift },
 		{ "arima: fallback counted", test_arima_fallback },
 		{ "narx: learns an exogenous relation", test_narx_learns_exogenous },
+		{ "narx: follows level changes after steady stretches", test_narx_follows_level_changes },
 	};
 	add_suite("predict", tests, sizeof tests / sizeof tests[0]);
 }
