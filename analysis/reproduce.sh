@@ -545,8 +545,8 @@ period lasts many iterations, so the last speed is already a strong forecast, an
 from the CPU reading at decision time, which shows a switch that happened since the last measurement
 (doc/predictors.md compares NARX with and without the readings). EMA and ARIMA smooth over
 the switches and lag them, which is why they trail both. The NARX defaults (window 120, weight decay
-0.3) were chosen on scenarios/predict/cpu-bursty.ini, a different setting (shorter, lighter tenant
-jobs, 8 workers), before this report existed.
+0.3) were chosen on scenarios/predict/cpu-bursty.ini, a different setting (8 workers, tenants on for
+2 s and off for 4 s taking 60% of the CPU), before this report existed.
 
 ## LB-BSP's decision overhead at 96 workers (wall clock, apart from the table)
 
