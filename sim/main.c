@@ -21,6 +21,7 @@
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "sim/sweep.h"
+#include "traces/series.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -59,6 +60,8 @@ static void usage(FILE *out)
 		"                        (one row per worker per iteration)\n"
 		"      --max-rows N      refuse --detail workers when the runs would write more\n"
 		"                        than N rows to worker_iterations (default 20000000; 0: no limit)\n"
+		"      --max-trace-rows N  refuse a trace file that would keep more than N rows\n"
+		"                        (default 100000000; 0: no limit)\n"
 		"      --set S.K=VALUE   override key K of section S, e.g. --set network.bandwidth='10 Gbit/s';\n"
 		"                        repeatable; validated like the file; an empty VALUE removes the key\n"
 		"  -p, --policy LIST     run these policies (comma-separated) instead of [policy] name;\n"
@@ -225,7 +228,7 @@ static int run_command(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },   { "no-baseline", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },          { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },        { "max-rows", required_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
+		{ "max-trace-rows", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db";
 	int64_t max_rows = LBS_DEFAULT_MAX_ROWS;
@@ -272,6 +275,17 @@ static int run_command(int argc, char **argv)
 				return LBS_EUSAGE;
 			}
 			break;
+		case 'T': {
+			int64_t v;
+			if (!lbs_parse_max_rows(optarg, &v)) {
+				fprintf(stderr, "lbsim: --max-trace-rows %s: expected an integer >= 0 (0: no "
+					"limit)\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			lbs_trace_max_rows_set(v);
+			break;
+		}
 		case 'S': overrides[n_overrides++] = optarg; break;
 		case 'p': policies = optarg; break;
 		case 'B': baseline = false; break;

@@ -35,6 +35,7 @@
 #include "sim/proc.h"
 #include "sim/merge.h"
 #include "sim/sweep.h"
+#include "traces/series.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -73,6 +74,8 @@ static void usage(FILE *out)
 		"      --max-rows N      with [sweep] detail = workers, refuse a sweep whose points\n"
 		"                        would write more than N rows to worker_iterations in all\n"
 		"                        (default 20000000; 0: no limit)\n"
+		"      --max-trace-rows N  refuse a trace file that would keep more than N rows\n"
+		"                        (default 100000000; 0: no limit), here and in every point\n"
 		"  -q, --quiet           print nothing but errors\n"
 		"  -h, --help            this help\n");
 }
@@ -263,6 +266,8 @@ static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p
 	lbs_buf_printf(b, " -q --no-baseline --detail %s", detail[sw->detail]);
 	if (sw->detail == LBS_DETAIL_WORKERS) /* the sweep checked the total; each point is within it */
 		lbs_buf_printf(b, " --max-rows %lld", (long long)o->max_rows);
+	if (lbs_trace_max_rows() != LBS_SERIES_DEFAULT_MAX_ROWS)
+		lbs_buf_printf(b, " --max-trace-rows %lld", (long long)lbs_trace_max_rows());
 	for (size_t k = 0; k < sw->n_keys; k++) {
 		const char *name = sw->keys[k].name, *value = lbs_sweep_value(sw, p, k);
 		if (!strcmp(name, "policy")) {
@@ -520,7 +525,8 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "shard", required_argument, NULL, 'k' },  { "sshlogin", required_argument, NULL, 'S' },
 		{ "list", no_argument, NULL, 'l' },         { "keep", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-		{ "max-rows", required_argument, NULL, 'M' }, { NULL, 0, NULL, 0 },
+		{ "max-rows", required_argument, NULL, 'M' }, { "max-trace-rows", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
 	};
 	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1, .max_rows = LBS_DEFAULT_MAX_ROWS };
 	int c;
@@ -565,6 +571,16 @@ static int parse_options(int argc, char **argv, options *o)
 				return LBS_EUSAGE;
 			}
 			break;
+		case 'T': {
+			int64_t v;
+			if (!lbs_parse_max_rows(optarg, &v)) {
+				fprintf(stderr, "lbsim sweep: --max-trace-rows %s: expected an integer >= 0 (0: "
+					"no limit)\n", optarg);
+				return LBS_EUSAGE;
+			}
+			lbs_trace_max_rows_set(v);
+			break;
+		}
 		case 'l': o->list = true; break;
 		case 'K': o->keep = true; break;
 		case 'q': o->quiet = true; break;

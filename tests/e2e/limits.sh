@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Output and resource bounds: the --detail workers row guard (--max-rows) of
-# lbsim run and lbsim sweep, refused before anything is written.
+# lbsim run and lbsim sweep, and the bounds on what a trace file may make
+# lbsim hold (--max-trace-rows, the longest line), each refused before
+# anything is written and before memory grows past the bound. (Workers,
+# iterations and global batches beyond their limits are in the bad-input
+# corpus: count-1e12, workers-total-1e6, iterations-1e15,
+# epochs-1e15-iterations, batch-over-cap.)
 . "$(dirname "$0")/lib.sh"
 D="$top_srcdir/tests/data"
 S="$D/sweep/scenario.ini" # 4 workers
@@ -99,4 +104,71 @@ EOF
 else
 	echo "skip: lbsim sweep's row guard (GNU parallel is not installed)"
 fi
+
+# ---- trace files: rows kept, line length -----------------------------------
+# A scenario of 2 workers replaying trace T (relative to $TMP).
+with_trace() {
+	sed -e '/^\[workers.v100\]/,$d' "$S" | sed -e 's/^iterations = .*/iterations = 10/'
+	printf '[workers.cpu]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\ntrace_format = lbsim\ntrace = %s\n' "$1"
+	[ -z "${2:-}" ] || printf 'trace_ids = %s\n' "$2"
+}
+trace_line=$(with_trace x | grep -n '^trace = ' | cut -d: -f1)
+# 10^9 rows, streamed through a pipe (no 10 GB file): refused at the first
+# row over the limit, so it is neither read whole nor held in memory.
+mkfifo "$TMP/huge.csv"
+{ printf '# lbsim-trace 1\ntime_s,availability\n'; awk 'BEGIN { for (i = 0; i < 1e9; i++) print i ",1" }'; } \
+	> "$TMP/huge.csv" 2> /dev/null &
+writer=$!
+with_trace huge.csv > "$TMP/huge.ini"
+timeout 120 "$LBSIM" "$TMP/huge.ini" -q -o "$TMP/huge.db" --max-trace-rows 100000 > "$TMP/out" 2> "$TMP/err"; rc=$?
+kill "$writer" 2> /dev/null; wait "$writer" 2> /dev/null
+check "a trace of 10^9 rows over --max-trace-rows 100000: exit 3" test $rc -eq 3
+check "10^9 rows: refused at row 100001 (line 100003), naming the scenario's line" \
+	grep -qF "huge.ini:$trace_line: [workers.cpu] trace: $TMP/huge.csv:100003: more than 100000 rows: a trace may keep at most 100000 (--max-trace-rows raises the limit" "$TMP/err"
+check "10^9 rows: no results file, nothing on stdout" test ! -e "$TMP/huge.db" -a ! -s "$TMP/out"
+
+printf '# lbsim-trace 1\ntime_s,availability\n0,1\n1,0.5\n2,1\n3,0.5\n4,1\n' > "$TMP/five.csv"
+with_trace five.csv > "$TMP/five.ini"
+"$LBSIM" "$TMP/five.ini" -q -o "$TMP/five.db" --max-trace-rows 5; rc=$?
+check "a 5-row trace at --max-trace-rows 5: runs" test $rc -eq 0
+"$LBSIM" "$TMP/five.ini" -q -o "$TMP/five4.db" --max-trace-rows 4 2> "$TMP/err"; rc=$?
+check "a 5-row trace at --max-trace-rows 4: exit 3 at its line 7" test $rc -eq 3 -a ! -e "$TMP/five4.db"
+check "the message names the trace's line 7" grep -qF "five.csv:7: more than 4 rows" "$TMP/err"
+"$LBSIM" "$TMP/five.ini" -q -o "$TMP/five0.db" --max-trace-rows 0; rc=$?
+check "--max-trace-rows 0: no limit" test $rc -eq 0
+"$LBSIM" "$TMP/five.ini" -q -o "$TMP/fivex.db" --max-trace-rows -3 2> /dev/null; rc=$?
+check "--max-trace-rows -3: exit 2" test $rc -eq 2 -a ! -e "$TMP/fivex.db"
+# Only the rows kept count: with trace_ids, the other ids' rows are skipped.
+printf '# lbsim-trace 1\ntime_s,id,availability\n0,a,1\n0,b,1\n1,a,0.5\n1,b,0.5\n2,a,1\n2,b,1\n' > "$TMP/ids.csv"
+with_trace ids.csv a > "$TMP/ids.ini"
+"$LBSIM" "$TMP/ids.ini" -q -o "$TMP/ids.db" --max-trace-rows 3; rc=$?
+check "trace_ids: 3 rows kept of 6, within --max-trace-rows 3" test $rc -eq 0
+# The same bound for lbsim predict --format and for a sweep (checked while
+# loading, and passed on to each point).
+"$LBSIM" predict --format lbsim "$TMP/five.csv" -q -o "$TMP/p.db" --max-trace-rows 4 2> "$TMP/err"; rc=$?
+check "predict --format: --max-trace-rows 4 refuses 5 rows (exit 3)" test $rc -eq 3 -a ! -e "$TMP/p.db"
+"$LBSIM" predict --format lbsim "$TMP/five.csv" -q -o "$TMP/p.db" --max-trace-rows 5; rc=$?
+check "predict --format: --max-trace-rows 5 reads 5 rows" test $rc -eq 0
+if parallel --version 2> /dev/null | grep -q '^GNU parallel'; then
+	printf '[sweep]\nscenario = five.ini\n[vary]\nseeds = 1..2\n' > "$TMP/five-sweep.ini"
+	"$LBSIM" sweep "$TMP/five-sweep.ini" -q -o "$TMP/fs.db" --max-trace-rows 4 2> "$TMP/err"; rc=$?
+	check "sweep --max-trace-rows 4: refused while loading (exit 3), nothing written" \
+		test $rc -eq 3 -a ! -e "$TMP/fs.db" -a ! -e "$TMP/fs.db.sweep"
+	"$LBSIM" sweep "$TMP/five-sweep.ini" -q -o "$TMP/fs.db" --max-trace-rows 5 --keep; rc=$?
+	check "sweep --max-trace-rows 5: runs" test $rc -eq 0
+	check "sweep: each point gets --max-trace-rows 5" test "$(grep -c -- '--max-trace-rows 5 ' "$TMP/fs.db.sweep/jobs")" = 2
+fi
+
+# A line longer than 1 MiB (a file without line ends) is refused at once.
+{ printf '# lbsim-trace 1\ntime_s,availability\n0,'; head -c 2000000 /dev/zero | tr '\0' 1; printf '\n'; } > "$TMP/long.csv"
+with_trace long.csv > "$TMP/long.ini"
+"$LBSIM" "$TMP/long.ini" -q -o "$TMP/long.db" 2> "$TMP/err"; rc=$?
+check "a 2 MB line: exit 3, no results file" test $rc -eq 3 -a ! -e "$TMP/long.db"
+check "a 2 MB line: named, with the limit" grep -qF "long.csv:3: line longer than 1048576 bytes" "$TMP/err"
+# A quoted field left open runs to the end of the file: refused at 1 MiB.
+{ printf '# lbsim-trace 1\ntime_s,availability\n0,1\n1,"0.5\n'; awk 'BEGIN { for (i = 0; i < 400000; i++) print "0,1" }'; } > "$TMP/quote.csv"
+with_trace quote.csv > "$TMP/quote.ini"
+"$LBSIM" "$TMP/quote.ini" -q -o "$TMP/quote.db" 2> "$TMP/err"; rc=$?
+check "an open quote over 1 MiB of lines: exit 3, no results file" test $rc -eq 3 -a ! -e "$TMP/quote.db"
+check "an open quote: the record's first line named" grep -qF "quote.csv:4: record longer than 1048576 bytes" "$TMP/err"
 finish
