@@ -3,7 +3,7 @@
 # `make fuzz`: builds each harness with clang's libFuzzer, ASan and UBSan in
 # fuzz/clang/ of the build tree (apart from the normal build, which it never
 # touches), then runs each for FUZZ_SECONDS (default 60), starting from the
-# seeds (shipped scenarios, traces and sweeps) and the regression corpus.
+# seeds (shipped scenarios, traces, sweeps and profiles) and the regression corpus.
 # The corpus it grows is kept in fuzz/corpus/HARNESS/; crashing inputs land
 # in fuzz/artifacts/HARNESS/ (copy them to fuzz/regressions/HARNESS/ once
 # fixed). Usage: fuzz.sh HARNESS...; the makefile passes the environment.
@@ -34,6 +34,7 @@ seeds() {
 	scenario) echo "$srcdir/scenarios $srcdir/tests/data/bad $srcdir/tests/data/sweep" ;;
 	trace) echo "$srcdir/tests/data/traces $srcdir/tests/data/bad/traces" ;;
 	sweep) echo "$srcdir/tests/data/sweep $srcdir/tests/data/bad-sweep $srcdir/scenarios/sweeps" ;;
+	profile) echo "$srcdir/profiles $srcdir/tests/data/bad/profiles" ;;
 	esac
 }
 

@@ -21,6 +21,7 @@
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "sim/sweep.h"
+#include "traces/series.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -57,6 +58,10 @@ static void usage(FILE *out)
 		"      --seed N          seed of the run (overrides [run] seed)\n"
 		"      --detail LEVEL    what to record: runs, iterations (default) or workers\n"
 		"                        (one row per worker per iteration)\n"
+		"      --max-rows N      refuse --detail workers when the runs would write more\n"
+		"                        than N rows to worker_iterations (default 20000000; 0: no limit)\n"
+		"      --max-trace-rows N  refuse a trace file that would keep more than N rows\n"
+		"                        (default 100000000; 0: no limit)\n"
 		"      --set S.K=VALUE   override key K of section S, e.g. --set network.bandwidth='10 Gbit/s';\n"
 		"                        repeatable; validated like the file; an empty VALUE removes the key\n"
 		"  -p, --policy LIST     run these policies (comma-separated) instead of [policy] name;\n"
@@ -182,15 +187,17 @@ static size_t policy_list(char *list, bool baseline, const char **names, size_t 
 
 /* Runs one policy and records it in its own transaction. */
 static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char *output,
-			  lbs_detail detail, bool quiet, summary *out, lbs_error *err)
+			  lbs_detail detail, int64_t *row_budget, bool quiet, summary *out, lbs_error *err)
 {
 	lbs_run run;
 	lbs_recorder rec = { 0 };
 	lbs_status st = lbs_run_create(&run, sc, policy, err);
 	if (st != LBS_OK)
 		return st;
-	if ((st = lbs_recorder_open(&rec, output, detail, err)) == LBS_OK)
+	if ((st = lbs_recorder_open(&rec, output, detail, err)) == LBS_OK) {
+		rec.row_budget = *row_budget;
 		st = lbs_recorder_begin(&rec, &run, err);
+	}
 	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations };
 	double t0 = monotonic_s();
 	if (st == LBS_OK)
@@ -202,6 +209,7 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 		st = lbs_recorder_commit(&rec, &run, wall_s, err);
 	if (st == LBS_OK) {
 		*out = summarise(&run, &rec);
+		*row_budget = rec.row_budget;
 	} else if (rec.db) {
 		lbs_recorder_abort(&rec);
 		lbs_error_prefix(err, "policy %s", policy);
@@ -219,9 +227,11 @@ static int run_command(int argc, char **argv)
 		{ "detail", required_argument, NULL, 'd' },   { "set", required_argument, NULL, 'S' },
 		{ "policy", required_argument, NULL, 'p' },   { "no-baseline", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },          { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },        { NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, 'V' },        { "max-rows", required_argument, NULL, 'M' },
+		{ "max-trace-rows", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db";
+	int64_t max_rows = LBS_DEFAULT_MAX_ROWS;
 	const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
 	char seed_override[64], *policies = NULL;
 	size_t n_overrides = 0;
@@ -255,6 +265,25 @@ static int run_command(int argc, char **argv)
 				return LBS_EUSAGE;
 			}
 			detail = (lbs_detail)d;
+			break;
+		}
+		case 'M':
+			if (!lbs_parse_max_rows(optarg, &max_rows)) {
+				fprintf(stderr, "lbsim: --max-rows %s: expected an integer >= 0 (0: no limit)\n",
+					optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			break;
+		case 'T': {
+			int64_t v;
+			if (!lbs_parse_max_rows(optarg, &v)) {
+				fprintf(stderr, "lbsim: --max-trace-rows %s: expected an integer >= 0 (0: no "
+					"limit)\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			lbs_trace_max_rows_set(v);
 			break;
 		}
 		case 'S': overrides[n_overrides++] = optarg; break;
@@ -319,6 +348,23 @@ static int run_command(int argc, char **argv)
 		}
 		lbs_run_destroy(&run);
 	}
+	/* The output-size guard, before the results file is touched: every run
+	 * has sc.iterations iterations of sc.n_workers workers (an epoch is
+	 * floor(dataset_samples / global_batch) iterations, as the run counts
+	 * it). iterations <= 1e9, workers <= 1e6 and runs <= 32: no overflow. */
+	int64_t row_budget = -1;
+	if (detail == LBS_DETAIL_WORKERS) {
+		uint64_t rows = (uint64_t)sc.iterations * (uint64_t)sc.n_workers * n;
+		char how[256];
+		snprintf(how, sizeof how, "%lld iterations x %lld workers x %zu run%s", (long long)sc.iterations,
+			 (long long)sc.n_workers, n, n == 1 ? "" : "s");
+		if ((st = lbs_check_worker_rows(rows, max_rows, sc.path, how, &err)) != LBS_OK) {
+			fprintf(stderr, "lbsim: %s\n", err.msg);
+			lbs_scenario_destroy(&sc);
+			return st;
+		}
+		row_budget = max_rows > 0 ? max_rows : -1;
+	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -327,7 +373,7 @@ static int run_command(int argc, char **argv)
 	summary m[32];
 	size_t done = 0;
 	for (; done < n && st == LBS_OK; done++)
-		if ((st = run_one(&sc, names[done], output, detail, quiet, &m[done], &err)) != LBS_OK) {
+		if ((st = run_one(&sc, names[done], output, detail, &row_budget, quiet, &m[done], &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
 			if (done)
 				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,

@@ -34,6 +34,8 @@ static void usage(FILE *out)
 		"      --format FORMAT     the trace's format (lbsim, pai, azure, cloudwatch, ...)\n"
 		"      --column NAME       the column to replay (default: the first)\n"
 		"      --as speed|time     what the column measures (default: time for pai)\n"
+		"      --max-trace-rows N  refuse a trace that would keep more than N rows\n"
+		"                          (default 100000000; 0: no limit)\n"
 		"  -q, --quiet             print nothing but errors\n");
 }
 
@@ -172,7 +174,8 @@ int lbs_predict_command(int argc, char **argv)
 		{ "skip", required_argument, NULL, 'k' },       { "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },            { "help", no_argument, NULL, 'h' },
 		{ "format", required_argument, NULL, 'f' },     { "column", required_argument, NULL, 'c' },
-		{ "as", required_argument, NULL, 'a' },         { NULL, 0, NULL, 0 },
+		{ "as", required_argument, NULL, 'a' },         { "max-trace-rows", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
 	};
 	char list[512] = "last,ema,arima,narx";
 	const char *output = NULL;
@@ -199,6 +202,17 @@ int lbs_predict_command(int argc, char **argv)
 			}
 			as_time = !strcmp(optarg, "time");
 			break;
+		case 'T': {
+			int64_t v;
+			if (!lbs_parse_max_rows(optarg, &v)) {
+				fprintf(stderr, "lbsim predict: --max-trace-rows %s: expected an integer >= 0 "
+					"(0: no limit)\n", optarg);
+				free(opts);
+				return LBS_EUSAGE;
+			}
+			lbs_trace_max_rows_set(v);
+			break;
+		}
 		case 'k': {
 			char *end;
 			skip = strtol(optarg, &end, 10);

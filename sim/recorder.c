@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "sim/units.h"
 
 const char lbs_schema_sql[] =
 	"CREATE TABLE runs (\n"
@@ -116,11 +117,47 @@ static lbs_status exec(lbs_recorder *r, const char *sql, lbs_error *err)
 	return LBS_OK;
 }
 
+bool lbs_parse_max_rows(const char *text, int64_t *out)
+{
+	char why[128];
+	return lbs_parse_int(text, out, why, sizeof why) && *out >= 0;
+}
+
+/* "12.3 GB", "456 MB", "2.07 kB": a size for messages. */
+static const char *approx_size(double bytes, char *buf, size_t len)
+{
+	if (bytes >= 1e9)
+		snprintf(buf, len, "%.3g GB", bytes / 1e9);
+	else if (bytes >= 1e6)
+		snprintf(buf, len, "%.3g MB", bytes / 1e6);
+	else
+		snprintf(buf, len, "%.3g kB", bytes / 1e3);
+	return buf;
+}
+
+lbs_status lbs_check_worker_rows(uint64_t rows, int64_t max_rows, const char *what, const char *how,
+				 lbs_error *err)
+{
+	if (max_rows <= 0 || rows <= (uint64_t)max_rows)
+		return LBS_OK;
+	char lo[32], hi[32];
+	return lbs_error_set(err, LBS_EINPUT,
+			     "%s: --detail workers would write %llu rows to worker_iterations (%s), more "
+			     "than the limit of %lld rows (about %s to %s at %d to %d bytes a row): raise "
+			     "the limit with --max-rows N (0: no limit), or record less (--detail "
+			     "iterations, or fewer iterations, workers or runs)",
+			     what, (unsigned long long)rows, how, (long long)max_rows,
+			     approx_size((double)rows * LBS_ROW_BYTES_MIN, lo, sizeof lo),
+			     approx_size((double)rows * LBS_ROW_BYTES_MAX, hi, sizeof hi), LBS_ROW_BYTES_MIN,
+			     LBS_ROW_BYTES_MAX);
+}
+
 lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
 {
 	memset(r, 0, sizeof *r);
 	snprintf(r->path, sizeof r->path, "%s", path);
 	r->detail = detail;
+	r->row_budget = -1;
 	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		lbs_status st = db_error(r, err, "cannot open results database");
 		lbs_recorder_close(r);
@@ -316,6 +353,14 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 	}
 	if (r->detail < LBS_DETAIL_WORKERS)
 		return LBS_OK;
+	if (r->row_budget >= 0) {
+		if ((uint64_t)r->row_budget < rec->n_workers)
+			return lbs_error_set(err, LBS_EINPUT, "--detail workers: at iteration %lld the run "
+					     "reached the --max-rows limit of worker_iterations rows (it ran "
+					     "longer than estimated, as epochs do when the global batch "
+					     "shrinks): raise --max-rows (0: no limit)", (long long)rec->iteration);
+		r->row_budget -= (int64_t)rec->n_workers;
+	}
 	q = r->ins_worker_iteration;
 	double phase = rec->compute_end_s - rec->start_s;
 	for (size_t i = 0; i < rec->n_workers; i++) {

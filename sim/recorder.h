@@ -18,6 +18,14 @@ typedef enum lbs_detail {
 } lbs_detail;
 #define LBS_DETAIL_CHOICES "runs|iterations|workers"
 
+/* The output-size guard of --detail workers: the worker_iterations rows one
+ * command may write unless --max-rows says otherwise, and the bytes a row
+ * takes in the file, as measured with SQLite 3.40 (doc/results.md): 37
+ * without predictions or readings, 51 with both. */
+#define LBS_DEFAULT_MAX_ROWS INT64_C(20000000)
+#define LBS_ROW_BYTES_MIN 37
+#define LBS_ROW_BYTES_MAX 51
+
 typedef struct lbs_recorder {
 	sqlite3 *db;
 	char path[1024];
@@ -25,11 +33,27 @@ typedef struct lbs_recorder {
 	sqlite3_stmt *ins_iteration, *ins_worker_iteration, *ins_batch, *ins_var;
 	sqlite3_int64 run_id;
 	bool in_run;
+	/* worker_iterations rows the run may still write (< 0: no limit; set
+	 * after lbs_recorder_open, which sets -1): a run that would write more
+	 * than estimated is stopped with LBS_EINPUT and rolled back. */
+	int64_t row_budget;
 } lbs_recorder;
 
 /* Opens (creating if needed) a results database and checks its schema
  * version. Several runs, from one process or several, append to one file. */
 lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err);
+
+/* Parses a --max-rows value: a non-negative integer (1e6 forms allowed
+ * when exact); 0 means no limit. */
+bool lbs_parse_max_rows(const char *text, int64_t *out);
+
+/* The guard itself, before anything is written: refuses with LBS_EINPUT,
+ * giving the estimate, how it was made (`how`, e.g. "500 iterations x 12
+ * workers x 2 runs"), the limit and how to raise it (`option`, e.g.
+ * "--max-rows"), when rows > max_rows > 0. `what` starts the message (the
+ * scenario or sweep file). */
+lbs_status lbs_check_worker_rows(uint64_t rows, int64_t max_rows, const char *what, const char *how,
+				 lbs_error *err);
 
 /* Starts the run's transaction and writes what is known before it runs. */
 lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *err);

@@ -450,6 +450,8 @@ static lbs_status check_points(lbs_sweep *sw, lbs_error *err)
 	if (!ovs || !ovbuf)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	size_t kp = find_key(sw, "policy");
+	if (st == LBS_OK && !(sw->point_rows = calloc(sw->n_points, sizeof *sw->point_rows)))
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	for (size_t p = 0; st == LBS_OK && p < sw->n_points; p++) {
 		size_t n = 0;
 		for (size_t k = 0; k < sw->n_keys; k++) {
@@ -469,6 +471,7 @@ static lbs_status check_points(lbs_sweep *sw, lbs_error *err)
 			st = lbs_run_create(&run, &sc, lbs_sweep_value(sw, p, kp), &e);
 			if (st == LBS_OK)
 				lbs_run_destroy(&run);
+			sw->point_rows[p] = (uint64_t)sc.iterations * (uint64_t)sc.n_workers;
 			lbs_scenario_destroy(&sc);
 		}
 		if (st != LBS_OK) {
@@ -699,7 +702,9 @@ void lbs_sweep_destroy(lbs_sweep *sw)
 	}
 	free(sw->keys);
 	free(sw->dim_size);
+	free(sw->point_rows);
 	sw->keys = NULL;
 	sw->dim_size = NULL;
+	sw->point_rows = NULL;
 	sw->n_keys = sw->n_dims = sw->n_points = 0;
 }

@@ -51,6 +51,8 @@ typedef struct lbs_sweep {
 	size_t n_dims;
 	size_t n_points;
 	char hash[17];                 /* identity of the expansion: 16 hex digits */
+	uint64_t *point_rows;          /* each point's iterations x workers: the worker_iterations
+					  rows its run writes at --detail workers */
 } lbs_sweep;
 
 /* Reads and checks a sweep file: its syntax and keys (errors name the file,

@@ -35,6 +35,7 @@
 #include "sim/proc.h"
 #include "sim/merge.h"
 #include "sim/sweep.h"
+#include "traces/series.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -70,6 +71,11 @@ static void usage(FILE *out)
 		"                        same paths must exist on them, e.g. a shared file system)\n"
 		"      --list            print the points (of the shard) and exit\n"
 		"      --keep            keep the work folder after a successful sweep\n"
+		"      --max-rows N      with [sweep] detail = workers, refuse a sweep whose points\n"
+		"                        would write more than N rows to worker_iterations in all\n"
+		"                        (default 20000000; 0: no limit)\n"
+		"      --max-trace-rows N  refuse a trace file that would keep more than N rows\n"
+		"                        (default 100000000; 0: no limit), here and in every point\n"
 		"  -q, --quiet           print nothing but errors\n"
 		"  -h, --help            this help\n");
 }
@@ -233,12 +239,14 @@ typedef struct options {
 	const char *logins[16];
 	size_t n_logins;
 	size_t shard_k, shard_n;
+	int64_t max_rows;
 	bool list, keep, quiet;
 } options;
 
 /* The shell command of one point: nothing when its database exists, else
  * `lbsim run` into a temporary file renamed into place on success. */
-static bool job_line(lbs_buf *b, const lbs_sweep *sw, size_t p, const char *lbsim, const char *dir)
+static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p, const char *lbsim,
+		     const char *dir)
 {
 	char db[4200], tmp[4200], journal[4200];
 	point_db(db, sizeof db, dir, p + 1, "");
@@ -256,6 +264,10 @@ static bool job_line(lbs_buf *b, const lbs_sweep *sw, size_t p, const char *lbsi
 	lbs_buf_printf(b, " run ");
 	lbs_buf_shell_quote(b, sw->scenario);
 	lbs_buf_printf(b, " -q --no-baseline --detail %s", detail[sw->detail]);
+	if (sw->detail == LBS_DETAIL_WORKERS) /* the sweep checked the total; each point is within it */
+		lbs_buf_printf(b, " --max-rows %lld", (long long)o->max_rows);
+	if (lbs_trace_max_rows() != LBS_SERIES_DEFAULT_MAX_ROWS)
+		lbs_buf_printf(b, " --max-trace-rows %lld", (long long)lbs_trace_max_rows());
 	for (size_t k = 0; k < sw->n_keys; k++) {
 		const char *name = sw->keys[k].name, *value = lbs_sweep_value(sw, p, k);
 		if (!strcmp(name, "policy")) {
@@ -392,7 +404,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 		if (lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
 			continue;
 		pl->points[pl->n++] = p + 1;
-		job_line(&jobs, sw, p, lbsim, pl->dir);
+		job_line(&jobs, sw, o, p, lbsim, pl->dir);
 		lbs_buf_printf(&list, "%zu\n", p + 1);
 	}
 	lbs_status st = LBS_OK;
@@ -513,9 +525,10 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "shard", required_argument, NULL, 'k' },  { "sshlogin", required_argument, NULL, 'S' },
 		{ "list", no_argument, NULL, 'l' },         { "keep", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
+		{ "max-rows", required_argument, NULL, 'M' }, { "max-trace-rows", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1 };
+	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1, .max_rows = LBS_DEFAULT_MAX_ROWS };
 	int c;
 	while ((c = getopt_long(argc, argv, "j:o:S:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -551,6 +564,23 @@ static int parse_options(int argc, char **argv, options *o)
 			}
 			o->logins[o->n_logins++] = optarg;
 			break;
+		case 'M':
+			if (!lbs_parse_max_rows(optarg, &o->max_rows)) {
+				fprintf(stderr, "lbsim sweep: --max-rows %s: expected an integer >= 0 (0: no "
+					"limit)\n", optarg);
+				return LBS_EUSAGE;
+			}
+			break;
+		case 'T': {
+			int64_t v;
+			if (!lbs_parse_max_rows(optarg, &v)) {
+				fprintf(stderr, "lbsim sweep: --max-trace-rows %s: expected an integer >= 0 (0: "
+					"no limit)\n", optarg);
+				return LBS_EUSAGE;
+			}
+			lbs_trace_max_rows_set(v);
+			break;
+		}
 		case 'l': o->list = true; break;
 		case 'K': o->keep = true; break;
 		case 'q': o->quiet = true; break;
@@ -640,6 +670,29 @@ int lbs_sweep_command(int argc, char **argv)
 		return 0;
 	}
 	size_t in_shard = (sw.n_points - (o.shard_k - 1) + o.shard_n - 1) / o.shard_n;
+	/* The output-size guard, before anything is written: every point of the
+	 * shard (those already in the output too) is one run. At most 10^4
+	 * points of 10^9 iterations x 10^6 workers: the sum fits in 64 bits. */
+	if (sw.detail == LBS_DETAIL_WORKERS) {
+		uint64_t rows = 0, lo = UINT64_MAX, hi = 0;
+		for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n) {
+			rows += sw.point_rows[p];
+			lo = sw.point_rows[p] < lo ? sw.point_rows[p] : lo;
+			hi = sw.point_rows[p] > hi ? sw.point_rows[p] : hi;
+		}
+		char how[256];
+		if (lo == hi)
+			snprintf(how, sizeof how, "%zu point%s of %llu rows (iterations x workers)", in_shard,
+				 in_shard == 1 ? "" : "s", (unsigned long long)lo);
+		else
+			snprintf(how, sizeof how, "%zu points of %llu to %llu rows (iterations x workers)",
+				 in_shard, (unsigned long long)lo, (unsigned long long)hi);
+		if ((st = lbs_check_worker_rows(rows, o.max_rows, sw.path, how, &err)) != LBS_OK) {
+			fprintf(stderr, "lbsim sweep: %s\n", err.msg);
+			lbs_sweep_destroy(&sw);
+			return st;
+		}
+	}
 	char lbsim[4096];
 	self_path(lbsim, sizeof lbsim, argv[0]);
 	lbs_merge m = { 0 };

@@ -22,6 +22,7 @@ typedef struct reader {
 	int64_t line;     /* line being fed to the parser */
 	int64_t row_line; /* line the current record started on */
 	bool in_record;   /* fields seen since the last record ended (the libcsv FAQ's rule for comments) */
+	size_t record_bytes; /* of the lines of the current record */
 	char *buf;        /* the current record's fields, each NUL-terminated */
 	size_t len, cap;
 	size_t *off;      /* where each field starts in buf */
@@ -145,7 +146,12 @@ static lbs_status feed_line(reader *r, struct csv_parser *p, const char *s, size
 		}
 		r->in_record = true;
 		r->row_line = r->line;
+		r->record_bytes = 0;
 	}
+	r->record_bytes += len;
+	if (r->record_bytes > LBS_CSV_MAX_LINE)
+		return lbs_trace_error(r->err, r->path, r->row_line, NULL, "record longer than %d bytes (a "
+				       "quoted field left open?)", LBS_CSV_MAX_LINE);
 	if (csv_parse(p, s, len, on_field, on_record, r) != len && r->st == LBS_OK)
 		return lbs_trace_error(r->err, r->path, r->line, NULL, "malformed CSV (%s)",
 				       csv_strerror(csv_error(p)));
@@ -183,6 +189,11 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 			const char *nl = memchr(s, '\n', (size_t)(end - s));
 			size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
 			if (carry_len || !nl) {
+				if (carry_len + len > LBS_CSV_MAX_LINE) {
+					st = lbs_trace_error(err, path, r.line, NULL, "line longer than %d bytes "
+							     "(is this a text file with line ends?)", LBS_CSV_MAX_LINE);
+					break;
+				}
 				if (carry_len + len > carry_cap) {
 					size_t cap = carry_cap ? 2 * carry_cap : 4096;
 					while (cap < carry_len + len)

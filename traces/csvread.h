@@ -24,6 +24,11 @@ typedef lbs_status (*lbs_csv_row_fn)(void *ctx, const lbs_csv_row *row, lbs_erro
 /* A comment line: its text without the line end. */
 typedef lbs_status (*lbs_csv_comment_fn)(void *ctx, const char *text, int64_t line, lbs_error *err);
 
+/* The longest line, and the longest record (a quoted field may span lines),
+ * a trace file may have: 1 MiB. Longer ones are refused with the line, so
+ * that a file without line ends is not read whole into memory. */
+#define LBS_CSV_MAX_LINE 1048576
+
 /* Reads `path` and calls row() for every record, in order; blank lines are
  * skipped. With comment != NULL, a line whose first character is '#',
  * outside a record, goes to comment() instead. A UTF-8 byte-order mark is

@@ -28,6 +28,7 @@ struct lbs_series_builder {
 	lbs_dup_rule dup;
 
 	size_t n, cap;        /* rows */
+	int64_t max_rows;     /* 0: no limit */
 	double *index;
 	double *col[LBS_SERIES_MAX_COLS];
 	uint32_t *ent;        /* entity of each row (keyed only) */
@@ -41,6 +42,18 @@ struct lbs_series_builder {
 	uint32_t *slot;       /* open-addressing hash of ids: entity + 1, 0 = empty */
 	size_t n_slots;
 };
+
+static int64_t max_rows_setting = LBS_SERIES_DEFAULT_MAX_ROWS;
+
+void lbs_trace_max_rows_set(int64_t n)
+{
+	max_rows_setting = n > 0 ? n : 0;
+}
+
+int64_t lbs_trace_max_rows(void)
+{
+	return max_rows_setting;
+}
 
 static lbs_status row_error(const lbs_series_builder *b, int64_t line, const char *field,
 			    lbs_error *err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -151,6 +164,7 @@ lbs_series_builder *lbs_series_builder_create(const char *path, const char *form
 	b->keyed = keyed;
 	b->sorted = sorted;
 	b->dup = dup;
+	b->max_rows = max_rows_setting;
 	if (keyed && !grow_slots(b)) {
 		lbs_series_builder_destroy(b);
 		lbs_error_set(err, LBS_EINTERNAL, "out of memory");
@@ -180,6 +194,8 @@ lbs_status lbs_series_builder_only(lbs_series_builder *b, const char *const *ids
 static bool grow_rows(lbs_series_builder *b)
 {
 	size_t cap = b->cap ? 2 * b->cap : 1024;
+	if (b->max_rows > 0 && cap > (size_t)b->max_rows)
+		cap = (size_t)b->max_rows; /* > b->n: the caller checked the limit */
 	double *p = realloc(b->index, cap * sizeof *p);
 	if (!p)
 		return false;
@@ -272,6 +288,11 @@ lbs_status lbs_series_builder_add(lbs_series_builder *b, const char *id, double 
 					 b->keyed ? "id" : "file");
 		}
 	}
+	if (b->max_rows > 0 && b->n >= (size_t)b->max_rows)
+		return lbs_error_set(err, LBS_EINPUT, "%s:%lld: more than %lld rows: a trace may keep at most "
+				     "%lld (--max-trace-rows raises the limit; with trace_ids only those "
+				     "ids' rows are kept)", b->path, (long long)line, (long long)b->max_rows,
+				     (long long)b->max_rows);
 	if (b->n == b->cap && !grow_rows(b))
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory reading %s", b->path);
 	size_t r = b->n++;

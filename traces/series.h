@@ -80,6 +80,17 @@ typedef struct lbs_series {
 
 typedef struct lbs_series_builder lbs_series_builder;
 
+/* The most rows one set may keep (after skipped ids and merged duplicates):
+ * 10^8 unless --max-trace-rows says otherwise. A reader that would keep
+ * more stops at that row with an error naming the file and line, having
+ * allocated at most the limit's rows (the arrays grow by doubling up to
+ * it), so a file of 10^9 rows is refused without reading it whole. */
+#define LBS_SERIES_DEFAULT_MAX_ROWS INT64_C(100000000)
+
+/* Sets the limit for the builders created from now on (0: no limit). */
+void lbs_trace_max_rows_set(int64_t n);
+int64_t lbs_trace_max_rows(void);
+
 /* Starts a set for `path` read by `format`, with the given index kind and
  * columns. `index_name` names the index field in messages ("time_s",
  * "iteration"). With `keyed`, rows carry an entity id; otherwise the file is

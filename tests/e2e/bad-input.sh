@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The bad-input corpus: every malformed scenario (tests/data/bad/*.ini, with
-# the malformed traces of tests/data/bad/traces/ they bind) and sweep file
+# the malformed traces of tests/data/bad/traces/ and cost profiles of
+# tests/data/bad/profiles/ they bind) and sweep file
 # (tests/data/bad-sweep/*.ini), plus files made here (empty, a directory,
 # unreadable, wrong encodings and line endings). Each must exit 3 with a
 # message naming the file and line (first line of a corpus file:

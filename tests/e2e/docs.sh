@@ -16,7 +16,7 @@ if command -v groff > /dev/null; then
 	warnings=$(groff -man -ww -z "$top_srcdir/doc/lbsim.1" 2>&1)
 	check "man page renders without warnings" test -z "$warnings"
 fi
-for opt in --output --seed --detail --set --quiet --help --version; do
+for opt in --output --seed --detail --max-rows --set --quiet --help --version; do
 	check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" "$top_srcdir/doc/lbsim.1"
 done
 for cmd in sweep merge plot export; do

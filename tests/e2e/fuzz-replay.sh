@@ -18,4 +18,5 @@ replay() {
 replay scenario "$R/scenario" "$top_srcdir/scenarios" "$D/bad" "$D/sweep/scenario.ini"
 replay trace "$R/trace" "$D/traces" "$D/bad/traces"
 replay sweep "$R/sweep" "$D/sweep/sweep.ini" "$D/bad-sweep"
+replay profile "$R/profile" "$top_srcdir/profiles" "$D/bad/profiles"
 finish
