@@ -490,8 +490,10 @@ ${gpu_b_lbbsp}, DBS ${gpu_b_dbs}, the oracle ${gpu_b_oracle}. At this h a slow G
 t_flat / h, $(printf '%.0f' "$(calc "1000 * $gpu_tflat / $h")") ms for any batch up to its saturation batch) already exceeds a fast GPU's
 time at its memory cap of 256 samples, so the best split leaves the slow GPUs idle, as the oracle
 does; LB-BSP and DBS keep a few samples there and pay that flat time every iteration. In this
-regime the gain no longer grows with the heterogeneity: it is the slow GPUs' time at 128 samples
-over their flat time, plus the all-reduce on both sides. So the paper's 54% is reached where the
+regime LB-BSP's gain grows only slowly with the heterogeneity, towards a ceiling set by the slow
+GPUs' time at 128 samples over their flat time (about 1.9 before the all-reduce); DBS, which cuts
+the slow GPUs to zero samples below h of about 0.2, escapes it (the dashed lines in the sweep
+below). So the paper's 54% is reached where the
 slow GPUs contribute almost nothing, which is a statement about lbsim's model of the paper's
 (unknown) cluster, not a measurement of it; the real pairs below are the better guide.
 
