@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,4 +113,33 @@ char *lbs_ini_read_line(char *str, int num, void *stream)
 	}
 	memcpy(str, s, slen + 1);
 	return str;
+}
+
+int lbs_ini_add_kv(lbs_ini_reader *r, lbs_kv **kv, size_t *n, size_t *cap, const char *section,
+		   const char *key, const char *value)
+{
+	if (strlen(key) >= LBS_NAME_MAX)
+		return lbs_ini_fail(r, "[%s] key name too long", section);
+	if (strlen(value) >= LBS_VALUE_MAX)
+		return lbs_ini_fail(r, "[%s] %s: value too long", section, key);
+	if (!*value)
+		return lbs_ini_fail(r, "[%s] %s: missing value", section, key);
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*kv)[i].section, section) && !strcmp((*kv)[i].key, key))
+			return lbs_ini_fail(r, "[%s] duplicate key %s (first set at line %d)", section, key,
+					    (*kv)[i].at.line);
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 32;
+		lbs_kv *grown = realloc(*kv, ncap * sizeof *grown);
+		if (!grown)
+			return lbs_ini_fail(r, "out of memory");
+		*kv = grown;
+		*cap = ncap;
+	}
+	lbs_kv *e = &(*kv)[(*n)++];
+	snprintf(e->section, sizeof e->section, "%s", section);
+	snprintf(e->key, sizeof e->key, "%s", key);
+	snprintf(e->value, sizeof e->value, "%s", value);
+	e->at = (lbs_origin){ r->path, r->line };
+	return 1;
 }

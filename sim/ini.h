@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "sim/error.h"
+#include "sim/keys.h"
 
 typedef struct lbs_ini_reader {
 	const char *path;
@@ -41,6 +42,14 @@ lbs_status lbs_ini_parse(lbs_ini_reader *r, const char *path, const char *what,
 /* Records "path:line: message" as the first error (later ones are dropped)
  * and returns false. */
 bool lbs_ini_fail(lbs_ini_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends `section`.`key` = `value`, read at the reader's current line, to
+ * the growing array *kv (*n entries used, *cap allocated). Refuses a key
+ * name or value too long for lbs_kv, an empty value and a key the array
+ * already holds in that section (naming the line of the first). Returns 1,
+ * or 0 after lbs_ini_fail, as an inih handler does. */
+int lbs_ini_add_kv(lbs_ini_reader *r, lbs_kv **kv, size_t *n, size_t *cap, const char *section,
+		   const char *key, const char *value);
 
 /* The ini_reader for ini_parse_stream; stream is the lbs_ini_reader. */
 char *lbs_ini_read_line(char *str, int num, void *stream);

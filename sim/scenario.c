@@ -240,31 +240,7 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		return 0;
 	if (!*section)
 		return lbs_ini_fail(&c->ini, "'%s' is outside any section (put it under [run], [model], ...)", key);
-	if (strlen(key) >= LBS_NAME_MAX)
-		return lbs_ini_fail(&c->ini, "[%s] key name too long", section);
-	if (strlen(value) >= LBS_VALUE_MAX)
-		return lbs_ini_fail(&c->ini, "[%s] %s: value too long", section, key);
-	if (!*value)
-		return lbs_ini_fail(&c->ini, "[%s] %s: missing value", section, key);
-	for (size_t i = 0; i < c->n_kv; i++)
-		if (strcmp(c->kv[i].section, section) == 0 && strcmp(c->kv[i].key, key) == 0) {
-			return lbs_ini_fail(&c->ini, "[%s] duplicate key %s (first set at line %d)", section, key,
-				    c->kv[i].at.line);
-		}
-	if (c->n_kv == c->cap_kv) {
-		size_t ncap = c->cap_kv ? 2 * c->cap_kv : 32;
-		lbs_kv *kv = realloc(c->kv, ncap * sizeof *kv);
-		if (!kv)
-			return lbs_ini_fail(&c->ini, "out of memory");
-		c->kv = kv;
-		c->cap_kv = ncap;
-	}
-	lbs_kv *e = &c->kv[c->n_kv++];
-	snprintf(e->section, sizeof e->section, "%s", section);
-	snprintf(e->key, sizeof e->key, "%s", key);
-	snprintf(e->value, sizeof e->value, "%s", value);
-	e->at = (lbs_origin){ c->ini.path, c->ini.line };
-	return 1;
+	return lbs_ini_add_kv(&c->ini, &c->kv, &c->n_kv, &c->cap_kv, section, key, value);
 }
 
 /* ---- overrides -------------------------------------------------------- */
