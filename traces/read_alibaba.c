@@ -79,9 +79,7 @@ static lbs_status read_alibaba(const char *path, const lbs_read_opts *opts, lbs_
 					true, LBS_DUP_SAME, err);
 	if (!c.b)
 		return err->status;
-	lbs_status st = LBS_OK;
-	if (opts && opts->n_ids)
-		st = lbs_series_builder_only(c.b, opts->ids, opts->n_ids, err);
+	lbs_status st = lbs_reader_keep_ids(c.b, opts, err);
 	if (st == LBS_OK)
 		st = lbs_csv_read(path, on_row, NULL, &c, err);
 	if (st == LBS_OK && c.rows == 0)

@@ -122,11 +122,7 @@ static lbs_status header(cw_ctx *c, const lbs_csv_row *row, lbs_error *err)
 	const char *cols[] = { c->m->column };
 	c->b = lbs_series_builder_create(c->path, "cloudwatch", LBS_INDEX_TIME, "timestamp", 1, cols,
 					 true, false, LBS_DUP_MEAN, err);
-	if (!c->b)
-		return err->status;
-	if (c->opts && c->opts->n_ids)
-		return lbs_series_builder_only(c->b, c->opts->ids, c->opts->n_ids, err);
-	return LBS_OK;
+	return lbs_reader_keep_ids(c->b, c->opts, err);
 }
 
 static lbs_status on_row(void *p, const lbs_csv_row *row, lbs_error *err)

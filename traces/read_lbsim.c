@@ -99,11 +99,7 @@ static lbs_status header(lbsim_ctx *c, const lbs_csv_row *row, lbs_error *err)
 		names[i] = c->names[i];
 	c->b = lbs_series_builder_create(c->path, "lbsim", c->kind, first, c->n_cols, names,
 					 c->id_field >= 0, false, LBS_DUP_ERROR, err);
-	if (!c->b)
-		return err->status;
-	if (c->id_field >= 0 && c->opts && c->opts->n_ids)
-		return lbs_series_builder_only(c->b, c->opts->ids, c->opts->n_ids, err);
-	return LBS_OK;
+	return lbs_reader_keep_ids(c->b, c->id_field >= 0 ? c->opts : NULL, err);
 }
 
 static lbs_status on_row(void *p, const lbs_csv_row *row, lbs_error *err)

@@ -40,11 +40,7 @@ static lbs_status header(pai_ctx *c, const lbs_csv_row *row, lbs_error *err)
 	static const char *const cols[] = { "batch_time" };
 	c->b = lbs_series_builder_create(c->path, "pai", LBS_INDEX_ITERATION, "time", 1, cols, true,
 					 false, LBS_DUP_SAME, err);
-	if (!c->b)
-		return err->status;
-	if (c->opts && c->opts->n_ids)
-		return lbs_series_builder_only(c->b, c->opts->ids, c->opts->n_ids, err);
-	return LBS_OK;
+	return lbs_reader_keep_ids(c->b, c->opts, err);
 }
 
 static lbs_status on_row(void *p, const lbs_csv_row *row, lbs_error *err)

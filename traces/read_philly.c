@@ -74,11 +74,7 @@ static lbs_status header(philly_ctx *c, const lbs_csv_row *row, lbs_error *err)
 	static const char *const format[] = { "philly-cpu", "philly-mem", "philly-gpu" };
 	c->b = lbs_series_builder_create(c->path, format[c->kind], LBS_INDEX_TIME, "time", 1, cols, true,
 					 false, LBS_DUP_SAME, err);
-	if (!c->b)
-		return err->status;
-	if (c->opts && c->opts->n_ids)
-		return lbs_series_builder_only(c->b, c->opts->ids, c->opts->n_ids, err);
-	return LBS_OK;
+	return lbs_reader_keep_ids(c->b, c->opts, err);
 }
 
 /* A value field: *na for NA. */

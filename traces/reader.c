@@ -24,6 +24,15 @@ const lbs_trace_reader *lbs_trace_reader_find(const char *name)
 	return NULL;
 }
 
+lbs_status lbs_reader_keep_ids(lbs_series_builder *b, const lbs_read_opts *opts, lbs_error *err)
+{
+	if (!b)
+		return err->status;
+	if (opts && opts->n_ids)
+		return lbs_series_builder_only(b, opts->ids, opts->n_ids, err);
+	return LBS_OK;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);

@@ -49,6 +49,12 @@ extern const lbs_trace_reader *const lbs_trace_readers[];
 
 const lbs_trace_reader *lbs_trace_reader_find(const char *name);
 
+/* Finishes a reader's builder: b is what lbs_series_builder_create
+ * returned (NULL: its error, already in err, is returned); the ids in opts,
+ * if any, are applied to it (lbs_series_builder_only), so the rows of other
+ * ids are skipped as they are read. For keyed formats only. */
+lbs_status lbs_reader_keep_ids(lbs_series_builder *b, const lbs_read_opts *opts, lbs_error *err);
+
 /* What a column's values may be, by its name, for formats whose columns
  * users name (lbsim's own): `availability`, `bandwidth` and names ending in
  * `_time` must be > 0; names ending in `_util` in [0, 1]; others finite.
