@@ -194,22 +194,30 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 	"(SELECT min(s.run_id) FROM run_setting s JOIN runs r ON r.run_id = s.run_id " \
 	"WHERE s.setting_id = ?1 GROUP BY r.policy)"
 
-static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
+/* A plot of the setting's runs, one series per policy (static first): the
+ * gnuplot script `name` over `sql` (?1 = the setting). */
+static lbs_status plot_per_policy(plot_ctx *c, const char *name, const char *sql, const char *what,
+				  lbs_error *err)
 {
-	static const char sql[] =
-		"SELECT policy AS series, end_s AS time_s, iteration_s FROM iteration_times "
-		"WHERE setting_id = ?1 AND run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, iteration";
 	lbs_buf vars = { 0 }, series = { 0 };
 	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.policy = 'static' DESC, r.run_id",
 		    c->setting, &series);
 	gp_var(&vars, "series", lbs_buf_str(&series));
 	char title[700];
-	lbs_fmt(title, sizeof title, "Iteration time per policy\n%s", c->setting_title);
-	lbs_status st = render(c, "iteration-time", sql, c->setting, title, lbs_buf_str(&vars),
+	lbs_fmt(title, sizeof title, "%s\n%s", what, c->setting_title);
+	lbs_status st = render(c, name, sql, c->setting, title, lbs_buf_str(&vars),
 			       "no iterations recorded (--detail runs?)", err);
 	lbs_buf_free(&vars);
 	lbs_buf_free(&series);
 	return st;
+}
+
+static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
+{
+	static const char sql[] =
+		"SELECT policy AS series, end_s AS time_s, iteration_s FROM iteration_times "
+		"WHERE setting_id = ?1 AND run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, iteration";
+	return plot_per_policy(c, "iteration-time", sql, "Iteration time per policy", err);
 }
 
 static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
@@ -217,17 +225,8 @@ static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
 	static const char sql[] =
 		"SELECT policy AS series, straggler_gap_s, cdf FROM straggler_gap_cdf "
 		"WHERE run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, straggler_gap_s";
-	lbs_buf vars = { 0 }, series = { 0 };
-	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.policy = 'static' DESC, r.run_id",
-		    c->setting, &series);
-	gp_var(&vars, "series", lbs_buf_str(&series));
-	char title[700];
-	lbs_fmt(title, sizeof title, "Straggler gap, cumulative distribution per policy\n%s", c->setting_title);
-	lbs_status st = render(c, "straggler-cdf", sql, c->setting, title, lbs_buf_str(&vars),
-			       "no iterations recorded (--detail runs?)", err);
-	lbs_buf_free(&vars);
-	lbs_buf_free(&series);
-	return st;
+	return plot_per_policy(c, "straggler-cdf", sql, "Straggler gap, cumulative distribution per policy",
+			       err);
 }
 
 /* Policies in the order they first appear, static first, in every plot, so
