@@ -26,6 +26,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "sim/clock.h"
 #include "sim/engine.h"
 #include "sim/queue.h"
 #include "sim/run.h"
@@ -49,13 +50,6 @@ static const size_t sizes[N_SIZES] = { 16, 256, 4096 };
 #define WORKER_ITERATIONS 5000000ll
 #define AUTO_FACTOR 10
 
-static double monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void die(const lbs_error *err, const char *what)
 {
 	fprintf(stderr, "bench: %s: %s\n", what, err->msg[0] ? err->msg : "failed");
@@ -76,14 +70,14 @@ static double hold_queue(size_t n, uint64_t ops, const double *inc)
 		if (lbs_queue_push(&q, inc[k & INC_MASK], (uint32_t)i, &err) != LBS_OK)
 			die(&err, "queue push");
 	lbs_event ev;
-	double t0 = monotonic_s();
+	double t0 = lbs_monotonic_s();
 	for (uint64_t i = 0; i < ops; i++, k++) {
 		if (!lbs_queue_pop(&q, &ev))
 			abort(); /* the queue never empties in the hold model */
 		if (lbs_queue_push(&q, ev.time + inc[k & INC_MASK], lbs_event_handle(&ev), &err) != LBS_OK)
 			die(&err, "queue push");
 	}
-	double wall = monotonic_s() - t0;
+	double wall = lbs_monotonic_s() - t0;
 	lbs_queue_destroy(&q);
 	return (double)ops / wall;
 }
@@ -123,10 +117,10 @@ static double hold_engine(size_t n, uint64_t ops, const double *inc)
 		if (lbs_engine_at(&eng, inc[h.k++ & INC_MASK], handle) != LBS_OK)
 			die(&err, "engine schedule");
 	}
-	double t0 = monotonic_s();
+	double t0 = lbs_monotonic_s();
 	if (lbs_engine_run(&eng) != LBS_OK)
 		die(&err, "engine run");
-	double wall = monotonic_s() - t0;
+	double wall = lbs_monotonic_s() - t0;
 	double rate = (double)eng.events / wall;
 	if (eng.events != ops) {
 		fprintf(stderr, "bench: engine dispatched %" PRIu64 " events, expected %" PRIu64 "\n",
@@ -232,10 +226,10 @@ static bsp_result bench_bsp(const lbs_scenario *sc)
 		lbs_run run;
 		if (lbs_run_create(&run, sc, NULL, &err) != LBS_OK)
 			die(&err, "run create");
-		double t0 = monotonic_s();
+		double t0 = lbs_monotonic_s();
 		if (lbs_run_execute(&run, NULL, NULL, NULL, &err) != LBS_OK)
 			die(&err, "run");
-		double wall = monotonic_s() - t0;
+		double wall = lbs_monotonic_s() - t0;
 		double wips = (double)run.stats.iterations * (double)run.n / wall;
 		if (wips > best.worker_iter_per_s)
 			best = (bsp_result){ wips, (double)run.stats.events / wall, run.stats.events };

@@ -18,17 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/clock.h"
 #include "traces/reader.h"
 #include "traces/series.h"
 
 #define REPEATS 3
-
-static double monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static size_t heap_in_use(void)
 {
@@ -138,13 +132,13 @@ int main(int argc, char **argv)
 			lbs_error err = { 0 };
 			lbs_series_set *s;
 			size_t before = heap_in_use();
-			double t0 = monotonic_s();
+			double t0 = lbs_monotonic_s();
 			if (r->read(path, NULL, &s, &err) != LBS_OK) {
 				fprintf(stderr, "bench_traces: %s\n", err.msg);
 				unlink(path);
 				return 1;
 			}
-			double wall = monotonic_s() - t0;
+			double wall = lbs_monotonic_s() - t0;
 			held = heap_in_use() - before;
 			counted = lbs_series_bytes(s);
 			if (s->n_rows != rows) {

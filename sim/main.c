@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "sim/calibrate_cmd.h"
+#include "sim/clock.h"
 #include "sim/export.h"
 #include "sim/merge.h"
 #include "sim/plot.h"
@@ -28,13 +29,6 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	interrupted = sig;
-}
-
-static double monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void usage(FILE *out)
@@ -101,7 +95,7 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_er
 			return st;
 	}
 	if (p->show && (it->iteration & 255) == 0) {
-		double now = monotonic_s();
+		double now = lbs_monotonic_s();
 		if (now >= p->next_s) {
 			fprintf(stderr, "\rlbsim: iteration %lld/%lld (%.0f%%), simulated %.1f s ",
 				(long long)it->iteration, (long long)p->total,
@@ -199,10 +193,10 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 		st = lbs_recorder_begin(&rec, &run, err);
 	}
 	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations };
-	double t0 = monotonic_s();
+	double t0 = lbs_monotonic_s();
 	if (st == LBS_OK)
 		st = lbs_run_execute(&run, on_iteration, &p, &interrupted, err);
-	double wall_s = monotonic_s() - t0;
+	double wall_s = lbs_monotonic_s() - t0;
 	if (p.show)
 		fprintf(stderr, "\r\033[K");
 	if (st == LBS_OK)

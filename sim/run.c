@@ -8,15 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim/clock.h"
 #include "sim/rng.h"
 #include "traces/gen.h"
-
-static double monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The worker and group a batch problem is about, for messages. */
 static lbs_status batch_error(const lbs_run *run, size_t i, const char *what, lbs_error *err)
@@ -105,9 +99,9 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.readings = run->n_readings ? run->readings : NULL,
 	};
 	bool changed = false;
-	double t0 = monotonic_s();
+	double t0 = lbs_monotonic_s();
 	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
-	run->decision_s = monotonic_s() - t0;
+	run->decision_s = lbs_monotonic_s() - t0;
 	if (st == LBS_OK && run->policy->predictions)
 		run->predicted = run->policy->predictions(run->policy_state);
 	run->batch_changed = changed;
@@ -128,10 +122,10 @@ static lbs_status micro_next(lbs_run *run, size_t i, double t, lbs_engine *eng)
 	lbs_worker *w = &run->workers[i];
 	if (run->pending[i] == 0) {
 		lbs_steal s;
-		double t0 = monotonic_s();
+		double t0 = lbs_monotonic_s();
 		bool got = run->policy->steal &&
 			   run->policy->steal(run->policy_state, i, run->pending, run->n, &s);
-		run->decision_s += monotonic_s() - t0;
+		run->decision_s += lbs_monotonic_s() - t0;
 		if (got && s.victim < run->n && s.victim != i && s.samples > 0 &&
 		    s.samples <= run->pending[s.victim] && s.latency_s >= 0) {
 			run->pending[s.victim] -= s.samples;

@@ -32,8 +32,9 @@
 #include <unistd.h>
 
 #include "sim/buf.h"
-#include "sim/proc.h"
+#include "sim/clock.h"
 #include "sim/merge.h"
+#include "sim/proc.h"
 #include "sim/sweep.h"
 #include "traces/series.h"
 
@@ -42,13 +43,6 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	interrupted = sig;
-}
-
-static double monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void usage(FILE *out)
@@ -465,7 +459,7 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 		execvp("parallel", (char *const *)args);
 		_exit(127);
 	}
-	double t0 = monotonic_s(), next = t0;
+	double t0 = lbs_monotonic_s(), next = t0;
 	size_t done0 = count_done(pl->dir);
 	bool forwarded = false;
 	int status = 0;
@@ -480,7 +474,7 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 			forwarded = true;
 		}
 		if (show && w == 0) {
-			double now = monotonic_s();
+			double now = lbs_monotonic_s();
 			if (now >= next) {
 				size_t done = count_done(pl->dir);
 				char el[32], left[48] = "";
@@ -641,7 +635,7 @@ static lbs_status merge_points(const lbs_sweep *sw, const plan *pl, lbs_merge *m
 
 int lbs_sweep_command(int argc, char **argv)
 {
-	double t0 = monotonic_s();
+	double t0 = lbs_monotonic_s();
 	options o;
 	int rc = parse_options(argc, argv, &o);
 	if (rc)
@@ -763,7 +757,7 @@ int lbs_sweep_command(int argc, char **argv)
 		lbs_sweep_destroy(&sw);
 		return st;
 	}
-	double wall = monotonic_s() - t0;
+	double wall = lbs_monotonic_s() - t0;
 	if (!o.quiet) {
 		printf("sweep %s (%s): %zu point%s", sw.name, sw.path, sw.n_points, sw.n_points == 1 ? "" : "s");
 		if (o.shard_n > 1)

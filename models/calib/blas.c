@@ -11,13 +11,7 @@
 #include "models/calib.h"
 #include "models/calib/bench.h"
 #include "models/nets.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "sim/clock.h"
 
 void lbs__bench_sizes(const lbs_net *net, int64_t batch, lbs_cuda_sizes *z)
 {
@@ -179,9 +173,9 @@ lbs_status lbs_blas_bench(const lbs_net *net, int64_t batch, int warmup, int rep
 		for (int r = 0; r < warmup; r++)
 			iteration(net, batch, &m);
 		for (int r = 0; r < reps; r++) {
-			double t0 = now_s();
+			double t0 = lbs_monotonic_s();
 			iteration(net, batch, &m);
-			times_s[r] = now_s() - t0;
+			times_s[r] = lbs_monotonic_s() - t0;
 		}
 	}
 	free(m.a);

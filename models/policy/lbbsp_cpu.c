@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "models/predict.h"
+#include "sim/clock.h"
 
 typedef struct lc_options {
 	char predictor[LBS_VALUE_MAX];
@@ -38,13 +39,6 @@ typedef struct lc_state {
 	double *readings_copy; /* readings at the last barrier (seen with the speed measured now) */
 	double learn_s, predict_s; /* real time spent teaching and asking the predictors */
 } lc_state;
-
-static double monotonic_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void lc_destroy(void *state)
 {
@@ -119,7 +113,7 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	lc_state *s = state;
 	*changed = true;
 	const size_t R = s->n_readings;
-	double t0 = monotonic_s();
+	double t0 = lbs_monotonic_s();
 	if (obs->iteration > 0) {
 		/* Teach each predictor the speed it just saw, with the readings
 		 * that were current when that iteration started. */
@@ -134,7 +128,7 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	}
 	if (R && obs->readings)
 		memcpy(s->readings_copy, obs->readings, s->n * R * sizeof(double));
-	double t1 = monotonic_s();
+	double t1 = lbs_monotonic_s();
 	s->learn_s += t1 - t0;
 	if (obs->iteration == 0) {
 		lbs_split_even(s->global_batch, s->n, batch);
@@ -146,7 +140,7 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 		s->weight[i] = isfinite(v) && v > 0 ? v : s->last[i];
 	}
 	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch);
-	s->predict_s += monotonic_s() - t1;
+	s->predict_s += lbs_monotonic_s() - t1;
 	if (!ok)
 		return lbs_error_set(err, LBS_EINPUT, "lbbsp-cpu: the predicted speeds cannot hold the "
 				     "global batch within the memory caps");
