@@ -58,7 +58,12 @@ run() {
 	"$lbsim" "$scn" -q -o "$db" --policy "$pol" "$@"
 }
 sim_time() { sqlite3 "$1" "SELECT sim_time_s FROM runs WHERE policy = '$2' ORDER BY run_id LIMIT 1"; }
-faster() { calc "100 * ($(sim_time "$1" static) / $(sim_time "$1" "$2") - 1)"; }   # % faster
+# faster DB POLICY [min|max|avg]: the policy's % faster than the static run
+# of the same seed, over the database's seeds (most databases hold one).
+faster() {
+	sqlite3 "$1" "SELECT ${3:-avg}(100 * (s.sim_time_s / p.sim_time_s - 1)) FROM runs p
+		JOIN runs s ON s.seed = p.seed AND s.policy = 'static' WHERE p.policy = '$2'"
+}
 saved() { calc "100 * (1 - $(sim_time "$1" "$2") / $(sim_time "$1" static))"; }   # % less time
 
 # ---- LB-BSP, GPU cluster: fit the slow GPUs' relative speed h to 54% -------
@@ -104,17 +109,11 @@ for seed in "${cpu_seeds[@]}"; do
 	progress "CPU cluster (NARX), seed $seed"
 	"$lbsim" "$cpu" -q -o "$work/cpu.db" --policy lbbsp-cpu,dbs,oracle --seed "$seed" "${cpu_len[@]}" --detail workers
 done
-# faster_seeds DB POLICY [min|max|avg]: over the seeds, the policy's % faster
-# than the static run of the same seed.
-faster_seeds() {
-	sqlite3 "$1" "SELECT ${3:-avg}(100 * (s.sim_time_s / p.sim_time_s - 1)) FROM runs p
-		JOIN runs s ON s.seed = p.seed AND s.policy = 'static' WHERE p.policy = '$2'"
-}
-cpu_lbbsp=$(faster_seeds "$work/cpu.db" lbbsp-cpu)
-cpu_lbbsp_min=$(faster_seeds "$work/cpu.db" lbbsp-cpu min)
-cpu_lbbsp_max=$(faster_seeds "$work/cpu.db" lbbsp-cpu max)
-cpu_dbs=$(faster_seeds "$work/cpu.db" dbs)
-cpu_oracle=$(faster_seeds "$work/cpu.db" oracle)
+cpu_lbbsp=$(faster "$work/cpu.db" lbbsp-cpu)
+cpu_lbbsp_min=$(faster "$work/cpu.db" lbbsp-cpu min)
+cpu_lbbsp_max=$(faster "$work/cpu.db" lbbsp-cpu max)
+cpu_dbs=$(faster "$work/cpu.db" dbs)
+cpu_oracle=$(faster "$work/cpu.db" oracle)
 for p in ema last; do
 	progress "CPU cluster ($p)"
 	rm -f "$work/cpu-$p.db"
@@ -122,7 +121,7 @@ for p in ema last; do
 		"$lbsim" "$cpu" -q -o "$work/cpu-$p.db" --policy lbbsp-cpu --seed "$seed" "${cpu_len[@]}" \
 			--set "policy.lbbsp-cpu.predictor=$p"
 	done
-	eval "cpu_with_$p=\$(faster_seeds \"\$work/cpu-\$p.db\" lbbsp-cpu)"
+	eval "cpu_with_$p=\$(faster \"\$work/cpu-\$p.db\" lbbsp-cpu)"
 done
 # Score the predictors on the speeds each LB-BSP run measured (the paper's
 # setting: evaluations 1..seeds) and on seed 1's static run (speeds not
@@ -216,17 +215,17 @@ dist_saved=$(sqlite3 "$work/dbs-dist.db" "SELECT 100 * (1 - avg(d.sim_time_s / s
 	WHERE d.scenario = 'disturbed' AND d.policy = 'dbs'")
 
 # ---- the table ---------------------------------------------------------------
-fmt() { printf "%+.1f%%" "$1"; }
+pct() { printf '%+.1f%%' "$1"; }
 pp() { printf "%+.1f pp" "$(calc "$1 - $2")"; }
 table=$work/table.tsv
 {
 	printf 'figure\tpaper\tlbsim\tdifference\tstatus\n'
 	printf 'LB-BSP, GPU cluster: faster than BSP\t+54%% (up to)\t%s\t%s\tfitted (slow GPUs at h = %s of a V100)\n' \
-		"$(fmt "$gpu_lbbsp")" "$(pp "$gpu_lbbsp" 54)" "$h"
+		"$(pct "$gpu_lbbsp")" "$(pp "$gpu_lbbsp" 54)" "$h"
 	printf 'LB-BSP, GPU cluster of V100s + T4s (measured profiles)\t-\t%s\t-\tpredicted (no paper figure for this mix)\n' \
-		"$(fmt "$gpu_t4")"
+		"$(pct "$gpu_t4")"
 	printf 'LB-BSP, CPU cluster: faster than BSP (NARX)\t+38.7%%\t%s\t%s\tpredicted\n' \
-		"$(fmt "$cpu_lbbsp")" "$(pp "$cpu_lbbsp" 38.7)"
+		"$(pct "$cpu_lbbsp")" "$(pp "$cpu_lbbsp" 38.7)"
 	printf 'NARX error below EMA'"'"'s (RMSE, LB-BSP run)\t40%%\t%.1f%%\t%s\tpredicted\n' \
 		"$(calc "100 * (1 - $narx_ema)")" "$(pp "$(calc "100 * (1 - $narx_ema)")" 40)"
 	printf 'NARX error below ARIMA'"'"'s (RMSE, LB-BSP run)\t40%%\t%.1f%%\t%s\tpredicted\n' \
@@ -428,7 +427,6 @@ sens_cpu_25=$(sens_cpu 25%) sens_cpu_50=$(sens_cpu 50%) sens_cpu_75=$(sens_cpu 7
 md_table() { awk -F'\t' 'NR == 1 { print "| " $1 " | " $2 " | " $3 " | " $4 " | " $5 " |"; print "|---|---|---|---|---|"; next }
 	{ print "| " $1 " | " $2 " | " $3 " | " $4 " | " $5 " |" }' "$table"; }
 f1() { printf '%.1f' "$1"; }
-pct() { printf '%+.1f%%' "$1"; }
 ratio_pct() { printf '%.1f%%' "$(calc "100 * (1 - $1)")"; }
 # The LB-BSP speedups of the real GPU pairs, and h of each pair: the slow
 # GPU's speed relative to a V100 at the balanced batch (~128 samples).
