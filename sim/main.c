@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lbsim: the command line. Only this file prints to the user and picks exit
  * codes; everything it calls returns an lbs_status with a message. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +68,11 @@ static void usage(FILE *out)
 		"                        each is its own run, compared with static in the summary\n"
 		"      --no-baseline     do not add a static run when the policies do not include it\n"
 		"  -q, --quiet           print nothing but errors\n"
+		"      --sweep-job LOCK  (used in the job lines of lbsim sweep) write the output\n"
+		"                        whole or not at all: into a temporary file put in place when\n"
+		"                        every run completed; nothing if the output exists; hold a\n"
+		"                        shared lock on LOCK while running\n"
+		"      --parent PID      (with --sweep-job) stop when the parent, process PID, dies\n"
 		"  -h, --help            this help\n"
 		"  -V, --version         version\n"
 		"\n"
@@ -214,6 +225,73 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 	return st;
 }
 
+/* A sweep's point job (--sweep-job): its database appears whole or not at
+ * all, however the job ends. The runs go to OUTPUT.tmp.PID, linked into
+ * place when all of them completed (never over a file another job put
+ * there first). The job holds a shared lock on the work folder's job lock
+ * while it runs, so that a sweep started after a crash can wait for jobs
+ * still running, and with --parent it is stopped (SIGTERM: its run rolls
+ * back) when GNU parallel, its parent, dies. */
+typedef struct {
+	const char *output;
+	char tmp[4200];
+	int lock_fd;
+	bool done; /* OUTPUT existed: nothing to do */
+} sweep_job;
+
+static lbs_status sweep_job_begin(sweep_job *j, const char *lock, pid_t parent, const char *output,
+				  lbs_error *err)
+{
+	j->output = output;
+	j->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (j->lock_fd < 0)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot open the job lock: %s", lock, strerror(errno));
+	while (flock(j->lock_fd, LOCK_SH) != 0) {
+		if (errno != EINTR || interrupted)
+			return errno == EINTR ? lbs_error_set(err, LBS_EINTR, "interrupted before the run")
+					      : lbs_error_set(err, LBS_EIO, "%s: cannot lock: %s", lock,
+							      strerror(errno));
+	}
+	if (parent) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+		if (getppid() != parent) /* it died before prctl, or is not ours */
+			return lbs_error_set(err, LBS_EINTR, "the parent process %ld has gone: not running",
+					     (long)parent);
+	}
+	if (access(output, F_OK) == 0) {
+		j->done = true;
+		return LBS_OK;
+	}
+	if ((size_t)snprintf(j->tmp, sizeof j->tmp, "%s.tmp.%ld", output, (long)getpid()) >= sizeof j->tmp)
+		return lbs_error_set(err, LBS_EUSAGE, "%s: path too long", output);
+	return LBS_OK;
+}
+
+/* Publishes the temporary database if status is LBS_OK, removes it
+ * otherwise; releases the lock. Returns LBS_EIO (errno set) if the
+ * database could not be put in place. */
+static lbs_status sweep_job_end(sweep_job *j, lbs_status status)
+{
+	lbs_status st = status;
+	if (j->tmp[0]) {
+		if (status == LBS_OK && link(j->tmp, j->output) != 0 && errno != EEXIST &&
+		    rename(j->tmp, j->output) != 0)
+			st = LBS_EIO;
+		int saved = errno;
+		char journal[4300];
+		snprintf(journal, sizeof journal, "%s-journal", j->tmp);
+		unlink(j->tmp);
+		unlink(journal);
+		errno = saved;
+	}
+	if (j->lock_fd >= 0)
+		close(j->lock_fd);
+	j->lock_fd = -1;
+	return st;
+}
+
 static int run_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -222,9 +300,11 @@ static int run_command(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },   { "no-baseline", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },          { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },        { "max-rows", required_argument, NULL, 'M' },
-		{ "max-trace-rows", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
+		{ "max-trace-rows", required_argument, NULL, 'T' }, { "sweep-job", required_argument, NULL, 'J' },
+		{ "parent", required_argument, NULL, 'P' },         { NULL, 0, NULL, 0 },
 	};
-	const char *output = "results.db";
+	const char *output = "results.db", *job_lock = NULL;
+	pid_t parent = 0;
 	int64_t max_rows = LBS_DEFAULT_MAX_ROWS;
 	const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
 	char seed_override[64], *policies = NULL;
@@ -282,12 +362,29 @@ static int run_command(int argc, char **argv)
 		}
 		case 'S': overrides[n_overrides++] = optarg; break;
 		case 'p': policies = optarg; break;
+		case 'J': job_lock = optarg; break;
+		case 'P': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v <= 1) {
+				fprintf(stderr, "lbsim: --parent %s: expected a process id\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			parent = (pid_t)v;
+			break;
+		}
 		case 'B': baseline = false; break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); free(overrides); return 0;
 		case 'V': printf("lbsim %s\n", PACKAGE_VERSION); free(overrides); return 0;
 		default: usage(stderr); free(overrides); return LBS_EUSAGE;
 		}
+	}
+	if (parent && !job_lock) {
+		fprintf(stderr, "lbsim: --parent goes with --sweep-job\n");
+		free(overrides);
+		return LBS_EUSAGE;
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, optind == argc ? "lbsim: no scenario given\n" : "lbsim: one scenario at a time\n");
@@ -364,15 +461,32 @@ static int run_command(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	sweep_job job = { .lock_fd = -1 };
+	if (job_lock) {
+		if ((st = sweep_job_begin(&job, job_lock, parent, output, &err)) != LBS_OK || job.done) {
+			if (st != LBS_OK)
+				fprintf(stderr, "lbsim: %s\n", err.msg);
+			sweep_job_end(&job, st);
+			lbs_scenario_destroy(&sc);
+			return st;
+		}
+		output = job.tmp;
+	}
+
 	summary m[32];
 	size_t done = 0;
 	for (; done < n && st == LBS_OK; done++)
 		if ((st = run_one(&sc, names[done], output, detail, &row_budget, quiet, &m[done], &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
-			if (done)
+			if (done && !job_lock)
 				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
 					done == 1 ? "" : "s", done == 1 ? "is" : "are");
 		}
+	if (job_lock) {
+		output = job.output;
+		if ((st = sweep_job_end(&job, st)) != LBS_OK)
+			fprintf(stderr, "lbsim: %s: %s\n", output, strerror(errno));
+	}
 	if (st == LBS_OK && !quiet)
 		print_summary(&sc, m, n, output);
 	lbs_scenario_destroy(&sc);

@@ -8,8 +8,11 @@
  *   jobs         one shell command per point, the input of GNU parallel
  *   points.list  the point number of each line of jobs
  *   joblog       GNU parallel's job log (--joblog, --resume-failed)
- *   points/N.db  point N's results, renamed into place when its run succeeded
+ *   points/N.db  point N's results, put in place when its run succeeded
  *   lock         held (flock) by the sweep using the folder
+ *   jobs.lock    held shared by each running point job (lbsim run
+ *                --sweep-job): a sweep resuming after a crash waits until
+ *                the jobs of the crashed one are gone before it cleans up
  * A rerun after an interruption skips the jobs the log records as done and,
  * because a job does nothing when its database exists, the ones that
  * finished but were not logged; points already merged are skipped by the
@@ -146,9 +149,9 @@ static char *read_file(const char *path)
 	return b.s ? b.s : strdup("");
 }
 
-static void point_db(char *buf, size_t len, const char *dir, size_t point, const char *suffix)
+static void point_db(char *buf, size_t len, const char *dir, size_t point)
 {
-	snprintf(buf, len, "%s/points/%06zu.db%s", dir, point, suffix);
+	snprintf(buf, len, "%s/points/%06zu.db", dir, point);
 }
 
 static bool exists(const char *path)
@@ -173,7 +176,7 @@ static size_t count_done(const char *dir)
 	return n;
 }
 
-/* Removes points' leftovers of a killed attempt (*.tmp, *-journal). */
+/* Removes points' leftovers of a killed attempt (*.tmp.PID, *-journal). */
 static void remove_leftovers(const char *dir, bool everything)
 {
 	char path[4200];
@@ -238,22 +241,19 @@ typedef struct options {
 } options;
 
 /* The shell command of one point: nothing when its database exists, else
- * `lbsim run` into a temporary file renamed into place on success. */
+ * `lbsim run --sweep-job`, which puts the database in place only whole. */
 static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p, const char *lbsim,
 		     const char *dir)
 {
-	char db[4200], tmp[4200], journal[4200];
-	point_db(db, sizeof db, dir, p + 1, "");
-	point_db(tmp, sizeof tmp, dir, p + 1, ".tmp");
-	point_db(journal, sizeof journal, dir, p + 1, ".tmp-journal");
+	char db[4200], lock[4200];
+	point_db(db, sizeof db, dir, p + 1);
+	snprintf(lock, sizeof lock, "%s/jobs.lock", dir);
 	static const char *const detail[] = { "runs", "iterations", "workers" };
 	lbs_buf_printf(b, "test -e ");
 	lbs_buf_shell_quote(b, db);
-	lbs_buf_printf(b, " || { rm -f ");
-	lbs_buf_shell_quote(b, tmp);
-	lbs_buf_printf(b, " ");
-	lbs_buf_shell_quote(b, journal);
-	lbs_buf_printf(b, " && ");
+	/* exec: the run's parent is the shell's, GNU parallel, and it stops if
+	 * that dies (--parent). */
+	lbs_buf_printf(b, " || exec ");
 	lbs_buf_shell_quote(b, lbsim);
 	lbs_buf_printf(b, " run ");
 	lbs_buf_shell_quote(b, sw->scenario);
@@ -277,12 +277,10 @@ static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p
 		}
 	}
 	lbs_buf_printf(b, " -o ");
-	lbs_buf_shell_quote(b, tmp);
-	lbs_buf_printf(b, " && mv -f ");
-	lbs_buf_shell_quote(b, tmp);
-	lbs_buf_printf(b, " ");
 	lbs_buf_shell_quote(b, db);
-	lbs_buf_printf(b, "; }\n");
+	lbs_buf_printf(b, " --sweep-job ");
+	lbs_buf_shell_quote(b, lock);
+	lbs_buf_printf(b, " --parent \"$PPID\"\n");
 	return !b->failed;
 }
 
@@ -323,6 +321,38 @@ typedef struct plan {
 	bool resumed;
 } plan;
 
+/* Waits until no point job of an earlier sweep on this folder is running
+ * (jobs whose GNU parallel was killed stop on their own, their runs rolling
+ * back; a job of a remote --sshlogin may take until its run ends). */
+static lbs_status wait_for_jobs(const char *dir, bool quiet, lbs_error *err)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/jobs.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", path, strerror(errno));
+	bool said = false;
+	lbs_status st = LBS_OK;
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			st = lbs_error_set(err, LBS_EIO, "%s: cannot lock: %s", path, strerror(errno));
+			break;
+		}
+		if (interrupted) {
+			st = lbs_error_set(err, LBS_EINTR, "interrupted while waiting for the jobs of an "
+					   "earlier sweep to stop");
+			break;
+		}
+		if (!said && !quiet)
+			fprintf(stderr, "lbsim sweep: waiting for the jobs of an earlier, interrupted sweep "
+				"to stop (%s is held)\n", path);
+		said = true;
+		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	}
+	close(fd); /* releases the lock: the jobs this sweep starts take it shared */
+	return st;
+}
+
 /* Creates or reopens the work folder. A fresh one gets the job list of the
  * shard's points that the output lacks; an existing one must belong to the
  * same sweep and shard, and keeps its job list (GNU parallel resumes by line
@@ -346,13 +376,16 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	if (flock(pl->lock_fd, LOCK_EX | LOCK_NB) != 0)
 		return lbs_error_set(err, LBS_EIO, "%s: another lbsim sweep is using this work folder "
 				     "(writing to %s)", pl->dir, o->output);
+	lbs_status st = wait_for_jobs(pl->dir, o->quiet, err);
+	if (st != LBS_OK)
+		return st;
 	snprintf(path, sizeof path, "%s/sweep", pl->dir);
 	char *old = read_file(path);
 	if (old && strcmp(old, identity)) {
-		lbs_status st = lbs_error_set(err, LBS_EINPUT,
-					      "%s holds an unfinished sweep that differs from %s (another "
-					      "sweep file, shard or scenario text): finish it with its own "
-					      "sweep file, or remove the folder to start afresh", pl->dir, sw->path);
+		st = lbs_error_set(err, LBS_EINPUT,
+				   "%s holds an unfinished sweep that differs from %s (another sweep file, "
+				   "shard or scenario text): finish it with its own sweep file, or remove the "
+				   "folder to start afresh", pl->dir, sw->path);
 		free(old);
 		return st;
 	}
@@ -401,7 +434,6 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 		job_line(&jobs, sw, o, p, lbsim, pl->dir);
 		lbs_buf_printf(&list, "%zu\n", p + 1);
 	}
-	lbs_status st = LBS_OK;
 	if (jobs.failed || list.failed)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	if (st == LBS_OK)
@@ -500,7 +532,8 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 
 static void remove_work_dir(plan *pl)
 {
-	static const char *const files[] = { "jobs", "jobs.tmp", "points.list", "joblog", "sweep", "lock" };
+	static const char *const files[] = { "jobs", "jobs.tmp", "points.list", "joblog", "sweep", "lock",
+					     "jobs.lock" };
 	remove_leftovers(pl->dir, true);
 	char path[4200];
 	snprintf(path, sizeof path, "%s/points", pl->dir);
@@ -625,7 +658,7 @@ static lbs_status merge_points(const lbs_sweep *sw, const plan *pl, lbs_merge *m
 		lbs_merge_tag tag = { .sweep = sw->name, .hash = sw->hash, .point = (int64_t)p,
 				      .n = sw->n_keys, .keys = keys, .values = values };
 		char db[4200];
-		point_db(db, sizeof db, pl->dir, p, "");
+		point_db(db, sizeof db, pl->dir, p);
 		st = lbs_merge_file(m, db, &tag, &interrupted, n, err);
 	}
 	free(keys);
@@ -726,7 +759,7 @@ int lbs_sweep_command(int argc, char **argv)
 			int code = LBS_EINTERNAL;
 			for (size_t i = 0; i < pl.n; i++) {
 				char db[4200];
-				point_db(db, sizeof db, pl.dir, pl.points[i], "");
+				point_db(db, sizeof db, pl.dir, pl.points[i]);
 				int c = exists(db) ? -1 : logged_exit(joblog, i + 1);
 				if (c == LBS_EINPUT || c == LBS_EIO || c == LBS_EINTERNAL || c == LBS_EINTR) {
 					code = c;

@@ -113,4 +113,24 @@ wait $pid; rc=$?
 check "SIGINT: exit 130" test $rc -eq 130
 check "SIGINT: no rows kept" test "$(q "$TMP/i.db" 'SELECT count(*) FROM runs') $(q "$TMP/i.db" 'SELECT count(*) FROM iterations')" = "0 0"
 
+# --sweep-job: the output appears whole or not at all.
+"$LBSIM" "$S" -q -o "$TMP/j.db" --sweep-job "$TMP/j.lock" -p lbbsp-gpu --set run.iterations=20; rc=$?
+check "sweep job: exit 0" test $rc -eq 0
+check "sweep job: runs in place" test "$(q "$TMP/j.db" 'SELECT count(*) FROM runs')" = 2
+check "sweep job: no temporary file left" test -z "$(ls "$TMP" | grep 'j\.db\.tmp')"
+"$LBSIM" "$S" -q -o "$TMP/j.db" --sweep-job "$TMP/j.lock" -p lbbsp-gpu --set run.iterations=20; rc=$?
+check "sweep job: an existing output is left alone (exit 0)" test "$rc $(q "$TMP/j.db" 'SELECT count(*) FROM runs')" = "0 2"
+"$LBSIM" "$S" -q -o "$TMP/k.db" --sweep-job "$TMP/j.lock" --set run.iterations=100000000 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid; rc=$?
+check "sweep job, SIGTERM: exit 130" test $rc -eq 130
+check "sweep job, SIGTERM: no output, no temporary file" test -z "$(ls "$TMP" | grep '^k\.db')"
+"$LBSIM" "$S" -q -o "$TMP/l.db" --sweep-job "$TMP/j.lock" --parent 2 2> "$TMP/err"; rc=$?
+check "sweep job, parent gone: exit 130, nothing written" test "$rc $(ls "$TMP" | grep -c '^l\.db')" = "130 0"
+check "sweep job, parent gone: said" grep -q "parent process 2 has gone" "$TMP/err"
+"$LBSIM" "$S" -q -o "$TMP/l.db" --parent 7 2> /dev/null
+check "--parent without --sweep-job: exit 2" test $? -eq 2
+
 finish

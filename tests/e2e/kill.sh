@@ -38,21 +38,68 @@ for i in $(seq $((points / 2))); do
 done
 check "$((points / 2)) runs killed: database valid, every run complete or absent" test $bad_runs -eq 0
 
-# ---- sweeps: killed (the whole process group) again and again, resumed -----
-bad_sweeps=0
+# ---- sweeps: killed again and again, resumed -----
+# Odd kills take the whole session (power loss); even kills take lbsim's
+# process group only, which is what `kill -9 -PGID` or a closed terminal
+# does: GNU parallel dies with it, but its jobs, each in its own process
+# group, outlive it and must stop by themselves (their parent died) without
+# leaving a partial point. A sweep started while they run waits for them.
+bad_sweeps=0 orphans=0
 for i in $(seq $((points - points / 2))); do
 	setsid "$LBSIM" sweep "$SW" -j2 -o "$TMP/s.db" > /dev/null 2>&1 &
 	pid=$!
 	nap 1
-	kill -KILL -- "-$pid" 2> /dev/null
+	if [ $((i % 2)) = 1 ]; then
+		pkill -KILL -s "$pid"
+	else
+		kill -KILL -- "-$pid" 2> /dev/null
+	fi
 	wait $pid 2> /dev/null
-	for _ in $(seq 100); do pgrep -g "$pid" > /dev/null || break; sleep 0.05; done
+	for _ in $(seq 200); do pgrep -s "$pid" -f 'points/[0-9]' > /dev/null || break; sleep 0.05; done
+	if pgrep -s "$pid" -f 'points/[0-9]' > /dev/null; then
+		orphans=$((orphans + 1))
+		echo "kill sweep $i: still running 10 s after the kill:"
+		ps -o pid,pgid,args -s "$pid"
+	fi
+	# A process forked while the signal went out can escape it: kill again.
+	while pgrep -s "$pid" > /dev/null; do pkill -KILL -s "$pid"; sleep 0.05; done
 	for db in "$TMP/s.db" "$TMP"/s.db.sweep/points/*.db; do
 		[ -e "$db" ] || continue
 		valid "$db" || { bad_sweeps=$((bad_sweeps + 1)); echo "kill sweep $i: $db not valid"; }
 	done
 done
+check "$((points - points / 2)) sweeps killed: no job outlives its killed sweep" test $orphans -eq 0
 check "$((points - points / 2)) sweeps killed: every database valid, no partial run" test $bad_sweeps -eq 0
+# ---- the jobs of a sweep whose GNU parallel was killed stop at once -----
+# Points of a few seconds each; the group is killed once a job writes.
+printf '[sweep]\nname = long\nscenario = %s\n[vary]\nrun.iterations = 4000000\nseeds = 1..2\n' \
+	"$SC" > "$TMP/long.ini"
+setsid "$LBSIM" sweep "$TMP/long.ini" -j2 -o "$TMP/long.db" > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 400); do
+	ls "$TMP"/long.db.sweep/points/*.tmp* > /dev/null 2>&1 && break
+	sleep 0.05
+done
+sleep 0.3
+kill -KILL -- "-$pid" 2> /dev/null
+wait $pid 2> /dev/null
+for _ in $(seq 60); do pgrep -s "$pid" -f 'points/[0-9]' > /dev/null || break; sleep 0.05; done
+check "killed parallel: its running jobs stop within 3 s" sh -c "! pgrep -s $pid -f 'points/[0-9]' > /dev/null"
+while pgrep -s "$pid" > /dev/null; do pkill -KILL -s "$pid"; sleep 0.05; done
+check "killed parallel: no point database left" sh -c "! ls '$TMP'/long.db.sweep/points/*.db 2> /dev/null"
+
+# ---- a sweep waits for the jobs of an earlier one still running -----
+mkdir -p "$TMP/w.db.sweep"
+flock -s "$TMP/w.db.sweep/jobs.lock" sh -c "sleep 2; touch '$TMP/released'" &
+holder=$!
+sleep 0.3
+"$LBSIM" sweep "$SW" -j2 -o "$TMP/w.db" > /dev/null 2> "$TMP/werr"
+check "waiting sweep: exit 0" test $? -eq 0
+check "waiting sweep: says it waits" grep -q "waiting for the jobs of an earlier" "$TMP/werr"
+check "waiting sweep: ran after the jobs stopped" test -e "$TMP/released"
+check "waiting sweep: 8 runs" test "$(q "$TMP/w.db" 'SELECT count(*) FROM runs')" = 8
+wait $holder
+
 "$LBSIM" sweep "$SW" -j2 -o "$TMP/s.db" > "$TMP/out" 2> "$TMP/err"
 check "resumed sweep: exit 0" test $? -eq 0 || cat "$TMP/err"
 check "resumed sweep: 8 runs" test "$(q "$TMP/s.db" 'SELECT count(*) FROM runs')" = 8
