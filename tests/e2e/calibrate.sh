@@ -89,16 +89,27 @@ check "--from-table without data: names the file" grep -q "nowhere/gavel-through
 check "--from-table to a missing directory: exit 4" test $rc -eq 4
 
 # A reduced BLAS calibration on this machine, measured for real: the times
-# grow with the batch and the line fits them.
-"$LBSIM" calibrate --blas cifarnet --batches 2,8,32 --reps 3 --warmup 1 --threads 1 -o "$TMP/cpu.ini" > "$TMP/blas"
-check "--blas: exit 0" test $? -eq 0
-cat "$TMP/blas"
-medians=$(sed -n '/^\[measurements\]/,/^$/p' "$TMP/cpu.ini" | awk -F' = ' '/ = / { print $2 }')
-check "--blas: three medians" test "$(echo "$medians" | wc -l)" = 3
+# grow with the batch and the line fits them. Real times suffer from other
+# work on the machine (a parallel build or test run can double a median), so
+# a calibration whose numbers miss is measured again, up to three times; the
+# checks apply to the last one.
 to_s() { awk '{ v = $1; u = $2; f = (u == "s") ? 1 : (u == "ms") ? 1e-3 : (u == "us") ? 1e-6 : (u == "ns") ? 1e-9 : -1; print v * f }'; }
-check "--blas: time grows with the batch" test "$(echo "$medians" | to_s | awk 'NR > 1 && $1 <= p { bad = 1 } { p = $1 } END { print bad + 0 }')" = 0
-check "--blas: 16 times the batch takes 2 to 32 times as long" test "$(echo "$medians" | to_s | awk 'NR == 1 { a = $1 } NR == 3 { print ($1 > 2 * a && $1 < 32 * a) }')" = 1
-r2=$(awk -F' = ' '$1 == "r2" { print $2 }' "$TMP/cpu.ini")
+for attempt in 1 2 3; do
+	"$LBSIM" calibrate --blas cifarnet --batches 2,8,32 --reps 7 --warmup 2 --threads 1 -o "$TMP/cpu.ini" > "$TMP/blas"
+	rc=$?
+	cat "$TMP/blas"
+	medians=$(sed -n '/^\[measurements\]/,/^$/p' "$TMP/cpu.ini" 2> /dev/null | awk -F' = ' '/ = / { print $2 }')
+	grows=$(echo "$medians" | to_s | awk 'NR > 1 && $1 <= p { bad = 1 } { p = $1 } END { print bad + 0 }')
+	ratio=$(echo "$medians" | to_s | awk 'NR == 1 { a = $1 } NR == 3 { print ($1 > 2 * a && $1 < 32 * a) }')
+	r2=$(awk -F' = ' '$1 == "r2" { print $2 }' "$TMP/cpu.ini" 2> /dev/null)
+	[ $rc -ne 0 ] && break
+	[ "$grows" = 0 ] && [ "$ratio" = 1 ] && awk -v r="$r2" 'BEGIN { exit !(r >= 0.9) }' && break
+	echo "--blas: attempt $attempt missed (under load?)$([ $attempt -lt 3 ] && echo ': measuring again')"
+done
+check "--blas: exit 0" test $rc -eq 0
+check "--blas: three medians" test "$(echo "$medians" | wc -l)" = 3
+check "--blas: time grows with the batch" test "$grows" = 0
+check "--blas: 16 times the batch takes 2 to 32 times as long" test "$ratio" = 1
 check "--blas: R^2 >= 0.9 (is $r2)" awk -v r="$r2" 'BEGIN { exit !(r >= 0.9) }'
 check "--blas: linear cost" grep -q '^cost = linear$' "$TMP/cpu.ini"
 check "--blas: provenance" grep -q '^kind = blas$' "$TMP/cpu.ini"
