@@ -57,23 +57,7 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 		return st;
 	}
 	sqlite3_busy_timeout(*db, 60000);
-	sqlite3_stmt *q = NULL;
-	int version = -1, runs = 0;
-	if (sqlite3_prepare_v2(*db, "SELECT (SELECT user_version FROM pragma_user_version), "
-			       "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
-			       -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW) {
-		version = sqlite3_column_int(q, 0);
-		runs = sqlite3_column_int(q, 1);
-	}
-	sqlite3_finalize(q);
-	lbs_status st = LBS_OK;
-	if (version < 0)
-		st = lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", path);
-	else if (version != LBS_SCHEMA_VERSION || !runs)
-		st = lbs_error_set(err, LBS_EINPUT, "%s: not an lbsim results database of schema version %d "
-				   "(it has user_version %d%s)", path, LBS_SCHEMA_VERSION, version,
-				   runs ? "" : " and no runs table");
+	lbs_status st = lbs_results_check(*db, path, err);
 	char *views = st == LBS_OK ? temp_views() : NULL;
 	if (st == LBS_OK && !views)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");

@@ -158,26 +158,11 @@ lbs_status lbs_merge_check(const char *in, const char *out, lbs_error *err)
 		return lbs_error_set(err, LBS_EINPUT, "%s: is the output file; merging it into itself "
 				     "would add nothing", in);
 	sqlite3 *db = NULL;
-	sqlite3_stmt *q = NULL;
-	int version = -1, runs = 0;
-	if (sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version), "
-			       "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
-			       -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW) {
-		version = sqlite3_column_int(q, 0);
-		runs = sqlite3_column_int(q, 1);
-	}
-	sqlite3_finalize(q);
+	lbs_status st = sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
+				? lbs_results_check(db, in, err)
+				: lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", in);
 	sqlite3_close(db);
-	if (version < 0)
-		return lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", in);
-	if (version != LBS_SCHEMA_VERSION || !runs)
-		return lbs_error_set(err, LBS_EINPUT,
-				     "%s: not an lbsim results database of schema version %d (it has "
-				     "user_version %d%s)", in, LBS_SCHEMA_VERSION, version,
-				     runs ? "" : " and no runs table");
-	return LBS_OK;
+	return st;
 }
 
 bool lbs_merge_has_point(lbs_merge *m, const char *hash, int64_t point)

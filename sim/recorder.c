@@ -117,6 +117,27 @@ static lbs_status exec(lbs_recorder *r, const char *sql, lbs_error *err)
 	return LBS_OK;
 }
 
+lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	int version = -1, runs = 0;
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version), "
+			       "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
+			       -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW) {
+		version = sqlite3_column_int(q, 0);
+		runs = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	if (version < 0)
+		return lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", path);
+	if (version != LBS_SCHEMA_VERSION || !runs)
+		return lbs_error_set(err, LBS_EINPUT, "%s: not an lbsim results database of schema version "
+				     "%d (it has user_version %d%s)", path, LBS_SCHEMA_VERSION, version,
+				     runs ? "" : " and no runs table");
+	return LBS_OK;
+}
+
 bool lbs_parse_max_rows(const char *text, int64_t *out)
 {
 	char why[128];

@@ -43,6 +43,10 @@ typedef struct lbs_recorder {
  * version. Several runs, from one process or several, append to one file. */
 lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err);
 
+/* Checks that db (opened from path) is an lbsim results database of this
+ * schema version with a runs table; LBS_EINPUT naming path otherwise. */
+lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err);
+
 /* Parses a --max-rows value: a non-negative integer (1e6 forms allowed
  * when exact); 0 means no limit. */
 bool lbs_parse_max_rows(const char *text, int64_t *out);
