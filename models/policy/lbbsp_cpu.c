@@ -38,6 +38,7 @@ typedef struct lc_state {
 	double *predicted, *last, *weight;
 	double *readings_copy; /* readings at the last barrier (seen with the speed measured now) */
 	double learn_s, predict_s; /* real time spent teaching and asking the predictors */
+	double learn_parallel_s;   /* learning's critical path, one predictor per core */
 } lc_state;
 
 static void lc_destroy(void *state)
@@ -117,14 +118,20 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	if (obs->iteration > 0) {
 		/* Teach each predictor the speed it just saw, with the readings
 		 * that were current when that iteration started. */
+		double slowest = 0;
 		for (size_t i = 0; i < s->n; i++) {
 			if (obs->batch[i] > 0 && obs->compute_s[i] > 0)
 				s->last[i] = (double)obs->batch[i] / obs->compute_s[i];
 			else if (obs->batch[i] > 0)
 				continue;
-			if (obs->batch[i] > 0)
+			if (obs->batch[i] > 0) {
+				double a = lbs_monotonic_s();
 				s->pred->observe(s->ps[i], s->last[i], R ? s->readings_copy + i * R : NULL);
+				double d = lbs_monotonic_s() - a;
+				slowest = d > slowest ? d : slowest;
+			}
 		}
+		s->learn_parallel_s += slowest;
 	}
 	if (R && obs->readings)
 		memcpy(s->readings_copy, obs->readings, s->n * R * sizeof(double));
@@ -164,10 +171,12 @@ static size_t lc_vars(const void *state, lbs_policy_var *out, size_t max)
 	}
 	memcpy(out, sum, n * sizeof *out);
 	/* Where the decision time goes: teaching (training included) and
-	 * predicting + splitting, cumulative real seconds. */
-	if (n + 2 <= max) {
+	 * predicting + splitting, cumulative real seconds; and learning's share
+	 * had each worker's predictor learned on a core of its own at once. */
+	if (n + 3 <= max) {
 		out[n++] = (lbs_policy_var){ "learn_s", s->learn_s };
 		out[n++] = (lbs_policy_var){ "predict_s", s->predict_s };
+		out[n++] = (lbs_policy_var){ "learn_parallel_s", s->learn_parallel_s };
 	}
 	return n;
 }

@@ -145,6 +145,17 @@ static void test_lbbsp_cpu_proportional(void)
 	const char *narx[] = { in_iterations[0], in_iterations[1], "run.iterations=60" };
 	CU_ASSERT_FATAL(capture_simulate(FLEET, narx, 3, "lbbsp-cpu", &c, &err) == LBS_OK);
 	CU_ASSERT(batches_are(&c, 59, prop));
+	/* Real times, so only their order is known: the slowest worker's
+	 * learning, summed over iterations, grows, is positive once NARX has
+	 * trained, and is at most all of the learning. */
+	double learn = var_of(&c, 59, "learn_s"), par = var_of(&c, 59, "learn_parallel_s");
+	CU_ASSERT(var_of(&c, 59, "trainings") > 0);
+	CU_ASSERT(par > 0);
+	CU_ASSERT(par <= learn);
+	int decreasing = 0;
+	for (size_t k = 1; k < c.n; k++)
+		decreasing += var_of(&c, k, "learn_parallel_s") < var_of(&c, k - 1, "learn_parallel_s");
+	CU_ASSERT_EQUAL(decreasing, 0);
 	capture_free(&c);
 }
 
