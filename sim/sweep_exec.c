@@ -530,18 +530,23 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Removes the work folder of a finished sweep. The identity goes first, as
+ * it came last: a removal cut short leaves a folder that the next run
+ * starts afresh (finding every point merged), never one that claims a
+ * sweep but lacks its job list. */
 static void remove_work_dir(plan *pl)
 {
-	static const char *const files[] = { "jobs", "jobs.tmp", "points.list", "joblog", "sweep", "lock",
+	static const char *const files[] = { "sweep", "jobs", "jobs.tmp", "points.list", "joblog", "lock",
 					     "jobs.lock" };
-	remove_leftovers(pl->dir, true);
 	char path[4200];
-	snprintf(path, sizeof path, "%s/points", pl->dir);
-	rmdir(path);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		snprintf(path, sizeof path, "%s/%s", pl->dir, files[i]);
 		unlink(path);
+		if (i == 0)
+			remove_leftovers(pl->dir, true);
 	}
+	snprintf(path, sizeof path, "%s/points", pl->dir);
+	rmdir(path);
 	rmdir(pl->dir);
 }
 

@@ -100,8 +100,9 @@ check "waiting sweep: ran after the jobs stopped" test -e "$TMP/released"
 check "waiting sweep: 8 runs" test "$(q "$TMP/w.db" 'SELECT count(*) FROM runs')" = 8
 wait $holder
 
-"$LBSIM" sweep "$SW" -j2 -o "$TMP/s.db" > "$TMP/out" 2> "$TMP/err"
-check "resumed sweep: exit 0" test $? -eq 0 || cat "$TMP/err"
+"$LBSIM" sweep "$SW" -j2 -o "$TMP/s.db" > "$TMP/out" 2> "$TMP/err"; rc=$?
+check "resumed sweep: exit 0" test $rc -eq 0
+[ $rc -eq 0 ] || { echo "exit $rc:"; cat "$TMP/err"; }
 check "resumed sweep: 8 runs" test "$(q "$TMP/s.db" 'SELECT count(*) FROM runs')" = 8
 check "resumed sweep: 8 distinct points" test "$(q "$TMP/s.db" 'SELECT count(DISTINCT point) FROM sweep_points')" = 8
 check "resumed sweep: 8 distinct (size, policy, seed)" test "$(q "$TMP/s.db" \

@@ -120,6 +120,16 @@ sed -e 's/^seeds = 1..2/seeds = 3..4/' -e "s|^scenario = .*|scenario = $D/scenar
 check "another sweep into an unfinished work folder: exit 3" test $? -eq 3
 check "... says so" grep -q 'holds an unfinished sweep that differs' "$TMP/err"
 
+# A removal of the finished sweep's work folder cut short (killed): the
+# identity goes first, so what is left (here: all but the identity and one
+# point) is started afresh, finds every point merged, and is cleared.
+rm "$TMP/k.db.sweep/sweep" "$pts/000001.db"
+"$LBSIM" sweep "$SW" -j2 -o "$TMP/k.db" > "$TMP/out" 2> "$TMP/err"; rc=$?
+check "removal cut short: exit 0" test $rc -eq 0
+[ $rc -eq 0 ] || cat "$TMP/err"
+check "removal cut short: still 8 runs" test "$(q "$TMP/k.db" 'SELECT count(*) FROM runs')" = 8
+check "removal cut short: the folder is gone" test ! -e "$TMP/k.db.sweep"
+
 # ---- shards and lbsim merge ------------------------------------------------
 # The shards run as the Slurm template's array tasks would run them.
 slurm="$top_srcdir/scenarios/sweeps/slurm-array.sh"
