@@ -11,11 +11,15 @@
  * 2. The full BSP model (sim/run.h) for N workers, built from a scenario file
  *    exactly as `lbsim` builds it, in both engine modes (worker_events = auto
  *    and always).
+ * 3. --memory: the heap a run of N workers keeps (mallinfo2), built and
+ *    after one iteration, for N from 1,000 to 256,000: bytes per worker
+ *    that stay flat show memory linear in the workers.
  *
  * Every figure is the best of REPEATS measurements of wall time on one core:
  * on a shared machine the best run is the one least disturbed by others.
  * --quick runs 10x fewer events (a smoke test for CI, not a measurement). */
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,26 +307,72 @@ static void bench_decision(const char *path, int scale)
 	lbs_scenario_destroy(&sc);
 }
 
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+	return m.uordblks + m.hblkhd;
+}
+
+/* Memory against workers: the heap a run keeps once built and after its
+ * first iteration (no observer: what the recorder keeps is per row, not per
+ * worker), per worker, and the increment between sizes per added worker. */
+static void bench_memory(int scale)
+{
+	static const size_t n_sizes[] = { 1000, 4000, 16000, 64000, 256000 };
+	size_t n_max = scale > 1 ? 3 : sizeof n_sizes / sizeof *n_sizes;
+	printf("memory: heap kept by a run of N workers (the full BSP model above), after one iteration\n");
+	printf("%8s %12s %14s %20s\n", "N", "heap MB", "bytes/worker", "added bytes/worker");
+	size_t prev_n = 0, prev_heap = 0;
+	for (size_t s = 0; s < n_max; s++) {
+		size_t n = n_sizes[s];
+		lbs_scenario sc;
+		load_workload(&sc, n, 1, "auto");
+		lbs_error err = { 0 };
+		lbs_run run;
+		size_t h0 = heap_in_use();
+		if (lbs_run_create(&run, &sc, NULL, &err) != LBS_OK)
+			die(&err, "run create");
+		if (lbs_run_execute(&run, NULL, NULL, NULL, &err) != LBS_OK)
+			die(&err, "run");
+		size_t heap = heap_in_use() - h0;
+		lbs_run_destroy(&run);
+		lbs_scenario_destroy(&sc);
+		printf("%8zu %12.2f %14.1f", n, (double)heap / 1e6, (double)heap / (double)n);
+		if (prev_n)
+			printf(" %20.1f", ((double)heap - (double)prev_heap) / (double)(n - prev_n));
+		printf("\n");
+		fflush(stdout);
+		prev_n = n;
+		prev_heap = heap;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int scale = 1;
 	const char *decision = NULL;
-	bool decision_only = false;
+	bool decision_only = false, memory_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			scale = 10;
+		} else if (strcmp(argv[i], "--memory") == 0) {
+			memory_only = true;
 		} else if ((strcmp(argv[i], "--decision") == 0 || strcmp(argv[i], "--decision-only") == 0) &&
 			   i + 1 < argc) {
 			decision_only = strcmp(argv[i], "--decision-only") == 0;
 			decision = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--decision | --decision-only SCENARIO.ini]\n",
+			fprintf(stderr, "usage: %s [--quick] [--memory | --decision | --decision-only SCENARIO.ini]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (decision_only) {   /* the LB-BSP decision cost alone (make reproduce) */
 		bench_decision(decision, scale);
+		return 0;
+	}
+	if (memory_only) {
+		bench_memory(scale);
 		return 0;
 	}
 
