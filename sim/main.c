@@ -256,7 +256,9 @@ static lbs_status sweep_job_begin(sweep_job *j, const char *lock, pid_t parent, 
 #ifdef __linux__
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-		if (getppid() != parent) /* it died before prctl, or is not ours */
+		/* It died before prctl (the shell that exec'd this run may itself
+		 * have started orphaned, under init), or it is not our parent. */
+		if (getppid() != parent || parent == 1)
 			return lbs_error_set(err, LBS_EINTR, "the parent process %ld has gone: not running",
 					     (long)parent);
 	}
@@ -366,7 +368,7 @@ static int run_command(int argc, char **argv)
 		case 'P': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v <= 1) {
+			if (!*optarg || *end || v <= 0) {
 				fprintf(stderr, "lbsim: --parent %s: expected a process id\n", optarg);
 				free(overrides);
 				return LBS_EUSAGE;

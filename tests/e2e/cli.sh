@@ -130,7 +130,11 @@ check "sweep job, SIGTERM: no output, no temporary file" test -z "$(ls "$TMP" | 
 "$LBSIM" "$S" -q -o "$TMP/l.db" --sweep-job "$TMP/j.lock" --parent 2 2> "$TMP/err"; rc=$?
 check "sweep job, parent gone: exit 130, nothing written" test "$rc $(ls "$TMP" | grep -c '^l\.db')" = "130 0"
 check "sweep job, parent gone: said" grep -q "parent process 2 has gone" "$TMP/err"
-"$LBSIM" "$S" -q -o "$TMP/l.db" --parent 7 2> /dev/null
+"$LBSIM" "$S" -q -o "$TMP/l.db" --sweep-job "$TMP/j.lock" --parent 1 2> /dev/null
+check "sweep job, orphaned under init: exit 130, nothing written" test "$? $(ls "$TMP" | grep -c '^l\.db')" = "130 0"
+"$LBSIM" "$S" -q -o "$TMP/l.db" --sweep-job "$TMP/j.lock" --parent "$$" -p lbbsp-gpu --set run.iterations=5; rc=$?
+check "sweep job, parent alive: runs (exit 0, 2 runs)" test "$rc $(q "$TMP/l.db" 'SELECT count(*) FROM runs')" = "0 2"
+"$LBSIM" "$S" -q -o "$TMP/m.db" --parent 7 2> /dev/null
 check "--parent without --sweep-job: exit 2" test $? -eq 2
 
 finish
