@@ -6,6 +6,8 @@
 # resumed sweep finishes with every point exactly once.
 # KILL_POINTS (default 30) kills in all: half runs, half sweeps.
 . "$(dirname "$0")/lib.sh"
+need pgrep procps
+need flock util-linux
 SC="$top_srcdir/tests/data/sweep/scenario.ini"
 SW="$top_srcdir/tests/data/sweep/sweep.ini"
 points=${KILL_POINTS:-30}

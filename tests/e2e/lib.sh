@@ -21,6 +21,12 @@ check() {
 # q DB SQL: one value from the database.
 q() { sqlite3 "$1" "$2"; }
 
+# need COMMAND PACKAGE: a test that cannot run without COMMAND fails at
+# once, rather than passing checks that would silently not run.
+need() {
+	command -v "$1" > /dev/null || { echo "FAIL: $(basename "$0") needs $1 (Debian package $2)"; exit 1; }
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

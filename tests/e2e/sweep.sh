@@ -3,6 +3,7 @@
 # End to end: lbsim sweep (GNU parallel, resuming after a kill, shards),
 # lbsim merge, the analysis views, lbsim export and lbsim plot.
 . "$(dirname "$0")/lib.sh"
+need pgrep procps
 D="$top_srcdir/tests/data/sweep"
 SW="$D/sweep.ini"
 
