@@ -344,24 +344,12 @@ static int run_command(int argc, char **argv)
 			break;
 		}
 		case 'M':
-			if (!lbs_parse_max_rows(optarg, &max_rows)) {
-				fprintf(stderr, "lbsim: --max-rows %s: expected an integer >= 0 (0: no limit)\n",
-					optarg);
+		case 'T':
+			if (!lbs_row_limit_option("lbsim", c == 'T', optarg, &max_rows)) {
 				free(overrides);
 				return LBS_EUSAGE;
 			}
 			break;
-		case 'T': {
-			int64_t v;
-			if (!lbs_parse_max_rows(optarg, &v)) {
-				fprintf(stderr, "lbsim: --max-trace-rows %s: expected an integer >= 0 (0: no "
-					"limit)\n", optarg);
-				free(overrides);
-				return LBS_EUSAGE;
-			}
-			lbs_trace_max_rows_set(v);
-			break;
-		}
 		case 'S': overrides[n_overrides++] = optarg; break;
 		case 'p': policies = optarg; break;
 		case 'J': job_lock = optarg; break;

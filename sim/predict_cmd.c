@@ -202,17 +202,12 @@ int lbs_predict_command(int argc, char **argv)
 			}
 			as_time = !strcmp(optarg, "time");
 			break;
-		case 'T': {
-			int64_t v;
-			if (!lbs_parse_max_rows(optarg, &v)) {
-				fprintf(stderr, "lbsim predict: --max-trace-rows %s: expected an integer >= 0 "
-					"(0: no limit)\n", optarg);
+		case 'T':
+			if (!lbs_row_limit_option("lbsim predict", true, optarg, NULL)) {
 				free(opts);
 				return LBS_EUSAGE;
 			}
-			lbs_trace_max_rows_set(v);
 			break;
-		}
 		case 'k': {
 			char *end;
 			skip = strtol(optarg, &end, 10);

@@ -2,11 +2,13 @@
 #include "sim/recorder.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "config.h"
 #include "sim/units.h"
+#include "traces/series.h"
 
 const char lbs_schema_sql[] =
 	"CREATE TABLE runs (\n"
@@ -142,6 +144,21 @@ bool lbs_parse_max_rows(const char *text, int64_t *out)
 {
 	char why[128];
 	return lbs_parse_int(text, out, why, sizeof why) && *out >= 0;
+}
+
+bool lbs_row_limit_option(const char *cmd, bool trace, const char *arg, int64_t *max_rows)
+{
+	int64_t v;
+	if (!lbs_parse_max_rows(arg, &v)) {
+		fprintf(stderr, "%s: --%s %s: expected an integer >= 0 (0: no limit)\n", cmd,
+			trace ? "max-trace-rows" : "max-rows", arg);
+		return false;
+	}
+	if (trace)
+		lbs_trace_max_rows_set(v);
+	else
+		*max_rows = v;
+	return true;
 }
 
 /* "12.3 GB", "456 MB", "2.07 kB": a size for messages. */

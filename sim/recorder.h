@@ -51,6 +51,12 @@ lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err);
  * when exact); 0 means no limit. */
 bool lbs_parse_max_rows(const char *text, int64_t *out);
 
+/* The command lines' --max-rows N (trace false: into *max_rows) and
+ * --max-trace-rows N (trace true: applied to the trace readers). Prints
+ * "CMD: --OPTION ARG: expected ..." and returns false if ARG is not an
+ * integer >= 0. */
+bool lbs_row_limit_option(const char *cmd, bool trace, const char *arg, int64_t *max_rows);
+
 /* The guard itself, before anything is written: refuses with LBS_EINPUT,
  * giving the estimate, how it was made (`how`, e.g. "500 iterations x 12
  * workers x 2 runs"), the limit and how to raise it (`option`, e.g.

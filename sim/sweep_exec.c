@@ -597,22 +597,10 @@ static int parse_options(int argc, char **argv, options *o)
 			o->logins[o->n_logins++] = optarg;
 			break;
 		case 'M':
-			if (!lbs_parse_max_rows(optarg, &o->max_rows)) {
-				fprintf(stderr, "lbsim sweep: --max-rows %s: expected an integer >= 0 (0: no "
-					"limit)\n", optarg);
+		case 'T':
+			if (!lbs_row_limit_option("lbsim sweep", c == 'T', optarg, &o->max_rows))
 				return LBS_EUSAGE;
-			}
 			break;
-		case 'T': {
-			int64_t v;
-			if (!lbs_parse_max_rows(optarg, &v)) {
-				fprintf(stderr, "lbsim sweep: --max-trace-rows %s: expected an integer >= 0 (0: "
-					"no limit)\n", optarg);
-				return LBS_EUSAGE;
-			}
-			lbs_trace_max_rows_set(v);
-			break;
-		}
 		case 'l': o->list = true; break;
 		case 'K': o->keep = true; break;
 		case 'q': o->quiet = true; break;
