@@ -118,17 +118,18 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	if (obs->iteration > 0) {
 		/* Teach each predictor the speed it just saw, with the readings
 		 * that were current when that iteration started. */
-		double slowest = 0;
+		double slowest = 0, prev = t0;
 		for (size_t i = 0; i < s->n; i++) {
 			if (obs->batch[i] > 0 && obs->compute_s[i] > 0)
 				s->last[i] = (double)obs->batch[i] / obs->compute_s[i];
 			else if (obs->batch[i] > 0)
 				continue;
 			if (obs->batch[i] > 0) {
-				double a = lbs_monotonic_s();
 				s->pred->observe(s->ps[i], s->last[i], R ? s->readings_copy + i * R : NULL);
-				double d = lbs_monotonic_s() - a;
-				slowest = d > slowest ? d : slowest;
+				/* one clock read per worker: its time since the last one */
+				double now = lbs_monotonic_s();
+				slowest = now - prev > slowest ? now - prev : slowest;
+				prev = now;
 			}
 		}
 		s->learn_parallel_s += slowest;
