@@ -536,14 +536,14 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
  * sweep but lacks its job list. */
 static void remove_work_dir(plan *pl)
 {
-	static const char *const files[] = { "sweep", "jobs", "jobs.tmp", "points.list", "joblog", "lock",
-					     "jobs.lock" };
+	static const char *const files[] = { "jobs", "jobs.tmp", "points.list", "joblog", "lock", "jobs.lock" };
 	char path[4200];
+	snprintf(path, sizeof path, "%s/sweep", pl->dir);
+	unlink(path);
+	remove_leftovers(pl->dir, true);
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		snprintf(path, sizeof path, "%s/%s", pl->dir, files[i]);
 		unlink(path);
-		if (i == 0)
-			remove_leftovers(pl->dir, true);
 	}
 	snprintf(path, sizeof path, "%s/points", pl->dir);
 	rmdir(path);
