@@ -19,7 +19,6 @@
  * on a shared machine the best run is the one least disturbed by others.
  * --quick runs 10x fewer events (a smoke test for CI, not a measurement). */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "bench/heap.h"
 #include "sim/clock.h"
 #include "sim/engine.h"
 #include "sim/queue.h"
@@ -305,12 +305,6 @@ static void bench_decision(const char *path, int scale)
 	       100 * a.learn_parallel_s / n / iter, 1e3 * a.max_learn_parallel_s);
 	lbs_run_destroy(&run);
 	lbs_scenario_destroy(&sc);
-}
-
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 m = mallinfo2();
-	return m.uordblks + m.hblkhd;
 }
 
 /* Memory against workers: the heap a run keeps once built and after its

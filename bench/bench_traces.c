@@ -11,24 +11,18 @@
  * measured with mallinfo2) per row and per sample (a sample is one value of
  * one column at one index). --quick loads 10x fewer rows. */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/heap.h"
 #include "sim/clock.h"
 #include "traces/reader.h"
 #include "traces/series.h"
 
 #define REPEATS 3
-
-static size_t heap_in_use(void)
-{
-	struct mallinfo2 m = mallinfo2();
-	return m.uordblks + m.hblkhd;
-}
 
 typedef struct bench_case {
 	const char *format;
