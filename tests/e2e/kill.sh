@@ -21,6 +21,13 @@ valid() {
 }
 # sleep a random 0.00 .. $1.99 s
 nap() { sleep "$((RANDOM % ($1 + 1))).$((RANDOM % 100))"; }
+# point runs of session $1 still going
+points_running() { pgrep -s "$1" -f 'points/[0-9]' > /dev/null; }
+# wait for them to stop: at most $2 steps of 0.05 s
+await_points() { for _ in $(seq "$2"); do points_running "$1" || break; sleep 0.05; done; }
+# kill what is left of session $1 (a process forked as the signal went out
+# can escape it: again until none is left)
+reap() { while pgrep -s "$1" > /dev/null; do pkill -KILL -s "$1"; sleep 0.05; done; }
 
 # ---- runs: each killed while recording, into one growing database -----
 "$LBSIM" "$SC" -q -o "$TMP/r.db" --set run.iterations=50
@@ -57,14 +64,13 @@ for i in $(seq $((points - points / 2))); do
 		kill -KILL -- "-$pid" 2> /dev/null
 	fi
 	wait $pid 2> /dev/null
-	for _ in $(seq 200); do pgrep -s "$pid" -f 'points/[0-9]' > /dev/null || break; sleep 0.05; done
-	if pgrep -s "$pid" -f 'points/[0-9]' > /dev/null; then
+	await_points "$pid" 200
+	if points_running "$pid"; then
 		orphans=$((orphans + 1))
 		echo "kill sweep $i: still running 10 s after the kill:"
 		ps -o pid,pgid,args -s "$pid"
 	fi
-	# A process forked while the signal went out can escape it: kill again.
-	while pgrep -s "$pid" > /dev/null; do pkill -KILL -s "$pid"; sleep 0.05; done
+	reap "$pid"
 	for db in "$TMP/s.db" "$TMP"/s.db.sweep/points/*.db; do
 		[ -e "$db" ] || continue
 		valid "$db" || { bad_sweeps=$((bad_sweeps + 1)); echo "kill sweep $i: $db not valid"; }
@@ -85,9 +91,9 @@ done
 sleep 0.3
 kill -KILL -- "-$pid" 2> /dev/null
 wait $pid 2> /dev/null
-for _ in $(seq 60); do pgrep -s "$pid" -f 'points/[0-9]' > /dev/null || break; sleep 0.05; done
+await_points "$pid" 60
 check "killed parallel: its running jobs stop within 3 s" sh -c "! pgrep -s $pid -f 'points/[0-9]' > /dev/null"
-while pgrep -s "$pid" > /dev/null; do pkill -KILL -s "$pid"; sleep 0.05; done
+reap "$pid"
 check "killed parallel: no point database left" sh -c "! ls '$TMP'/long.db.sweep/points/*.db 2> /dev/null"
 
 # ---- a sweep waits for the jobs of an earlier one still running -----
