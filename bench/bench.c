@@ -30,7 +30,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "bench/heap.h"
-#include "sim/clock.h"
+#include "util/clock.h"
 #include "sim/engine.h"
 #include "sim/queue.h"
 #include "sim/run.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bench/heap.h"
-#include "sim/clock.h"
+#include "util/clock.h"
 #include "traces/reader.h"
 #include "traces/series.h"
 

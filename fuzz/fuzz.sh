@@ -16,7 +16,8 @@ obj=fuzz/clang
 mkdir -p "$obj"
 
 # Newest header: any change to one rebuilds everything (simple and safe).
-newest=$(ls -t "$srcdir"/sim/*.h "$srcdir"/models/*.h "$srcdir"/traces/*.h "$srcdir"/fuzz/*.h config.h | head -1)
+newest=$(ls -t "$srcdir"/util/*.h "$srcdir"/models/*.h "$srcdir"/models/*/*.h "$srcdir"/traces/*.h "$srcdir"/sim/*.h \
+	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/fuzz/*.h config.h | head -1)
 objs=
 for s in $FUZZ_SOURCES fuzz/harness.c; do
 	src=$s; [ -f "$src" ] || src=$srcdir/$s

@@ -7,7 +7,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "fuzz/harness.h"
-#include "sim/sweep.h"
+#include "sweep/sweep.h"
 
 static const char base[] =
 	"[run]\nname = fuzz\nglobal_batch = 64\niterations = 10\n"

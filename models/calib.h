@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "models/cost.h"
-#include "sim/error.h"
+#include "util/error.h"
 
 typedef struct lbs_fit {
 	lbs_cost cost;   /* ops, kind and the parameters of the fitted model */

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 typedef enum lbs_layer_kind {
 	LBS_LAYER_CONV,   /* convolution: one GEMM through im2col */

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/error.h"
-#include "sim/keys.h"
+#include "util/error.h"
+#include "util/keys.h"
 
 /* What a policy may know about the cluster when it is created. */
 typedef struct lbs_policy_env {

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "models/policy.h"
-#include "sim/error.h"
-#include "sim/keys.h"
+#include "util/error.h"
+#include "util/keys.h"
 
 typedef struct lbs_predictor_ops {
 	const char *name;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "models/profile.h"
 
-#include "sim/ini.h"
+#include "util/ini.h"
 
 #include <errno.h>
 #include <ini.h>

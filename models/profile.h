@@ -13,7 +13,7 @@
 
 #include "models/calib.h"
 #include "models/cost.h"
-#include "sim/keys.h"
+#include "util/keys.h"
 
 #define LBS_PROFILE_FORMAT 1
 #define LBS_PROFILE_DEVICE_CHOICES "cpu|gpu"

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 #define LBS_HANDLE_BITS 24
 #define LBS_HANDLE_MAX ((UINT32_C(1) << LBS_HANDLE_BITS) - 1)

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "sim/units.h"
+#include "util/units.h"
 #include "traces/series.h"
 
 const char lbs_schema_sql[] =

@@ -8,9 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/clock.h"
-#include "sim/rng.h"
-#include "traces/gen.h"
+#include "util/clock.h"
+#include "util/rng.h"
 
 /* The worker and group a batch problem is about, for messages. */
 static lbs_status batch_error(const lbs_run *run, size_t i, const char *what, lbs_error *err)

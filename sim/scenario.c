@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/scenario.h"
 
-#include "sim/ini.h"
+#include "util/ini.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Scenarios: an INI file (read with inih) plus --set overrides, validated
  * completely into plain structs before anything is simulated or written.
- * Every key is a row of a schema table (sim/keys.h); doc/scenario-keys.md is
+ * Every key is a row of a schema table (util/keys.h); doc/scenario-keys.md is
  * generated from those tables by `lbsim keys`. */
 #ifndef LBS_SCENARIO_H
 #define LBS_SCENARIO_H
@@ -12,8 +12,9 @@
 #include "models/cost.h"
 #include "models/network.h"
 #include "models/noise.h"
-#include "sim/keys.h"
+#include "util/keys.h"
 #include "traces/binding.h"
+#include "traces/avail.h"
 #include "traces/gen.h"
 
 #define LBS_MAX_WORKERS 1000000
@@ -114,5 +115,24 @@ lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, c
 
 /* Writes the Markdown reference of every section and key. */
 void lbs_scenario_document(FILE *out);
+
+/* ---- the [generator.NAME] sections against the rest (sim/scenario_gen.c) */
+
+/* Once every section is read: binds each generator's `workers` to the
+ * groups, and refuses what cannot be simulated (an unknown group, two
+ * generators setting one group's availability, a group `availability`
+ * besides a generator, a disturbance in a run not given in epochs, a
+ * network bucket without a network). */
+lbs_status lbs_gen_resolve(lbs_scenario *sc, lbs_error *err);
+
+/* Replaces *avail (the constant source of worker `index` of group `group`)
+ * with the generators that apply to it, each random one on its own stream
+ * (seed, "generator.NAME", group name, index). */
+lbs_status lbs_gen_attach_worker(const lbs_scenario *sc, size_t group, int64_t index, lbs_avail *avail,
+				 lbs_error *err);
+
+/* Sets *avail to the network's bandwidth source when a network_bucket
+ * section applies (left alone otherwise). */
+lbs_status lbs_gen_attach_network(const lbs_scenario *sc, lbs_avail *avail, lbs_error *err);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "traces/csvread.h"
 
 typedef struct table_entry {

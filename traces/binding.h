@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "sim/error.h"
-#include "sim/keys.h"
+#include "util/error.h"
+#include "util/keys.h"
 #include "traces/reader.h"
 #include "traces/source.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 /* One record: its fields (NUL-terminated; spaces around unquoted fields
  * trimmed by libcsv) and the line it starts on (from 1). */

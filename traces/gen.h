@@ -2,7 +2,7 @@
 /* Generators: synthetic availability for what no public trace covers
  * (DESIGN.md, traces/). Each generator is an availability source
  * (traces/avail.h) built from a few documented parameters and, where it is
- * random, from its own stream (sim/rng.h); doc/generators.md says where
+ * random, from its own stream (util/rng.h); doc/generators.md says where
  * every parameter comes from.
  *
  *   cpu_credits      EC2 burstable CPU credits (t2, t3): full speed while the
@@ -17,7 +17,8 @@
  *                    seconds of delay spread over the iterations
  *                    (traces/gen_dbs.c)
  *
- * A scenario applies them with [generator.NAME] sections (traces/gen.c);
+ * A scenario applies them with [generator.NAME] sections (their keys and
+ * checks: traces/gen.c; their binding to the groups: sim/scenario_gen.c);
  * the functions below build them directly, for tests and other programs. */
 #ifndef LBS_GEN_H
 #define LBS_GEN_H
@@ -27,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/error.h"
-#include "sim/keys.h"
+#include "util/error.h"
+#include "util/keys.h"
 #include "traces/avail.h"
 
 /* ---- EC2 burstable CPU credits (traces/gen_credit.c) ------------------- */
@@ -158,31 +159,17 @@ typedef struct lbs_gen_spec {
 #define LBS_GEN_NKEYS 18
 extern const lbs_key_spec lbs_gen_keys[LBS_GEN_NKEYS];
 
-struct lbs_scenario;
+/* The error "FILE:LINE: [generator.NAME] KEY: msg", at `at` (the section's
+ * start when NULL or not from a file); `name` NULL: the section itself. */
+lbs_status lbs_gen_error(lbs_error *err, const lbs_gen_spec *g, const lbs_origin *at, const char *name,
+			 const char *msg);
 
 /* Checks one section's values together (keys' ranges are already checked)
  * and fills the defaults that depend on the instance type. `present` and
  * `o` are what lbs_keys_apply returned for it. */
 lbs_status lbs_gen_check(lbs_gen_spec *g, uint64_t present, const lbs_origin *o, lbs_error *err);
 
-/* Once every section is read: binds each generator's `workers` to the
- * groups, and refuses what cannot be simulated (an unknown group, two
- * generators setting one group's availability, a group `availability`
- * besides a generator, a disturbance in a run not given in epochs, a
- * network bucket without a network). */
-lbs_status lbs_gen_resolve(struct lbs_scenario *sc, lbs_error *err);
-
-/* Frees what lbs_gen_resolve allocated in gens[0..n). */
+/* Frees what lbs_gen_resolve (sim/scenario_gen.c) allocated in gens[0..n). */
 void lbs_gen_specs_free(lbs_gen_spec *gens, size_t n);
-
-/* Replaces *avail (the constant source of worker `index` of group `group`)
- * with the generators that apply to it, each random one on its own stream
- * (seed, "generator.NAME", group name, index). */
-lbs_status lbs_gen_attach_worker(const struct lbs_scenario *sc, size_t group, int64_t index,
-				 lbs_avail *avail, lbs_error *err);
-
-/* Sets *avail to the network's bandwidth source when a network_bucket
- * section applies (left alone otherwise). */
-lbs_status lbs_gen_attach_network(const struct lbs_scenario *sc, lbs_avail *avail, lbs_error *err);
 
 #endif

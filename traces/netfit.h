@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 #include "traces/gen.h"
 
 typedef struct lbs_netfit_run {

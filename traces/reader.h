@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 #include "traces/series.h"
 
 /* What a scenario may tell a reader beyond the path. */

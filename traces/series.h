@@ -9,7 +9,7 @@
  * while it is built, with errors naming the file, the line and the field,
  * and is read-only afterwards: every worker that replays it reads the same
  * arrays (one copy however many workers replay it; the trace table of a run
- * owns it, traces/table.h).
+ * owns it, traces/binding.h).
  *
  * Memory: the index and every column are flat arrays of doubles, so a set
  * of one column costs 16 bytes per row, plus a few dozen bytes per entity. */
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 #define LBS_SERIES_MAX_COLS 16
 #define LBS_SERIES_NAME_MAX 32 /* column names, with the terminating NUL */

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 #include "traces/avail.h"
 #include "traces/series.h"
 

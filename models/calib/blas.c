@@ -11,7 +11,7 @@
 #include "models/calib.h"
 #include "models/calib/bench.h"
 #include "models/nets.h"
-#include "sim/clock.h"
+#include "util/clock.h"
 
 void lbs__bench_sizes(const lbs_net *net, int64_t batch, lbs_cuda_sizes *z)
 {

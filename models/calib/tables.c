@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "models/calib.h"
-#include "sim/units.h"
+#include "util/units.h"
 
 #define MAX_FIELDS 8
 

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "models/predict.h"
-#include "sim/clock.h"
+#include "util/clock.h"
 
 typedef struct lc_options {
 	char predictor[LBS_VALUE_MAX];

@@ -12,7 +12,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "sim/run.h"
 #include "tests/unit/suites.h"
 

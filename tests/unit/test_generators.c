@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "traces/gen.h"

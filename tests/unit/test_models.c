@@ -8,8 +8,8 @@
 #include "models/network.h"
 #include "models/noise.h"
 #include "models/policy.h"
-#include "sim/rng.h"
-#include "sim/units.h"
+#include "util/rng.h"
+#include "util/units.h"
 #include "tests/unit/suites.h"
 
 #define REL(a, b) (fabs((double)(a) - (double)(b)) <= 1e-12 * fabs((double)(b)))

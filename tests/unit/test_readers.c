@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/keys.h"
+#include "util/keys.h"
 #include "tests/unit/suites.h"
 #include "traces/csvread.h"
 #include "traces/reader.h"

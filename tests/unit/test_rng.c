@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "tests/unit/suites.h"
 
 static void test_same_identity_same_draws(void)

@@ -10,7 +10,7 @@
 
 #include "models/noise.h"
 #include "sim/recorder.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "sim/run.h"
 #include "tests/unit/suites.h"
 

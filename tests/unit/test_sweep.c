@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/sweep.h"
+#include "sweep/sweep.h"
 #include "tests/unit/suites.h"
 
 #define SCENARIO \

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/predict_cmd.h"
+#include "analysis/predict_cmd.h"
 
 #include <getopt.h>
 #include <math.h>

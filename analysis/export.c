@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/export.h"
+#include "analysis/export.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/buf.h"
+#include "util/buf.h"
 #include "sim/recorder.h"
 
 const char *lbs_analysis_text(const char *name)

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/error.h"
-#include "sim/units.h"
+#include "util/error.h"
+#include "util/units.h"
 
 #define LBS_NAME_MAX 64
 #define LBS_VALUE_MAX 256

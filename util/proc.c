@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/proc.h"
+#include "util/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/rng.h"
+#include "util/rng.h"
 
 static uint64_t splitmix64(uint64_t x)
 {

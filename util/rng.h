@@ -10,7 +10,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 /* The 64-bit seed of stream (kind, owner, index) of run `seed`: a hash of
  * the identity mixed with the run seed by SplitMix64 (Steele et al. 2014). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/error.h"
+#include "util/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/units.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <math.h>

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sim/error.h"
-#include "sim/keys.h"
+#include "util/error.h"
+#include "util/keys.h"
 
 typedef struct lbs_ini_reader {
 	const char *path;

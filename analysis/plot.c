@@ -3,7 +3,7 @@
  * next to the PNG, and gnuplot renders the PNG from it with the matching
  * script of analysis/ (compiled in), fed on its standard input. The CSV and
  * the script are all a user needs to redraw a plot by hand. */
-#include "sim/plot.h"
+#include "analysis/plot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/buf.h"
-#include "sim/proc.h"
-#include "sim/export.h"
+#include "util/buf.h"
+#include "util/proc.h"
+#include "analysis/export.h"
 
 /* More workers than this are drawn as one line per group (their mean). */
 #define PER_WORKER_MAX 32

@@ -1,33 +1,22 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* lbsim: the command line. Only this file prints to the user and picks exit
- * codes; everything it calls returns an lbs_status with a message. */
+/* `lbsim [run] SCENARIO.ini` and `lbsim keys`: a scenario's runs, one per
+ * policy, each recorded in its own transaction, and the summary table. */
+#include "cli/run_cmd.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
-#include <time.h>
 #include <unistd.h>
 
-#include <gsl/gsl_errno.h>
-
 #include "config.h"
-#include "sim/calibrate_cmd.h"
-#include "sim/clock.h"
-#include "sim/export.h"
-#include "sim/merge.h"
-#include "sim/plot.h"
-#include "sim/predict_cmd.h"
+#include "util/clock.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
-#include "sim/sweep.h"
+#include "sweep/sweep.h"
 #include "traces/series.h"
 
 static volatile sig_atomic_t interrupted;
@@ -225,76 +214,7 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 	return st;
 }
 
-/* A sweep's point job (--sweep-job): its database appears whole or not at
- * all, however the job ends. The runs go to OUTPUT.tmp.PID, linked into
- * place when all of them completed (never over a file another job put
- * there first). The job holds a shared lock on the work folder's job lock
- * while it runs, so that a sweep started after a crash can wait for jobs
- * still running, and with --parent it is stopped (SIGTERM: its run rolls
- * back) when GNU parallel, its parent, dies. */
-typedef struct {
-	const char *output;
-	char tmp[4200];
-	int lock_fd;
-	bool done; /* OUTPUT existed: nothing to do */
-} sweep_job;
-
-static lbs_status sweep_job_begin(sweep_job *j, const char *lock, pid_t parent, const char *output,
-				  lbs_error *err)
-{
-	j->output = output;
-	j->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (j->lock_fd < 0)
-		return lbs_error_set(err, LBS_EIO, "%s: cannot open the job lock: %s", lock, strerror(errno));
-	while (flock(j->lock_fd, LOCK_SH) != 0) {
-		if (errno != EINTR || interrupted)
-			return errno == EINTR ? lbs_error_set(err, LBS_EINTR, "interrupted before the run")
-					      : lbs_error_set(err, LBS_EIO, "%s: cannot lock: %s", lock,
-							      strerror(errno));
-	}
-	if (parent) {
-#ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-#endif
-		/* It died before prctl (the shell that exec'd this run may itself
-		 * have started orphaned, under init), or it is not our parent. */
-		if (getppid() != parent || parent == 1)
-			return lbs_error_set(err, LBS_EINTR, "the parent process %ld has gone: not running",
-					     (long)parent);
-	}
-	if (access(output, F_OK) == 0) {
-		j->done = true;
-		return LBS_OK;
-	}
-	if ((size_t)snprintf(j->tmp, sizeof j->tmp, "%s.tmp.%ld", output, (long)getpid()) >= sizeof j->tmp)
-		return lbs_error_set(err, LBS_EUSAGE, "%s: path too long", output);
-	return LBS_OK;
-}
-
-/* Publishes the temporary database if status is LBS_OK, removes it
- * otherwise; releases the lock. Returns LBS_EIO (errno set) if the
- * database could not be put in place. */
-static lbs_status sweep_job_end(sweep_job *j, lbs_status status)
-{
-	lbs_status st = status;
-	if (j->tmp[0]) {
-		if (status == LBS_OK && link(j->tmp, j->output) != 0 && errno != EEXIST &&
-		    rename(j->tmp, j->output) != 0)
-			st = LBS_EIO;
-		int saved = errno;
-		char journal[4300];
-		snprintf(journal, sizeof journal, "%s-journal", j->tmp);
-		unlink(j->tmp);
-		unlink(journal);
-		errno = saved;
-	}
-	if (j->lock_fd >= 0)
-		close(j->lock_fd);
-	j->lock_fd = -1;
-	return st;
-}
-
-static int run_command(int argc, char **argv)
+int lbs_run_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },   { "seed", required_argument, NULL, 's' },
@@ -451,12 +371,12 @@ static int run_command(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	sweep_job job = { .lock_fd = -1 };
+	lbs_sweep_job job = { .lock_fd = -1 };
 	if (job_lock) {
-		if ((st = sweep_job_begin(&job, job_lock, parent, output, &err)) != LBS_OK || job.done) {
+		if ((st = lbs_sweep_job_begin(&job, job_lock, parent, output, &interrupted, &err)) != LBS_OK || job.done) {
 			if (st != LBS_OK)
 				fprintf(stderr, "lbsim: %s\n", err.msg);
-			sweep_job_end(&job, st);
+			lbs_sweep_job_end(&job, st);
 			lbs_scenario_destroy(&sc);
 			return st;
 		}
@@ -474,7 +394,7 @@ static int run_command(int argc, char **argv)
 		}
 	if (job_lock) {
 		output = job.output;
-		if ((st = sweep_job_end(&job, st)) != LBS_OK)
+		if ((st = lbs_sweep_job_end(&job, st)) != LBS_OK)
 			fprintf(stderr, "lbsim: %s: %s\n", output, strerror(errno));
 	}
 	if (st == LBS_OK && !quiet)
@@ -483,32 +403,13 @@ static int run_command(int argc, char **argv)
 	return st;
 }
 
-int main(int argc, char **argv)
+int lbs_keys_command(int argc, char **argv)
 {
-	gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
-	if (argc >= 2 && strcmp(argv[1], "keys") == 0) {
-		if (argc != 2) {
-			fprintf(stderr, "lbsim: keys takes no arguments\n");
-			return LBS_EUSAGE;
-		}
-		lbs_scenario_document(stdout);
-		return 0;
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "lbsim: keys takes no arguments\n");
+		return LBS_EUSAGE;
 	}
-	if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
-		return lbs_sweep_command(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "merge") == 0)
-		return lbs_merge_command(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "plot") == 0)
-		return lbs_plot_command(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "export") == 0)
-		return lbs_export_command(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "predict") == 0)
-		return lbs_predict_command(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "calibrate") == 0)
-		return lbs_calibrate_command(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "run") == 0) {
-		argv[1] = argv[0];
-		return run_command(argc - 1, argv + 1);
-	}
-	return run_command(argc, argv);
+	lbs_scenario_document(stdout);
+	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/ini.h"
+#include "util/ini.h"
 
 #include <errno.h>
 #include <ini.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/buf.h"
+#include "util/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/keys.h"
+#include "util/keys.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/calibrate_cmd.h"
+#include "models/calib/calibrate_cmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +18,7 @@
 
 #include "models/nets.h"
 #include "models/profile.h"
-#include "sim/units.h"
+#include "util/units.h"
 
 static void usage(FILE *out)
 {

@@ -34,11 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/buf.h"
-#include "sim/clock.h"
-#include "sim/merge.h"
-#include "sim/proc.h"
-#include "sim/sweep.h"
+#include "util/buf.h"
+#include "util/clock.h"
+#include "analysis/merge.h"
+#include "util/proc.h"
+#include "sweep/sweep.h"
 #include "traces/series.h"
 
 static volatile sig_atomic_t interrupted;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sweep files: reading, expanding lists and ranges into points, and checking
- * every point before anything runs. Running them is sim/sweep_exec.c. */
-#include "sim/sweep.h"
+ * every point before anything runs. Running them is sweep/exec.c. */
+#include "sweep/sweep.h"
 
-#include "sim/ini.h"
+#include "util/ini.h"
 
 #include <errno.h>
 #include <ini.h>

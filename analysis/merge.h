@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 /* The table that records which sweep point a run is; created by merge in
  * the output, next to the recorder's schema (doc/results.md). */

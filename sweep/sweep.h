@@ -2,7 +2,7 @@
 /* Sweeps: a sweep file names a base scenario and the keys to vary; lbsim
  * expands their cartesian product into points, each one `lbsim run` of the
  * scenario with --set overrides, a policy and a seed, run in parallel by GNU
- * parallel and merged into one results database (sim/merge.h).
+ * parallel and merged into one results database (analysis/merge.h).
  *
  *   [sweep]
  *   scenario = ../default.ini        ; relative to the sweep file
@@ -21,11 +21,14 @@
 #ifndef LBS_SWEEP_H
 #define LBS_SWEEP_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-#include "sim/error.h"
-#include "sim/keys.h"
+#include "util/error.h"
+#include "util/keys.h"
 #include "sim/recorder.h"
 
 #define LBS_SWEEP_MAX_POINTS 10000
@@ -72,7 +75,34 @@ const char *lbs_sweep_value(const lbs_sweep *sw, size_t p, size_t k);
 lbs_status lbs_sweep_expand_item(const char *item, lbs_status (*add)(void *ctx, const char *value),
 				 void *ctx, lbs_error *err);
 
-/* The `lbsim sweep` command (sim/sweep_exec.c); returns the exit status. */
+/* A sweep's point job (--sweep-job): its database appears whole or not at
+ * all, however the job ends. The runs go to OUTPUT.tmp.PID, linked into
+ * place when all of them completed (never over a file another job put
+ * there first). The job holds a shared lock on the work folder's job lock
+ * while it runs, so that a sweep started after a crash can wait for jobs
+ * still running, and with --parent it is stopped (SIGTERM: its run rolls
+ * back) when GNU parallel, its parent, dies. */
+typedef struct lbs_sweep_job {
+	const char *output;
+	char tmp[4200];
+	int lock_fd;
+	bool done; /* OUTPUT existed: nothing to do */
+} lbs_sweep_job;
+
+/* Starts job *j (zeroed but for lock_fd = -1) for `output`: takes the shared
+ * lock on `lock` (waiting for it unless *interrupted becomes set), checks
+ * that `parent` (0: none) is still this process's parent and asks to be sent
+ * SIGTERM when it dies, and names the temporary database j->tmp that the
+ * runs write. j->done is set when `output` exists already: nothing to run. */
+lbs_status lbs_sweep_job_begin(lbs_sweep_job *j, const char *lock, pid_t parent, const char *output,
+			       const volatile sig_atomic_t *interrupted, lbs_error *err);
+
+/* Publishes the temporary database if status is LBS_OK, removes it
+ * otherwise; releases the lock. Returns LBS_EIO (errno set) if the
+ * database could not be put in place. */
+lbs_status lbs_sweep_job_end(lbs_sweep_job *j, lbs_status status);
+
+/* The `lbsim sweep` command (sweep/exec.c); returns the exit status. */
 int lbs_sweep_command(int argc, char **argv);
 
 #endif

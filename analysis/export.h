@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-#include "sim/error.h"
+#include "util/error.h"
 
 /* The files of analysis/, compiled in (analysis/embed.sh writes the table;
  * the last entry is { NULL, NULL }). */
