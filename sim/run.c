@@ -109,8 +109,11 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 	/* An epoch is floor(dataset / global batch) iterations of the batch
 	 * planned at its start (DBS re-partitions the dataset so that every
 	 * worker runs that many). */
-	if (st == LBS_OK && ipe && obs.epoch_start)
+	if (st == LBS_OK && ipe && obs.epoch_start) {
 		run->epoch_length = run->sc->run.dataset_samples / planned_sum(run);
+		for (size_t i = 0; i < run->n; i++)
+			lbs_avail_epoch(&run->workers[i].avail, run->epoch, run->iteration, run->epoch_length);
+	}
 	return st;
 }
 

@@ -56,6 +56,12 @@ typedef struct lbs_avail_ops {
 	/* What finish() would return, without recording the worker as busy
 	 * (the oracle's look-ahead). NULL when finish() has no side effects. */
 	double (*peek)(void *state, double t0, double work_s, int64_t iteration);
+	/* Optional (NULL: the source has no use for epochs). The run's epoch
+	 * `epoch` starts at iteration `first` and lasts `iterations`
+	 * iterations (a policy that shrinks the global batch lengthens it).
+	 * Called once per epoch, in order, after its first iteration is
+	 * planned and before that iteration's first finish(). */
+	void (*epoch)(void *state, int64_t epoch, int64_t first, int64_t iterations);
 } lbs_avail_ops;
 
 typedef struct lbs_avail {
@@ -90,6 +96,13 @@ static inline double lbs_avail_peek(lbs_avail *a, double t0, double work_s, int6
 		return t0 + work_s / a->level;
 	return a->ops->peek ? a->ops->peek(a->state, t0, work_s, iteration)
 			    : a->ops->finish(a->state, t0, work_s, iteration);
+}
+
+/* Tells the source where the run's epoch starts and how long it is. */
+static inline void lbs_avail_epoch(lbs_avail *a, int64_t epoch, int64_t first, int64_t iterations)
+{
+	if (a->ops && a->ops->epoch)
+		a->ops->epoch(a->state, epoch, first, iterations);
 }
 
 #endif

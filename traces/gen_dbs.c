@@ -12,14 +12,21 @@
  *   it starts a slow phase: D = randint(5, 10) seconds per epoch (inclusive
  *   bounds, whole seconds) until epoch e + randint(4, 20) inclusive, and
  *   returns without sleeping. Every later iteration of epochs e..e+n
- *   sleeps D / iterations_per_epoch. So the onset epoch loses its first
- *   iteration's share, and a phase covers n + 1 epochs.
+ *   sleeps D / batch_num, batch_num being the iterations of that epoch
+ *   (the run's, through the epoch() hook: longer than
+ *   iterations_per_epoch when DBS's rounding shrinks the global batch).
+ *   So the onset epoch loses its first iteration's share, and a phase
+ *   covers n + 1 epochs, counted as the run counts them.
  * - At the first iteration of the epoch after the phase, the worker is
  *   released and draws again in that same call.
  *
  * The sleep adds wall time, not work: the inner source (the worker's
  * availability) finishes the computation and the delay follows it, with
- * the CPU idle (a CPU-credit bucket below earns during it). */
+ * the CPU idle (a CPU-credit bucket below earns during it). It is slept
+ * once per iteration: after the whole share, or, when the worker runs its
+ * share as micro-batches (work stealing), after the first of them; the
+ * others follow without delay (and the rest of the share may be stolen
+ * meanwhile). */
 #include <assert.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -33,6 +40,8 @@ typedef struct dbs_state {
 	gsl_rng *rng;
 	lbs_dbs_params p;
 	int64_t epoch;     /* last epoch whose first iteration was handled; -1 before */
+	int64_t first, length; /* that epoch's iterations: first..first+length-1 */
+	int64_t charged;   /* last iteration whose delay was added; -1 before */
 	bool slowed;
 	int64_t onset, until; /* the phase: epochs onset..until */
 	double delay_s;       /* per epoch */
@@ -59,24 +68,40 @@ static void epoch_start(dbs_state *s, int64_t e)
 	}
 }
 
-static double delay_of(const dbs_state *s, int64_t iteration)
+/* Handles every epoch up to the one holding `iteration`, once and in
+ * order, whatever iterations the run asks about, so the draws never depend
+ * on the caller. Until the run says otherwise (dbs_epoch), an epoch lasts
+ * iterations_per_epoch iterations from the end of the one before. */
+static void advance(dbs_state *s, int64_t iteration)
 {
-	int64_t e = iteration / s->p.iterations_per_epoch;
-	bool first = iteration % s->p.iterations_per_epoch == 0;
-	if (!s->slowed || e < s->onset || e > s->until || (e == s->onset && first))
-		return 0.0;
-	return s->delay_s / (double)s->p.iterations_per_epoch;
+	while (s->epoch < 0 || iteration >= s->first + s->length) {
+		s->first = s->epoch < 0 ? 0 : s->first + s->length;
+		s->length = s->p.iterations_per_epoch;
+		epoch_start(s, ++s->epoch);
+	}
 }
 
+/* The sleep of `iteration` (in the current epoch): D spread over the
+ * epoch's iterations, none at the onset epoch's first. */
+static double delay_of(const dbs_state *s, int64_t iteration)
+{
+	int64_t e = s->epoch;
+	bool first = iteration == s->first;
+	if (!s->slowed || e < s->onset || e > s->until || (e == s->onset && first))
+		return 0.0;
+	return s->delay_s / (double)s->length;
+}
+
+/* The delay is the worker's, once per iteration: it follows the first
+ * piece of work the worker runs in the iteration (its whole share, or its
+ * first micro-batch), never each micro-batch again. */
 static double dbs_finish(void *state, double t0, double work_s, int64_t iteration)
 {
 	dbs_state *s = state;
-	int64_t e = iteration / s->p.iterations_per_epoch;
-	/* Every epoch is handled once and in order, whatever iterations the
-	 * run asks about, so the draws never depend on the caller. */
-	while (s->epoch < e)
-		epoch_start(s, ++s->epoch);
-	return lbs_avail_finish(&s->inner, t0, work_s, iteration) + delay_of(s, iteration);
+	advance(s, iteration);
+	double d = iteration != s->charged ? delay_of(s, iteration) : 0.0;
+	s->charged = iteration;
+	return lbs_avail_finish(&s->inner, t0, work_s, iteration) + d;
 }
 
 static double dbs_level(const void *state, double t, int64_t iteration)
@@ -104,10 +129,21 @@ static void dbs_destroy(void *state)
 static double dbs_peek(void *state, double t0, double work_s, int64_t iteration)
 {
 	dbs_state *s = state;
-	int64_t e = iteration / s->p.iterations_per_epoch;
-	while (s->epoch < e)
+	advance(s, iteration);
+	double d = iteration != s->charged ? delay_of(s, iteration) : 0.0;
+	return lbs_avail_peek(&s->inner, t0, work_s, iteration) + d;
+}
+
+/* The run's epochs: the authors' code sleeps D / batch_num, with batch_num
+ * the iterations of the epoch as partitioned (longer when DBS's rounding
+ * shrinks the global batch), and counts epochs as the training loop does. */
+static void dbs_epoch(void *state, int64_t epoch, int64_t first, int64_t iterations)
+{
+	dbs_state *s = state;
+	while (s->epoch < epoch)
 		epoch_start(s, ++s->epoch);
-	return lbs_avail_peek(&s->inner, t0, work_s, iteration) + delay_of(s, iteration);
+	s->first = first;
+	s->length = iterations > 0 ? iterations : 1;
 }
 
 static const lbs_avail_ops dbs_ops = {
@@ -117,13 +153,14 @@ static const lbs_avail_ops dbs_ops = {
 	.level = dbs_level,
 	.reading = dbs_reading,
 	.destroy = dbs_destroy,
+	.epoch = dbs_epoch,
 };
 
 double lbs_dbs_delay(const lbs_avail *a, int64_t iteration)
 {
 	assert(a->ops == &dbs_ops);
 	const dbs_state *s = a->state;
-	assert(iteration / s->p.iterations_per_epoch <= s->epoch);
+	assert(s->epoch >= 0 && iteration >= s->first && iteration < s->first + s->length);
 	return delay_of(s, iteration);
 }
 
@@ -147,6 +184,7 @@ lbs_status lbs_dbs_create(const lbs_dbs_params *p, lbs_avail inner, gsl_rng *rng
 	s->rng = rng;
 	s->p = *p;
 	s->epoch = -1;
+	s->charged = -1;
 	*out = (lbs_avail){ &dbs_ops, s, 1.0 };
 	return LBS_OK;
 }

@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* oracle: the lower bound for barrier-time policies. At each barrier it
- * sees the coming iteration exactly (this iteration's noise and
+/* oracle: the per-iteration optimum for barrier-time policies. At each
+ * barrier it sees the coming iteration exactly (this iteration's noise and
  * availability, through lbs_future) and chooses the integer batch sizes
  * within memory caps that minimise the iteration's compute time, the
  * maximum over workers of their completion.
  *
  * Exactness: let f_i(b) be worker i's completion with b samples,
- * non-decreasing in b. Any allocation's maximum is at least the B-th
- * smallest value of the multiset {f_i(b) : 1 <= b <= cap_i} (an allocation
- * with maximum T uses only values <= T, and B of them, since worker i's
- * values f_i(1..b_i) are all <= f_i(b_i)), and taking for each worker the
- * prefix of its values <= T* reaches it. T* is found by bisection over the
- * order-preserving bit patterns of non-negative doubles, which ends on a
- * value that is exactly one of the f_i(b); the count of values <= T for a
- * worker is a binary search over b. Cost per iteration:
- * O(64 * N * log2(max cap)) evaluations of f. */
+ * non-decreasing in b, and F0 = max_i f_i(0) (now, unless a source delays
+ * even an empty share: a DBS sleep). Any allocation's maximum is at least
+ * F0 and at least the B-th smallest value of the multiset
+ * {f_i(b) : 1 <= b <= cap_i} (an allocation with maximum T uses only values
+ * <= T, and B of them, since worker i's values f_i(1..b_i) are all
+ * <= f_i(b_i)); so it is at least T*, the least T >= F0 with B values
+ * <= T, and taking for each worker the prefix of its values <= T* reaches
+ * it. T* is found by bisection over the order-preserving bit patterns of
+ * non-negative doubles from F0, which ends on F0 or on a value that is
+ * exactly one of the f_i(b); the count of values <= T for a worker is a
+ * binary search over b. Cost per iteration: O(64 * N * log2(max cap))
+ * evaluations of f.
+ *
+ * A bound per iteration, given the state at its barrier. Where a source's
+ * future depends on the load it is given (a CPU-credit bucket spends
+ * credits only while busy), minimising each iteration greedily is not
+ * minimising the run: spending a worker's credits now can leave it slow
+ * when they would have saved more (doc/policies.md, "oracle"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +68,7 @@ static lbs_status oracle_create(const lbs_policy_env *env, const lbs_kv *options
 	return LBS_OK;
 }
 
-/* Largest b in [0, hi] with f(b) <= t (f(0) = "now" is always <= t). */
+/* Largest b in [0, hi] with f(b) <= t, for t >= f(0). */
 static int64_t count_le(const lbs_future *fu, size_t i, int64_t hi, double t)
 {
 	int64_t lo = 0;
@@ -101,10 +110,13 @@ static lbs_status oracle_plan(void *state, const lbs_observation *obs, int64_t *
 	oracle_state *s = state;
 	const lbs_future *fu = obs->future;
 	const int64_t B = s->global_batch;
-	/* An upper end that holds B: the even split's (within caps) slowest. */
-	double top = obs->now_s;
+	/* No allocation ends before every worker's f(0): a worker given no
+	 * samples still takes what its source adds to any iteration (a DBS
+	 * sleep). An upper end that holds B: every worker at its largest b. */
+	double floor_s = obs->now_s, top = obs->now_s;
 	for (size_t i = 0; i < s->n; i++) {
-		double f = fu->finish_s(fu->ctx, i, s->hi[i]);
+		double f0 = fu->finish_s(fu->ctx, i, 0), f = fu->finish_s(fu->ctx, i, s->hi[i]);
+		floor_s = f0 > floor_s ? f0 : floor_s;
 		top = f > top ? f : top;
 	}
 	if (!isfinite(top) || total_le(s, fu, top, B) < B)
@@ -113,8 +125,8 @@ static lbs_status oracle_plan(void *state, const lbs_observation *obs, int64_t *
 				     "speed, or memory caps below the global batch)");
 	/* Bisection on bit patterns: lo infeasible, hi feasible. Completion
 	 * times are >= now >= 0, so their bits order like their values. */
-	uint64_t lo = bits(obs->now_s), hi = bits(top);
-	if (total_le(s, fu, obs->now_s, B) >= B)
+	uint64_t lo = bits(floor_s), hi = bits(top);
+	if (total_le(s, fu, floor_s, B) >= B)
 		hi = lo; /* B fits in zero time (zero-cost work) */
 	else
 		while (hi - lo > 1) {

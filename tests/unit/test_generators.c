@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/rng.h"
+#include "models/policy.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "traces/gen.h"
@@ -562,6 +563,212 @@ static void test_run_deterministic(void)
 	CU_ASSERT(varied > 0); /* each worker has its own stream */
 }
 
+/* Per iteration: compute time of every worker (up to 4), the compute
+ * phase, samples processed by worker 0 and the policy's first variable. */
+typedef struct rec2 {
+	size_t n;
+	double compute[64][4], phase[64], var0[64];
+	int64_t batch0[64], epoch[64];
+} rec2;
+
+static lbs_status keep2(void *ctx, const lbs_iteration_record *r, lbs_error *err)
+{
+	(void)err;
+	rec2 *c = ctx;
+	if (c->n < 64) {
+		for (size_t i = 0; i < r->n_workers && i < 4; i++)
+			c->compute[c->n][i] = r->compute_s[i];
+		c->phase[c->n] = r->compute_end_s - r->start_s;
+		c->var0[c->n] = r->n_vars ? r->vars[0].value : NAN;
+		c->batch0[c->n] = r->batch[0];
+		c->epoch[c->n] = r->epoch;
+	}
+	c->n++;
+	return LBS_OK;
+}
+
+static lbs_status run_text2(const char *text, const char *policy, rec2 *c, lbs_error *err)
+{
+	char *path;
+	lbs_scenario sc;
+	lbs_run run;
+	memset(c, 0, sizeof *c);
+	lbs_status st = load_text(&sc, text, err, &path);
+	unlink(path);
+	free(path);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_run_create(&run, &sc, policy, err)) == LBS_OK) {
+		st = lbs_run_execute(&run, keep2, c, NULL, err);
+		lbs_run_destroy(&run);
+	}
+	lbs_scenario_destroy(&sc);
+	return st;
+}
+
+/* One worker, 100 samples at 10 ms (1 s of work), 10 iterations an epoch,
+ * a disturbance of 5 s per epoch that starts at once and lasts the run:
+ * 0.5 s of sleep per iteration, none in iteration 0 (the onset's first).
+ * Under work stealing the share runs as 10 micro-batches of 10, but the
+ * sleep is still the iteration's, once: 1.5 s an iteration, as with the
+ * whole share at once (static). Charged per micro-batch it was
+ * 1 + 10 * 0.5 = 6 s. */
+#define DBS_ONE \
+	"[run]\nglobal_batch = 100\nepochs = 2\ndataset_samples = 1000\nseed = 2\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = none\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n" \
+	"[generator.dbs]\nkind = dbs_disturbance\nworkers = a\nprobability = 1\n" \
+	"delay_min = 5 s\ndelay_max = 5 s\nepochs_min = 5\nepochs_max = 5\n" \
+	"[policy.work-stealing]\nchunk = 10\nsteal_latency = 0 s\n"
+
+static void test_run_dbs_once_per_iteration(void)
+{
+	static rec2 ws, st;
+	lbs_error err;
+	CU_ASSERT_FATAL(run_text2(DBS_ONE, "work-stealing", &ws, &err) == LBS_OK);
+	CU_ASSERT_FATAL(run_text2(DBS_ONE, "static", &st, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(ws.n, 20);
+	CU_ASSERT_EQUAL_FATAL(st.n, 20);
+	int bad = 0;
+	for (size_t k = 0; k < 20; k++) {
+		double want = k == 0 ? 1.0 : 1.5;
+		bad += !rel_close(ws.compute[k][0], want, 1e-12) || !rel_close(st.compute[k][0], want, 1e-12);
+		bad += ws.batch0[k] != 100;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* The disturbance counts the run's epochs, not a fixed number of
+ * iterations. Three workers, B = 100, 990 samples: epoch 0 is 9 iterations
+ * of the even split 34/33/33. Workers 1 and 2 take 10 ms a sample, worker 0
+ * 10.7 ms; all sleep D = 9 s per epoch from iteration 1 (a phase longer
+ * than the run), 1 s an iteration in epoch 0. DBS (authors' rounding)
+ * measures over epoch 0 t = 9 * 34 * 0.0107 + 8 = 11.2742 s for worker 0
+ * and 9 * 0.33 + 8 = 10.97 s for the others, so the shares
+ * B * (p_i / t_i) / sum are 33.389, 33.305, 33.305: floors 33 each, and no
+ * fractional part reaches 0.5, so the global batch is 99 and epoch 1 is
+ * floor(990 / 99) = 10 iterations (9..18), each sleeping D / 10 = 0.9 s:
+ * worker 1 computes 0.33 + 0.9 = 1.23 s. Counting 9 iterations an epoch
+ * it slept 1 s in iterations 9..17 and took iteration 18 for the first of
+ * epoch 2. */
+static void test_run_dbs_epochs(void)
+{
+	static rec2 c;
+	lbs_error err;
+	CU_ASSERT_FATAL(run_text2("[run]\nglobal_batch = 100\nepochs = 2\ndataset_samples = 990\nseed = 2\n"
+				  "[model]\ngradient = 1 MB\n[network]\ntopology = none\n"
+				  "[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 10.7 ms\n"
+				  "[workers.b]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n"
+				  "[generator.dbs]\nkind = dbs_disturbance\nworkers = a,b\nprobability = 1\n"
+				  "delay_min = 9 s\ndelay_max = 9 s\nepochs_min = 20\nepochs_max = 20\n"
+				  "[policy.dbs]\nrounding = authors\n",
+				  "dbs", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 19);
+	int bad = 0;
+	for (size_t k = 0; k < 19; k++) {
+		double want = k == 0 ? 0.33 : k < 9 ? 1.33 : 1.23;
+		bad += !rel_close(c.compute[k][1], want, 1e-12) || c.epoch[k] != (k < 9 ? 0 : 1);
+		bad += c.batch0[k] != (k < 9 ? 34 : 33);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* The oracle's bound with a worker it leaves idle that still sleeps: a
+ * (10 ms a sample) can do all 40 samples in 0.4 s, b (1 s a sample) none in
+ * that time, so b gets nothing; but b sleeps 5 s / 10 = 0.5 s in every
+ * iteration after the first, so the compute phase is 0.5 s, and so is the
+ * bound (it was 0.4 s, below what was realised). */
+static void test_run_oracle_sleeping_worker(void)
+{
+	static rec2 c;
+	lbs_error err;
+	CU_ASSERT_FATAL(run_text2("[run]\nglobal_batch = 40\nepochs = 2\ndataset_samples = 400\nseed = 2\n"
+				  "[model]\ngradient = 1 MB\n[network]\ntopology = none\n"
+				  "[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n"
+				  "[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 s\n"
+				  "[generator.dbs]\nkind = dbs_disturbance\nworkers = b\nprobability = 1\n"
+				  "delay_min = 5 s\ndelay_max = 5 s\nepochs_min = 5\nepochs_max = 5\n",
+				  "oracle", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 20);
+	int bad = 0;
+	for (size_t k = 0; k < 20; k++) {
+		double want = k == 0 ? 0.4 : 0.5;
+		bad += c.batch0[k] != 40 || !rel_close(c.phase[k], want, 1e-12) ||
+		       !rel_close(c.var0[k], want, 1e-12);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* The oracle minimises each iteration; under CPU credits, which a busy
+ * worker spends, that is no bound on the run. A: 0.1 s a sample in
+ * iteration 1, 1 s in iteration 2; C: a t2.micro with 0.45 earned credits,
+ * 1 s a sample at full speed (it drains 1/60 - 1/600 = 0.015 credits a
+ * second: 30 s of full speed), 10% without credits. B = 110.
+ * Oracle: iteration 1, T = 10 s is the least T with
+ * floor(10 T) + floor(T) >= 110: 100/10. C is left 0.30 credits (20 s).
+ * Iteration 2: A's b-th sample ends at b, C's 20 first at b, the later at
+ * 20 + 10 (b - 20); the least T with floor(T) + 20 + floor((T - 20) / 10)
+ * >= 110 is 84 (84 + 26). In all 94 s.
+ * Saving C's credits: iteration 1 gives A all 110 (11 s) and C nothing, so C
+ * earns 11/600 and has 0.468333 credits (31.22 s); C's b-th sample then
+ * ends at b up to 31, later at 10 b - 281, and the least T with
+ * floor(T) + floor((T + 281) / 10) >= 110 is 75 (75 + 35). In all 86 s. */
+typedef struct greedy_ctx {
+	double now, w;
+	lbs_avail *c;
+	int64_t iteration;
+} greedy_ctx;
+
+static double greedy_finish(const void *ctx, size_t i, int64_t b)
+{
+	const greedy_ctx *g = ctx;
+	return i == 0 ? g->now + (double)b * g->w : lbs_avail_peek(g->c, g->now, (double)b, g->iteration);
+}
+
+/* Two iterations: the oracle plans iteration 2 and, unless `save`, iteration
+ * 1. Returns the run's time. */
+static double credit_two_iterations(bool save, int64_t *first)
+{
+	lbs_error err;
+	lbs_avail c;
+	CU_ASSERT_FATAL(lbs_credit_create(lbs_credit_type_find("t2.micro"), 0, 0.45, &c, &err) == LBS_OK);
+	int64_t caps[2] = { 110, 110 }, batch[2];
+	int device[2] = { 0, 0 };
+	lbs_policy_env env = { .n_workers = 2, .global_batch = 110, .max_batch = caps, .device = device };
+	void *state;
+	lbs_policy_info info = { 0 };
+	CU_ASSERT_FATAL(lbs_policy_oracle.create(&env, NULL, 0, &state, &info, &err) == LBS_OK);
+	double now = 0;
+	for (int64_t it = 0; it < 2; it++) {
+		greedy_ctx g = { now, it == 0 ? 0.1 : 1.0, &c, it };
+		lbs_future fu = { greedy_finish, &g };
+		lbs_observation obs = { .iteration = it, .now_s = now, .future = &fu };
+		bool changed;
+		if (it == 0 && save) {
+			batch[0] = 110, batch[1] = 0;
+		} else {
+			CU_ASSERT_FATAL(lbs_policy_oracle.plan(state, &obs, batch, &changed, &err) == LBS_OK);
+		}
+		if (it == 0)
+			first[0] = batch[0], first[1] = batch[1];
+		double a = now + (double)batch[0] * g.w, fc = lbs_avail_finish(&c, now, (double)batch[1], it);
+		now = a > fc ? a : fc;
+	}
+	lbs_policy_oracle.destroy(state);
+	lbs_avail_destroy(&c);
+	return now;
+}
+
+static void test_oracle_credits_greedy(void)
+{
+	int64_t first[2];
+	double greedy = credit_two_iterations(false, first);
+	CU_ASSERT(first[0] == 100 && first[1] == 10);
+	CU_ASSERT(rel_close(greedy, 94, 1e-9));
+	double saving = credit_two_iterations(true, first);
+	CU_ASSERT(rel_close(saving, 86, 1e-9));
+}
+
 static void expect_gen_error(const char *text, int line, const char *frag)
 {
 	char *path;
@@ -655,6 +862,10 @@ void suite_generators(void)
 		{ "run: credits", test_run_credits },
 		{ "run: network bucket on the aggregation", test_run_network_bucket },
 		{ "run: seeds, streams, engine modes", test_run_deterministic },
+		{ "run: dbs sleep once per iteration, micro-batches too", test_run_dbs_once_per_iteration },
+		{ "run: dbs counts the run's epochs", test_run_dbs_epochs },
+		{ "run: oracle bound with a sleeping idle worker", test_run_oracle_sleeping_worker },
+		{ "oracle: greedy is no bound under credits", test_oracle_credits_greedy },
 		{ "scenario: generator errors", test_gen_errors },
 		{ "scenario: generator sections", test_gen_scenario },
 	};
