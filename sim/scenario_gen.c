@@ -175,10 +175,18 @@ lbs_status lbs_gen_attach_network(const lbs_scenario *sc, lbs_avail *avail, lbs_
 			nics[n++] = (lbs_netbucket_nic){ g->burst_Bps, g->baseline_Bps, g->bucket_bytes,
 							 g->initial_fill * g->bucket_bytes };
 	}
-	/* The bucket caps a worker's NIC: for a ring that is the link every
-	 * transfer step uses; for a parameter server, the worker's NIC. */
-	double ref = sc->network.ops == &lbs_network_ps ? sc->network.worker_bandwidth_Bps
-							 : sc->network.bandwidth_Bps;
+	/* The bucket caps a worker's NIC, and the reference is the pace at
+	 * which that NIC sends at nominal bandwidth: for a ring, the link every
+	 * transfer step uses; for a parameter server, the worker's NIC or its
+	 * fair share of the servers' NICs, whichever is lower (the model's
+	 * 2 * max(N*M/(S*BW), M/BW_worker) is 2M at that pace). Only the
+	 * worker's side follows its bucket: a worker slowed below its share of
+	 * the servers slows the transfer, one above it does not. */
+	double ref = sc->network.bandwidth_Bps;
+	if (sc->network.ops == &lbs_network_ps) {
+		double share = (double)sc->network.servers * sc->network.bandwidth_Bps / (double)sc->n_workers;
+		ref = sc->network.worker_bandwidth_Bps < share ? sc->network.worker_bandwidth_Bps : share;
+	}
 	lbs_status st = lbs_netbucket_create(nics, n, ref, avail, err);
 	free(nics);
 	return st;

@@ -526,6 +526,39 @@ static void test_run_network_bucket(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* A parameter server: 4 workers, 100 MB, one 10 Gbit/s server, workers'
+ * NICs at 10 Gbit/s nominal, their bucket empty at time 0, so they send at
+ * the 1.25 Gbit/s baseline. The server's share is 10/4 = 2.5 Gbit/s a
+ * worker, the pace at nominal bandwidth (2 * 100 MB at 2.5 Gbit/s is the
+ * model's 0.64 s), so the worker's NIC is the bottleneck: 2 * 100 MB /
+ * 1.25 Gbit/s = 1.28 s. By hand, with the 1 ms of compute before it (the
+ * bucket earns 156,250 B): 1 ms at the full 2.5 Gbit/s pace (draining
+ * 156.25 MB/s net), then the remaining 0.639 s of nominal transfer at half
+ * pace: 0.001 + 1.278 = 1.279 s. (Stretching the whole nominal transfer by
+ * the worker's factor 1.25/10 gave 5.119 s.) With a 2.5 Gbit/s baseline the
+ * workers keep up with the server: 0.64 s. */
+#define PS_BUCKET \
+	"[run]\nglobal_batch = 4\niterations = 1\nseed = 3\n[model]\ngradient = 100 MB\n" \
+	"[network]\ntopology = ps\nbandwidth = 10 Gbit/s\nlatency = 0 s\n" \
+	"[workers.c5]\ncount = 4\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n" \
+	"[generator.nic]\nkind = network_bucket\nworkers = c5\ninstance_type = c5.large\n" \
+	"burst_rate = 10 Gbit/s\nbaseline_rate = %s Gbit/s\nbucket_size = 1 GB\n" \
+	"initial_fill = 0\n"
+
+static void test_run_network_bucket_ps(void)
+{
+	rec c;
+	lbs_error err;
+	char text[1024];
+	snprintf(text, sizeof text, PS_BUCKET, "1.25");
+	CU_ASSERT_FATAL(run_text(text, &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 1);
+	CU_ASSERT(rel_close(c.agg[0], 1.279, 1e-12));
+	snprintf(text, sizeof text, PS_BUCKET, "2.5");
+	CU_ASSERT_FATAL(run_text(text, &c, &err) == LBS_OK);
+	CU_ASSERT(rel_close(c.agg[0], 0.64, 1e-12));
+}
+
 /* A background job and a disturbance on one group: the same seed gives the
  * same run, another seed another one; the engine's two modes agree; the
  * other group is untouched. */
@@ -861,6 +894,7 @@ void suite_generators(void)
 		{ "dbs: by hand", test_dbs_by_hand },
 		{ "run: credits", test_run_credits },
 		{ "run: network bucket on the aggregation", test_run_network_bucket },
+		{ "run: network bucket, parameter server", test_run_network_bucket_ps },
 		{ "run: seeds, streams, engine modes", test_run_deterministic },
 		{ "run: dbs sleep once per iteration, micro-batches too", test_run_dbs_once_per_iteration },
 		{ "run: dbs counts the run's epochs", test_run_dbs_epochs },
