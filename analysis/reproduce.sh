@@ -460,8 +460,9 @@ seed and nothing in the table depends on the clock, so the same command prints t
 \`\`\`
 
 The papers are LB-BSP (Chen et al., "Semi-Dynamic Load Balancing", SoCC'20, arXiv 1806.02508) and
-DBS (Ye et al., arXiv 2007.11831); what is known of their setups is in PAPERS.md's summary, restated
-key by key in each scenario's header. "Faster" is the baseline's training time over the policy's,
+DBS (Ye et al., arXiv 2007.11831, and the authors' code); what is known of their setups (LB-BSP
+publishes neither its instance types, nor its worker counts, nor how it made background load) is
+restated key by key in each scenario's header. "Faster" is the baseline's training time over the policy's,
 minus one; "less training time" is one minus the policy's time over the baseline's; a training time
 is the simulated time to run the scenario's epochs. Both baselines (BSP and S-SGD) are lbsim's
 \`static\` policy: the global batch split evenly, every iteration.

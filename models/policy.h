@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Batch-size balancing policies (DESIGN.md, "Contracts").
+/* Batch-size balancing policies (doc/policies.md).
  *
  * A policy is created from what the cluster looks like and its options, and
  * asked at each barrier for the batch sizes of the next iteration: integers,
@@ -144,5 +144,18 @@ void lbs_split_even(int64_t total, size_t n, int64_t *batch);
  * weights cannot hold `total` (all weights zero, or caps too small). */
 bool lbs_split_proportional(int64_t total, size_t n, const double *weight, const int64_t *caps,
 			    int64_t *batch);
+
+/* Probing idle workers. A worker given no samples is not measured, so a
+ * policy that sizes batches by measurement would never learn it got
+ * faster. idle[i] counts the iterations in a row worker i was given
+ * nothing: lbs_probe_count updates it from the batches of the iteration
+ * that ended. lbs_probe_give then gives one sample to each worker still at
+ * 0 in `batch` whose idle[i] >= every (every = 0: never), within its cap,
+ * taking it from the worker with the largest batch (lowest index on ties);
+ * it returns how many probes it made. One sample every `every` iterations
+ * is what a real system would spend to re-measure a worker it left idle. */
+#define LBS_PROBE_DEFAULT "100"
+void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch);
+size_t lbs_probe_give(int64_t *batch, size_t n, const int64_t *caps, const int64_t *idle, int64_t every);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Speed predictors (DESIGN.md, "Contracts"): each worker's predictor is told
+/* Speed predictors (doc/predictors.md): each worker's predictor is told
  * the speed it measured (samples per second) with the exogenous readings
  * seen alongside (e.g. CPU and memory utilisation of the machine), and
  * asked for the next iteration's speed given the readings available at

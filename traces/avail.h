@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Availability: the fraction a(t) > 0 of its nominal speed a worker (or a
  * link) delivers at time t. Work of nominal duration W started at t0 ends at
- * the t1 where the integral of a(t) from t0 to t1 equals W (DESIGN.md, the
- * fluid rule). A source answers exactly that question, so a change of a(t)
+ * the t1 where the integral of a(t) from t0 to t1 equals W (the fluid rule,
+ * doc/model.md). A source answers exactly that question, so a change of a(t)
  * in the middle of an iteration moves the completion as the integral says.
  *
  * Contract: for one worker, finish() is called for each piece of work (a
@@ -19,8 +19,8 @@
  * Readings: a source that models what else runs on the machine (a
  * co-located job, a CPU-credit balance) also says what a monitor there would
  * read at time t, so that policies and predictors see the same exogenous
- * inputs a real system samples at iteration boundaries (DESIGN.md,
- * "Policies see only what a real system could see"). */
+ * inputs a real system samples at iteration boundaries (policies see only
+ * what a real system could see; doc/policies.md). */
 #ifndef LBS_AVAIL_H
 #define LBS_AVAIL_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Generators: synthetic availability for what no public trace covers
- * (DESIGN.md, traces/). Each generator is an availability source
+ * (doc/generators.md). Each generator is an availability source
  * (traces/avail.h) built from a few documented parameters and, where it is
  * random, from its own stream (util/rng.h); doc/generators.md says where
  * every parameter comes from.

@@ -14,7 +14,10 @@
  * gives [14, 16, 20, 14] = 64, but [13.4, 16.4, 19.4, 14.8] gives
  * [13, 16, 19, 15] = 63). The dataset is re-partitioned so every worker runs
  * the same number of iterations per epoch: the run makes an epoch
- * floor(dataset_samples / realised global batch) iterations. */
+ * floor(dataset_samples / realised global batch) iterations. A worker
+ * never measured (B < N) or given no samples keeps its last speed (0 when
+ * it has none); at a re-balancing after `probe_every` iterations or more at
+ * 0 it is given one sample, to be measured again. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 typedef struct dbs_options {
 	int rounding;      /* 0 largest-remainder, 1 authors */
 	int64_t interval;  /* iterations between re-balancings; 0: one epoch */
+	int64_t probe_every;
 } dbs_options;
 
 static const lbs_key_spec dbs_keys[] = {
@@ -35,6 +39,9 @@ static const lbs_key_spec dbs_keys[] = {
 	{ "interval", LBS_T_INT, offsetof(dbs_options, interval), "0", 0, 1e9, 0, NULL, NULL,
 	  "iterations between re-balancings; 0 re-balances at each epoch boundary (the run must be "
 	  "given in epochs)" },
+	{ "probe_every", LBS_T_INT, offsetof(dbs_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
+	  NULL, "at a re-balancing, a worker given no samples for at least this many iterations gets "
+		"one, to be measured again (0: never)" },
 };
 
 typedef struct dbs_state {
@@ -45,6 +52,7 @@ typedef struct dbs_state {
 	double *share;      /* p_i */
 	double *time_s;     /* t_i, summed over the current epoch */
 	double *speed;      /* last measured p_i / t_i, kept for workers given nothing */
+	int64_t *idle;      /* iterations in a row at 0 samples */
 	int64_t since;      /* iterations summed into time_s */
 	int64_t rebalances;
 } dbs_state;
@@ -56,6 +64,7 @@ static void dbs_destroy(void *state)
 		free(s->share);
 		free(s->time_s);
 		free(s->speed);
+		free(s->idle);
 		free(s);
 	}
 }
@@ -66,7 +75,7 @@ static lbs_status dbs_create(const lbs_policy_env *env, const lbs_kv *options, s
 	dbs_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;
-	lbs_status st = lbs_options_parse(dbs_keys, 2, "policy.dbs", options, n_options, &s->opt, err);
+	lbs_status st = lbs_options_parse(dbs_keys, sizeof dbs_keys / sizeof dbs_keys[0], "policy.dbs", options, n_options, &s->opt, err);
 	s->global_batch = env->global_batch;
 	s->n = env->n_workers;
 	s->caps = env->max_batch;
@@ -76,7 +85,8 @@ static lbs_status dbs_create(const lbs_policy_env *env, const lbs_kv *options, s
 				   "[run] epochs and dataset_samples, or set [policy.dbs] interval");
 	if (st == LBS_OK && (!(s->share = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->time_s = lbs_calloc(s->n, sizeof(double), err)) ||
-			     !(s->speed = lbs_calloc(s->n, sizeof(double), err))))
+			     !(s->speed = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->idle = lbs_calloc(s->n, sizeof(int64_t), err))))
 		st = LBS_EINTERNAL;
 	if (st != LBS_OK) {
 		dbs_destroy(s);
@@ -133,6 +143,7 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 	}
 	for (size_t i = 0; i < s->n; i++)
 		s->time_s[i] += obs->compute_s[i];
+	lbs_probe_count(s->idle, s->n, obs->batch);
 	s->since++;
 	bool boundary = s->opt.interval ? s->since == s->opt.interval : obs->epoch_start;
 	if (!boundary)
@@ -155,6 +166,7 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 	free(q);
 	if (!ok)
 		return lbs_error_set(err, LBS_EINPUT, "dbs: the memory caps cannot hold the new shares");
+	lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every);
 	int64_t sum = 0;
 	for (size_t i = 0; i < s->n; i++)
 		sum += batch[i];

@@ -9,7 +9,9 @@
  * (samples / compute time, waiting excluded) and the resource readings of
  * its machine, and asked at the barrier with the readings then available.
  * A prediction that is not a positive number is replaced by the last
- * measured speed. Iteration 0 is even. */
+ * measured speed. Iteration 0 is even. A worker given no samples (B < N, or
+ * a share rounded to 0) has no new speed; after `probe_every` iterations in
+ * a row at 0 it is given one sample, to be measured again. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,11 +23,15 @@
 
 typedef struct lc_options {
 	char predictor[LBS_VALUE_MAX];
+	int64_t probe_every;
 } lc_options;
 
 static const lbs_key_spec lc_keys[] = {
 	{ "predictor", LBS_T_STRING, offsetof(lc_options, predictor), "narx", 0, 0, 0, NULL, NULL,
 	  "speed predictor by name (last, ema, arima, narx); its options go in [predictor.NAME]" },
+	{ "probe_every", LBS_T_INT, offsetof(lc_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
+	  NULL, "a worker given no samples for this many iterations in a row gets one, to be measured "
+		"again (0: never)" },
 };
 
 typedef struct lc_state {
@@ -36,6 +42,7 @@ typedef struct lc_state {
 	int64_t global_batch;
 	const int64_t *caps;
 	double *predicted, *last, *weight;
+	int64_t *idle;         /* iterations in a row at 0 samples */
 	double *readings_copy; /* readings at the last barrier (seen with the speed measured now) */
 	double learn_s, predict_s; /* real time spent teaching and asking the predictors */
 	double learn_parallel_s;   /* learning's critical path, one predictor per core */
@@ -53,6 +60,7 @@ static void lc_destroy(void *state)
 	free(s->predicted);
 	free(s->last);
 	free(s->weight);
+	free(s->idle);
 	free(s->readings_copy);
 	free(s);
 }
@@ -64,7 +72,7 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 	lc_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;
-	lbs_status st = lbs_options_parse(lc_keys, 1, "policy.lbbsp-cpu", options, n_options, &s->opt, err);
+	lbs_status st = lbs_options_parse(lc_keys, 2, "policy.lbbsp-cpu", options, n_options, &s->opt, err);
 	s->n = env->n_workers;
 	s->n_readings = env->n_readings;
 	s->global_batch = env->global_batch;
@@ -85,6 +93,7 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 			     !(s->predicted = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->last = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->weight = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->idle = lbs_calloc(s->n, sizeof(int64_t), err)) ||
 			     !(s->readings_copy = lbs_calloc(s->n * s->n_readings + 1, sizeof(double), err))))
 		st = LBS_EINTERNAL;
 	const lbs_kv *popt = NULL;
@@ -148,6 +157,9 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 		s->weight[i] = isfinite(v) && v > 0 ? v : s->last[i];
 	}
 	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch);
+	lbs_probe_count(s->idle, s->n, obs->batch);
+	if (ok)
+		lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every);
 	s->predict_s += lbs_monotonic_s() - t1;
 	if (!ok)
 		return lbs_error_set(err, LBS_EINPUT, "lbbsp-cpu: the predicted speeds cannot hold the "
@@ -189,7 +201,7 @@ const lbs_policy_ops lbs_policy_lbbsp_cpu = {
 	.summary = "LB-BSP for CPU clusters (Chen et al., SoCC'20): batch proportional to each worker's "
 		   "predicted speed (NARX by default, any predictor by name)",
 	.options = lc_keys,
-	.n_options = 1,
+	.n_options = sizeof lc_keys / sizeof lc_keys[0],
 	.options_size = sizeof(lc_options),
 	.create = lc_create,
 	.plan = lc_plan,

@@ -10,9 +10,13 @@
  * reverses direction (it gave and now receives, or the reverse), the step is
  * halved and the window widened, so the search settles instead of
  * oscillating. No move is made while the slowest and fastest mean times are
- * within `tolerance` of each other. */
+ * within `tolerance` of each other. A worker at 0 samples took no time,
+ * which says nothing of its speed, so it is never the leader; after
+ * `probe_every` iterations in a row at 0 it is given one sample for one
+ * iteration (outside the windows), kept only if it was not the slowest. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/policy.h"
 
@@ -22,6 +26,7 @@ typedef struct lg_options {
 	double tolerance;
 	double window_growth;
 	int64_t max_window;
+	int64_t probe_every;
 } lg_options;
 
 static const lbs_key_spec lg_keys[] = {
@@ -35,6 +40,9 @@ static const lbs_key_spec lg_keys[] = {
 	  "factor the window grows by when an adjustment reverses direction" },
 	{ "max_window", LBS_T_INT, offsetof(lg_options, max_window), "100", 1, 1e6, 0, NULL, NULL,
 	  "the window never grows beyond this many iterations" },
+	{ "probe_every", LBS_T_INT, offsetof(lg_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
+	  NULL, "a worker given no samples for this many iterations in a row gets one for one iteration, "
+		"kept only if it is not then the slowest (0: never)" },
 };
 
 typedef struct lg_state {
@@ -45,6 +53,10 @@ typedef struct lg_state {
 	int64_t window, step, in_window, moves, reversals;
 	double *sum_s;      /* compute time summed over the window */
 	signed char *last;  /* +1 received, -1 gave, 0 not yet moved */
+	int64_t *idle;      /* iterations in a row at 0 samples */
+	int64_t *before;    /* the batches before a probe; probing: whether one is out */
+	bool probing;
+	int64_t probes;
 	double imbalance;   /* (slowest - fastest) / slowest at the last window end */
 	long straggler, leader;
 } lg_state;
@@ -55,6 +67,8 @@ static void lg_destroy(void *state)
 	if (s) {
 		free(s->sum_s);
 		free(s->last);
+		free(s->idle);
+		free(s->before);
 		free(s);
 	}
 }
@@ -77,7 +91,9 @@ static lbs_status lg_create(const lbs_policy_env *env, const lbs_kv *options, si
 		s->step = 1;
 	s->straggler = s->leader = -1;
 	if (st == LBS_OK && (!(s->sum_s = lbs_calloc(s->n, sizeof(double), err)) ||
-			     !(s->last = lbs_calloc(s->n, 1, err))))
+			     !(s->last = lbs_calloc(s->n, 1, err)) ||
+			     !(s->idle = lbs_calloc(s->n, sizeof(int64_t), err)) ||
+			     !(s->before = lbs_calloc(s->n, sizeof(int64_t), err))))
 		st = LBS_EINTERNAL;
 	if (st != LBS_OK) {
 		lg_destroy(s);
@@ -98,17 +114,42 @@ static lbs_status lg_plan(void *state, const lbs_observation *obs, int64_t *batc
 		*changed = true;
 		return LBS_OK;
 	}
+	lbs_probe_count(s->idle, s->n, obs->batch);
+	if (s->probing) {
+		/* The probe's iteration is out of the window: keep the sample where
+		 * it went unless its worker was the slowest. */
+		s->probing = false;
+		size_t slow = 0;
+		for (size_t i = 1; i < s->n; i++)
+			if (obs->compute_s[i] > obs->compute_s[slow])
+				slow = i;
+		if (s->before[slow] == 0 && batch[slow] > 0) {
+			memcpy(batch, s->before, s->n * sizeof *batch);
+			*changed = true;
+		}
+		return LBS_OK;
+	}
+	memcpy(s->before, batch, s->n * sizeof *batch);
+	if (lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every)) {
+		s->probing = *changed = true;
+		s->probes++;
+		return LBS_OK;
+	}
 	for (size_t i = 0; i < s->n; i++)
 		s->sum_s[i] += obs->compute_s[i];
 	if (++s->in_window < s->window)
 		return LBS_OK;
-	/* Window complete: compare mean compute times. */
+	/* Window complete: compare mean compute times. A worker given no
+	 * samples took no time, which says nothing of its speed: it is no
+	 * leader (a probe measures it). */
 	size_t slow = 0, fast = s->n;
 	for (size_t i = 1; i < s->n; i++)
 		if (s->sum_s[i] > s->sum_s[slow])
 			slow = i;
 	double slowest = s->sum_s[slow], fastest = slowest;
 	for (size_t i = 0; i < s->n; i++) {
+		if (batch[i] == 0)
+			continue;
 		fastest = s->sum_s[i] < fastest ? s->sum_s[i] : fastest;
 		if (i != slow && batch[i] + s->step <= s->caps[i] &&
 		    (fast == s->n || s->sum_s[i] < s->sum_s[fast]))

@@ -125,3 +125,28 @@ bool lbs_split_proportional(int64_t total, size_t n, const double *weight, const
 	free(f);
 	return ok;
 }
+
+void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch)
+{
+	for (size_t i = 0; i < n; i++)
+		idle[i] = last_batch[i] > 0 ? 0 : idle[i] + 1;
+}
+
+size_t lbs_probe_give(int64_t *batch, size_t n, const int64_t *caps, const int64_t *idle, int64_t every)
+{
+	size_t probes = 0;
+	for (size_t i = 0; every > 0 && i < n; i++) {
+		if (batch[i] > 0 || idle[i] < every || (caps && caps[i] < 1))
+			continue;
+		size_t donor = n;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && batch[j] > 0 && (donor == n || batch[j] > batch[donor]))
+				donor = j;
+		if (donor == n)
+			continue;
+		batch[donor]--;
+		batch[i]++;
+		probes++;
+	}
+	return probes;
+}

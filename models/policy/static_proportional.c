@@ -4,7 +4,11 @@
  * that speed. It removes fixed heterogeneity but not variation over time:
  * the strong static baseline. Profiling runs the even split for
  * `profile_iterations` iterations and measures samples per second of
- * compute (waiting at the barrier excluded), as a real system would. */
+ * compute (waiting at the barrier excluded), as a real system would; when
+ * B < N leaves workers out of the even split, profiling goes on, giving the
+ * samples to the least measured workers, until every worker is measured.
+ * A worker whose profiled share rounds to 0 is never measured again: the
+ * policy is static by design (lbbsp-cpu, dbs and lbbsp-gpu probe). */
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -77,8 +81,34 @@ static lbs_status sp_plan(void *state, const lbs_observation *obs, int64_t *batc
 		s->samples[i] += (double)obs->batch[i];
 		s->seconds[i] += obs->compute_s[i];
 	}
-	if (obs->iteration < s->opt.profile_iterations)
+	/* Profiling goes on until every worker has been measured: with B < N
+	 * the even split leaves some idle, so each profiling iteration gives
+	 * its B samples to the workers with the fewest measured so far. */
+	bool unmeasured = false;
+	for (size_t i = 0; i < s->n; i++)
+		unmeasured |= s->samples[i] == 0 && s->caps[i] > 0;
+	/* (bounded: N more iterations measure everyone a cap lets in) */
+	if (obs->iteration < s->opt.profile_iterations ||
+	    (unmeasured && obs->iteration < s->opt.profile_iterations + (int64_t)s->n)) {
+		if (s->global_batch < (int64_t)s->n) {
+			for (size_t i = 0; i < s->n; i++)
+				batch[i] = 0;
+			for (int64_t k = 0; k < s->global_batch; k++) {
+				size_t best = s->n;
+				for (size_t i = 0; i < s->n; i++)
+					if (!batch[i] && s->caps[i] > 0 &&
+					    (best == s->n || s->samples[i] < s->samples[best]))
+						best = i;
+				if (best == s->n) { /* caps above 1 hold the rest: back to even */
+					lbs_split_even(s->global_batch, s->n, batch);
+					break;
+				}
+				batch[best] = 1;
+			}
+			*changed = true;
+		}
 		return LBS_OK;
+	}
 	double *speed = lbs_calloc(s->n, sizeof *speed, err);
 	if (!speed)
 		return LBS_EINTERNAL;

@@ -307,6 +307,93 @@ static void test_oracle_no_improving_move(void)
 	capture_free(&o);
 }
 
+/* ---- workers given no samples ------------------------------------------ */
+
+/* B = 2 < N = 3: the even split leaves worker 2 out, and worker 2 is the
+ * fastest (availability 3: 300 samples/s, the others 100). */
+#define IDLE \
+	"[run]\nglobal_batch = 2\nepochs = 4\ndataset_samples = 20\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = none\n" \
+	"[workers.slow]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 10 ms\n" \
+	"[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 10 ms\navailability = 3\n" \
+	"[policy.lbbsp-cpu]\npredictor = last\nprobe_every = 5\n[policy.dbs]\nprobe_every = 5\n"
+
+static int64_t batch_at(const capture *c, size_t k, size_t i) { return c->batch[k * c->n_workers + i]; }
+
+/* lbbsp-cpu: iterations 0..4 split 1/1/0 (worker 2 unmeasured, weight 0);
+ * at iteration 5 worker 2 has been idle 5 iterations and is probed with a
+ * sample from worker 0; measured at 300/s it then takes the larger share,
+ * 2 * 0.6 = 1.2 -> 1, in every later iteration. (Without probes it got
+ * nothing in all 40.) dbs: epoch 0 (iterations 0..9) 1/1/0; at the
+ * boundary worker 2, idle 10 >= 5 iterations, is probed (0/1/1); measured,
+ * it keeps 1 of 2 from iteration 20 on (shares 0.4/0.4/1.2). */
+static void test_idle_probed(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(IDLE, NULL, 0, "lbbsp-cpu", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 40);
+	int bad = 0;
+	for (size_t k = 0; k < 40; k++)
+		bad += batch_at(&c, k, 2) != (k < 5 ? 0 : 1);
+	CU_ASSERT(batch_at(&c, 5, 0) == 0 && batch_at(&c, 5, 1) == 1);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+
+	CU_ASSERT_FATAL(capture_simulate(IDLE, NULL, 0, "dbs", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 40);
+	bad = 0;
+	for (size_t k = 0; k < 40; k++)
+		bad += batch_at(&c, k, 2) != (k < 10 ? 0 : 1);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+
+	/* static-proportional profiles until everyone is measured: iteration 0
+	 * gives 1/1/0, iteration 1 the two least measured, 1/0/1 (worker 2, then
+	 * worker 0 by index); then the speeds 100/100/300 give 0.4/0.4/1.2 ->
+	 * 1/0/1 for good. Profiling only iteration 0 fixed 1/1/0. */
+	CU_ASSERT_FATAL(capture_simulate(IDLE, NULL, 0, "static-proportional", &c, &err) == LBS_OK);
+	bad = 0;
+	for (size_t k = 1; k < 40; k++)
+		bad += batch_at(&c, k, 0) != 1 || batch_at(&c, k, 1) != 0 || batch_at(&c, k, 2) != 1;
+	CU_ASSERT(batch_at(&c, 0, 0) == 1 && batch_at(&c, 0, 1) == 1 && batch_at(&c, 0, 2) == 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* lbbsp-gpu with a worker it has emptied: a (flat 10 ms) and b (flat 1 s),
+ * B = 8, window 5, step 1. b gives a sample at each window end: 4/4, then
+ * 5/3 at iteration 5, ... 8/0 at iteration 20. b, at 0, took no time but is
+ * no leader: nothing moves (before, it looked fastest and got a sample
+ * back for a whole window, again and again). With probe_every = 50 it is
+ * probed with one sample at iteration 70 (idle 50 iterations), is the
+ * slowest, and gives it back at once; again at 121, 172, 223, 274: b has
+ * samples in iterations 0..19 and those 5, 25 of 300. */
+static void test_lbbsp_gpu_idle(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate("[run]\nglobal_batch = 8\niterations = 300\n"
+					 "[model]\ngradient = 1 MB\n[network]\ntopology = none\n"
+					 "[workers.a]\ncount = 1\ndevice = gpu\ncost = piecewise\nt_flat = 10 ms\n"
+					 "saturation_batch = 64\nper_sample = 0.1 ms\nmax_batch = 64\n"
+					 "[workers.b]\ncount = 1\ndevice = gpu\ncost = piecewise\nt_flat = 1 s\n"
+					 "saturation_batch = 64\nper_sample = 0.1 ms\nmax_batch = 64\n"
+					 "[policy.lbbsp-gpu]\nprobe_every = 50\n",
+					 NULL, 0, "lbbsp-gpu", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 300);
+	int bad = 0, with = 0;
+	for (size_t k = 0; k < 300; k++) {
+		bool probe = k == 70 || k == 121 || k == 172 || k == 223 || k == 274;
+		int64_t want = k < 20 ? 4 - (int64_t)k / 5 : probe ? 1 : 0;
+		bad += batch_at(&c, k, 1) != want;
+		with += batch_at(&c, k, 1) > 0;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(with, 25);
+	capture_free(&c);
+}
+
 void suite_policy(void)
 {
 	static const test_case tests[] = {
@@ -319,6 +406,8 @@ void suite_policy(void)
 		{ "work-stealing: fluid limit, latency cost", test_work_stealing_fluid },
 		{ "oracle <= barrier-time policies", test_oracle_is_a_lower_bound },
 		{ "oracle: no improving move", test_oracle_no_improving_move },
+		{ "idle workers are probed (lbbsp-cpu, dbs, static-proportional)", test_idle_probed },
+		{ "lbbsp-gpu: an emptied worker is no leader, and is probed", test_lbbsp_gpu_idle },
 	};
 	add_suite("policy", tests, sizeof tests / sizeof tests[0]);
 }
