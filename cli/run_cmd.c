@@ -385,12 +385,16 @@ int lbs_run_command(int argc, char **argv)
 
 	summary m[32];
 	size_t done = 0;
+	/* A results file this command made and no run got into is removed. */
+	bool existed = access(output, F_OK) == 0;
 	for (; done < n && st == LBS_OK; done++)
 		if ((st = run_one(&sc, names[done], output, detail, &row_budget, quiet, &m[done], &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
 			if (done && !job_lock)
 				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
 					done == 1 ? "" : "s", done == 1 ? "is" : "are");
+			else if (!done && !existed && !job_lock)
+				lbs_recorder_remove(output);
 		}
 	if (job_lock) {
 		output = job.output;

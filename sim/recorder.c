@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "util/units.h"
@@ -521,4 +522,14 @@ void lbs_recorder_close(lbs_recorder *r)
 		sqlite3_close(r->db);
 	r->db = NULL;
 	r->ins_iteration = r->ins_worker_iteration = r->ins_batch = r->ins_var = NULL;
+}
+
+void lbs_recorder_remove(const char *path)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+		char name[4096];
+		if (snprintf(name, sizeof name, "%s%s", path, suffixes[i]) < (int)sizeof name)
+			unlink(name);
+	}
 }

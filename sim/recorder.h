@@ -91,6 +91,10 @@ void lbs_recorder_abort(lbs_recorder *r);
 
 void lbs_recorder_close(lbs_recorder *r);
 
+/* Removes the results file at path and SQLite's journal beside it (a file
+ * the caller created and no run got into). */
+void lbs_recorder_remove(const char *path);
+
 /* The schema as SQL, for the docs. */
 extern const char lbs_schema_sql[];
 
