@@ -72,6 +72,29 @@ iconv -f UTF-8 -t UTF-16 "$TMP/ok.ini" > "$TMP/utf16.ini"
 expect_bad "UTF-16 scenario" "$TMP/utf16.ini" 1 "NUL byte" "$TMP/utf16.ini"
 sed 's/^name = .*/name = caf\xe9/; s/^\[run\]/[run]\nname = caf\xe9/' "$TMP/ok.ini" > "$TMP/latin1.ini"
 expect_bad "Latin-1 scenario" "$TMP/latin1.ini" 2 "not valid UTF-8" "$TMP/latin1.ini"
+# Invalid UTF-8 of every kind (Unicode's table 3-7), in a file and in --set.
+for bytes in 'C0 AF:overlong' 'E0 80 AF:overlong' 'ED A0 80:surrogate' 'F4 90 80 80:above U+10FFFF' \
+	'F8 88 80 80 80:five-byte' 'E2 82:truncated'; do
+	hex=${bytes%%:*} kind=${bytes#*:}
+	esc=$(printf '\\x%s' $hex)
+	sed "s/^\[run\]/[run]\nname = x$esc/" "$TMP/ok.ini" > "$TMP/utf8.ini"
+	expect_bad "UTF-8 $kind ($hex)" "$TMP/utf8.ini" 2 "not valid UTF-8" "$TMP/utf8.ini"
+	expect_bad "UTF-8 $kind ($hex) in --set" "--set run.name" - "not valid UTF-8" "$TMP/ok.ini" \
+		--set "run.name=x$(printf "$esc")"
+done
+expect_bad "Latin-1 in --set" "--set run.name" - "not valid UTF-8" "$TMP/ok.ini" --set "run.name=caf$(printf '\xe9')"
+sed "s/^\[run\]/[run]\nname = caf\xc3\xa9 \xf0\x9f\x9a\x80 \xed\x9f\xbf \xf4\x8f\xbf\xbf/" "$TMP/ok.ini" > "$TMP/utf8-ok.ini"
+"$LBSIM" "$TMP/utf8-ok.ini" -q -o "$TMP/ok.db"; check "valid UTF-8 (2, 3, 4 bytes, U+D7FF, U+10FFFF) is read" test $? -eq 0
+long=$(head -c 5000 /dev/zero | tr '\0' x)
+"$LBSIM" "$TMP/ok.ini" -q -o "$TMP/long.db" --set "run.name=$long" 2> "$TMP/err"; rc=$?
+check "a too-long --set value: exit 2, nothing written" test $rc -eq 2 -a ! -e "$TMP/long.db"
+check "a too-long --set value: the message says why" grep -qF -- "--set run.name: too long (a value of 5000 bytes; at most 255)" "$TMP/err"
+# Bytes inih takes for whitespace (the corpus has \f, \v and \r before
+# headers); a second byte-order mark, which inih would skip as well:
+{ printf '\xef\xbb\xbf'; cat "$TMP/ok.ini"; } > "$TMP/bom.ini"
+"$LBSIM" "$TMP/bom.ini" -q -o "$TMP/ok.db"; check "one byte-order mark is read" test $? -eq 0
+{ printf '\xef\xbb\xbf\xef\xbb\xbf'; cat "$TMP/ok.ini"; } > "$TMP/bom2.ini"
+expect_bad "a second byte-order mark" "$TMP/bom2.ini" 1 "a second byte-order mark" "$TMP/bom2.ini"
 tr '\n' '\r' < "$TMP/ok.ini" > "$TMP/cr.ini"
 expect_bad "CR-only line endings" "$TMP/cr.ini" 1 "line longer than" "$TMP/cr.ini"
 head -c 100 "$TMP/ok.ini" > "$TMP/truncated.ini"
