@@ -102,15 +102,47 @@ static char *skip_space(char *s)
 	return s;
 }
 
+/* The raw bytes a line may have (indentation and line end included); a
+ * line that does not end by then is refused without reading further, so a
+ * file without line ends is never read whole. */
+#define RAW_LINE_MAX 4096
+
+/* The next line into r->buf, as getline would, but at most RAW_LINE_MAX
+ * bytes: its length, -1 at the end of the file, -2 out of memory, -3 too
+ * long. */
+static ssize_t read_line(lbs_ini_reader *r)
+{
+	if (!r->buf) {
+		if (!(r->buf = malloc(RAW_LINE_MAX + 1)))
+			return -2;
+		r->bufcap = RAW_LINE_MAX + 1;
+	}
+	size_t n = 0;
+	for (int ch; (ch = getc(r->f)) != EOF;) {
+		if (n == RAW_LINE_MAX)
+			return -3;
+		r->buf[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	r->buf[n] = '\0';
+	return n ? (ssize_t)n : -1;
+}
+
 char *lbs_ini_read_line(char *str, int num, void *stream)
 {
 	lbs_ini_reader *r = stream;
 	if (r->failed)
 		return NULL;
-	ssize_t len = getline(&r->buf, &r->bufcap, r->f);
-	if (len < 0)
+	ssize_t len = read_line(r);
+	if (len == -1)
 		return NULL;
 	r->line++;
+	if (len == -2)
+		return lbs_ini_fail(r, "out of memory"), NULL;
+	if (len == -3)
+		return lbs_ini_fail(r, "line longer than %d characters%s", r->max_chars,
+				    r->long_line_hint ? r->long_line_hint : ""), NULL;
 	if ((size_t)len != strlen(r->buf))
 		return lbs_ini_fail(r, "NUL byte in line (is this a text file?)"), NULL;
 	if (!lbs_utf8_valid((const unsigned char *)r->buf, (size_t)len))

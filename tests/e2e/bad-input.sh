@@ -106,6 +106,17 @@ expect_bad "UTF-16 trace" "$TMP/trace-utf16.ini" 16 "utf16.csv:1:" "$TMP/trace-u
 with_trace empty.csv > "$TMP/trace-empty.ini"
 expect_bad "empty trace" "$TMP/trace-empty.ini" 16 "empty.csv" "$TMP/trace-empty.ini"
 
+# Inputs whose size is the attack (lbsim reads them in time linear in their
+# size, in memory bounded before any limit; timings are in the report, not
+# here): a 20 MB scenario of one line, a CloudWatch console export with
+# 60,000 columns and one repeated label.
+head -c 20000000 /dev/zero | tr '\0' a > "$TMP/one-line.ini"
+expect_bad "a 20 MB line" "$TMP/one-line.ini" 1 "line longer than 198 characters" "$TMP/one-line.ini"
+awk 'BEGIN { n = 60000; printf "timestamp"; for (i = 1; i < n; i++) printf ",%x", i; printf ",1\n";
+	printf "2014-03-09 01:46:00"; for (i = 0; i < n; i++) printf ",1"; printf "\n" }' > "$TMP/wide.csv"
+{ with_trace wide.csv | sed 's/^trace_format = lbsim/trace_format = cloudwatch/'; echo 'trace_map = direct'; } > "$TMP/trace-wide.ini"
+expect_bad "CloudWatch file, 60000 columns, one repeated" "$TMP/trace-wide.ini" 16 "wide.csv:1: header: column '1' appears twice" "$TMP/trace-wide.ini"
+
 # Unreadable files: root reads them anyway, so this needs an ordinary user.
 if [ "$(id -u)" -eq 0 ]; then
 	echo "skip: unreadable files (running as root, which chmod 000 does not stop)"
