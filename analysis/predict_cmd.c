@@ -267,6 +267,11 @@ int lbs_predict_command(int argc, char **argv)
 		output = format ? "results.db" : path;
 
 	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("-o", output, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim predict: %s\n", err.msg);
+		free(opts);
+		return LBS_EUSAGE;
+	}
 	const lbs_predictor_ops *ops[16];
 	size_t n_ops = 0;
 	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -302,6 +302,12 @@ int lbs_run_command(int argc, char **argv)
 		free(overrides);
 		return LBS_EUSAGE;
 	}
+	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("-o", output, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		free(overrides);
+		return LBS_EUSAGE;
+	}
 	/* --seed is applied after every --set, as documented. */
 	for (size_t i = 0; i + 1 < n_overrides; i++)
 		if (overrides[i] == seed_override) {
@@ -310,7 +316,6 @@ int lbs_run_command(int argc, char **argv)
 			break;
 		}
 
-	lbs_error err = { 0 };
 	lbs_scenario sc;
 	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
 	free(overrides);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,9 +192,23 @@ lbs_status lbs_check_worker_rows(uint64_t rows, int64_t max_rows, const char *wh
 			     LBS_ROW_BYTES_MAX);
 }
 
+lbs_status lbs_recorder_check_path(const char *option, const char *path, lbs_error *err)
+{
+	if (*path && strcmp(path, ":memory:") != 0 && strncasecmp(path, "file:", 5) != 0)
+		return LBS_OK;
+	return lbs_error_set(err, LBS_EUSAGE, "%s '%s': not a file path: %s (give a path such as results.db)",
+			     option, path, !*path ? "an empty name is SQLite's temporary database, deleted at exit"
+			     : *path == ':' ? "it is SQLite's in-memory database, lost at exit"
+			     : "it is a SQLite URI, which may keep the results in memory (mode=memory) or "
+			       "elsewhere; ./file:... names a file of that name");
+}
+
 lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
 {
 	memset(r, 0, sizeof *r);
+	lbs_status bad = lbs_recorder_check_path("results database", path, err);
+	if (bad != LBS_OK)
+		return bad;
 	snprintf(r->path, sizeof r->path, "%s", path);
 	r->detail = detail;
 	r->row_budget = -1;

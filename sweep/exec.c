@@ -39,6 +39,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "analysis/merge.h"
+#include "sim/recorder.h"
 #include "util/proc.h"
 #include "sweep/sweep.h"
 #include "traces/series.h"
@@ -623,6 +624,11 @@ static int parse_options(int argc, char **argv, options *o)
 		return LBS_EUSAGE;
 	}
 	o->sweep = argv[optind];
+	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("-o", o->output, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
+		return LBS_EUSAGE;
+	}
 	return 0;
 }
 

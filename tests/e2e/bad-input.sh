@@ -117,6 +117,32 @@ awk 'BEGIN { n = 60000; printf "timestamp"; for (i = 1; i < n; i++) printf ",%x"
 { with_trace wide.csv | sed 's/^trace_format = lbsim/trace_format = cloudwatch/'; echo 'trace_map = direct'; } > "$TMP/trace-wide.ini"
 expect_bad "CloudWatch file, 60000 columns, one repeated" "$TMP/trace-wide.ini" 16 "wide.csv:1: header: column '1' appears twice" "$TMP/trace-wide.ini"
 
+# Usage errors (exit 2): each named in the message, nothing on stdout,
+# nothing written (the command runs in an empty folder that must stay so).
+# expect_usage NAME WORDS lbsim-ARGS...
+expect_usage() {
+	local name=$1 words=$2 rc; shift 2
+	n=$((n + 1))
+	rm -rf "$TMP/u" && mkdir "$TMP/u"
+	(cd "$TMP/u" && "$LBSIM" "$@" > "$TMP/out" 2> "$TMP/err"); rc=$?
+	if [ $rc -eq 2 ] && grep -qF -- "$words" "$TMP/err" && [ ! -s "$TMP/out" ] && [ -z "$(ls -A "$TMP/u")" ]; then
+		ok "usage error $name"
+	else
+		bad "usage error $name (exit $rc; left: $(ls -A "$TMP/u")): $(cat "$TMP/err")"
+	fi
+}
+"$LBSIM" "$TMP/ok.ini" -q -o "$TMP/src.db" --detail workers
+# Outputs that are not files: SQLite would throw the results away.
+for o in '' ':memory:' 'file:x.db?mode=memory' 'FILE:x.db'; do
+	expect_usage "run -o '$o'" "-o '$o': not a file path" "$TMP/ok.ini" -o "$o"
+	expect_usage "sweep -o '$o'" "-o '$o': not a file path" sweep "$D/sweep/sweep.ini" -o "$o"
+	expect_usage "merge '$o'" "output '$o': not a file path" merge "$o" "$TMP/src.db"
+	expect_usage "predict -o '$o'" "-o '$o': not a file path" predict "$TMP/src.db:1" -o "$o"
+done
+expect_usage "plot --out ''" "--out '': expected a folder" plot "$TMP/src.db" --out ''
+expect_usage "calibrate --from-table -o ''" "-o '': expected a file" calibrate --from-table \
+	--data "$top_srcdir/traces/data" -o ''
+
 # Unreadable files: root reads them anyway, so this needs an ordinary user.
 if [ "$(id -u)" -eq 0 ]; then
 	echo "skip: unreadable files (running as root, which chmod 000 does not stop)"
