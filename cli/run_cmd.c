@@ -158,19 +158,23 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 	printf("results: %s\n", output);
 }
 
-/* Splits "a,b,c" into names (at most max); adds "static" first when it is
- * missing and a baseline is wanted. Returns the count; *given is how many
- * the list itself named. */
+/* Splits "a,b,c" into names (at most max are kept); adds "static" first
+ * when it is missing and a baseline is wanted. Returns the count of runs,
+ * which is more than max when they do not fit; *given is how many the list
+ * itself named. */
 static size_t policy_list(char *list, bool baseline, const char **names, size_t max, size_t *given)
 {
 	size_t n = 0;
 	bool has_static = false;
-	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < max;
-	     tok = strtok_r(NULL, ",", &save)) {
-		names[n++] = tok;
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n < max)
+			names[n] = tok;
+		n++;
 		has_static |= !strcmp(tok, "static");
 	}
 	*given = n;
+	if (baseline && !has_static && n + 1 > max)
+		return n + 1;
 	if (baseline && !has_static && n < max) {
 		memmove(names + 1, names, n * sizeof *names);
 		names[0] = "static";
@@ -324,10 +328,29 @@ int lbs_run_command(int argc, char **argv)
 		return st;
 	}
 	char list[1024];
+	if (policies && strlen(policies) >= sizeof list) {
+		fprintf(stderr, "lbsim: --policy: a list of %zu characters (at most %zu)\n", strlen(policies),
+			sizeof list - 1);
+		lbs_scenario_destroy(&sc);
+		return LBS_EUSAGE;
+	}
 	snprintf(list, sizeof list, "%s", policies ? policies : sc.policy.name);
 	const char *names[32];
 	size_t given;
 	size_t n = policy_list(list, baseline, names, 32, &given);
+	if (n > 32) {
+		fprintf(stderr, "lbsim: --policy: %zu runs (%zu policies%s), more than the 32 one command "
+			"runs\n", n, given, n > given ? " and the static baseline" : "");
+		lbs_scenario_destroy(&sc);
+		return LBS_EUSAGE;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(names[i], names[k])) {
+				fprintf(stderr, "lbsim: --policy %s: policy '%s' named twice\n", policies, names[i]);
+				lbs_scenario_destroy(&sc);
+				return LBS_EUSAGE;
+			}
 	for (size_t i = 0; i < n; i++) {
 		if (policies && !lbs_policy_find(names[i])) {
 			char known[256];

@@ -142,6 +142,22 @@ done
 expect_usage "plot --out ''" "--out '': expected a folder" plot "$TMP/src.db" --out ''
 expect_usage "calibrate --from-table -o ''" "-o '': expected a file" calibrate --from-table \
 	--data "$top_srcdir/traces/data" -o ''
+# Options that would drop work or fail late: all checked before any work.
+many=$(printf 'oracle,%.0s' $(seq 32)); many=${many%,}
+expect_usage "--policy, 33 names" "--policy: 33 runs (33 policies)" "$TMP/ok.ini" --policy "static,$many"
+expect_usage "--policy, 32 names and the baseline" "33 runs (32 policies and the static baseline)" \
+	"$TMP/ok.ini" --policy "$many"
+expect_usage "--policy, a name twice" "policy 'oracle' named twice" "$TMP/ok.ini" --policy oracle,dbs,oracle
+expect_usage "--policy, 2000 characters" "--policy: a list of 2000 characters" "$TMP/ok.ini" \
+	--policy "$(head -c 2000 /dev/zero | tr '\0' a)"
+expect_usage "predict, a predictor twice" "predictor 'last' named twice" predict "$TMP/src.db:1" -p last,ema,last
+expect_usage "predict, no predictor" "-p: no predictor named" predict "$TMP/src.db:1" -p ''
+expect_usage "predict, only commas" "-p: no predictor named" predict "$TMP/src.db:1" -p ,,
+expect_usage "predict --skip ''" "--skip : expected an integer from 0 to 1e9" predict "$TMP/src.db:1" --skip ''
+expect_usage "predict --skip 2^64" "--skip 18446744073709551616: expected" predict "$TMP/src.db:1" \
+	--skip 18446744073709551616
+expect_usage "predict --skip past the series" "--skip 10: the longest series" predict "$TMP/src.db:1" --skip 10
+expect_usage "predict, run id 2^63" "run id above 2^63 - 1" predict "$TMP/src.db:9223372036854775808"
 
 # Unreadable files: root reads them anyway, so this needs an ordinary user.
 if [ "$(id -u)" -eq 0 ]; then
