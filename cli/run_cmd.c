@@ -247,11 +247,20 @@ int lbs_run_command(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 's': {
 			char *end;
+			errno = 0;
 			long long v = strtoll(optarg, &end, 10);
-			if (!*optarg || *end || v < 0 || v > 9007199254740991LL) {
+			if (!*optarg || *end || v < 0 || (errno == ERANGE && v < 0)) {
 				fprintf(stderr, "lbsim: --seed %s: expected an integer from 0 to 2^53 - 1\n", optarg);
 				free(overrides);
 				return LBS_EUSAGE;
+			}
+			/* An integer, but out of the seed's range: bad input, as
+			 * [run] seed would be (lbsim(1)). */
+			if (errno == ERANGE || v > 9007199254740991LL) {
+				fprintf(stderr, "lbsim: --seed %s: above the largest seed, 2^53 - 1 = "
+					"9007199254740991\n", optarg);
+				free(overrides);
+				return LBS_EINPUT;
 			}
 			snprintf(seed_override, sizeof seed_override, "run.seed=%lld", v);
 			overrides[n_overrides++] = seed_override;
