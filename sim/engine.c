@@ -51,9 +51,14 @@ lbs_status lbs_engine_run(lbs_engine *eng)
 	eng->stop = false;
 	while (!eng->stop && lbs_queue_pop(&eng->queue, &ev)) {
 		const lbs_handler *h = &eng->handlers[lbs_event_handle(&ev)];
-		if (++eng->events % LBS_ENGINE_POLL == 0 && eng->interrupt && *eng->interrupt)
-			return lbs_error_set(eng->err, LBS_EINTR, "interrupted within an iteration, after "
-					     "%llu events", (unsigned long long)eng->events);
+		if (++eng->events % LBS_ENGINE_POLL == 0) {
+			if (eng->interrupt && *eng->interrupt)
+				return lbs_error_set(eng->err, LBS_EINTR, "interrupted within an iteration, "
+						     "after %llu events", (unsigned long long)eng->events);
+			if (eng->event_limit && eng->events >= eng->event_limit)
+				return lbs_error_set(eng->err, LBS_EINTR, "stopped at the limit of %llu events",
+						     (unsigned long long)eng->event_limit);
+		}
 		lbs_status st = h->fn(h->ctx, h->arg, eng);
 		if (st != LBS_OK)
 			return st;

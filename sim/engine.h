@@ -40,6 +40,7 @@ typedef struct lbs_engine {
 	bool stop;       /* a handler sets it to end lbs_engine_run early */
 	lbs_error *err;  /* where handlers report failures */
 	const volatile sig_atomic_t *interrupt; /* non-zero: stop (NULL: never) */
+	uint64_t event_limit; /* > 0: stop after about this many events (the fuzzers' cap) */
 } lbs_engine;
 
 lbs_status lbs_engine_init(lbs_engine *eng, size_t queue_capacity, lbs_error *err);
@@ -64,7 +65,8 @@ static inline lbs_status lbs_engine_at(lbs_engine *eng, double time, uint32_t ha
 
 /* Dispatches events in (time, sequence) order until the queue is empty, a
  * handler sets eng->stop, a handler fails (its status is returned), or
- * *eng->interrupt is set (LBS_EINTR). */
+ * *eng->interrupt is set or event_limit reached (LBS_EINTR; both are looked
+ * at every LBS_ENGINE_POLL events). */
 lbs_status lbs_engine_run(lbs_engine *eng);
 
 #endif

@@ -476,17 +476,21 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 		const lbs_gen_spec *g = &sc->generators[i];
 		if (g->kind != LBS_GEN_BACKGROUND)
 			continue;
-		double phase = g->on_mean_s < g->off_mean_s ? g->on_mean_s : g->off_mean_s, workers = 0;
+		double workers = 0;
 		for (size_t k = 0; k < g->n_groups; k++)
 			workers += (double)sc->groups[g->groups[k]].count;
-		/* a(t) >= 1 - load: the iteration lasts at most split / (1 - load) */
-		double events = workers * split / (1 - g->load) / phase;
+		/* Each worker's job is drawn through the whole iteration, the
+		 * aggregation too: about 2T/(on + off) phases in T, where
+		 * a(t) >= 1 - load makes the compute last at most split / (1 - load). */
+		double T = split / (1 - g->load) + agg, cycle = g->on_mean_s + g->off_mean_s;
+		double events = workers * 2 * T / cycle;
 		if (events > LBS_MAX_ITERATION_EVENTS) {
 			snprintf(section, sizeof section, "generator.%s", g->name);
-			lbs_fmt(msg, sizeof msg, "phases of %g s in iterations of about %g s: %.3g phases an "
-				"iteration over %g workers, more than the limit of %.3g events", phase,
-				split, events, workers, LBS_MAX_ITERATION_EVENTS);
-			return key_error(sc, section, phase == g->on_mean_s ? "on_mean" : "off_mean", msg, err);
+			lbs_fmt(msg, sizeof msg, "on and off phases of %g s and %g s on average in iterations "
+				"of about %g s: %.3g phases an iteration over %g workers, more than the limit of "
+				"%.3g events", g->on_mean_s, g->off_mean_s, T, events, workers,
+				LBS_MAX_ITERATION_EVENTS);
+			return key_error(sc, section, g->on_mean_s <= g->off_mean_s ? "on_mean" : "off_mean", msg, err);
 		}
 	}
 	return LBS_OK;
