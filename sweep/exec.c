@@ -370,7 +370,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 			  plan *pl, lbs_error *err)
 {
 	char path[4200], identity[512];
-	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\n", sw->hash,
+	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\njobs nul\n", sw->hash,
 		 o->shard_k, o->shard_n, sw->name);
 	if (mkdir(pl->dir, 0777) != 0 && errno != EEXIST)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create the work folder: %s", pl->dir,
@@ -390,6 +390,14 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 		return st;
 	snprintf(path, sizeof path, "%s/sweep", pl->dir);
 	char *old = read_file(path);
+	/* A folder of an lbsim whose job list was one command a line (before
+	 * "jobs nul"): the same sweep, but its jobs are not run as they are:
+	 * started afresh (points already merged stay merged). */
+	size_t cut = strlen(identity) - strlen("jobs nul\n");
+	if (old && strlen(old) == cut && !strncmp(old, identity, cut)) {
+		free(old);
+		old = NULL;
+	}
 	if (old && strcmp(old, identity)) {
 		st = lbs_error_set(err, LBS_EINPUT,
 				   "%s holds an unfinished sweep that differs from %s (another sweep file, "
