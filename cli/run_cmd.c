@@ -26,6 +26,22 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* Before anything is written (reading the scenario and its traces, which
+ * can take a while): stop at once, there is nothing to roll back. */
+static void on_signal_before_output(int sig)
+{
+	(void)sig;
+	_exit(LBS_EINTR);
+}
+
+static void catch_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -329,6 +345,7 @@ int lbs_run_command(int argc, char **argv)
 			break;
 		}
 
+	catch_signals(on_signal_before_output);
 	lbs_scenario sc;
 	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
 	free(overrides);
@@ -403,10 +420,7 @@ int lbs_run_command(int argc, char **argv)
 		}
 		row_budget = max_rows > 0 ? max_rows : -1;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_signals(on_signal);
 
 	lbs_sweep_job job = { .lock_fd = -1 };
 	if (job_lock) {

@@ -137,5 +137,17 @@ check "SIGTERM inside an iteration: stopped within 2 s (${ms} ms)" test $ms -lt 
 check "SIGTERM inside an iteration: it was inside one" grep -q "interrupted within an iteration" "$TMP/term.err"
 check "SIGTERM inside an iteration: the results file is unchanged" test "$(cksum < "$TMP/term.db")" = "$before"
 check "SIGTERM inside an iteration: no journal left" test ! -e "$TMP/term.db-journal"
+# ---- SIGTERM while the scenario's trace is read: 130, nothing written -----
+awk 'BEGIN { print "# lbsim-trace 1"; print "time_s,id,availability";
+	for (i = 0; i < 2000000; i++) printf "%d,w%d,0.5\n", i % 3, i }' > "$TMP/big.csv"
+sed -n '1,/^per_sample/p' "$TMP/long-iteration.ini" > "$TMP/big-trace.ini"
+printf 'trace_format = lbsim\ntrace = big.csv\n' >> "$TMP/big-trace.ini"
+"$LBSIM" "$TMP/big-trace.ini" -q -o "$TMP/big.db" 2> /dev/null &
+pid=$!
+sleep 0.3
+kill -TERM $pid
+wait $pid; rc=$?
+check "SIGTERM while reading a trace: exit 130 (got $rc)" test $rc -eq 130
+check "SIGTERM while reading a trace: no results file" test ! -e "$TMP/big.db"
 echo "kill: $points kill points tried ($((points / 2)) runs, $((points - points / 2)) sweeps)"
 finish
