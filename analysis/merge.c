@@ -440,6 +440,10 @@ int lbs_merge_command(int argc, char **argv)
 	}
 	const char *out = argv[optind];
 	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("output", out, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim merge: %s\n", err.msg);
+		return LBS_EUSAGE;
+	}
 	/* Every input is checked before the output is touched. */
 	for (int i = optind + 1; i < argc; i++) {
 		lbs_status st = lbs_merge_check(argv[i], out, &err);

@@ -382,6 +382,10 @@ int lbs_plot_command(int argc, char **argv)
 		usage(stderr);
 		return LBS_EUSAGE;
 	}
+	if (!*dir) {
+		fprintf(stderr, "lbsim plot: --out '': expected a folder (e.g. plots)\n");
+		return LBS_EUSAGE;
+	}
 	const char *path = argv[optind];
 	lbs_error err = { 0 };
 	plot_ctx ctx = { .dir = dir, .quiet = quiet };

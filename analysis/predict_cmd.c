@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "analysis/predict_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -189,7 +190,15 @@ int lbs_predict_command(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p': snprintf(list, sizeof list, "%s", optarg); break;
+		case 'p':
+			if (strlen(optarg) >= sizeof list) {
+				fprintf(stderr, "lbsim predict: -p: a list of %zu characters (at most %zu)\n",
+					strlen(optarg), sizeof list - 1);
+				free(opts);
+				return LBS_EUSAGE;
+			}
+			snprintf(list, sizeof list, "%s", optarg);
+			break;
 		case 'o': output = optarg; break;
 		case 'q': quiet = true; break;
 		case 'f': format = optarg; break;
@@ -210,9 +219,10 @@ int lbs_predict_command(int argc, char **argv)
 			break;
 		case 'k': {
 			char *end;
+			errno = 0;
 			skip = strtol(optarg, &end, 10);
-			if (*end || skip < 0) {
-				fprintf(stderr, "lbsim predict: --skip %s: expected a non-negative integer\n", optarg);
+			if (!*optarg || *end || errno || skip < 0 || skip > 1000000000) {
+				fprintf(stderr, "lbsim predict: --skip %s: expected an integer from 0 to 1e9\n", optarg);
 				free(opts);
 				return LBS_EUSAGE;
 			}
@@ -252,7 +262,13 @@ int lbs_predict_command(int argc, char **argv)
 	if (!format) {
 		const char *colon = strrchr(source, ':');
 		char *end = NULL;
+		errno = 0;
 		run = colon ? strtoll(colon + 1, &end, 10) : 0;
+		if (colon && errno == ERANGE) {
+			fprintf(stderr, "lbsim predict: %s: run id above 2^63 - 1 (no such run)\n", source);
+			free(opts);
+			return LBS_EUSAGE;
+		}
 		if (!colon || !*(colon + 1) || *end || run < 1) {
 			fprintf(stderr, "lbsim predict: %s: expected RESULTS.db:RUN (e.g. results.db:3), or "
 					"--format FORMAT with a trace file\n", source);
@@ -267,8 +283,14 @@ int lbs_predict_command(int argc, char **argv)
 		output = format ? "results.db" : path;
 
 	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("-o", output, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim predict: %s\n", err.msg);
+		free(opts);
+		return LBS_EUSAGE;
+	}
 	const lbs_predictor_ops *ops[16];
 	size_t n_ops = 0;
+	/* Every name is checked, and each named once, before any work. */
 	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (n_ops == 16 || !(ops[n_ops] = lbs_predictor_find(tok))) {
 			char names[256];
@@ -277,7 +299,18 @@ int lbs_predict_command(int argc, char **argv)
 			free(opts);
 			return LBS_EUSAGE;
 		}
+		for (size_t k = 0; k < n_ops; k++)
+			if (ops[k] == ops[n_ops]) {
+				fprintf(stderr, "lbsim predict: -p: predictor '%s' named twice\n", tok);
+				free(opts);
+				return LBS_EUSAGE;
+			}
 		n_ops++;
+	}
+	if (n_ops == 0) {
+		fprintf(stderr, "lbsim predict: -p: no predictor named\n");
+		free(opts);
+		return LBS_EUSAGE;
 	}
 	for (size_t i = 0; i < n_opts; i++) {
 		bool known = false;
@@ -296,6 +329,12 @@ int lbs_predict_command(int argc, char **argv)
 	series_set s;
 	lbs_status st = format ? load_trace(path, format, column, as_time, &s, &err)
 			       : load_run(path, run, &s, &err);
+	size_t longest = 0;
+	for (size_t j = 0; st == LBS_OK && j < s.n_series; j++)
+		longest = s.start[j + 1] - s.start[j] > longest ? s.start[j + 1] - s.start[j] : longest;
+	if (st == LBS_OK && (size_t)skip >= longest)
+		st = lbs_error_set(&err, LBS_EUSAGE, "--skip %ld: the longest series of %s has %zu steps: "
+				   "nothing would be scored", skip, source, longest);
 	lbs_predictor_score rows[16];
 	for (size_t k = 0; st == LBS_OK && k < n_ops; k++) {
 		/* This predictor's options: the --set entries for its section. */

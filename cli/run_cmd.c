@@ -26,6 +26,22 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* Before anything is written (reading the scenario and its traces, which
+ * can take a while): stop at once, there is nothing to roll back. */
+static void on_signal_before_output(int sig)
+{
+	(void)sig;
+	_exit(LBS_EINTR);
+}
+
+static void catch_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -158,19 +174,23 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 	printf("results: %s\n", output);
 }
 
-/* Splits "a,b,c" into names (at most max); adds "static" first when it is
- * missing and a baseline is wanted. Returns the count; *given is how many
- * the list itself named. */
+/* Splits "a,b,c" into names (at most max are kept); adds "static" first
+ * when it is missing and a baseline is wanted. Returns the count of runs,
+ * which is more than max when they do not fit; *given is how many the list
+ * itself named. */
 static size_t policy_list(char *list, bool baseline, const char **names, size_t max, size_t *given)
 {
 	size_t n = 0;
 	bool has_static = false;
-	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < max;
-	     tok = strtok_r(NULL, ",", &save)) {
-		names[n++] = tok;
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n < max)
+			names[n] = tok;
+		n++;
 		has_static |= !strcmp(tok, "static");
 	}
 	*given = n;
+	if (baseline && !has_static && n + 1 > max)
+		return n + 1;
 	if (baseline && !has_static && n < max) {
 		memmove(names + 1, names, n * sizeof *names);
 		names[0] = "static";
@@ -243,11 +263,20 @@ int lbs_run_command(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 's': {
 			char *end;
+			errno = 0;
 			long long v = strtoll(optarg, &end, 10);
-			if (!*optarg || *end || v < 0 || v > 9007199254740991LL) {
+			if (!*optarg || *end || v < 0 || (errno == ERANGE && v < 0)) {
 				fprintf(stderr, "lbsim: --seed %s: expected an integer from 0 to 2^53 - 1\n", optarg);
 				free(overrides);
 				return LBS_EUSAGE;
+			}
+			/* An integer, but out of the seed's range: bad input, as
+			 * [run] seed would be (lbsim(1)). */
+			if (errno == ERANGE || v > 9007199254740991LL) {
+				fprintf(stderr, "lbsim: --seed %s: above the largest seed, 2^53 - 1 = "
+					"9007199254740991\n", optarg);
+				free(overrides);
+				return LBS_EINPUT;
 			}
 			snprintf(seed_override, sizeof seed_override, "run.seed=%lld", v);
 			overrides[n_overrides++] = seed_override;
@@ -302,6 +331,12 @@ int lbs_run_command(int argc, char **argv)
 		free(overrides);
 		return LBS_EUSAGE;
 	}
+	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("-o", output, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		free(overrides);
+		return LBS_EUSAGE;
+	}
 	/* --seed is applied after every --set, as documented. */
 	for (size_t i = 0; i + 1 < n_overrides; i++)
 		if (overrides[i] == seed_override) {
@@ -310,7 +345,7 @@ int lbs_run_command(int argc, char **argv)
 			break;
 		}
 
-	lbs_error err = { 0 };
+	catch_signals(on_signal_before_output);
 	lbs_scenario sc;
 	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
 	free(overrides);
@@ -319,10 +354,29 @@ int lbs_run_command(int argc, char **argv)
 		return st;
 	}
 	char list[1024];
+	if (policies && strlen(policies) >= sizeof list) {
+		fprintf(stderr, "lbsim: --policy: a list of %zu characters (at most %zu)\n", strlen(policies),
+			sizeof list - 1);
+		lbs_scenario_destroy(&sc);
+		return LBS_EUSAGE;
+	}
 	snprintf(list, sizeof list, "%s", policies ? policies : sc.policy.name);
 	const char *names[32];
 	size_t given;
 	size_t n = policy_list(list, baseline, names, 32, &given);
+	if (n > 32) {
+		fprintf(stderr, "lbsim: --policy: %zu runs (%zu policies%s), more than the 32 one command "
+			"runs\n", n, given, n > given ? " and the static baseline" : "");
+		lbs_scenario_destroy(&sc);
+		return LBS_EUSAGE;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(names[i], names[k])) {
+				fprintf(stderr, "lbsim: --policy %s: policy '%s' named twice\n", policies, names[i]);
+				lbs_scenario_destroy(&sc);
+				return LBS_EUSAGE;
+			}
 	for (size_t i = 0; i < n; i++) {
 		if (policies && !lbs_policy_find(names[i])) {
 			char known[256];
@@ -366,10 +420,7 @@ int lbs_run_command(int argc, char **argv)
 		}
 		row_budget = max_rows > 0 ? max_rows : -1;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_signals(on_signal);
 
 	lbs_sweep_job job = { .lock_fd = -1 };
 	if (job_lock) {
@@ -385,12 +436,16 @@ int lbs_run_command(int argc, char **argv)
 
 	summary m[32];
 	size_t done = 0;
+	/* A results file this command made and no run got into is removed. */
+	bool existed = access(output, F_OK) == 0;
 	for (; done < n && st == LBS_OK; done++)
 		if ((st = run_one(&sc, names[done], output, detail, &row_budget, quiet, &m[done], &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
 			if (done && !job_lock)
 				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
 					done == 1 ? "" : "s", done == 1 ? "is" : "are");
+			else if (!done && !existed && !job_lock)
+				lbs_recorder_remove(output);
 		}
 	if (job_lock) {
 		output = job.output;

@@ -19,4 +19,9 @@ const char *lbs_fuzz_dir(void);
  * harness's, not the code under test's. */
 const char *lbs_fuzz_file(const char *name, const uint8_t *data, size_t size);
 
+/* fuzz/fuzz_simulate.c: runs the scenario the bytes choose and checks it
+ * (aborting on a finding). 0: refused as bad input; 1: ran to its end; 2:
+ * stopped at the event cap or the limit of simulated time. */
+int lbs_fuzz_simulate(const uint8_t *data, size_t size);
+
 #endif

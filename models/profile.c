@@ -219,6 +219,29 @@ static lbs_status read_points(lbs_profile *p, const read_ctx *c, lbs_error *err)
 	return LBS_OK;
 }
 
+/* The shape a device can have: with a memory cap, it saturates at a batch
+ * it holds, and was measured only at batches it holds. */
+static lbs_status check_shape(const lbs_profile *p, const read_ctx *c, lbs_error *err)
+{
+	int64_t cap = p->cost.max_batch;
+	if (cap == INT64_MAX)
+		return LBS_OK;
+	for (size_t i = 0; i < c->n_kv; i++) {
+		const lbs_kv *e = &c->kv[i];
+		if (!strcmp(e->section, "cost") && !strcmp(e->key, "saturation_batch") &&
+		    p->cost.ops == &lbs_cost_piecewise && p->cost.saturation_batch > cap)
+			return kv_error(err, e, "%lld is above max_batch (%lld): a device cannot saturate at "
+					"a batch its memory does not hold", (long long)p->cost.saturation_batch,
+					(long long)cap);
+	}
+	for (size_t i = 0, k = 0; i < c->n_kv; i++)
+		if (!strcmp(c->kv[i].section, "measurements") && p->point[k++].batch > cap)
+			return kv_error(err, &c->kv[i], "a measurement at batch %lld, above max_batch (%lld): "
+					"the device cannot run a batch its memory does not hold",
+					(long long)p->point[k - 1].batch, (long long)cap);
+	return LBS_OK;
+}
+
 static lbs_status build(lbs_profile *p, read_ctx *c, lbs_error *err)
 {
 	const lbs_kv **entries = calloc(c->n_kv + 1, sizeof *entries);
@@ -258,6 +281,8 @@ static lbs_status build(lbs_profile *p, read_ctx *c, lbs_error *err)
 	free(entries);
 	if (st == LBS_OK)
 		st = read_points(p, c, err);
+	if (st == LBS_OK)
+		st = check_shape(p, c, err);
 	if (st == LBS_OK && (size_t)p->points != p->n_points) {
 		for (size_t i = 0; i < c->n_kv; i++)
 			if (!strcmp(c->kv[i].section, "fit") && !strcmp(c->kv[i].key, "points"))

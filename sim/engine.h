@@ -8,10 +8,20 @@
 #ifndef LBS_ENGINE_H
 #define LBS_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/queue.h"
+
+/* The latest time an event may be scheduled at: past it, doubles no longer
+ * tell apart the times of a run's events (their spacing at 1e18 s is 128 s),
+ * and a time that overflows to infinity is refused here, as bad input,
+ * rather than reaching the queue's invariant. */
+#define LBS_ENGINE_MAX_TIME_S 1e18
+/* lbs_engine_run looks at the interrupt flag every LBS_ENGINE_POLL events
+ * (a few milliseconds of events). */
+#define LBS_ENGINE_POLL 65536
 
 struct lbs_engine;
 typedef lbs_status (*lbs_event_fn)(void *ctx, uint32_t arg, struct lbs_engine *eng);
@@ -29,6 +39,8 @@ typedef struct lbs_engine {
 	uint64_t events; /* events dispatched so far */
 	bool stop;       /* a handler sets it to end lbs_engine_run early */
 	lbs_error *err;  /* where handlers report failures */
+	const volatile sig_atomic_t *interrupt; /* non-zero: stop (NULL: never) */
+	uint64_t event_limit; /* > 0: stop after about this many events (the fuzzers' cap) */
 } lbs_engine;
 
 lbs_status lbs_engine_init(lbs_engine *eng, size_t queue_capacity, lbs_error *err);
@@ -40,14 +52,21 @@ lbs_status lbs_engine_register(lbs_engine *eng, lbs_event_fn fn, void *ctx, uint
 
 static inline double lbs_engine_now(const lbs_engine *eng) { return eng->queue.now; }
 
-/* Schedules handle at absolute time `time` (>= now). */
+lbs_status lbs_engine_time_error(lbs_engine *eng, double time);
+
+/* Schedules handle at absolute time `time` (>= now); a time past
+ * LBS_ENGINE_MAX_TIME_S (or NaN) is an LBS_EINPUT error. */
 static inline lbs_status lbs_engine_at(lbs_engine *eng, double time, uint32_t handle)
 {
+	if (__builtin_expect(!(time <= LBS_ENGINE_MAX_TIME_S), 0))
+		return lbs_engine_time_error(eng, time);
 	return lbs_queue_push(&eng->queue, time, handle, eng->err);
 }
 
 /* Dispatches events in (time, sequence) order until the queue is empty, a
- * handler sets eng->stop, or a handler fails (its status is returned). */
+ * handler sets eng->stop, a handler fails (its status is returned), or
+ * *eng->interrupt is set or event_limit reached (LBS_EINTR; both are looked
+ * at every LBS_ENGINE_POLL events). */
 lbs_status lbs_engine_run(lbs_engine *eng);
 
 #endif

@@ -4,7 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "util/units.h"
@@ -190,9 +192,23 @@ lbs_status lbs_check_worker_rows(uint64_t rows, int64_t max_rows, const char *wh
 			     LBS_ROW_BYTES_MAX);
 }
 
+lbs_status lbs_recorder_check_path(const char *option, const char *path, lbs_error *err)
+{
+	if (*path && strcmp(path, ":memory:") != 0 && strncasecmp(path, "file:", 5) != 0)
+		return LBS_OK;
+	return lbs_error_set(err, LBS_EUSAGE, "%s '%s': not a file path: %s (give a path such as results.db)",
+			     option, path, !*path ? "an empty name is SQLite's temporary database, deleted at exit"
+			     : *path == ':' ? "it is SQLite's in-memory database, lost at exit"
+			     : "it is a SQLite URI, which may keep the results in memory (mode=memory) or "
+			       "elsewhere; ./file:... names a file of that name");
+}
+
 lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
 {
 	memset(r, 0, sizeof *r);
+	lbs_status bad = lbs_recorder_check_path("results database", path, err);
+	if (bad != LBS_OK)
+		return bad;
 	snprintf(r->path, sizeof r->path, "%s", path);
 	r->detail = detail;
 	r->row_budget = -1;
@@ -521,4 +537,14 @@ void lbs_recorder_close(lbs_recorder *r)
 		sqlite3_close(r->db);
 	r->db = NULL;
 	r->ins_iteration = r->ins_worker_iteration = r->ins_batch = r->ins_var = NULL;
+}
+
+void lbs_recorder_remove(const char *path)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+		char name[4096];
+		if (snprintf(name, sizeof name, "%s%s", path, suffixes[i]) < (int)sizeof name)
+			unlink(name);
+	}
 }

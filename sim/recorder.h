@@ -91,6 +91,17 @@ void lbs_recorder_abort(lbs_recorder *r);
 
 void lbs_recorder_close(lbs_recorder *r);
 
+/* Whether path names a real file to keep results in: not "" (SQLite's
+ * temporary database), ":memory:", or a URI ("file:...", which SQLite opens
+ * as it says, in memory with mode=memory), all of which it throws away at
+ * exit. LBS_EUSAGE, naming `option` ("-o"), otherwise. Every command that
+ * writes a database calls it before any work; lbs_recorder_open too. */
+lbs_status lbs_recorder_check_path(const char *option, const char *path, lbs_error *err);
+
+/* Removes the results file at path and SQLite's journal beside it (a file
+ * the caller created and no run got into). */
+void lbs_recorder_remove(const char *path);
+
 /* The schema as SQL, for the docs. */
 extern const char lbs_schema_sql[];
 

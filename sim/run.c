@@ -407,6 +407,98 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 	return LBS_OK;
 }
 
+/* "FILE:LINE: [SECTION] KEY: msg" at where the scenario gave the key (the
+ * section's start, or the file, for a default). */
+static lbs_status key_error(const lbs_scenario *sc, const char *section, const char *key,
+			    const char *msg, lbs_error *err)
+{
+	char label[LBS_ERROR_MAX / 2];
+	lbs_origin at = lbs_scenario_origin(sc, section, key);
+	lbs_origin_format(&at, section, key, label, sizeof label);
+	return lbs_error_set(err, LBS_EINPUT, "%s: %s", label, msg);
+}
+
+/* Bounds on what the scenario's extreme values make of one iteration, found
+ * before anything runs: no time may leave the range where doubles keep the
+ * events in order (non-finite, or more than LBS_MAX_SIM_TIME_S over the
+ * run), and no iteration may take more than LBS_MAX_ITERATION_EVENTS events
+ * (micro-batches, phases of a background job), which no run could finish.
+ * The slowest iteration is bounded by every worker computing the whole
+ * global batch (or its cap) at its constant availability, with the highest
+ * uniform noise, then the aggregation at nominal bandwidth; the events by
+ * the equal split. Sources that vary over time are bounded as they run
+ * (lbs_engine_at refuses a time past the limit). */
+static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
+{
+	const lbs_scenario *sc = run->sc;
+	const int64_t B = sc->run.global_batch;
+	char msg[LBS_ERROR_MAX / 2], section[LBS_NAME_MAX + 16];
+	double slowest = 0, split = 0;
+	const int64_t share = (B + (int64_t)run->n - 1) / (int64_t)run->n;
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		double noise = gs->noise.kind == LBS_NOISE_UNIFORM ? 1 + gs->noise.high : 1;
+		int64_t b = B < gs->cost.max_batch ? B : gs->cost.max_batch;
+		int64_t s = share < b ? share : b;
+		double t = lbs_cost_time_s(&gs->cost, b) * noise / gs->availability;
+		snprintf(section, sizeof section, "workers.%s", gs->name);
+		if (!(t <= LBS_MAX_SIM_TIME_S)) {
+			lbs_fmt(msg, sizeof msg, "%g s of work (a batch of %lld) at availability %g takes %g s, "
+				"more than the limit of %g s of simulated time", lbs_cost_time_s(&gs->cost, b) * noise,
+				(long long)b, gs->availability, t, LBS_MAX_SIM_TIME_S);
+			return key_error(sc, section, gs->availability < 1 ? "availability" : "per_sample", msg, err);
+		}
+		slowest = t > slowest ? t : slowest;
+		t = lbs_cost_time_s(&gs->cost, s) / gs->availability;
+		split = t > split ? t : split;
+	}
+	double agg = run->net.latency_s + run->net.transfer_s;
+	if (!(agg <= LBS_MAX_SIM_TIME_S)) {
+		lbs_fmt(msg, sizeof msg, "a gradient of %g bytes at this bandwidth takes %g s to aggregate, "
+			"more than the limit of %g s of simulated time", sc->model.gradient_bytes, agg,
+			LBS_MAX_SIM_TIME_S);
+		return key_error(sc, "network", "bandwidth", msg, err);
+	}
+	double total = (double)sc->iterations * (slowest + agg);
+	if (!(total <= LBS_MAX_SIM_TIME_S)) {
+		lbs_fmt(msg, sizeof msg, "%lld iterations of up to %g s each could take %g s, more than the "
+			"limit of %g s of simulated time", (long long)sc->iterations, slowest + agg, total,
+			LBS_MAX_SIM_TIME_S);
+		return key_error(sc, "run", sc->iterations_per_epoch ? "epochs" : "iterations", msg, err);
+	}
+	if (run->info.micro_batch) {
+		double events = (double)B / (double)run->info.micro_batch + (double)run->n;
+		if (events > LBS_MAX_ITERATION_EVENTS) {
+			lbs_fmt(msg, sizeof msg, "policy '%s' computes it in micro-batches of %lld samples: "
+				"%.3g events an iteration, more than the limit of %.3g", run->policy->name,
+				(long long)run->info.micro_batch, events, LBS_MAX_ITERATION_EVENTS);
+			return key_error(sc, "run", "global_batch", msg, err);
+		}
+	}
+	for (size_t i = 0; i < sc->n_generators; i++) {
+		const lbs_gen_spec *g = &sc->generators[i];
+		if (g->kind != LBS_GEN_BACKGROUND)
+			continue;
+		double workers = 0;
+		for (size_t k = 0; k < g->n_groups; k++)
+			workers += (double)sc->groups[g->groups[k]].count;
+		/* Each worker's job is drawn through the whole iteration, the
+		 * aggregation too: about 2T/(on + off) phases in T, where
+		 * a(t) >= 1 - load makes the compute last at most split / (1 - load). */
+		double T = split / (1 - g->load) + agg, cycle = g->on_mean_s + g->off_mean_s;
+		double events = workers * 2 * T / cycle;
+		if (events > LBS_MAX_ITERATION_EVENTS) {
+			snprintf(section, sizeof section, "generator.%s", g->name);
+			lbs_fmt(msg, sizeof msg, "on and off phases of %g s and %g s on average in iterations "
+				"of about %g s: %.3g phases an iteration over %g workers, more than the limit of "
+				"%.3g events", g->on_mean_s, g->off_mean_s, T, events, workers,
+				LBS_MAX_ITERATION_EVENTS);
+			return key_error(sc, section, g->on_mean_s <= g->off_mean_s ? "on_mean" : "off_mean", msg, err);
+		}
+	}
+	return LBS_OK;
+}
+
 static void section_options(const void *ctx, const char *section, const lbs_kv **kv, size_t *n)
 {
 	lbs_scenario_section_options(ctx, section, kv, n);
@@ -489,6 +581,8 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 		if (k == 0)
 			run->h_worker0 = h;
 	}
+	if ((st = check_bounds(run, err)) != LBS_OK)
+		return st;
 	draw_noise(run);
 	return plan(run, err);
 }
@@ -509,9 +603,12 @@ lbs_status lbs_run_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
 	run->observer_ctx = ctx;
 	run->interrupt = interrupt;
 	run->eng.err = err;
+	run->eng.interrupt = interrupt;
 	lbs_status st = lbs_engine_at(&run->eng, 0.0, run->h_begin);
 	if (st == LBS_OK)
 		st = lbs_engine_run(&run->eng);
+	if (st == LBS_EINPUT) /* a time past the limit (check_bounds cannot see traces and generators) */
+		lbs_error_prefix(err, "%s: iteration %lld", run->sc->path, (long long)run->iteration);
 	run->stats.events = run->eng.events;
 	return st;
 }

@@ -57,6 +57,12 @@ typedef struct lbs_iteration_record {
 	size_t n_readings;        /* cpu_util, mem_util */
 } lbs_iteration_record;
 
+/* The most simulated time a run may span, and the most events an iteration
+ * may take (micro-batches, phases of a background job): a scenario past
+ * either is refused before it runs. */
+#define LBS_MAX_SIM_TIME_S LBS_ENGINE_MAX_TIME_S
+#define LBS_MAX_ITERATION_EVENTS 1e8
+
 typedef lbs_status (*lbs_iteration_fn)(void *ctx, const lbs_iteration_record *rec, lbs_error *err);
 
 typedef struct lbs_run_stats {
@@ -100,7 +106,7 @@ typedef struct lbs_run {
 	size_t remaining;   /* workers still computing (per-worker events) */
 	lbs_iteration_fn observer;
 	void *observer_ctx;
-	const volatile sig_atomic_t *interrupt; /* checked between iterations */
+	const volatile sig_atomic_t *interrupt; /* checked between iterations and every few events */
 	lbs_run_stats stats;
 } lbs_run;
 
@@ -111,7 +117,8 @@ typedef struct lbs_run {
 lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err);
 
 /* Simulates the whole run, calling observer(ctx, record) once per iteration.
- * Returns LBS_EINTR if *interrupt became non-zero. */
+ * Returns LBS_EINTR if *interrupt became non-zero (seen within
+ * LBS_ENGINE_POLL events, at most a few milliseconds). */
 lbs_status lbs_run_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
 			   const volatile sig_atomic_t *interrupt, lbs_error *err);
 

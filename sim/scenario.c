@@ -260,7 +260,15 @@ static lbs_status apply_override(parse_ctx *c, const char *arg)
 	while (*value == ' ')
 		value++;
 	if (slen >= LBS_NAME_MAX + 16 || klen >= LBS_NAME_MAX || strlen(value) >= LBS_VALUE_MAX)
-		return lbs_error_set(c->ini.err, LBS_EUSAGE, "--set %s: too long", arg);
+		return lbs_error_set(c->ini.err, LBS_EUSAGE, "--set %.*s%s: too long (%s of %zu bytes; at "
+				     "most %d)", (int)(eq - arg < 64 ? eq - arg : 64), arg, eq - arg < 64 ? "" : "...",
+				     strlen(value) >= LBS_VALUE_MAX ? "a value" : "a name",
+				     strlen(value) >= LBS_VALUE_MAX ? strlen(value) : (size_t)(eq - arg),
+				     strlen(value) >= LBS_VALUE_MAX ? LBS_VALUE_MAX - 1 : LBS_NAME_MAX - 1);
+	/* What a file line must be, a --set must be too. */
+	if (!lbs_utf8_valid((const unsigned char *)arg, strlen(arg)))
+		return lbs_error_set(c->ini.err, LBS_EINPUT, "--set %.*s: the value is not valid UTF-8",
+				     (int)(eq - arg < 64 ? eq - arg : 64), arg);
 	lbs_kv e = { .at = { "--set", 0 } };
 	memcpy(e.section, arg, slen);
 	memcpy(e.key, dot + 1, klen);

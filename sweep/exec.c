@@ -5,7 +5,9 @@
  * Next to the output OUT lives the work folder OUT.sweep/ while a sweep is
  * unfinished:
  *   sweep        the sweep's identity (hash, shard): a rerun must match it
- *   jobs         one shell command per point, the input of GNU parallel
+ *   jobs         one shell command per point, each ended by a NUL byte (GNU
+ *                parallel --null): a path may hold any byte but NUL, a
+ *                newline too, and every one is single-quoted
  *   points.list  the point number of each line of jobs
  *   joblog       GNU parallel's job log (--joblog, --resume-failed)
  *   points/N.db  point N's results, put in place when its run succeeded
@@ -37,6 +39,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "analysis/merge.h"
+#include "sim/recorder.h"
 #include "util/proc.h"
 #include "sweep/sweep.h"
 #include "traces/series.h"
@@ -114,20 +117,25 @@ static lbs_status check_parallel(lbs_error *err)
 	return LBS_OK;
 }
 
-static lbs_status write_file(const char *path, const char *text, lbs_error *err)
+static lbs_status write_bytes(const char *path, const char *data, size_t len, lbs_error *err)
 {
 	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-	bool ok = fputs(text, f) >= 0;
+	bool ok = fwrite(data, 1, len, f) == len;
 	ok &= fclose(f) == 0;
 	if (!ok || rename(tmp, path) != 0) {
 		unlink(tmp);
 		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", path, strerror(errno));
 	}
 	return LBS_OK;
+}
+
+static lbs_status write_file(const char *path, const char *text, lbs_error *err)
+{
+	return write_bytes(path, text, strlen(text), err);
 }
 
 /* The whole file, or NULL. */
@@ -268,7 +276,8 @@ static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p
 			lbs_buf_printf(b, " --policy ");
 			lbs_buf_shell_quote(b, value);
 		} else if (!strcmp(name, "seed")) {
-			lbs_buf_printf(b, " --seed %s", value);
+			lbs_buf_printf(b, " --seed ");
+			lbs_buf_shell_quote(b, value);
 		} else {
 			char set[LBS_VALUE_MAX + LBS_NAME_MAX * 2 + 32];
 			snprintf(set, sizeof set, "%s=%s", name, value);
@@ -280,7 +289,7 @@ static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p
 	lbs_buf_shell_quote(b, db);
 	lbs_buf_printf(b, " --sweep-job ");
 	lbs_buf_shell_quote(b, lock);
-	lbs_buf_printf(b, " --parent \"$PPID\"\n");
+	lbs_buf_printf(b, " --parent \"$PPID\"%c", '\0');
 	return !b->failed;
 }
 
@@ -361,7 +370,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 			  plan *pl, lbs_error *err)
 {
 	char path[4200], identity[512];
-	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\n", sw->hash,
+	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\njobs nul\n", sw->hash,
 		 o->shard_k, o->shard_n, sw->name);
 	if (mkdir(pl->dir, 0777) != 0 && errno != EEXIST)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create the work folder: %s", pl->dir,
@@ -381,6 +390,14 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 		return st;
 	snprintf(path, sizeof path, "%s/sweep", pl->dir);
 	char *old = read_file(path);
+	/* A folder of an lbsim whose job list was one command a line (before
+	 * "jobs nul"): the same sweep, but its jobs are not run as they are:
+	 * started afresh (points already merged stay merged). */
+	size_t cut = strlen(identity) - strlen("jobs nul\n");
+	if (old && strlen(old) == cut && !strncmp(old, identity, cut)) {
+		free(old);
+		old = NULL;
+	}
 	if (old && strcmp(old, identity)) {
 		st = lbs_error_set(err, LBS_EINPUT,
 				   "%s holds an unfinished sweep that differs from %s (another sweep file, "
@@ -437,7 +454,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	if (jobs.failed || list.failed)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	if (st == LBS_OK)
-		st = write_file(jobs_path, lbs_buf_str(&jobs), err);
+		st = write_bytes(jobs_path, lbs_buf_str(&jobs), jobs.len, err);
 	if (st == LBS_OK)
 		st = write_file(list_path, lbs_buf_str(&list), err);
 	/* The identity goes last: a folder without it is started afresh. */
@@ -471,6 +488,7 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 		args[n++] = "--sshlogin";
 		args[n++] = o->logins[i];
 	}
+	args[n++] = "--null";
 	args[n++] = "-a";
 	args[n++] = jobs;
 	args[n] = NULL;
@@ -614,6 +632,11 @@ static int parse_options(int argc, char **argv, options *o)
 		return LBS_EUSAGE;
 	}
 	o->sweep = argv[optind];
+	lbs_error err = { 0 };
+	if (lbs_recorder_check_path("-o", o->output, &err) != LBS_OK) {
+		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
+		return LBS_EUSAGE;
+	}
 	return 0;
 }
 

@@ -536,6 +536,19 @@ static lbs_status build(lbs_sweep *sw, parse_ctx *c, lbs_error *err)
 	int zip_line = 0;
 	const char *zip_key = NULL;
 	value_list l = { 0 };
+	/* A grid section given empty is a mistake (keys put elsewhere, or a
+	 * list left out), not a sweep of one point. */
+	for (size_t s = 0; s < c->n_sec; s++) {
+		if (!strcmp(c->sec[s].name, "sweep"))
+			continue;
+		size_t keys = 0;
+		for (size_t i = 0; i < c->n; i++)
+			keys += !strcmp(c->e[i].section, c->sec[s].name);
+		if (!keys)
+			return lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s] is empty: give the keys to %s, or "
+					     "remove the section", sw->path, c->sec[s].line, c->sec[s].name,
+					     strcmp(c->sec[s].name, "zip") ? "vary" : "vary together");
+	}
 	for (size_t i = 0; i < c->n && st == LBS_OK; i++) {
 		const entry *e = &c->e[i];
 		if (!strcmp(e->section, "sweep")) {

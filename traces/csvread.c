@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #define CHUNK 65536
@@ -438,4 +439,40 @@ const char *lbs_csv_timestamp(const char *s, double *out)
 	/* Local time = UTC + offset, so UTC = local - offset. */
 	*out = (double)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - zone_s) + frac;
 	return NULL;
+}
+
+typedef struct named_field {
+	const char *s;
+	size_t i;
+} named_field;
+
+static int by_name_then_index(const void *a, const void *b)
+{
+	const named_field *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+lbs_status lbs_csv_check_unique(const lbs_csv_row *header, size_t from, const char *path, lbs_error *err)
+{
+	if (header->n <= from + 1)
+		return LBS_OK;
+	size_t n = header->n - from;
+	named_field *f = malloc(n * sizeof *f);
+	if (!f)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (size_t k = 0; k < n; k++)
+		f[k] = (named_field){ header->field[from + k], from + k };
+	qsort(f, n, sizeof *f, by_name_then_index);
+	/* In each run of equal names the second is a repeat; the first repeat
+	 * in the file is the least of those. */
+	size_t first = SIZE_MAX;
+	for (size_t k = 1; k < n; k++)
+		if (!strcmp(f[k].s, f[k - 1].s) && (k == 1 || strcmp(f[k - 1].s, f[k - 2].s)) && f[k].i < first)
+			first = f[k].i;
+	free(f);
+	if (first == SIZE_MAX)
+		return LBS_OK;
+	return lbs_trace_error(err, path, header->line, "header", "column '%s' appears twice",
+			       header->field[first]);
 }

@@ -52,6 +52,11 @@ lbs_status lbs_trace_error(lbs_error *err, const char *path, int64_t line, const
 lbs_status lbs_csv_columns(const lbs_csv_row *header, const char *const *need, long *const *pos,
 			   size_t n, const char *path, const char *expected, lbs_error *err);
 
+/* The header's fields from `from` on must differ: "column 'X' appears
+ * twice" names the first that repeats an earlier one. O(n log n), so a
+ * header of a million columns is checked in a moment. */
+lbs_status lbs_csv_check_unique(const lbs_csv_row *header, size_t from, const char *path, lbs_error *err);
+
 /* A row must have as many fields as the header (at header_line) had. */
 lbs_status lbs_csv_check_width(const lbs_csv_row *row, size_t n_fields, int64_t header_line,
 			       const char *path, lbs_error *err);

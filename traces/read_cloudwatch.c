@@ -100,13 +100,12 @@ static lbs_status header(cw_ctx *c, const lbs_csv_row *row, lbs_error *err)
 	for (size_t i = 1; i < row->n; i++) {
 		if (!*row->field[i])
 			return lbs_trace_error(err, c->path, row->line, "header", "column %zu has no name", i + 1);
-		for (size_t j = 1; j < i; j++)
-			if (strcmp(row->field[j], row->field[i]) == 0)
-				return lbs_trace_error(err, c->path, row->line, "header",
-						       "column '%s' appears twice", row->field[i]);
 		if (!(c->label[i] = strdup(row->field[i])))
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
+	lbs_status st = lbs_csv_check_unique(row, 1, c->path, err);
+	if (st != LBS_OK)
+		return st;
 	if (c->opts && c->opts->metric && *c->opts->metric) {
 		if (!(c->m = find_metric(c->opts->metric))) {
 			char known[256];

@@ -58,10 +58,28 @@ bool lbs_utf8_valid(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned char ch = s[i];
-		size_t len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
+		if (ch < 0x80) {
+			i++;
+			continue;
+		}
+		/* The well-formed sequences of Unicode 15, table 3-7: no overlong
+		 * forms (C0, C1, E0 80..9F, F0 80..8F), no surrogates (ED A0..BF),
+		 * nothing above U+10FFFF (F4 90.., F5..FF). */
+		size_t len = ch >= 0xC2 && ch <= 0xDF ? 2 : ch >= 0xE0 && ch <= 0xEF ? 3 : ch >= 0xF0 && ch <= 0xF4 ? 4 : 0;
 		if (!len || i + len > n)
 			return false;
-		for (size_t j = 1; j < len; j++)
+		unsigned char lo = 0x80, hi = 0xBF, c1 = s[i + 1];
+		if (ch == 0xE0)
+			lo = 0xA0;
+		else if (ch == 0xED)
+			hi = 0x9F;
+		else if (ch == 0xF0)
+			lo = 0x90;
+		else if (ch == 0xF4)
+			hi = 0x8F;
+		if (c1 < lo || c1 > hi)
+			return false;
+		for (size_t j = 2; j < len; j++)
 			if ((s[i + j] & 0xC0) != 0x80)
 				return false;
 		i += len;
@@ -69,15 +87,62 @@ bool lbs_utf8_valid(const unsigned char *s, size_t n)
 	return true;
 }
 
+/* The bytes inih strips around lines, names and values (its isspace, in
+ * the C locale lbsim runs in): every test of this reader uses these, so a
+ * line inih sees as a section header is one here too. */
+static bool ini_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static char *skip_space(char *s)
+{
+	while (ini_space(*s))
+		s++;
+	return s;
+}
+
+/* The raw bytes a line may have (indentation and line end included); a
+ * line that does not end by then is refused without reading further, so a
+ * file without line ends is never read whole. */
+#define RAW_LINE_MAX 4096
+
+/* The next line into r->buf, as getline would, but at most RAW_LINE_MAX
+ * bytes: its length, -1 at the end of the file, -2 out of memory, -3 too
+ * long. */
+static ssize_t read_line(lbs_ini_reader *r)
+{
+	if (!r->buf) {
+		if (!(r->buf = malloc(RAW_LINE_MAX + 1)))
+			return -2;
+		r->bufcap = RAW_LINE_MAX + 1;
+	}
+	size_t n = 0;
+	for (int ch; (ch = getc(r->f)) != EOF;) {
+		if (n == RAW_LINE_MAX)
+			return -3;
+		r->buf[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	r->buf[n] = '\0';
+	return n ? (ssize_t)n : -1;
+}
+
 char *lbs_ini_read_line(char *str, int num, void *stream)
 {
 	lbs_ini_reader *r = stream;
 	if (r->failed)
 		return NULL;
-	ssize_t len = getline(&r->buf, &r->bufcap, r->f);
-	if (len < 0)
+	ssize_t len = read_line(r);
+	if (len == -1)
 		return NULL;
 	r->line++;
+	if (len == -2)
+		return lbs_ini_fail(r, "out of memory"), NULL;
+	if (len == -3)
+		return lbs_ini_fail(r, "line longer than %d characters%s", r->max_chars,
+				    r->long_line_hint ? r->long_line_hint : ""), NULL;
 	if ((size_t)len != strlen(r->buf))
 		return lbs_ini_fail(r, "NUL byte in line (is this a text file?)"), NULL;
 	if (!lbs_utf8_valid((const unsigned char *)r->buf, (size_t)len))
@@ -85,10 +150,13 @@ char *lbs_ini_read_line(char *str, int num, void *stream)
 	char *s = r->buf;
 	if (r->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
 		s += 3; /* a UTF-8 byte-order mark */
-	while (*s == ' ' || *s == '\t')
-		s++;
+	/* inih would skip a second one too, and then see a header this reader
+	 * did not: refused. */
+	if (r->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+		return lbs_ini_fail(r, "a second byte-order mark (save the file as UTF-8 with at most one)"), NULL;
+	s = skip_space(s);
 	size_t slen = strlen(s);
-	while (slen && (s[slen - 1] == '\n' || s[slen - 1] == '\r'))
+	while (slen && ini_space(s[slen - 1]))
 		s[--slen] = '\0';
 	if (slen > (size_t)r->max_chars || slen + 1 >= (size_t)num)
 		return lbs_ini_fail(r, "line longer than %d characters%s", r->max_chars,
@@ -97,9 +165,7 @@ char *lbs_ini_read_line(char *str, int num, void *stream)
 		char *close = strchr(s, ']');
 		if (!close)
 			return lbs_ini_fail(r, "section header without ']'"), NULL;
-		const char *rest = close + 1;
-		while (*rest == ' ' || *rest == '\t')
-			rest++;
+		const char *rest = skip_space(close + 1);
 		if (*rest && *rest != ';' && *rest != '#')
 			return lbs_ini_fail(r, "unexpected text after ']'"), NULL;
 		char name[128];

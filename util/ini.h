@@ -3,8 +3,9 @@
  * sweep files, cost profiles), as the reader inih's ini_parse_stream calls:
  * one line at a time, so line numbers are known; it refuses what inih would
  * silently misread (lines longer than its buffer, which it splits; NUL
- * bytes; invalid UTF-8), skips a byte-order mark, strips indentation (which
- * inih would take for the continuation of a value), checks that a section
+ * bytes; invalid UTF-8; a second byte-order mark), skips a byte-order mark,
+ * strips what inih takes for whitespace (space, tab, CR, LF, VT, FF; at the
+ * start inih would take it for the continuation of a value), checks that a section
  * header is alone on its line, and hands each header's name to the caller. */
 #ifndef LBS_INI_H
 #define LBS_INI_H
@@ -54,7 +55,8 @@ int lbs_ini_add_kv(lbs_ini_reader *r, lbs_kv **kv, size_t *n, size_t *cap, const
 /* The ini_reader for ini_parse_stream; stream is the lbs_ini_reader. */
 char *lbs_ini_read_line(char *str, int num, void *stream);
 
-/* Whether s[0..n) is valid UTF-8. */
+/* Whether s[0..n) is well-formed UTF-8: no overlong forms, surrogates or
+ * code points above U+10FFFF. */
 bool lbs_utf8_valid(const unsigned char *s, size_t n);
 
 #endif

@@ -557,6 +557,12 @@ int lbs_calibrate_command(int argc, char **argv)
 			free(bo.batches);
 			return LBS_EUSAGE;
 		}
+	if (output && !*output) {
+		fprintf(stderr, "lbsim calibrate: -o '': expected a file (--blas, --cuda) or a folder "
+				"(--from-table)\n");
+		free(bo.batches);
+		return LBS_EUSAGE;
+	}
 	if (output && (list || keys || layers)) {
 		fprintf(stderr, "lbsim calibrate: -o applies to --blas, --cuda and --from-table\n");
 		free(bo.batches);

@@ -11,6 +11,9 @@
 #include "models/calib.h"
 #include "util/units.h"
 
+/* The longest record a table may have (as a trace, traces/csvread.h). */
+#define TABLE_RECORD_MAX 1048576
+
 #define MAX_FIELDS 8
 
 typedef struct csv_ctx {
@@ -94,12 +97,21 @@ static lbs_status parse_file(csv_ctx *c)
 		return lbs_error_set(c->err, LBS_EINTERNAL, "out of memory");
 	}
 	char buf[8192];
-	size_t len;
+	size_t len, since = 0; /* bytes read since a record last ended */
+	long at = c->line;
 	c->st = LBS_OK;
-	while (c->st == LBS_OK && (len = fread(buf, 1, sizeof buf, f)) > 0)
+	while (c->st == LBS_OK && (len = fread(buf, 1, sizeof buf, f)) > 0) {
 		if (csv_parse(&p, buf, len, on_field, on_row, c) != len && c->st == LBS_OK)
 			c->st = lbs_error_set(c->err, LBS_EINPUT, "%s:%ld: %s", c->path, c->line + 1,
 					      csv_strerror(csv_error(&p)));
+		/* libcsv keeps a record whole: one that does not end is refused
+		 * before it grows past a bound, as the trace reader does. */
+		since = c->line == at ? since + len : len;
+		at = c->line;
+		if (c->st == LBS_OK && since > TABLE_RECORD_MAX + sizeof buf)
+			c->st = lbs_error_set(c->err, LBS_EINPUT, "%s:%ld: record longer than %d bytes (is this "
+					      "a text file with line ends?)", c->path, c->line + 1, TABLE_RECORD_MAX);
+	}
 	if (c->st == LBS_OK && ferror(f))
 		c->st = lbs_error_set(c->err, LBS_EINPUT, "%s: read error: %s", c->path, strerror(errno));
 	if (c->st == LBS_OK && csv_fini(&p, on_field, on_row, c) != 0 && c->st == LBS_OK)

@@ -111,7 +111,7 @@ sleep 1
 kill -INT $pid
 wait $pid; rc=$?
 check "SIGINT: exit 130" test $rc -eq 130
-check "SIGINT: no rows kept" test "$(q "$TMP/i.db" 'SELECT count(*) FROM runs') $(q "$TMP/i.db" 'SELECT count(*) FROM iterations')" = "0 0"
+check "SIGINT: no rows kept (the results file it made is removed)" test ! -e "$TMP/i.db"
 
 # --sweep-job: the output appears whole or not at all.
 "$LBSIM" "$S" -q -o "$TMP/j.db" --sweep-job "$TMP/j.lock" -p lbbsp-gpu --set run.iterations=20; rc=$?

@@ -19,4 +19,5 @@ replay scenario "$R/scenario" "$top_srcdir/scenarios" "$D/bad" "$D/sweep/scenari
 replay trace "$R/trace" "$D/traces" "$D/bad/traces"
 replay sweep "$R/sweep" "$D/sweep/sweep.ini" "$D/bad-sweep"
 replay profile "$R/profile" "$top_srcdir/profiles" "$D/bad/profiles"
+replay simulate "$R/simulate"
 finish

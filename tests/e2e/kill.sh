@@ -116,5 +116,38 @@ check "resumed sweep: 8 distinct points" test "$(q "$TMP/s.db" 'SELECT count(DIS
 check "resumed sweep: 8 distinct (size, policy, seed)" test "$(q "$TMP/s.db" \
 	'SELECT count(*) FROM (SELECT DISTINCT n_workers, policy, seed FROM runs)')" = 8
 check "resumed sweep: valid" valid "$TMP/s.db"
+# ---- SIGTERM inside one long iteration -----
+# Work stealing in one-sample chunks over 9e7 samples: each iteration is
+# 9e7 events (just under the limit of 1e8), seconds of work, so a run that
+# looked at signals only between iterations would not stop for seconds.
+printf '[run]\nglobal_batch = 90000000\niterations = 1000\n[model]\nparameters = 1000\n[network]
+topology = ring\nbandwidth = 10 Gbit/s\n[workers.cpu]\ncount = 2\ndevice = cpu\ncost = linear
+per_sample = 1 ns\n[policy]\nname = work-stealing\n[policy.work-stealing]\nchunk = 1\n' > "$TMP/long-iteration.ini"
+"$LBSIM" "$SC" -q -o "$TMP/term.db" --set run.iterations=3
+before=$(cksum < "$TMP/term.db")
+"$LBSIM" "$TMP/long-iteration.ini" -q --no-baseline -o "$TMP/term.db" 2> "$TMP/term.err" &
+pid=$!
+sleep 1
+t0=$(date +%s%N)
+kill -TERM $pid
+wait $pid; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "SIGTERM inside an iteration: exit 130 (got $rc)" test $rc -eq 130
+check "SIGTERM inside an iteration: stopped within 2 s (${ms} ms)" test $ms -lt 2000
+check "SIGTERM inside an iteration: it was inside one" grep -q "interrupted within an iteration" "$TMP/term.err"
+check "SIGTERM inside an iteration: the results file is unchanged" test "$(cksum < "$TMP/term.db")" = "$before"
+check "SIGTERM inside an iteration: no journal left" test ! -e "$TMP/term.db-journal"
+# ---- SIGTERM while the scenario's trace is read: 130, nothing written -----
+awk 'BEGIN { print "# lbsim-trace 1"; print "time_s,id,availability";
+	for (i = 0; i < 2000000; i++) printf "%d,w%d,0.5\n", i % 3, i }' > "$TMP/big.csv"
+sed -n '1,/^per_sample/p' "$TMP/long-iteration.ini" > "$TMP/big-trace.ini"
+printf 'trace_format = lbsim\ntrace = big.csv\n' >> "$TMP/big-trace.ini"
+"$LBSIM" "$TMP/big-trace.ini" -q -o "$TMP/big.db" 2> /dev/null &
+pid=$!
+sleep 0.3
+kill -TERM $pid
+wait $pid; rc=$?
+check "SIGTERM while reading a trace: exit 130 (got $rc)" test $rc -eq 130
+check "SIGTERM while reading a trace: no results file" test ! -e "$TMP/big.db"
 echo "kill: $points kill points tried ($((points / 2)) runs, $((points - points / 2)) sweeps)"
 finish

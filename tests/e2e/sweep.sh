@@ -255,4 +255,22 @@ check "... named with its parameters" grep -q "$TMP/cap.ini: point 2 of 2 (run.g
 check "... before anything ran" test ! -e "$TMP/cap.db" -a ! -e "$TMP/cap.db.sweep"
 # The bad-sweep corpus is run by tests/e2e/bad-input.sh.
 
+# ---- hostile folder names: every path reaches the job lines literally ----
+# Sweeps started inside folders whose names hold a newline, quotes, `$(...)`,
+# backquotes and `;`: each must run its points, and none of the shell text
+# in the names may run (it would create INJECTED* files).
+mkdir "$TMP/hostile"
+names=($'nl\ntouch INJECTED1; $(touch INJECTED2)' $'q \'x\' "y"\n$(touch INJECTED3) `touch INJECTED4`; touch INJECTED5')
+for i in 0 1; do
+	dir="$TMP/hostile/${names[$i]}"
+	mkdir "$dir"
+	cp "$D/scenario.ini" "$dir/sc.ini"
+	printf '[sweep]\nname = hostile\nscenario = sc.ini\n[vary]\nrun.iterations = 3,4\nseeds = 1..2\n' > "$dir/sw.ini"
+	(cd "$dir" && "$LBSIM" sweep sw.ini -j2 -o "out.db" > /dev/null 2> "$TMP/herr"); rc=$?
+	check "hostile folder $i: the sweep succeeds" test $rc -eq 0
+	[ $rc -eq 0 ] || cat "$TMP/herr"
+	check "hostile folder $i: its 4 points are in the results" test "$(q "$dir/out.db" 'SELECT count(*) FROM runs')" = 4
+done
+check "hostile folders: no command in a folder name ran" test -z "$(find "$TMP" -name 'INJECTED*')"
+
 finish

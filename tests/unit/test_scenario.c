@@ -8,6 +8,7 @@
 
 #include "sim/scenario.h"
 #include "tests/unit/suites.h"
+#include "util/ini.h"
 
 #define BASE \
 	"[run]\nglobal_batch = 64\niterations = 10\n" \
@@ -200,6 +201,30 @@ static void test_indentation_and_crlf(void)
 	lbs_scenario_destroy(&sc);
 }
 
+/* Well-formed UTF-8 per Unicode's table 3-7, at each boundary of it: the
+ * first and last code point of each length, and the sequences just past. */
+static void test_utf8(void)
+{
+	static const struct {
+		const char *s;
+		bool ok;
+	} cases[] = {
+		{ "a", true },                     { "\xC2\x80", true },          /* U+0080 */
+		{ "\xDF\xBF", true },             { "\xE0\xA0\x80", true },      /* U+07FF, U+0800 */
+		{ "\xED\x9F\xBF", true },         { "\xEE\x80\x80", true },      /* U+D7FF, U+E000 */
+		{ "\xEF\xBF\xBF", true },         { "\xF0\x90\x80\x80", true },  /* U+FFFF, U+10000 */
+		{ "\xF4\x8F\xBF\xBF", true },     /* U+10FFFF */
+		{ "\xC0\xAF", false },            { "\xC1\xBF", false },          /* overlong '/' and U+7F */
+		{ "\xE0\x9F\xBF", false },        { "\xF0\x8F\xBF\xBF", false }, /* overlong U+07FF, U+FFFF */
+		{ "\xED\xA0\x80", false },        { "\xED\xBF\xBF", false },      /* surrogates D800, DFFF */
+		{ "\xF4\x90\x80\x80", false },    { "\xF5\x80\x80\x80", false }, /* above U+10FFFF */
+		{ "\xE2\x82", false },            { "\x80", false },               /* truncated, lone */
+		{ "\xE2\x28\xA1", false },        { "\xFF", false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		CU_ASSERT_EQUAL(lbs_utf8_valid((const unsigned char *)cases[i].s, strlen(cases[i].s)), cases[i].ok);
+}
+
 void suite_scenario(void)
 {
 	static const test_case tests[] = {
@@ -209,6 +234,7 @@ void suite_scenario(void)
 		{ "bad inputs name file, line and key", test_bad_inputs },
 		{ "missing sections and files", test_missing_sections_and_files },
 		{ "indentation and CRLF", test_indentation_and_crlf },
+		{ "well-formed UTF-8", test_utf8 },
 	};
 	add_suite("scenario", tests, sizeof tests / sizeof tests[0]);
 }

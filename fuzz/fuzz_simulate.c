@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Fuzzes whole runs: the input bytes choose a scenario within the
+ * documented ranges of its keys (doc/scenario-keys.md), their extremes
+ * included (a time of 1 ns or 1 h a sample, an availability of 1e-300, a
+ * gradient of 1e13 parameters at 1e-300 bit/s, 1-sample steal chunks,
+ * background jobs of 1 ns phases), which is written as an INI file, loaded,
+ * built and run for a few iterations with an event cap, recording into a
+ * results database with one row per worker per iteration.
+ *
+ * What must hold: the scenario is refused as bad input (LBS_EINPUT, exit 3
+ * of lbsim run), or it runs to its end or to the event cap (LBS_EINTR), or
+ * stops at the limit of simulated time (LBS_EINPUT); any other status is a
+ * finding. Every iteration it completes is consistent: finite times, each
+ * iteration starting where the previous ended, start <= compute end <= end,
+ * the slowest worker ending the compute phase, the straggler gap the spread
+ * of the compute times, batches within 0..max_batch summing to the global
+ * batch (or to less, for a policy that may shrink it), and the recorder
+ * accepting it (its NOT NULL columns refuse a NaN). A finding aborts, with
+ * the scenario on stderr. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <sqlite3.h>
+
+#include "fuzz/harness.h"
+#include "sim/recorder.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+#include "util/buf.h"
+
+/* The events a run may take here: enough for a few iterations of most
+ * scenarios, few enough that an input takes milliseconds. */
+#define EVENT_CAP 2000000
+
+typedef struct bytes {
+	const uint8_t *p;
+	size_t n;
+} bytes;
+
+/* The next choice among k (0 once the input is used up). */
+static unsigned pick(bytes *b, unsigned k)
+{
+	if (!b->n)
+		return 0;
+	b->n--;
+	return *b->p++ % k;
+}
+
+static const char *one_of(bytes *b, const char *const *v, unsigned n)
+{
+	return v[pick(b, n)];
+}
+#define ONE_OF(b, ...) one_of(b, (const char *const[]){ __VA_ARGS__ }, \
+			      sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
+typedef struct check_ctx {
+	const lbs_run *run;
+	lbs_recorder *rec;
+	int64_t next;     /* the iteration expected next */
+	double prev_end;  /* the previous iteration's end */
+	const char *text; /* the scenario, for the report */
+} check_ctx;
+
+static void finding(const check_ctx *c, const char *what, long long it)
+{
+	fprintf(stderr, "fuzz_simulate: %s (iteration %lld)\n--- scenario ---\n%s--- end ---\n", what, it,
+		c->text);
+	abort();
+}
+
+static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_error *err)
+{
+	check_ctx *c = ctx;
+	const lbs_run *run = c->run;
+	long long it = (long long)r->iteration;
+	if (r->iteration != c->next)
+		finding(c, "iterations out of order", it);
+	c->next++;
+	if (!isfinite(r->start_s) || !isfinite(r->compute_end_s) || !isfinite(r->end_s) ||
+	    !isfinite(r->straggler_gap_s) || !isfinite(r->aggregation_s) || !isfinite(r->decision_s))
+		finding(c, "a time that is not finite", it);
+	if (r->start_s != c->prev_end)
+		finding(c, "an iteration that does not start where the previous one ended", it);
+	c->prev_end = r->end_s;
+	if (!(r->start_s <= r->compute_end_s && r->compute_end_s <= r->end_s))
+		finding(c, "start <= compute end <= end does not hold", it);
+	if (r->aggregation_s != r->end_s - r->compute_end_s)
+		finding(c, "the aggregation time is not end - compute end", it);
+	double lo = INFINITY, hi = -INFINITY;
+	int64_t planned = 0, processed = 0;
+	for (size_t i = 0; i < r->n_workers; i++) {
+		double t = r->compute_s[i];
+		if (!isfinite(t) || t < 0)
+			finding(c, "a worker's compute time is not finite and >= 0", it);
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+		if (r->batch[i] < 0 || r->planned[i] < 0 || r->planned[i] > run->max_batch[i])
+			finding(c, "a batch outside 0..max_batch", it);
+		planned += r->planned[i];
+		processed += r->batch[i];
+		for (size_t k = 0; r->readings && k < r->n_readings; k++)
+			if (!isfinite(r->readings[i * r->n_readings + k]))
+				finding(c, "a reading that is not finite", it);
+	}
+	if (r->straggler_gap_s != hi - lo)
+		finding(c, "the straggler gap is not the spread of the compute times", it);
+	/* The compute phase ends with the slowest worker (to rounding: its
+	 * time is taken from the same start). */
+	double tol = 1e-9 * fmax(1.0, fabs(r->compute_end_s));
+	if (fabs(r->start_s + hi - r->compute_end_s) > tol)
+		finding(c, "the compute phase does not end with the slowest worker", it);
+	int64_t B = run->sc->run.global_batch;
+	if (processed != r->global_batch || processed != planned)
+		finding(c, "the samples processed are not the samples planned", it);
+	if (run->info.shrinks_global_batch ? !(planned > 0 && planned <= B) : planned != B)
+		finding(c, "the batches do not sum to the global batch", it);
+	for (size_t k = 0; k < r->n_vars; k++)
+		if (isnan(r->vars[k].value))
+			finding(c, "a policy variable that is NaN", it);
+	lbs_status st = lbs_recorder_iteration(c->rec, r, err);
+	if (st != LBS_OK)
+		finding(c, err->msg, it);
+	return LBS_OK;
+}
+
+/* Writes the scenario the bytes choose. */
+static void scenario_text(bytes *b, lbs_buf *t)
+{
+	static const char *const policies[] = { "static", "static-proportional", "dbs", "lbbsp-gpu",
+						"lbbsp-cpu", "work-stealing", "oracle" };
+	const char *policy = policies[pick(b, 7)];
+	static const long long batches[] = { 1, 7, 64, 64, 256, 256, 4096, 1000000, 1000000000 };
+	long long batch = batches[pick(b, 9)];
+	lbs_buf_printf(t, "[run]\nseed = %s\nglobal_batch = %lld\n", ONE_OF(b, "1", "2", "9007199254740991"), batch);
+	bool epochs = pick(b, 3) == 0;
+	if (epochs) /* an epoch of 1 to 4 batches, or (rarely) less than one */
+		lbs_buf_printf(t, "epochs = %u\ndataset_samples = %lld\n", 1 + pick(b, 3),
+			       pick(b, 8) ? batch * (1 + pick(b, 4)) : batch / 2 + 1);
+	else
+		lbs_buf_printf(t, "iterations = %u\n", 1 + pick(b, 5));
+	lbs_buf_printf(t, "worker_events = %s\n", ONE_OF(b, "auto", "always"));
+	lbs_buf_printf(t, "[model]\n");
+	if (pick(b, 2))
+		lbs_buf_printf(t, "parameters = %s\nbytes_per_parameter = %s\n",
+			       ONE_OF(b, "1", "1000", "25557032", "10000000000000"), ONE_OF(b, "4", "2", "1e-6", "64"));
+	else
+		lbs_buf_printf(t, "gradient = %s\n", ONE_OF(b, "0 B", "1 B", "100 MB", "10 TB"));
+	const char *topo = ONE_OF(b, "ring", "ps", "none");
+	lbs_buf_printf(t, "[network]\ntopology = %s\n", topo);
+	if (strcmp(topo, "none")) {
+		lbs_buf_printf(t, "bandwidth = %s\nlatency = %s\n",
+			       ONE_OF(b, "1e-300 bit/s", "1 bit/s", "1 Gbit/s", "10 Gbit/s", "100 TB/s"),
+			       ONE_OF(b, "0 s", "1 ns", "50 us", "10 s"));
+		if (!strcmp(topo, "ps"))
+			lbs_buf_printf(t, "servers = %s\n", ONE_OF(b, "1", "4", "100000"));
+	}
+	lbs_buf_printf(t, "[policy]\nname = %s\n", policy);
+	if (!strcmp(policy, "work-stealing"))
+		lbs_buf_printf(t, "[policy.work-stealing]\nchunk = %s\nsteal_latency = %s\n",
+			       ONE_OF(b, "1", "8", "1000", "1000000000"), ONE_OF(b, "0 s", "1 ms", "1 h"));
+	else if (!strcmp(policy, "dbs"))
+		lbs_buf_printf(t, "[policy.dbs]\ninterval = %s\nrounding = %s\n", ONE_OF(b, "0", "1", "3"),
+			       ONE_OF(b, "largest-remainder", "authors"));
+	else if (!strcmp(policy, "lbbsp-gpu"))
+		lbs_buf_printf(t, "[policy.lbbsp-gpu]\nwindow = %s\nstep = %s\n", ONE_OF(b, "1", "5", "1000000"),
+			       ONE_OF(b, "0", "1", "1000000000"));
+	else if (!strcmp(policy, "lbbsp-cpu"))
+		lbs_buf_printf(t, "[policy.lbbsp-cpu]\npredictor = %s\n", ONE_OF(b, "narx", "ema", "last", "arima"));
+	/* A generator drives group g0 (which then has no constant availability). */
+	unsigned gen = pick(b, 4);
+	unsigned groups = 1 + pick(b, 3);
+	for (unsigned g = 0; g < groups; g++) {
+		const char *device = ONE_OF(b, "cpu", "gpu");
+		lbs_buf_printf(t, "[workers.g%u]\ncount = %s\ndevice = %s\n", g, ONE_OF(b, "1", "2", "3", "1000"),
+			       device);
+		if (pick(b, 2))
+			lbs_buf_printf(t, "cost = linear\nt0 = %s\nper_sample = %s\n", ONE_OF(b, "0 s", "1 ms", "1 h"),
+				       ONE_OF(b, "0 s", "1 ns", "1 us", "1 ms", "1 s", "1 h"));
+		else
+			lbs_buf_printf(t, "cost = piecewise\nt_flat = %s\nsaturation_batch = %s\nper_sample = %s\n",
+				       ONE_OF(b, "1 ns", "10 ms", "1 h"), ONE_OF(b, "1", "32", "1000000000"),
+				       ONE_OF(b, "0 s", "1 ns", "1 ms", "1 h"));
+		if (pick(b, 2))
+			lbs_buf_printf(t, "max_batch = %s\n", ONE_OF(b, "1", "16", "128", "1000000000"));
+		const char *avail = ONE_OF(b, "1", "1", "1", "0.5", "0.5", "1e-6", "1e-300", "100");
+		if (g > 0 || gen == 0 || gen == 2)
+			lbs_buf_printf(t, "availability = %s\n", avail);
+		switch (pick(b, 3)) {
+		case 1:
+			lbs_buf_printf(t, "noise = uniform\nnoise_low = %s\nnoise_high = %s\n",
+				       ONE_OF(b, "-0.99", "0", "0.1"), ONE_OF(b, "0.1", "1", "100"));
+			break;
+		case 2:
+			lbs_buf_printf(t, "noise = lognormal\nnoise_sigma = %s\n", ONE_OF(b, "0.01", "0.5", "5"));
+			break;
+		}
+	}
+	switch (gen) {
+	case 1:
+		lbs_buf_printf(t, "[generator.bg]\nkind = background\nworkers = g0\non_mean = %s\noff_mean = %s\n"
+			       "load = %s\n", ONE_OF(b, "1 ns", "1 us", "1 ms", "1 s", "1e9 s"),
+			       ONE_OF(b, "1 ns", "1 ms", "1 s", "1e9 s"), ONE_OF(b, "0", "0.5", "0.99"));
+		break;
+	case 2:
+		if (epochs)
+			lbs_buf_printf(t, "[generator.d]\nkind = dbs_disturbance\nworkers = g0\nprobability = %s\n"
+				       "delay_min = %s\ndelay_max = 1e6 s\nepochs_min = 0\nepochs_max = %s\n",
+				       ONE_OF(b, "0", "0.1", "1"), ONE_OF(b, "0 s", "5 s", "1e6 s"), ONE_OF(b, "0", "2"));
+		break;
+	case 3:
+		lbs_buf_printf(t, "[generator.c]\nkind = cpu_credits\nworkers = g0\ninstance_type = %s\n",
+			       ONE_OF(b, "t2.micro", "t2.xlarge", "t3.large"));
+		break;
+	}
+}
+
+/* 0: refused as bad input; 1: ran to its end; 2: stopped at the event
+ * cap or the limit of simulated time. A finding aborts. */
+int lbs_fuzz_simulate(const uint8_t *data, size_t size)
+{
+	gsl_set_error_handler_off();
+	bytes b = { data, size };
+	lbs_buf text = { 0 };
+	scenario_text(&b, &text);
+	if (text.failed)
+		abort();
+	const char *path = lbs_fuzz_file("simulate.ini", (const uint8_t *)lbs_buf_str(&text), text.len);
+	if (getenv("LBS_FUZZ_VERBOSE"))
+		fprintf(stderr, "%s", lbs_buf_str(&text));
+	check_ctx c = { .text = lbs_buf_str(&text) };
+	lbs_error err = { 0 };
+	lbs_scenario sc;
+	lbs_status st = lbs_scenario_load(&sc, path, NULL, 0, &err);
+	if (st != LBS_OK) {
+		if (st != LBS_EINPUT)
+			finding(&c, err.msg, -1);
+		if (getenv("LBS_FUZZ_VERBOSE"))
+			fprintf(stderr, "refused: %s\n", err.msg);
+		lbs_buf_free(&text);
+		return 0;
+	}
+	lbs_run run;
+	if ((st = lbs_run_create(&run, &sc, NULL, &err)) != LBS_OK) {
+		if (st != LBS_EINPUT)
+			finding(&c, err.msg, -1);
+		if (getenv("LBS_FUZZ_VERBOSE"))
+			fprintf(stderr, "refused: %s\n", err.msg);
+		lbs_scenario_destroy(&sc);
+		lbs_buf_free(&text);
+		return 0;
+	}
+	/* One database for every input (its schema made once; the runs'
+	 * commits not synced), started afresh past 64 MB. */
+	char db[4200];
+	snprintf(db, sizeof db, "%s/simulate.db", lbs_fuzz_dir());
+	struct stat sb;
+	if (stat(db, &sb) == 0 && sb.st_size > (64 << 20))
+		unlink(db);
+	lbs_recorder rec;
+	if (lbs_recorder_open(&rec, db, LBS_DETAIL_WORKERS, &err) != LBS_OK ||
+	    sqlite3_exec(rec.db, "PRAGMA synchronous = OFF", NULL, NULL, NULL) != SQLITE_OK ||
+	    lbs_recorder_begin(&rec, &run, &err) != LBS_OK)
+		finding(&c, err.msg, -1);
+	c.run = &run;
+	c.rec = &rec;
+	run.eng.event_limit = EVENT_CAP;
+	st = lbs_run_execute(&run, on_iteration, &c, NULL, &err);
+	int outcome = st == LBS_OK ? 1 : 2;
+	if (st != LBS_OK && st != LBS_EINTR && st != LBS_EINPUT)
+		finding(&c, err.msg, (long long)c.next);
+	if (run.stats.iterations != c.next)
+		finding(&c, "the run's count of iterations is not what it reported", (long long)c.next);
+	if (st == LBS_OK && !sc.iterations_per_epoch && c.next != sc.iterations)
+		finding(&c, "a run that ended before its iterations", (long long)c.next);
+	if (st == LBS_OK) {
+		if (lbs_recorder_commit(&rec, &run, 0.0, &err) != LBS_OK)
+			finding(&c, err.msg, (long long)c.next);
+	} else {
+		lbs_recorder_abort(&rec);
+	}
+	lbs_recorder_close(&rec);
+	lbs_run_destroy(&run);
+	lbs_scenario_destroy(&sc);
+	lbs_buf_free(&text);
+	return outcome;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	lbs_fuzz_simulate(data, size);
+	return 0;
+}
