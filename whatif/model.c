@@ -509,6 +509,14 @@ static lbs_status finish_graph(builder *b)
 	return st;
 }
 
+/* Op ids by their key (qsort_r's argument: the keys). */
+static int key_cmp(const void *pa, const void *pb, void *arg)
+{
+	const uint64_t *key = arg;
+	uint64_t a = key[*(const uint32_t *)pa], b = key[*(const uint32_t *)pb];
+	return a < b ? -1 : a > b;
+}
+
 static lbs_status instances(builder *b)
 {
 	lbs_wi_model *m = b->m;
@@ -536,15 +544,17 @@ static lbs_status instances(builder *b)
 	}
 	for (size_t v = 0; v < m->n_ops; v++)
 		kop[v] = (uint32_t)v;
-	for (size_t i = 1; i < m->n_ops; i++) /* insertion sort: the template is small */
-		for (size_t j = i; j > 0 && key[j] < key[j - 1]; j--) {
-			uint64_t x = key[j];
-			key[j] = key[j - 1];
-			key[j - 1] = x;
-			uint32_t y = kop[j];
-			kop[j] = kop[j - 1];
-			kop[j - 1] = y;
-		}
+	qsort_r(kop, m->n_ops, sizeof *kop, key_cmp, key);
+	uint64_t *sorted = malloc(m->n_ops * sizeof *sorted);
+	if (!sorted) {
+		free(key);
+		free(kop);
+		return lbs_error_set(b->err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t k = 0; k < m->n_ops; k++)
+		sorted[k] = key[kop[k]];
+	free(key);
+	key = sorted;
 	lbs_status st = LBS_OK;
 	for (size_t r = 0; r < t->n && st == LBS_OK; r++) {
 		int32_t *wr = &m->worker_rank[(size_t)t->dp_rank[r] * m->P + t->stage[r]];

@@ -290,6 +290,8 @@ lbs_status lbs_wi_analyse(const lbs_wi_model *m, lbs_wi_result *res, lbs_error *
 	res->attributed = res->S >= LBS_WI_ATTRIBUTE_MIN;
 	if (res->attributed)
 		st = attribution(&c);
+	if (st == LBS_OK)
+		st = lbs_wi_policies(m, res, c.vo, err);
 out:
 	free(c.vo);
 	free(c.vi);

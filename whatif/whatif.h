@@ -58,6 +58,11 @@ typedef struct lbs_wi_result {
 } lbs_wi_result;
 
 lbs_status lbs_wi_analyse(const lbs_wi_model *m, lbs_wi_result *res, lbs_error *err);
+
+/* The counterfactual policies (whatif/policies.c): replays of the
+ * no-delay inputs vo with the compute work redistributed, into
+ * res->policy; needs res->mean_nd and res->mean_id. */
+lbs_status lbs_wi_policies(const lbs_wi_model *m, lbs_wi_result *res, const double *vo, lbs_error *err);
 void lbs_wi_result_free(lbs_wi_result *res);
 
 #endif

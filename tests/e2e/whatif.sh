@@ -21,6 +21,9 @@ check "ST: 11 op types attributed" test "$(q "$TMP/r.db" "SELECT count(*) FROM w
 check "ST: per-step attribution, 32 steps x (11 + 2 + 4)" test "$(q "$TMP/r.db" "SELECT count(*) FROM whatif_slowdowns WHERE whatif_id = 1 AND step IS NOT NULL")" = $((32 * 17))
 check "ST: the last stage stands out" test "$(q "$TMP/r.db" "SELECT name FROM whatif_slowdowns WHERE whatif_id = 1 AND metric = 'S_stage' AND step IS NULL ORDER BY value DESC LIMIT 1")" = 3
 check "ST: the model's size" test "$(q "$TMP/r.db" 'SELECT ops || " " || edges || " " || groups || " " || sync_ops FROM whatif_runs')" = "106 165 34 12"
+pol() { q "$TMP/r.db" "SELECT policy FROM whatif_policies WHERE whatif_id = $1 AND policy NOT LIKE '%+%' ORDER BY recovered DESC LIMIT 1"; }
+check "ST: repartitioning recovers the most" test "$(pol 1)" = repartition
+check "ST: seven policies" test "$(q "$TMP/r.db" 'SELECT count(*) FROM whatif_policies WHERE whatif_id = 1')" = 7
 
 # The same trace uncompressed gives the same figures.
 gzip -dc "$D/trace-ST.csv.gz" > "$TMP/st.csv"
@@ -32,11 +35,13 @@ check "ST as plain CSV: the same S" test "$(m "$TMP/r.db" 2 S)" = "$(m "$TMP/r.d
 "$LBSIM" whatif "$D/trace-AR.csv.gz" --meta "$D/meta-AR.yaml" -o "$TMP/r.db" > "$TMP/out"
 check "AR: exit 0" test $? -eq 0
 check "AR: M_W near 1 (one worker's problem)" near "$(m "$TMP/r.db" 3 M_W)" 1 0.05
+check "AR: micro-batch counts per replica recover the most" test "$(pol 3)" = static-proportional
 check "AR: the slowest worker is rank 0" test "$(q "$TMP/r.db" "SELECT rank FROM whatif_slowdowns WHERE whatif_id = 3 AND metric = 'S_w' ORDER BY value DESC, rank LIMIT 1")" = 0
 # SE: sequence-length imbalance: the computes carry the slowdown.
 "$LBSIM" whatif "$D/trace-SE.csv.gz" --meta "$D/meta-SE.yaml" -o "$TMP/r.db" > "$TMP/out"
 check "SE: exit 0" test $? -eq 0
 check "SE: backward compute the largest S_t" test "$(q "$TMP/r.db" "SELECT name FROM whatif_slowdowns WHERE whatif_id = 4 AND metric = 'S_t' AND step IS NULL ORDER BY value DESC LIMIT 1")" = backward-compute
+check "SE: regrouping the step's sequences recovers the most" test "$(pol 4)" = microbatch-balance-global
 check "SE: 64 workers" test "$(q "$TMP/r.db" "SELECT count(*) FROM whatif_slowdowns WHERE whatif_id = 4 AND metric = 'S_w'")" = 64
 
 # Bad input: exit 3, the file and line named, nothing written.

@@ -134,6 +134,15 @@ static void unload(void)
 	lbs_ops_free(&trace);
 }
 
+static const lbs_wi_policy *policy(const char *name)
+{
+	for (size_t i = 0; i < res.n_policies; i++)
+		if (strcmp(res.policy[i].name, name) == 0)
+			return &res.policy[i];
+	CU_FAIL("policy not found");
+	return &res.policy[0];
+}
+
 static const lbs_wi_slowdown *find(lbs_wi_kind kind, const char *name)
 {
 	for (size_t i = 0; i < res.n_slow; i++)
@@ -247,6 +256,14 @@ static void test_pipeline_model(void)
 	CU_ASSERT_STRING_EQUAL(res.mw.workers, "rank 2");
 	CU_ASSERT_DOUBLE_EQUAL(res.mw.rem, 0, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(res.mw.add, 6 / 4.5, 1e-12);
+	/* Counterfactuals. Repartition: stage work 4 x 3 = 12 s and 4 x 6 = 24
+	 * s, mean 18: stage 0's computes x 1.5, stage 1's x 0.75, which is the
+	 * ideal (1.5, 3) everywhere: 23.5 s, all of the slowdown recovered. The
+	 * replicas are alike: their micro-batch counts stay 4 and 4 (28 s). */
+	CU_ASSERT_DOUBLE_EQUAL(policy("repartition")->mean_t, 23.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("repartition")->recovered, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("static-proportional")->recovered, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("oracle")->mean_t, 28, 1e-12);
 	unload();
 }
 
@@ -284,6 +301,52 @@ static void test_slow_dp_rank(void)
 	CU_ASSERT_STRING_EQUAL(res.mw.workers, "rank 1");
 	CU_ASSERT_DOUBLE_EQUAL(res.mw.rem, 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(res.mw.add, 1, 1e-12);
+	/* Counterfactuals. Speeds 1/12 and 1/24 per step: of 8 micro-batches
+	 * 5.33 and 2.67, rounded by largest remainder to 5 and 3. dp_rank 0
+	 * computes 12 x 5/4 = 15 s, dp_rank 1 24 x 3/4 = 18 s: the
+	 * reduce-scatter ends at 0.5 + 18 + 0.5, the optimizer at 20, the ideal:
+	 * all recovered. dbs keeps 4 and 4 in the first step (26 s), then 20:
+	 * half. Balancing micro-batches cannot help: they cost the same, and a
+	 * slow worker stays slow. */
+	CU_ASSERT_DOUBLE_EQUAL(policy("static-proportional")->mean_t, 20, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("static-proportional")->recovered, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("oracle")->recovered, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("dbs")->mean_t, 23, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("dbs")->recovered, 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("microbatch-balance")->recovered, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("microbatch-balance-global")->recovered, 0, 1e-12);
+	CU_ASSERT_EQUAL(res.n_policies, 5); /* one stage: no repartition */
+	unload();
+}
+
+/* Sequence-length imbalance: the heavy micro-batches land on dp_rank 1 in
+ * one step and on dp_rank 0 in the next (the rows of test_slow_dp_rank,
+ * swapped in the second step). Neither worker is slow over the trace, so
+ * balancing the step's micro-batches across the replicas makes every
+ * forward 1.5 s and backward 3 s: the ideal 20 s, all recovered; within a
+ * replica they already cost the same (nothing recovered). Counts from the
+ * whole trace stay 4 and 4 (nothing); from the step itself 5 and 3 (all);
+ * from the previous step (dbs) 4 and 4, then 5 for the now heavy replica:
+ * 0.5 + 24 x 5/4 + 0.5 + 1 = 32 s, mean 29: -50%. */
+static void test_sequence_imbalance(void)
+{
+	size_t len;
+	char *text = header(&len);
+	add_rows(&text, &len, slow_dp0, sizeof slow_dp0 / sizeof slow_dp0[0], 0, 2, 3);
+	add_rows(&text, &len, slow_dp1, sizeof slow_dp1 / sizeof slow_dp1[0], 1, 2, 3);
+	add_rows(&text, &len, slow_dp1, sizeof slow_dp1 / sizeof slow_dp1[0], 0, 2, 4);
+	add_rows(&text, &len, slow_dp0, sizeof slow_dp0 / sizeof slow_dp0[0], 1, 2, 4);
+	CU_ASSERT_FATAL(load(text));
+	CU_ASSERT_DOUBLE_EQUAL(res.mean_nd, 26, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(res.mean_id, 20, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(find(LBS_WI_DP, "0")->value, find(LBS_WI_DP, "1")->value, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("microbatch-balance-global")->mean_t, 20, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("microbatch-balance-global")->recovered, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("microbatch-balance")->recovered, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("static-proportional")->recovered, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("oracle")->recovered, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("dbs")->mean_t, 29, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(policy("dbs")->recovered, -0.5, 1e-12);
 	unload();
 }
 
@@ -503,6 +566,7 @@ void suite_whatif(void)
 	static const test_case tests[] = {
 		{ "2 stages x 4 microbatches 1F1B, slow last stage: schedule, S, M_S, M_W", test_pipeline_model },
 		{ "one slow dp_rank: S, S_dp, S_t, launch delay, M_W", test_slow_dp_rank },
+		{ "sequence-length imbalance: which policies recover it", test_sequence_imbalance },
 		{ "engine replay and topological sweep agree", test_replay_methods_agree },
 		{ "bad per-operation traces name the line", test_bad_traces },
 		{ "job metadata and its errors", test_meta },
