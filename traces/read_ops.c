@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,35 @@ lbs_optype lbs_optype_parse(const char *name)
 		if (strcmp(name, optype_names[t]) == 0)
 			return (lbs_optype)t;
 	return LBS_OP_N;
+}
+
+const char *lbs_ops_where(const lbs_ops_trace *t, size_t i, char *buf, size_t len)
+{
+	if (t->events)
+		return lbs_fmt(buf, len, "%s: traceEvents[%lld]", t->path, (long long)t->line[i]);
+	return lbs_fmt(buf, len, "%s:%lld", t->path, (long long)t->line[i]);
+}
+
+lbs_status lbs_ops_error(const lbs_ops_trace *t, size_t i, lbs_error *err, const char *field,
+			 const char *fmt, ...)
+{
+	char msg[LBS_ERROR_MAX / 2], where[1100];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lbs_ops_where(t, i, where, sizeof where);
+	if (field)
+		return lbs_error_set(err, LBS_EINPUT, "%s: %s: %s", where, field, msg);
+	return lbs_error_set(err, LBS_EINPUT, "%s: %s", where, msg);
+}
+
+lbs_status lbs_ops_read_any(const char *path, lbs_ops_trace *out, lbs_error *err)
+{
+	size_t n = strlen(path);
+	bool json = (n >= 5 && strcmp(path + n - 5, ".json") == 0) ||
+		    (n >= 8 && strcmp(path + n - 8, ".json.gz") == 0);
+	return json ? lbs_ops_read_chrome(path, out, err) : lbs_ops_read(path, out, err);
 }
 
 #define HEADER "dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,mb_id,gmc"
@@ -295,8 +325,8 @@ lbs_status lbs_ops_check_meta(const lbs_ops_trace *t, const lbs_ops_meta *m, lbs
 		else if (t->rank[i] >= m->world_size)
 			col = "rank", key = "world_size", v = t->rank[i], lim = m->world_size;
 		if (col)
-			return lbs_trace_error(err, t->path, t->line[i], col, "%lld is out of range: %s says %s = "
-					       "%lld", (long long)v, m->path, key, (long long)lim);
+			return lbs_ops_error(t, i, err, col, "%lld is out of range: %s says %s = %lld", (long long)v,
+					     m->path, key, (long long)lim);
 	}
 	return LBS_OK;
 }

@@ -12,6 +12,7 @@
 #ifndef LBS_READ_OPS_H
 #define LBS_READ_OPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,12 +55,31 @@ typedef struct lbs_ops_trace {
 	int64_t *step;
 	uint8_t *optype;     /* lbs_optype */
 	float *start, *duration; /* seconds, as float32 (the values are float32 numbers) */
-	int64_t *line;       /* the line each row was read from */
+	int64_t *line;       /* the line each row was read from (events: its index in traceEvents) */
+	bool events;         /* read from a Chrome trace-event file */
 } lbs_ops_trace;
+
+/* Where row i came from, for messages: "path:LINE" or, for a Chrome trace,
+ * "path: traceEvents[N]". */
+const char *lbs_ops_where(const lbs_ops_trace *t, size_t i, char *buf, size_t len);
+
+/* Sets err to LBS_EINPUT with "WHERE: field: message" (field may be NULL)
+ * for row i and returns it. */
+lbs_status lbs_ops_error(const lbs_ops_trace *t, size_t i, lbs_error *err, const char *field,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Reads a trace (plain or .gz). Bad input: LBS_EINPUT with
  * "path:line: column: what is wrong"; nothing is kept. */
 lbs_status lbs_ops_read(const char *path, lbs_ops_trace *out, lbs_error *err);
+
+/* Reads a Chrome trace-event file (JSON, plain or .gz; traces/read_chrome.c):
+ * the complete events ("ph": "X") named by an op type, with dp_rank, stage
+ * and step in their args (doc/whatif.md). Bad input: LBS_EINPUT naming the
+ * file and the line and column (JSON syntax) or the event. */
+lbs_status lbs_ops_read_chrome(const char *path, lbs_ops_trace *out, lbs_error *err);
+
+/* lbs_ops_read_chrome for a name ending in .json or .json.gz, else lbs_ops_read. */
+lbs_status lbs_ops_read_any(const char *path, lbs_ops_trace *out, lbs_error *err);
 void lbs_ops_free(lbs_ops_trace *t);
 
 typedef struct lbs_ops_meta {

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/csvread.h"
 
 #define NONE UINT32_MAX
 
@@ -114,7 +113,7 @@ static lbs_status model_error(builder *b, uint32_t v, const char *what)
 {
 	char name[96];
 	lbs_wi_op_name(b->m, v, name, sizeof name);
-	return lbs_trace_error(b->err, b->t->path, b->t->line[b->trow[v]], NULL, "%s: %s", name, what);
+	return lbs_ops_error(b->t, b->trow[v], b->err, NULL, "%s: %s", name, what);
 }
 
 /* R2 and R3 for direction dir (0 forward, 1 backward) and kind (0 send,
@@ -561,8 +560,8 @@ static lbs_status instances(builder *b)
 		if (*wr < 0)
 			*wr = t->rank[r];
 		else if (*wr != t->rank[r]) {
-			st = lbs_trace_error(b->err, t->path, t->line[r], "rank", "%d, but dp_rank %d stage %d was "
-					     "rank %d on an earlier line (one rank per (dp_rank, stage))",
+			st = lbs_ops_error(t, r, b->err, "rank", "%d, but dp_rank %d stage %d was rank %d "
+					   "before (one rank per (dp_rank, stage))",
 					     (int)t->rank[r], (int)t->dp_rank[r], (int)t->stage[r], (int)*wr);
 			break;
 		}
@@ -577,7 +576,7 @@ static lbs_status instances(builder *b)
 		}
 		int64_t *sp = bsearch(&t->step[r], m->steps, m->n_steps, sizeof *m->steps, i64_cmp);
 		if (lo == m->n_ops || key[lo] != k) {
-			st = lbs_trace_error(b->err, t->path, t->line[r], NULL, "%s_%d_%d (step %lld, dp_rank %d) "
+			st = lbs_ops_error(t, r, b->err, NULL, "%s_%d_%d (step %lld, dp_rank %d) "
 					     "is not an op of the template step (step %lld, dp_rank 0): every "
 					     "(step, dp_rank) must hold the same ops",
 					     lbs_optype_name((lbs_optype)t->optype[r]), (int)t->seq_id[r],
@@ -588,10 +587,11 @@ static lbs_status instances(builder *b)
 		size_t inst = (size_t)(sp - m->steps) * m->D + t->dp_rank[r];
 		uint32_t *cell = &m->row[inst * m->n_ops + kop[lo]];
 		if (*cell != NONE) {
-			st = lbs_trace_error(b->err, t->path, t->line[r], NULL, "%s_%d_%d of step %lld, dp_rank %d "
-					     "again (first on line %lld)", lbs_optype_name((lbs_optype)t->optype[r]),
-					     (int)t->seq_id[r], (int)t->stage[r], (long long)t->step[r],
-					     (int)t->dp_rank[r], (long long)t->line[*cell]);
+			char first[1100];
+			st = lbs_ops_error(t, r, b->err, NULL, "%s_%d_%d of step %lld, dp_rank %d again (first at %s)",
+					   lbs_optype_name((lbs_optype)t->optype[r]), (int)t->seq_id[r], (int)t->stage[r],
+					   (long long)t->step[r], (int)t->dp_rank[r],
+					   lbs_ops_where(t, *cell, first, sizeof first));
 			break;
 		}
 		*cell = (uint32_t)r;
@@ -599,12 +599,12 @@ static lbs_status instances(builder *b)
 	for (size_t i = 0; st == LBS_OK && i < n_cells; i++)
 		if (m->row[i] == NONE) {
 			size_t inst = i / m->n_ops, v = i % m->n_ops;
-			char name[96];
-			st = lbs_error_set(b->err, LBS_EINPUT, "%s: step %lld, dp_rank %d lacks %s (line %lld of the "
-					   "template step): every (step, dp_rank) must hold the same ops", t->path,
+			char name[96], where[1100];
+			st = lbs_error_set(b->err, LBS_EINPUT, "%s: step %lld, dp_rank %d lacks %s (in the template "
+					   "step at %s): every (step, dp_rank) must hold the same ops", t->path,
 					   (long long)m->steps[inst / m->D], (int)(inst % m->D),
 					   lbs_wi_op_name(m, (uint32_t)v, name, sizeof name),
-					   (long long)t->line[b->trow[v]]);
+					   lbs_ops_where(t, b->trow[v], where, sizeof where));
 		}
 	m->n_workers = 0;
 	for (size_t i = 0; i < (size_t)m->D * m->P; i++)

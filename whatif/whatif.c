@@ -247,6 +247,32 @@ static lbs_status attribution(ctx *c)
 	return test_set(c, &res->ms);
 }
 
+/* The step with the largest S: its traced ops and their ideal replay. */
+static lbs_status timeline(const lbs_wi_model *m, lbs_wi_result *res, const double *start, const double *end,
+			   lbs_error *err)
+{
+	size_t si = 0, n = m->n_ops, D = (size_t)m->D, k = D * n;
+	for (size_t i = 1; i < m->n_steps; i++)
+		if (res->t_nd[i] / res->t_id[i] > res->t_nd[si] / res->t_id[si])
+			si = i;
+	res->timeline_step = si;
+	for (int w = 0; w < 2; w++) {
+		res->tl_start[w] = malloc(k * sizeof *res->tl_start[w]);
+		res->tl_end[w] = malloc(k * sizeof *res->tl_end[w]);
+		if (!res->tl_start[w] || !res->tl_end[w])
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	const lbs_ops_trace *t = m->trace;
+	for (size_t c = 0; c < k; c++) {
+		uint32_t r = m->row[si * k + c];
+		res->tl_start[0][c] = t->start[r];
+		res->tl_end[0][c] = t->start[r] + (double)t->duration[r];
+		res->tl_start[1][c] = start[si * k + c];
+		res->tl_end[1][c] = end[si * k + c];
+	}
+	return LBS_OK;
+}
+
 lbs_status lbs_wi_analyse(const lbs_wi_model *m, lbs_wi_result *res, lbs_error *err)
 {
 	memset(res, 0, sizeof *res);
@@ -272,9 +298,20 @@ lbs_status lbs_wi_analyse(const lbs_wi_model *m, lbs_wi_result *res, lbs_error *
 	}
 	memcpy(res->t_meas, m->t_meas, ns * sizeof *res->t_meas);
 	ideal_values(&c);
+	double *ideal_start = malloc(2 * cells * sizeof *ideal_start);
+	if (!ideal_start) {
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		goto out;
+	}
 	if ((st = lbs_wi_replay(m, c.vo, m->l, res->t_base, NULL, NULL, err)) != LBS_OK ||
 	    (st = lbs_wi_replay(m, c.vo, NULL, res->t_nd, NULL, NULL, err)) != LBS_OK ||
-	    (st = lbs_wi_replay(m, c.vi, NULL, res->t_id, NULL, NULL, err)) != LBS_OK)
+	    (st = lbs_wi_replay(m, c.vi, NULL, res->t_id, ideal_start, ideal_start + cells, err)) != LBS_OK) {
+		free(ideal_start);
+		goto out;
+	}
+	st = timeline(m, res, ideal_start, ideal_start + cells, err);
+	free(ideal_start);
+	if (st != LBS_OK)
 		goto out;
 	res->mean_meas = mean(res->t_meas, ns);
 	res->mean_base = mean(res->t_base, ns);
@@ -313,5 +350,9 @@ void lbs_wi_result_free(lbs_wi_result *res)
 	for (size_t i = 0; i < res->n_slow; i++)
 		free(res->slow[i].per_step);
 	free(res->slow);
+	for (int w = 0; w < 2; w++) {
+		free(res->tl_start[w]);
+		free(res->tl_end[w]);
+	}
 	memset(res, 0, sizeof *res);
 }

@@ -55,6 +55,11 @@ typedef struct lbs_wi_result {
 	lbs_wi_test ms, mw;
 	size_t n_policies;
 	lbs_wi_policy policy[8];
+	/* The timeline of the step with the largest S (index timeline_step):
+	 * each op instance's start and end, traced and in the ideal replay,
+	 * index dp_rank * n_ops + op. */
+	size_t timeline_step;
+	double *tl_start[2], *tl_end[2];
 } lbs_wi_result;
 
 lbs_status lbs_wi_analyse(const lbs_wi_model *m, lbs_wi_result *res, lbs_error *err);

@@ -87,6 +87,18 @@ const char lbs_whatif_schema_sql[] =
 	"  add_fraction REAL NOT NULL,         -- (t_add - t_ideal) / (t_ori - t_ideal)\n"
 	"  PRIMARY KEY (whatif_id, name)\n"
 	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_timeline ( -- the step with the largest S, op by op\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  replay TEXT NOT NULL,               -- traced (the trace's rows) | ideal (the ideal replay)\n"
+	"  step INTEGER NOT NULL,\n"
+	"  dp_rank INTEGER NOT NULL,\n"
+	"  stage INTEGER NOT NULL,\n"
+	"  optype TEXT NOT NULL,\n"
+	"  seq_id INTEGER NOT NULL,\n"
+	"  start_s REAL NOT NULL,              -- from the step's start\n"
+	"  end_s REAL NOT NULL,\n"
+	"  PRIMARY KEY (whatif_id, replay, dp_rank, stage, optype, seq_id)\n"
+	") WITHOUT ROWID;\n"
 	"CREATE TABLE IF NOT EXISTS whatif_policies ( -- counterfactual replays\n"
 	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
 	"  policy TEXT NOT NULL,\n"
@@ -100,6 +112,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: lbsim whatif TRACE.csv[.gz] --meta META.yaml [-o FILE] [options]\n"
+		"       lbsim whatif TRACE.json[.gz] --meta META.yaml [-o FILE] [options]\n"
 		"\n"
 		"Replays a per-operation trace of hybrid-parallel (data x pipeline) training\n"
 		"as a dependency graph, then replays it again with every op at its type's\n"
@@ -107,7 +120,9 @@ static void usage(FILE *out)
 		"the traced durations of one op type, dp_rank, stage or set of workers at a time\n"
 		"attributes S (S_t, S_dp, S_stage, S_w, M_S, M_W); counterfactual replays say how\n"
 		"much of it balancing policies would recover. Prints a summary and appends the\n"
-		"figures to the whatif_* tables of a results database (doc/whatif.md).\n"
+		"figures to the whatif_* tables of a results database (doc/whatif.md). A trace\n"
+		"named *.json or *.json.gz is read as Chrome trace events (ph X events named by\n"
+		"the op type, with dp_rank, stage and step in their args).\n"
 		"\n"
 		"Options:\n"
 		"      --meta FILE         the job's metadata (dp_size, dsp_size, pp_size, ...)\n"
@@ -301,6 +316,15 @@ static lbs_status record(const char *path, const char *trace_path, const lbs_ops
 				       "issdddddd", id, name[k], t[k]->workers, t[k]->t_rem, t[k]->t_add, t[k]->t_ori,
 				       t[k]->t_ideal, t[k]->rem, t[k]->add);
 	}
+	for (int w = 0; ok && w < 2; w++)
+		for (size_t c = 0; ok && c < (size_t)m->D * m->n_ops; c++) {
+			size_t v = c % m->n_ops;
+			ok = bind_exec(db, "INSERT INTO whatif_timeline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+				       "isiiisidd", id, w ? "ideal" : "traced", (long long)r->steps[r->timeline_step],
+				       (long long)(c / m->n_ops), (long long)m->stage[v],
+				       lbs_optype_name((lbs_optype)m->type[v]), (long long)m->seq[v], r->tl_start[w][c],
+				       r->tl_end[w][c]);
+		}
 	for (size_t k = 0; ok && k < r->n_policies; k++)
 		ok = bind_exec(db, "INSERT INTO whatif_policies VALUES (?1, ?2, ?3, ?4, ?5)", "issdd", id,
 			       r->policy[k].name, r->policy[k].what, r->policy[k].mean_t, r->policy[k].recovered);
@@ -355,7 +379,7 @@ int lbs_whatif_command(int argc, char **argv)
 	lbs_wi_result res;
 	lbs_status st = lbs_ops_meta_read(meta_path, &meta, &err);
 	if (st == LBS_OK)
-		st = lbs_ops_read(trace_path, &trace, &err);
+		st = lbs_ops_read_any(trace_path, &trace, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim whatif: %s\n", err.msg);
 		return st;

@@ -31,6 +31,21 @@ gzip -dc "$D/trace-ST.csv.gz" > "$TMP/st.csv"
 check "ST as plain CSV: quiet" test ! -s "$TMP/out"
 check "ST as plain CSV: the same S" test "$(m "$TMP/r.db" 2 S)" = "$(m "$TMP/r.db" 1 S)"
 
+# The same trace as Chrome trace events (microseconds from an origin per
+# step, seq_id and chunks left to be derived, ranks as pids), gzipped.
+awk -F, 'NR == 1 { printf "{\"traceEvents\": [\n"; next }
+	{ printf "%s{\"name\":\"%s\",\"ph\":\"X\",\"ts\":%.17g,\"dur\":%.17g,\"pid\":%d,\"tid\":0,\"args\":{\"dp_rank\":%d,\"stage\":%d,\"step\":%d}}\n",
+		(NR > 2 ? "," : ""), $5, $4 * 1e7 + $6 * 1e6, $7 * 1e6, $3, $1, $2, $4 }
+	END { print "]}" }' "$TMP/st.csv" | gzip > "$TMP/st.json.gz"
+"$LBSIM" whatif "$TMP/st.json.gz" --meta "$D/meta-ST.yaml" -o "$TMP/j.db" -q
+check "ST as Chrome trace events: exit 0" test $? -eq 0
+check "ST as Chrome trace events: the same S" test "$(m "$TMP/j.db" 1 S)" = "$(m "$TMP/r.db" 1 S)"
+check "ST as Chrome trace events: the same M_W" test "$(m "$TMP/j.db" 1 M_W)" = "$(m "$TMP/r.db" 1 M_W)"
+echo '{"traceEvents": [{"name": "gc", "ph": "X", "ts": 0}' > "$TMP/bad.json"
+"$LBSIM" whatif "$TMP/bad.json" --meta "$D/meta-ST.yaml" -o "$TMP/bad.db" 2> "$TMP/err"
+check "bad JSON: exit 3" test $? -eq 3
+check "bad JSON: line and column named" grep -q 'bad.json:[0-9]*:[0-9]*: .*expected' "$TMP/err"
+
 # AR: an artificially slowed worker; the top worker explains the slowdown.
 "$LBSIM" whatif "$D/trace-AR.csv.gz" --meta "$D/meta-AR.yaml" -o "$TMP/r.db" > "$TMP/out"
 check "AR: exit 0" test $? -eq 0
@@ -43,6 +58,23 @@ check "SE: exit 0" test $? -eq 0
 check "SE: backward compute the largest S_t" test "$(q "$TMP/r.db" "SELECT name FROM whatif_slowdowns WHERE whatif_id = 4 AND metric = 'S_t' AND step IS NULL ORDER BY value DESC LIMIT 1")" = backward-compute
 check "SE: regrouping the step's sequences recovers the most" test "$(pol 4)" = microbatch-balance-global
 check "SE: 64 workers" test "$(q "$TMP/r.db" "SELECT count(*) FROM whatif_slowdowns WHERE whatif_id = 4 AND metric = 'S_w'")" = 64
+
+# The plots: the per-worker heat map and the timeline of the slowest step.
+if command -v gnuplot > /dev/null; then
+	is_png() { test "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a && test "$(wc -c < "$1")" -gt 2000; }
+	mkdir -p "$TMP/plots"
+	"$LBSIM" plot "$TMP/r.db" --whatif 1 --out "$TMP/plots" > "$TMP/out" 2> "$TMP/err"
+	check "plot --whatif 1: exit 0" test $? -eq 0
+	for p in whatif-heatmap whatif-timeline; do
+		check "plot: $p.png is a PNG" is_png "$TMP/plots/$p.png"
+	done
+	check "plot: heat map of ST's 8 workers" test "$(tail -n +2 "$TMP/plots/whatif-heatmap.csv" | wc -l)" = 8
+	check "plot: timeline of ST's step 23 (the largest S), 2 x 2 x 106 ops" \
+		test "$(tail -n +2 "$TMP/plots/whatif-timeline.csv" | wc -l)" = 424
+	check "plot: only what-if plots for a file without runs" test "$(wc -l < "$TMP/out")" = 2
+	"$LBSIM" plot "$TMP/r.db" --whatif 9 --out "$TMP/plots" 2> "$TMP/err"
+	check "plot --whatif 9: no such analysis, exit 2" test $? -eq 2
+fi
 
 # Bad input: exit 3, the file and line named, nothing written.
 sed 's/dp_size: 2/dp_size: 1/; s/world_size: 8/world_size: 4/' "$D/meta-ST.yaml" > "$TMP/meta1.yaml"

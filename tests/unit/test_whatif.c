@@ -382,6 +382,62 @@ static void test_replay_methods_agree(void)
 	unload();
 }
 
+/* The 1F1B pipeline as Chrome trace events (microseconds, absolute
+ * times from 1e9 us, no seq_id, mc or gmc: all derived, ranks from pid),
+ * in shuffled order: the same model and figures as from the CSV. */
+static void test_chrome_trace(void)
+{
+	size_t n = sizeof pipeline / sizeof pipeline[0], len = 0, cap = 1 << 16;
+	char *text = malloc(cap);
+	len += (size_t)snprintf(text, cap, "{\"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": \"M\", "
+				"\"pid\": 0, \"args\": {\"name\": \"rank 0\"}}");
+	for (int dp = 1; dp >= 0; dp--)
+		for (size_t k = 0; k < n; k++) {
+			const op_row *r = &pipeline[(k * 7) % n]; /* 7 is prime to 46: a permutation */
+			len += (size_t)snprintf(text + len, cap - len,
+						",\n  {\"name\": \"%s\", \"ph\": \"X\", \"ts\": %.17g, \"dur\": %.17g, "
+						"\"pid\": %d, \"tid\": 1, \"args\": {\"dp_rank\": %d, \"stage\": %d, "
+						"\"step\": 5}}", lbs_optype_name(r->type), 1e9 + r->start * 1e6,
+						(r->end - r->start) * 1e6, dp + 2 * r->stage, dp, r->stage);
+		}
+	len += (size_t)snprintf(text + len, cap - len, ",\n  {\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 1, "
+				"\"dur\": 2, \"pid\": 0}\n]}\n");
+	char *path = write_temp(text);
+	free(text);
+	memset(&err, 0, sizeof err);
+	lbs_status st = lbs_ops_read_chrome(path, &trace, &err);
+	if (st == LBS_OK)
+		st = lbs_wi_model_build(&model, &trace, 1, &err);
+	if (st == LBS_OK)
+		st = lbs_wi_analyse(&model, &res, &err);
+	if (st != LBS_OK)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(st, LBS_OK);
+	CU_ASSERT_EQUAL(trace.n, 2 * n); /* the metadata and CPU events skipped */
+	CU_ASSERT_EQUAL(model.n_ops, 46);
+	CU_ASSERT_EQUAL(model.n_edges, 65);
+	CU_ASSERT_EQUAL(model.n_comm_groups, 14);
+	CU_ASSERT_EQUAL(model.worker_rank[1 * 2 + 1], 3);
+	CU_ASSERT_DOUBLE_EQUAL(res.mean_nd, 28, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(res.mean_id, 23.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(res.ms.rem, 6 / 4.5, 1e-9);
+	unload();
+	unlink(path);
+	free(path);
+	/* bad files: JSON syntax (line and column), a missing field (the event) */
+	path = write_temp("{\"traceEvents\": [\n {\"name\": \"gc\",, }]}");
+	CU_ASSERT_EQUAL(lbs_ops_read_chrome(path, &trace, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2:"));
+	unlink(path);
+	free(path);
+	path = write_temp("[{\"name\": \"gc\", \"ph\": \"X\", \"ts\": 0, \"dur\": 0, \"pid\": 0, "
+			  "\"args\": {\"dp_rank\": 0, \"step\": 1}}]");
+	CU_ASSERT_EQUAL(lbs_ops_read_chrome(path, &trace, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "traceEvents[0]: args.stage: missing"));
+	unlink(path);
+	free(path);
+}
+
 /* Bad traces: the message names the file's line and what is wrong. */
 static void expect_bad(char *text, int dsp, const char *frag1, const char *frag2)
 {
@@ -413,7 +469,7 @@ static void test_bad_traces(void)
 	text = header(&len);
 	add_rows(&text, &len, slow_dp0, 15, 0, 1, 1);
 	add_rows(&text, &len, slow_dp0, 2, 0, 1, 1); /* ag and F0 again */
-	expect_bad(text, 2, ":17:", "again (first on line 2)");
+	expect_bad(text, 2, ":17:", "again (first at ");
 	text = header(&len);
 	add_rows(&text, &len, slow_dp0, 15, 0, 1, 1);
 	text = realloc(text, len + 64);
@@ -568,6 +624,7 @@ void suite_whatif(void)
 		{ "one slow dp_rank: S, S_dp, S_t, launch delay, M_W", test_slow_dp_rank },
 		{ "sequence-length imbalance: which policies recover it", test_sequence_imbalance },
 		{ "engine replay and topological sweep agree", test_replay_methods_agree },
+		{ "Chrome trace events: the same model and figures", test_chrome_trace },
 		{ "bad per-operation traces name the line", test_bad_traces },
 		{ "job metadata and its errors", test_meta },
 		{ "ByteDance trace ST against the analyzer's figures", test_trace_st },
