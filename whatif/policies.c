@@ -11,6 +11,8 @@
  *   its m micro-batches each b_i / m times as long. static-proportional
  *   measures once over the whole trace, dbs from the previous traced step
  *   (the first step keeps equal counts), oracle from the step itself;
+ *   lbbsp searches, moving micro-batches from the straggler to the leader
+ *   after each step;
  * - repartition: layers moved between stages so that every stage has the
  *   mean stage's compute time (measured over the trace): stage j's
  *   computes scaled by mean / W_j (layers taken as divisible);
@@ -107,8 +109,34 @@ static lbs_status run(pol *p, const char *name, const char *what)
 	return LBS_OK;
 }
 
+/* LB-BSP's search (as models/policy/lbbsp_gpu.c does it, one traced step
+ * a window): after each step the straggler (longest time at its current
+ * count) gives `move` micro-batches to the leader, unless the two are
+ * within 5%; `move` starts at max(1, m / 4) and halves (to 1 at least)
+ * when a replica's adjustment reverses direction. b holds the counts of
+ * step si on entry and of step si + 1 on return. */
+static void lbbsp_adjust(const double *t, size_t D, long *b, long *move, int *dir)
+{
+	size_t slow = 0, fast = 0;
+	for (size_t i = 1; i < D; i++) {
+		if (t[i] > t[slow])
+			slow = i;
+		if (t[i] < t[fast])
+			fast = i;
+	}
+	if (slow == fast || t[slow] <= 0 || (t[slow] - t[fast]) / t[slow] <= 0.05)
+		return;
+	if (dir[slow] > 0 || dir[fast] < 0)
+		*move = *move / 2 > 1 ? *move / 2 : 1;
+	long k = b[slow] - 1 < *move ? b[slow] - 1 : *move;
+	b[slow] -= k;
+	b[fast] += k;
+	dir[slow] = -1;
+	dir[fast] = 1;
+}
+
 /* The replicas' micro-batch counts: mode 0 static (whole trace), 1 dbs
- * (previous step), 2 oracle (this step). */
+ * (previous step), 2 oracle (this step), 3 lbbsp (the search). */
 static lbs_status replica_counts(pol *p, int mode, const char *name, const char *what)
 {
 	const lbs_wi_model *m = p->m;
@@ -118,13 +146,17 @@ static lbs_status replica_counts(pol *p, int mode, const char *name, const char 
 		mb += m->stage[v] == 0 && m->type[v] == LBS_OP_FORWARD_COMPUTE;
 	mb /= (size_t)m->V;
 	double *cost = malloc(m->n_steps * D * sizeof *cost), *w = malloc(D * sizeof *w);
-	long *b = malloc(D * sizeof *b);
-	if (!cost || !w || !b) {
+	long *b = malloc(D * sizeof *b), move = mb / 4 > 1 ? (long)(mb / 4) : 1;
+	int *dir = calloc(D, sizeof *dir);
+	if (!cost || !w || !b || !dir) {
 		free(cost);
 		free(w);
 		free(b);
+		free(dir);
 		return lbs_error_set(p->err, LBS_EINTERNAL, "out of memory");
 	}
+	for (size_t i = 0; i < D; i++)
+		b[i] = (long)mb;
 	/* a replica's cost in a step: its bottleneck stage's compute time */
 	for (size_t inst = 0; inst < m->n_inst; inst++) {
 		double c = 0;
@@ -134,7 +166,7 @@ static lbs_status replica_counts(pol *p, int mode, const char *name, const char 
 		cost[inst] = c;
 	}
 	for (size_t si = 0; si < m->n_steps; si++) {
-		for (size_t i = 0; i < D; i++) {
+		for (size_t i = 0; mode < 3 && i < D; i++) {
 			double c = 0;
 			if (mode == 0) {
 				for (size_t k = 0; k < m->n_steps; k++)
@@ -145,17 +177,22 @@ static lbs_status replica_counts(pol *p, int mode, const char *name, const char 
 			}
 			w[i] = mode == 1 && si == 0 ? 1 : 1 / c;
 		}
-		split_counts(w, D, (long)(D * mb), b);
+		if (mode < 3)
+			split_counts(w, D, (long)(D * mb), b);
 		for (size_t i = 0; i < D; i++) {
 			size_t inst = si * D + i;
 			double f = (double)b[i] / (double)mb;
 			for (size_t v = 0; v < n; v++)
 				p->val[inst * n + v] = is_compute(m, v) ? p->vo[inst * n + v] * f : p->vo[inst * n + v];
+			w[i] = cost[inst] * f; /* the time it took at its count */
 		}
+		if (mode == 3)
+			lbbsp_adjust(w, D, b, &move, dir);
 	}
 	free(cost);
 	free(w);
 	free(b);
+	free(dir);
 	return run(p, name, what);
 }
 
@@ -262,6 +299,9 @@ lbs_status lbs_wi_policies(const lbs_wi_model *m, lbs_wi_result *res, const doub
 		if (st == LBS_OK)
 			st = replica_counts(&p, 1, "dbs", "micro-batches per replica in proportion to its speed in "
 					    "the previous traced step");
+		if (st == LBS_OK)
+			st = replica_counts(&p, 3, "lbbsp", "LB-BSP's search: after each traced step the straggler "
+					    "gives micro-batches to the leader");
 		if (st == LBS_OK)
 			st = replica_counts(&p, 2, "oracle", "micro-batches per replica in proportion to its speed "
 					    "in the step itself");

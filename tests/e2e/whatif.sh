@@ -23,7 +23,7 @@ check "ST: the last stage stands out" test "$(q "$TMP/r.db" "SELECT name FROM wh
 check "ST: the model's size" test "$(q "$TMP/r.db" 'SELECT ops || " " || edges || " " || groups || " " || sync_ops FROM whatif_runs')" = "106 165 34 12"
 pol() { q "$TMP/r.db" "SELECT policy FROM whatif_policies WHERE whatif_id = $1 AND policy NOT LIKE '%+%' ORDER BY recovered DESC LIMIT 1"; }
 check "ST: repartitioning recovers the most" test "$(pol 1)" = repartition
-check "ST: seven policies" test "$(q "$TMP/r.db" 'SELECT count(*) FROM whatif_policies WHERE whatif_id = 1')" = 7
+check "ST: eight policies" test "$(q "$TMP/r.db" 'SELECT count(*) FROM whatif_policies WHERE whatif_id = 1')" = 8
 
 # The same trace uncompressed gives the same figures.
 gzip -dc "$D/trace-ST.csv.gz" > "$TMP/st.csv"
