@@ -134,6 +134,7 @@ typedef struct plot_ctx {
 	sqlite3 *db;
 	const char *dir, *gnuplot;
 	long long setting;
+	long long whatif; /* the lbsim whatif analysis to draw (0: none) */
 	char setting_title[512];
 	int made;
 	bool quiet;
@@ -333,9 +334,49 @@ static lbs_status plot_batch_sizes(plot_ctx *c, lbs_error *err)
 	return st;
 }
 
+/* lbsim whatif's analyses (doc/whatif.md): the per-worker slowdown as a
+ * heat map, and the step with the largest slowdown beside its ideal. */
+static void whatif_title(plot_ctx *c, const char *what, char *title, size_t len)
+{
+	char trace[512];
+	query_text(c->db, "SELECT trial_name || ' (' || trace || ')' FROM whatif_runs WHERE whatif_id = ?1",
+		   c->whatif, trace, sizeof trace);
+	lbs_fmt(title, len, "%s\n%s, whatif %lld", what, trace, c->whatif);
+}
+
+static lbs_status plot_whatif_heatmap(plot_ctx *c, lbs_error *err)
+{
+	static const char sql[] = "SELECT dp_rank, stage, value AS S_w, rank FROM whatif_slowdowns "
+				  "WHERE whatif_id = ?1 AND metric = 'S_w' ORDER BY stage, dp_rank";
+	char title[800];
+	whatif_title(c, "Slowdown per worker, S_w = min(S_dp, S_stage)", title, sizeof title);
+	return render(c, "whatif-heatmap", sql, c->whatif, title, "",
+		      "no per-worker slowdowns (S < 1.03: nothing attributed)", err);
+}
+
+static lbs_status plot_whatif_timeline(plot_ctx *c, lbs_error *err)
+{
+	static const char sql[] =
+		"SELECT replay = 'ideal' AS panel, dp_rank * (SELECT max(stage) + 1 FROM whatif_timeline "
+		"WHERE whatif_id = ?1) + stage AS lane, start_s, end_s, CASE "
+		"WHEN optype = 'forward-compute' THEN 1 WHEN optype = 'backward-compute' THEN 2 "
+		"WHEN optype LIKE '%-send' OR optype LIKE '%-recv' THEN 3 "
+		"WHEN optype IN ('params-all-gather', 'grads-reduce-scatter', 'separate-grads-all-reduce', "
+		"'optimizer-clip-main-grad', 'embedding-grads-all-reduce') THEN 4 ELSE 5 END AS kind "
+		"FROM whatif_timeline WHERE whatif_id = ?1 ORDER BY panel, lane, start_s";
+	char title[800], what[128], vars[256];
+	long long step = query_int(c->db, "SELECT min(step) FROM whatif_timeline WHERE whatif_id = ?1", c->whatif);
+	long long stages = query_int(c->db, "SELECT max(stage) + 1 FROM whatif_timeline WHERE whatif_id = ?1",
+				     c->whatif);
+	lbs_fmt(what, sizeof what, "Step %lld (the largest slowdown) as traced, and its ideal replay", step);
+	whatif_title(c, what, title, sizeof title);
+	lbs_fmt(vars, sizeof vars, "stages = %lld\n", stages > 0 ? stages : 1);
+	return render(c, "whatif-timeline", sql, c->whatif, title, vars, "no timeline recorded", err);
+}
+
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: lbsim plot RESULTS.db [--out DIR] [--setting N]\n"
+	fprintf(out, "Usage: lbsim plot RESULTS.db [--out DIR] [--setting N] [--whatif N]\n"
 		     "\n"
 		     "Renders PNG plots of a results database with gnuplot, each beside the CSV of its\n"
 		     "data: iteration-time, batch-sizes, straggler-cdf (for one setting: the runs that\n"
@@ -343,7 +384,8 @@ static void usage(FILE *out)
 		     "\n"
 		     "  -o, --out DIR       where to write them (default: plots)\n"
 		     "  -s, --setting N     the setting to draw (see the run_setting view; default: the\n"
-		     "                      first with more than one policy)\n"
+		     "                      first with more than one policy)\n"		     "  -w, --whatif N      the lbsim whatif analysis to draw (whatif_runs; default: the\n"
+		     "                      last): whatif-heatmap and whatif-timeline\n"
 		     "  -q, --quiet         print nothing but errors\n"
 		     "  -h, --help          this help\n");
 }
@@ -353,13 +395,14 @@ int lbs_plot_command(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "out", required_argument, NULL, 'o' }, { "setting", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },     { "help", no_argument, NULL, 'h' },
+		{ "whatif", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = "plots";
-	long long setting = 0;
+	long long setting = 0, whatif = 0;
 	bool quiet = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:s:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:s:w:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': dir = optarg; break;
 		case 's': {
@@ -367,6 +410,15 @@ int lbs_plot_command(int argc, char **argv)
 			setting = strtoll(optarg, &end, 10);
 			if (*end || setting < 1) {
 				fprintf(stderr, "lbsim plot: --setting %s: expected a setting_id (1, 2, ...)\n", optarg);
+				return LBS_EUSAGE;
+			}
+			break;
+		}
+		case 'w': {
+			char *end;
+			whatif = strtoll(optarg, &end, 10);
+			if (*end || whatif < 1) {
+				fprintf(stderr, "lbsim plot: --whatif %s: expected a whatif_id (1, 2, ...)\n", optarg);
 				return LBS_EUSAGE;
 			}
 			break;
@@ -402,13 +454,24 @@ int lbs_plot_command(int argc, char **argv)
 		return LBS_EIO;
 	}
 	ctx.gnuplot = gnuplot;
-	if (query_int(ctx.db, "SELECT count(*) FROM runs", 0) <= 0) {
+	bool runs = query_int(ctx.db, "SELECT count(*) FROM runs", 0) > 0;
+	long long last_whatif = query_int(ctx.db, "SELECT count(*) FROM sqlite_master WHERE name = 'whatif_runs'", 0) > 0
+		? query_int(ctx.db, "SELECT max(whatif_id) FROM whatif_runs", 0) : -1;
+	if (whatif && (last_whatif < 0 || query_int(ctx.db, "SELECT count(*) FROM whatif_runs WHERE whatif_id = ?1",
+						 whatif) <= 0)) {
+		fprintf(stderr, "lbsim plot: --whatif %lld: %s has no such analysis (see whatif_runs)\n", whatif,
+			path);
+		sqlite3_close(ctx.db);
+		return LBS_EUSAGE;
+	}
+	ctx.whatif = whatif ? whatif : last_whatif > 0 ? last_whatif : 0;
+	if (!runs && !ctx.whatif) {
 		fprintf(stderr, "lbsim plot: %s: no runs to plot\n", path);
 		sqlite3_close(ctx.db);
 		return LBS_EINPUT;
 	}
 	long long n_settings = query_int(ctx.db, "SELECT max(setting_id) FROM run_setting", 0);
-	if (setting > n_settings) {
+	if (runs && setting > n_settings) {
 		fprintf(stderr, "lbsim plot: --setting %lld: %s has settings 1 to %lld (see the run_setting "
 			"view)\n", setting, path, n_settings);
 		sqlite3_close(ctx.db);
@@ -440,8 +503,11 @@ int lbs_plot_command(int argc, char **argv)
 	lbs_status (*const plots[])(plot_ctx *, lbs_error *) = {
 		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
 	};
-	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
+	for (size_t i = 0; runs && st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
 		st = plots[i](&ctx, &err);
+	lbs_status (*const whatif_plots[])(plot_ctx *, lbs_error *) = { plot_whatif_heatmap, plot_whatif_timeline };
+	for (size_t i = 0; ctx.whatif && st == LBS_OK && i < sizeof whatif_plots / sizeof *whatif_plots; i++)
+		st = whatif_plots[i](&ctx, &err);
 	sqlite3_close(ctx.db);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim plot: %s\n", err.msg);

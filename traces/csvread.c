@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #define CHUNK 65536
 
@@ -165,12 +166,15 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		return lbs_error_set(err, LBS_EINPUT, "%s: is a directory, not a trace file", path);
-	FILE *f = fopen(path, "rb");
+	/* zlib reads a gzip file decompressed and any other file as it is. */
+	errno = 0;
+	gzFile f = gzopen(path, "rb");
 	if (!f)
-		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read trace: %s", path, strerror(errno));
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read trace: %s", path,
+				     errno ? strerror(errno) : "out of memory");
 	struct csv_parser p;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-		fclose(f);
+		gzclose(f);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
 	reader r = { .path = path, .row = row, .ctx = ctx, .err = err, .line = 1 };
@@ -179,9 +183,9 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 	size_t carry_len = 0, carry_cap = 0;
 	lbs_status st = chunk ? LBS_OK : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	bool first = true;
-	size_t got;
+	int got = 0;
 	/* One line at a time, so every callback knows the line it is on. */
-	while (st == LBS_OK && (got = fread(chunk, 1, CHUNK, f)) > 0) {
+	while (st == LBS_OK && (got = gzread(f, chunk, CHUNK)) > 0) {
 		const char *s = chunk, *end = chunk + got;
 		if (first && got >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 			s += 3;
@@ -221,8 +225,12 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 			s += len;
 		}
 	}
-	if (st == LBS_OK && ferror(f))
-		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path, strerror(errno));
+	int zerr = Z_OK;
+	const char *zwhy = gzerror(f, &zerr);
+	if (st == LBS_OK && (got < 0 || zerr != Z_OK)) /* Z_BUF_ERROR: a gzip file cut short */
+		st = lbs_error_set(err, LBS_EINPUT, "%s: read error: %s", path,
+				   zerr == Z_ERRNO ? strerror(errno) : zerr == Z_BUF_ERROR ?
+				   "the compressed file ends early (truncated?)" : zwhy);
 	if (st == LBS_OK && carry_len) /* a last line without its line end */
 		st = feed_line(&r, &p, carry, carry_len, comment);
 	if (st == LBS_OK) {
@@ -234,7 +242,7 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 			st = r.st;
 	}
 	csv_free(&p);
-	fclose(f);
+	gzclose(f);
 	free(chunk);
 	free(carry);
 	free(r.buf);

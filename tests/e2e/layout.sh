@@ -16,11 +16,12 @@ allowed() {
 	sim) echo "util models traces sim" ;;
 	analysis) echo "util models traces sim analysis" ;;
 	sweep) echo "util models traces sim analysis sweep" ;;
-	cli) echo "util models traces sim analysis sweep cli" ;;
+	whatif) echo "util models traces sim whatif" ;;
+	cli) echo "util models traces sim analysis sweep whatif cli" ;;
 	*) echo "" ;;
 	esac
 }
-FOLDERS="util models traces sim analysis sweep cli"
+FOLDERS="util models traces sim analysis sweep whatif cli"
 
 # edges ROOT: "FILE INCLUDED" for every #include "..." of the sources.
 edges() {
@@ -105,11 +106,11 @@ for d in $FOLDERS; do
 done
 out=$(layering "$top_srcdir")
 [ -n "$out" ] && echo "$out"
-check "every include of util/ models/ traces/ sim/ analysis/ sweep/ cli/ goes down the layers" test -z "$out"
+check "every include of util/ models/ traces/ sim/ analysis/ sweep/ whatif/ cli/ goes down the layers" test -z "$out"
 out=$(circles "$top_srcdir")
 [ -n "$out" ] && echo "$out"
 check "no module includes itself through others" test -z "$out"
-check "sim/ includes no command's header" test -z "$(grep -l '_cmd\.h\|sweep/\|analysis/' "$top_srcdir"/sim/*.[ch])"
+check "sim/ includes no command's header" test -z "$(grep -l '_cmd\.h\|sweep/\|analysis/\|whatif/' "$top_srcdir"/sim/*.[ch])"
 check "main.c holds no command of its own" test "$(grep -c 'getopt' "$top_srcdir/cli/main.c")" -eq 0
 
 # The folder graph, for the record: "FROM -> TO COUNT".

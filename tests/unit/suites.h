@@ -22,6 +22,7 @@ void suite_sweep(void);
 void suite_predict(void);
 void suite_nets(void);
 void suite_calib(void);
+void suite_whatif(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# lbsim whatif: the slowdown attributed to each worker, S_w, as a heat map
+# of pipeline stage (rows) by data-parallel rank (columns).
+#
+# Input, set with -e or by `lbsim plot` (which also writes the CSV):
+#   data    CSV with a header line: dp_rank,stage,S_w,rank
+#   out     the PNG to write (default: whatif-heatmap.png)
+#   title   optional: the plot's title
+# By hand:  gnuplot -e "data='whatif-heatmap.csv'" analysis/whatif-heatmap.gp
+if (!exists("data")) { print "whatif-heatmap.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
+if (!exists("out")) out = "whatif-heatmap.png"
+if (!exists("title")) title = "Slowdown per worker, S_w"
+if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+	set terminal pngcairo size 960,600 noenhanced font ",10"
+} else {
+	set terminal png size 960,600 noenhanced
+}
+set output out
+set datafile separator ","
+set datafile columnheaders
+stats data using 1:2 nooutput
+set title title
+set xlabel "data-parallel rank"
+set ylabel "pipeline stage"
+set xrange [STATS_min_x - 0.5:STATS_max_x + 0.5]
+set yrange [STATS_min_y - 0.5:STATS_max_y + 0.5]
+set xtics 1
+set ytics 1
+if (STATS_max_x > 31) set xtics 4
+set cblabel "S_w (1 = ideal)"
+set palette defined (0 "#f7fbff", 1 "#fdae6b", 2 "#e6550d", 3 "#7f2704")
+unset key
+# each worker a cell; its value written in it when there is room
+if ((STATS_max_x - STATS_min_x + 1) * (STATS_max_y - STATS_min_y + 1) <= 32) {
+	plot data using 1:2:(0.5):(0.5):3 with boxxyerror fill solid 1 noborder fc palette, \
+	     data using 1:2:(sprintf("%.3f", $3)) with labels font ",8" textcolor "black"
+} else {
+	plot data using 1:2:(0.5):(0.5):3 with boxxyerror fill solid 1 noborder fc palette
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* lbsim whatif: the what-if analysis of a per-operation trace of
+ * hybrid-parallel training; a summary on stdout, the figures in tables of
+ * a results database (doc/results.md). */
+#include "whatif/whatif_cmd.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "sim/recorder.h"
+#include "traces/series.h"
+#include "whatif/whatif.h"
+
+const char lbs_whatif_schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS whatif_runs ( -- lbsim whatif: one row per analysed trace\n"
+	"  whatif_id INTEGER PRIMARY KEY,\n"
+	"  trace TEXT NOT NULL,                -- the trace file as given\n"
+	"  meta TEXT NOT NULL,                 -- the metadata file as given\n"
+	"  trial_name TEXT NOT NULL,\n"
+	"  dp_size INTEGER NOT NULL,           -- the metadata's sizes\n"
+	"  dsp_size INTEGER NOT NULL,\n"
+	"  pp_size INTEGER NOT NULL,\n"
+	"  tp_size INTEGER NOT NULL,\n"
+	"  vpp_size INTEGER NOT NULL,\n"
+	"  world_size INTEGER NOT NULL,\n"
+	"  rows INTEGER NOT NULL,              -- op instances read\n"
+	"  steps INTEGER NOT NULL,\n"
+	"  workers INTEGER NOT NULL,           -- (dp_rank, stage) pairs recorded\n"
+	"  ops INTEGER NOT NULL,               -- ops of the template step (dp_rank 0)\n"
+	"  edges INTEGER NOT NULL,             -- their dependencies\n"
+	"  groups INTEGER NOT NULL,            -- communication groups\n"
+	"  sync_ops INTEGER NOT NULL,          -- ops in groups that span the dp_ranks\n"
+	"  lbsim_version TEXT NOT NULL,\n"
+	"  created_at TEXT NOT NULL            -- UTC, ISO 8601\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS whatif_metrics ( -- one figure a row: S, L, M_S, M_W, ...\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  name TEXT NOT NULL,\n"
+	"  value REAL,                         -- NULL: not computed (S < 1.03)\n"
+	"  PRIMARY KEY (whatif_id, name)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_steps ( -- per traced step, seconds\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  t_meas REAL NOT NULL,               -- measured: last end - first start\n"
+	"  t_base REAL NOT NULL,               -- replay with the trace's launch delays\n"
+	"  t_nodelay REAL NOT NULL,            -- replay without launch delays\n"
+	"  t_ideal REAL NOT NULL,              -- replay with every op at its type's ideal value\n"
+	"  S REAL NOT NULL,                    -- t_nodelay / t_ideal\n"
+	"  L REAL NOT NULL,                    -- t_meas / t_nodelay\n"
+	"  PRIMARY KEY (whatif_id, step)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_slowdowns ( -- S_t, S_dp, S_stage, S_w\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  metric TEXT NOT NULL,               -- S_t | S_dp | S_stage | S_w\n"
+	"  name TEXT NOT NULL,                 -- op type, dp_rank, stage or global rank\n"
+	"  dp_rank INTEGER,                    -- NULL where it does not apply\n"
+	"  stage INTEGER,\n"
+	"  rank INTEGER,\n"
+	"  step INTEGER,                       -- NULL: over all steps\n"
+	"  value REAL NOT NULL\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS whatif_ideal ( -- the ideal value of each op type\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  optype TEXT NOT NULL,\n"
+	"  role TEXT NOT NULL,                 -- duration (local ops) | transfer (group members)\n"
+	"  pooled TEXT NOT NULL,               -- mean | median\n"
+	"  value REAL NOT NULL,                -- seconds\n"
+	"  PRIMARY KEY (whatif_id, optype, role)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_tests ( -- removal/addition tests\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  name TEXT NOT NULL,                 -- M_S | M_W\n"
+	"  workers TEXT NOT NULL,              -- the set W\n"
+	"  t_rem REAL NOT NULL,                -- mean step time, W ideal, the rest as traced\n"
+	"  t_add REAL NOT NULL,                -- mean step time, W as traced, the rest ideal\n"
+	"  t_ori REAL NOT NULL,                -- mean no-delay step time\n"
+	"  t_ideal REAL NOT NULL,\n"
+	"  rem REAL NOT NULL,                  -- (t_ori - t_rem) / (t_ori - t_ideal): the figure itself\n"
+	"  add_fraction REAL NOT NULL,         -- (t_add - t_ideal) / (t_ori - t_ideal)\n"
+	"  PRIMARY KEY (whatif_id, name)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_timeline ( -- the step with the largest S, op by op\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  replay TEXT NOT NULL,               -- traced (the trace's rows) | ideal (the ideal replay)\n"
+	"  step INTEGER NOT NULL,\n"
+	"  dp_rank INTEGER NOT NULL,\n"
+	"  stage INTEGER NOT NULL,\n"
+	"  optype TEXT NOT NULL,\n"
+	"  seq_id INTEGER NOT NULL,\n"
+	"  start_s REAL NOT NULL,              -- from the step's start\n"
+	"  end_s REAL NOT NULL,\n"
+	"  PRIMARY KEY (whatif_id, replay, dp_rank, stage, optype, seq_id)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_policies ( -- counterfactual replays\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  policy TEXT NOT NULL,\n"
+	"  description TEXT NOT NULL,\n"
+	"  mean_step_s REAL NOT NULL,\n"
+	"  recovered REAL NOT NULL,            -- fraction of t_nodelay - t_ideal the policy removes\n"
+	"  PRIMARY KEY (whatif_id, policy)\n"
+	") WITHOUT ROWID;\n";
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: lbsim whatif TRACE.csv[.gz] --meta META.yaml [-o FILE] [options]\n"
+		"       lbsim whatif TRACE.json[.gz] --meta META.yaml [-o FILE] [options]\n"
+		"\n"
+		"Replays a per-operation trace of hybrid-parallel (data x pipeline) training\n"
+		"as a dependency graph, then replays it again with every op at its type's\n"
+		"typical duration: the ratio of the mean step times is the slowdown S. Restoring\n"
+		"the traced durations of one op type, dp_rank, stage or set of workers at a time\n"
+		"attributes S (S_t, S_dp, S_stage, S_w, M_S, M_W); counterfactual replays say how\n"
+		"much of it balancing policies would recover. Prints a summary and appends the\n"
+		"figures to the whatif_* tables of a results database (doc/whatif.md). A trace\n"
+		"named *.json or *.json.gz is read as Chrome trace events (ph X events named by\n"
+		"the op type, with dp_rank, stage and step in their args).\n"
+		"\n"
+		"Options:\n"
+		"      --meta FILE         the job's metadata (dp_size, dsp_size, pp_size, ...)\n"
+		"  -o, --output FILE       results database (default: results.db)\n"
+		"      --max-trace-rows N  refuse a trace of more than N rows (default 100000000;\n"
+		"                          0: no limit)\n"
+		"  -q, --quiet             print nothing but errors\n"
+		"  -h, --help              this help\n");
+}
+
+/* The largest S_dp, S_stage and S_w values printed (all are recorded). */
+#define SUMMARY_MAX 8
+
+static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const lbs_wi_result *r)
+{
+	printf("whatif: %s (%s): %d dp_rank(s) x %d stage(s) x %d chunk(s), %zu steps, %zu workers; "
+	       "template %zu ops, %zu dependencies, %zu groups (%zu ops synchronised across dp_ranks)\n",
+	       m->trace->path, meta->trial_name, m->D, m->P, m->V, m->n_steps, m->n_workers, m->n_ops,
+	       m->n_edges, m->n_comm_groups, m->n_sync_ops);
+	printf("replay of the trace: step times within %.2g (relative) of the measured ones\n", r->base_max_rel);
+	printf("mean step time: measured %.17g s, no-delay %.17g s, ideal %.17g s\n", r->mean_meas, r->mean_nd,
+	       r->mean_id);
+	printf("S = %.17g\n", r->S);
+	printf("L = %.17g\n", r->L);
+	size_t imax = 0, imin = 0;
+	for (size_t i = 1; i < r->n_steps; i++) {
+		if (r->t_nd[i] / r->t_id[i] > r->t_nd[imax] / r->t_id[imax])
+			imax = i;
+		if (r->t_nd[i] / r->t_id[i] < r->t_nd[imin] / r->t_id[imin])
+			imin = i;
+	}
+	printf("per step: S max %.17g (step %lld), min %.17g (step %lld)\n", r->t_nd[imax] / r->t_id[imax],
+	       (long long)r->steps[imax], r->t_nd[imin] / r->t_id[imin], (long long)r->steps[imin]);
+	if (!r->attributed) {
+		printf("S < %.2f: no attribution (S_t, S_dp, S_stage, S_w, M_S, M_W are null)\n",
+		       LBS_WI_ATTRIBUTE_MIN);
+	} else {
+		static const char *const label[] = { "S_t", "S_dp", "S_stage", "S_w" };
+		for (int k = LBS_WI_OPTYPE; k <= LBS_WI_WORKER; k++) {
+			printf("%s:", label[k]);
+			size_t shown = 0, more = 0;
+			for (size_t i = 0; i < r->n_slow; i++) {
+				const lbs_wi_slowdown *s = &r->slow[i];
+				if ((int)s->kind != k)
+					continue;
+				if (shown == SUMMARY_MAX && k != LBS_WI_OPTYPE) {
+					more++;
+					continue;
+				}
+				shown++;
+				if (k == LBS_WI_WORKER)
+					printf(" rank %d (dp %d, stage %d) %.17g;", s->rank, s->dp_rank, s->stage, s->value);
+				else
+					printf(" %s %.17g;", s->name, s->value);
+			}
+			if (more)
+				printf(" and %zu more (table whatif_slowdowns)", more);
+			printf("\n");
+		}
+		const lbs_wi_test *t[] = { &r->ms, &r->mw };
+		const char *name[] = { "M_S", "M_W" };
+		for (int k = 0; k < 2; k++)
+			printf("%s = %.17g (W = %s; T_rem %.17g, T_add %.17g, add %.17g)\n", name[k], t[k]->rem,
+			       t[k]->workers, t[k]->t_rem, t[k]->t_add, t[k]->add);
+	}
+	for (size_t i = 0; i < r->n_policies; i++)
+		printf("policy %s: mean step %.6f s, recovers %.1f%% of the slowdown (%s)\n", r->policy[i].name,
+		       r->policy[i].mean_t, 100 * r->policy[i].recovered, r->policy[i].what);
+}
+
+static lbs_status db_error(sqlite3 *db, const char *path, lbs_error *err)
+{
+	return lbs_error_set(err, LBS_EIO, "%s: database error: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+/* Runs one INSERT with parameters given as fmt letters: i long long, n
+ * long long (< 0: NULL), d double (NaN: NULL), s text (NULL: NULL). */
+static bool bind_exec(sqlite3 *db, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	for (int k = 0; fmt[k]; k++) {
+		if (fmt[k] == 'i' || fmt[k] == 'n') {
+			long long v = va_arg(ap, long long);
+			if (fmt[k] == 'n' && v < 0)
+				sqlite3_bind_null(q, k + 1);
+			else
+				sqlite3_bind_int64(q, k + 1, v);
+		} else if (fmt[k] == 'd') {
+			double v = va_arg(ap, double);
+			if (isnan(v))
+				sqlite3_bind_null(q, k + 1);
+			else
+				sqlite3_bind_double(q, k + 1, v);
+		} else {
+			const char *s = va_arg(ap, const char *);
+			if (s)
+				sqlite3_bind_text(q, k + 1, s, -1, SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(q, k + 1);
+		}
+	}
+	va_end(ap);
+	bool ok = sqlite3_step(q) == SQLITE_DONE;
+	sqlite3_finalize(q);
+	return ok;
+}
+
+static lbs_status record(const char *path, const char *trace_path, const lbs_ops_meta *meta,
+			 const lbs_wi_model *m, const lbs_wi_result *r, lbs_error *err)
+{
+	lbs_recorder rec;
+	lbs_status st = lbs_recorder_open(&rec, path, LBS_DETAIL_RUNS, err);
+	if (st != LBS_OK)
+		return st;
+	lbs_recorder_close(&rec);
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		st = db_error(db, path, err);
+		sqlite3_close(db);
+		return st;
+	}
+	sqlite3_busy_timeout(db, 60000);
+	char now[32];
+	time_t tt = time(NULL);
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	bool ok = sqlite3_exec(db, "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+		  sqlite3_exec(db, lbs_whatif_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
+	ok = ok && bind_exec(db, "INSERT INTO whatif_runs (trace, meta, trial_name, dp_size, dsp_size, pp_size, "
+			     "tp_size, vpp_size, world_size, rows, steps, workers, ops, edges, groups, sync_ops, "
+			     "lbsim_version, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+			     "?12, ?13, ?14, ?15, ?16, ?17, ?18)", "sssiiiiiiiiiiiiiss", trace_path, meta->path,
+			     meta->trial_name, (long long)meta->dp_size, (long long)meta->dsp_size,
+			     (long long)meta->pp_size, (long long)meta->tp_size, (long long)meta->vpp_size,
+			     (long long)meta->world_size, (long long)m->trace->n, (long long)m->n_steps,
+			     (long long)m->n_workers, (long long)m->n_ops, (long long)m->n_edges,
+			     (long long)m->n_comm_groups, (long long)m->n_sync_ops, PACKAGE_VERSION, now);
+	long long id = (long long)sqlite3_last_insert_rowid(db);
+	const char *mins = "INSERT INTO whatif_metrics VALUES (?1, ?2, ?3)";
+	double nan = NAN;
+	struct {
+		const char *name;
+		double v;
+	} metric[] = {
+		{ "S", r->S },
+		{ "L", r->L },
+		{ "mean_t_meas", r->mean_meas },
+		{ "mean_t_base", r->mean_base },
+		{ "mean_t_nodelay", r->mean_nd },
+		{ "mean_t_ideal", r->mean_id },
+		{ "base_max_rel_error", r->base_max_rel },
+		{ "M_S", r->attributed ? r->ms.rem : nan },
+		{ "M_W", r->attributed ? r->mw.rem : nan },
+	};
+	for (size_t k = 0; ok && k < sizeof metric / sizeof metric[0]; k++)
+		ok = bind_exec(db, mins, "isd", id, metric[k].name, metric[k].v);
+	for (size_t i = 0; ok && i < r->n_steps; i++)
+		ok = bind_exec(db, "INSERT INTO whatif_steps VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", "iidddddd", id,
+			       (long long)r->steps[i], r->t_meas[i], r->t_base[i], r->t_nd[i], r->t_id[i],
+			       r->t_nd[i] / r->t_id[i], r->t_meas[i] / r->t_nd[i]);
+	static const char *const label[] = { "S_t", "S_dp", "S_stage", "S_w" };
+	const char *sins = "INSERT INTO whatif_slowdowns VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	for (size_t k = 0; ok && k < r->n_slow; k++) {
+		const lbs_wi_slowdown *s = &r->slow[k];
+		ok = bind_exec(db, sins, "issnnnnd", id, label[s->kind], s->name, (long long)s->dp_rank,
+			       (long long)s->stage, (long long)s->rank, -1LL, s->value);
+		for (size_t i = 0; ok && s->per_step && i < r->n_steps; i++)
+			ok = bind_exec(db, sins, "issnnnnd", id, label[s->kind], s->name, (long long)s->dp_rank,
+				       (long long)s->stage, (long long)s->rank, (long long)r->steps[i], s->per_step[i]);
+	}
+	for (int t = 0; ok && t < LBS_OP_N; t++) {
+		bool mean_pool = t == LBS_OP_FORWARD_COMPUTE || t == LBS_OP_BACKWARD_COMPUTE || t == LBS_OP_GC ||
+				 t == LBS_OP_OPTIMIZER;
+		if (!isnan(r->ideal_d[t]))
+			ok = bind_exec(db, "INSERT INTO whatif_ideal VALUES (?1, ?2, 'duration', ?3, ?4)", "issd", id,
+				       lbs_optype_name((lbs_optype)t), mean_pool ? "mean" : "median", r->ideal_d[t]);
+		if (ok && !isnan(r->ideal_x[t]))
+			ok = bind_exec(db, "INSERT INTO whatif_ideal VALUES (?1, ?2, 'transfer', 'median', ?3)", "isd",
+				       id, lbs_optype_name((lbs_optype)t), r->ideal_x[t]);
+	}
+	if (r->attributed) {
+		const lbs_wi_test *t[] = { &r->ms, &r->mw };
+		const char *name[] = { "M_S", "M_W" };
+		for (int k = 0; ok && k < 2; k++)
+			ok = bind_exec(db, "INSERT INTO whatif_tests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+				       "issdddddd", id, name[k], t[k]->workers, t[k]->t_rem, t[k]->t_add, t[k]->t_ori,
+				       t[k]->t_ideal, t[k]->rem, t[k]->add);
+	}
+	for (int w = 0; ok && w < 2; w++)
+		for (size_t c = 0; ok && c < (size_t)m->D * m->n_ops; c++) {
+			size_t v = c % m->n_ops;
+			ok = bind_exec(db, "INSERT INTO whatif_timeline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+				       "isiiisidd", id, w ? "ideal" : "traced", (long long)r->steps[r->timeline_step],
+				       (long long)(c / m->n_ops), (long long)m->stage[v],
+				       lbs_optype_name((lbs_optype)m->type[v]), (long long)m->seq[v], r->tl_start[w][c],
+				       r->tl_end[w][c]);
+		}
+	for (size_t k = 0; ok && k < r->n_policies; k++)
+		ok = bind_exec(db, "INSERT INTO whatif_policies VALUES (?1, ?2, ?3, ?4, ?5)", "issdd", id,
+			       r->policy[k].name, r->policy[k].what, r->policy[k].mean_t, r->policy[k].recovered);
+	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+	if (!ok) {
+		st = db_error(db, path, err);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	sqlite3_close(db);
+	return st;
+}
+
+int lbs_whatif_command(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "meta", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "max-trace-rows", required_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *meta_path = NULL, *out = "results.db";
+	bool quiet = false;
+	int64_t unused;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': meta_path = optarg; break;
+		case 'o': out = optarg; break;
+		case 'R':
+			if (!lbs_row_limit_option("lbsim whatif", true, optarg, &unused))
+				return LBS_EUSAGE;
+			break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return LBS_EUSAGE;
+		}
+	}
+	if (optind + 1 != argc || !meta_path) {
+		fprintf(stderr, "lbsim whatif: %s\n", optind + 1 != argc ? "expected one trace file" :
+			"--meta META.yaml is required (the job's dp_size, dsp_size, pp_size, ...)");
+		usage(stderr);
+		return LBS_EUSAGE;
+	}
+	const char *trace_path = argv[optind];
+	lbs_error err = { 0 };
+	lbs_ops_meta meta;
+	lbs_ops_trace trace;
+	lbs_wi_model model;
+	lbs_wi_result res;
+	lbs_status st = lbs_ops_meta_read(meta_path, &meta, &err);
+	if (st == LBS_OK)
+		st = lbs_ops_read_any(trace_path, &trace, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim whatif: %s\n", err.msg);
+		return st;
+	}
+	if ((st = lbs_ops_check_meta(&trace, &meta, &err)) == LBS_OK &&
+	    (st = lbs_wi_model_build(&model, &trace, (int)meta.dsp_size, &err)) == LBS_OK) {
+		if ((st = lbs_wi_analyse(&model, &res, &err)) == LBS_OK) {
+			st = record(out, trace_path, &meta, &model, &res, &err);
+			if (st == LBS_OK && !quiet)
+				print_summary(&model, &meta, &res);
+			lbs_wi_result_free(&res);
+		}
+		lbs_wi_model_free(&model);
+	}
+	lbs_ops_free(&trace);
+	if (st != LBS_OK)
+		fprintf(stderr, "lbsim whatif: %s\n", err.msg);
+	return st;
+}
