@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "util/clock.h"
+#include "util/datapath.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -29,7 +30,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: lbsim [run] SCENARIO.ini [options]\n"
+		"Usage: lbsim [run] SCENARIO.ini|NAME [options]\n"
 		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
 		"       lbsim merge OUT.db IN.db...\n"
 		"       lbsim plot RESULTS.db [--out DIR]\n"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
 		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --list [options]\n"
 		"       lbsim keys\n"
+		"       lbsim scenarios\n"
 		"       lbsim --help | --version\n"
 		"\n"
 		"Simulates synchronous data-parallel training on the cluster SCENARIO.ini describes,\n"
@@ -74,6 +76,7 @@ static void usage(FILE *out)
 		"                        score them (lbsim predict --help)\n"
 		"  calibrate             measure or fit cost profiles (lbsim calibrate --help)\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
+		"  scenarios             list the installed scenarios (lbsim run NAME runs one)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
 		"5 internal error, 130 interrupted. See lbsim(1).\n");
@@ -312,7 +315,9 @@ int lbs_run_command(int argc, char **argv)
 
 	lbs_error err = { 0 };
 	lbs_scenario sc;
-	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
+	lbs_datapath file; /* `lbsim run default`: an installed scenario */
+	lbs_datapath_scenario(argv[optind], &file);
+	lbs_status st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
 	free(overrides);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);

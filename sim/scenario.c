@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/scenario.h"
 
+#include "util/datapath.h"
 #include "util/ini.h"
 
 #include <errno.h>
@@ -86,7 +87,8 @@ static const lbs_key_spec group_keys[] = {
 	  "device class; policies treat CPU and GPU workers differently" },
 	{ "profile", LBS_T_STRING, G(profile), UNSET, 0, 0, 0, NULL, NULL,
 	  "cost profile file (doc/profiles.md), relative to this file's directory (with --set: to the "
-	  "current directory); it gives cost, t0, per_sample, t_flat, saturation_batch and max_batch, "
+	  "current directory), then to LBSIM_PATH and the installed data (doc/scenario.md, \"Where "
+	  "files are found\"); it gives cost, t0, per_sample, t_flat, saturation_batch and max_batch, "
 	  "which may then not be set here, except max_batch, which overrides the profile's cap" },
 	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
@@ -124,7 +126,8 @@ static const lbs_key_spec trace_keys[] = {
 	  "format of the trace that drives the workers' availability (in [network]: the bandwidth; "
 	  "doc/traces.md); `none`: no trace" },
 	{ "trace", LBS_T_STRING, T(file), REQUIRED, 0, 0, 0, NULL, TRACED,
-	  "the trace file, relative to the scenario file's directory" },
+	  "the trace file, relative to the scenario file's directory, then to LBSIM_PATH and the "
+	  "installed data (doc/scenario.md, \"Where files are found\")" },
 	{ "trace_column", LBS_T_STRING, T(column), UNSET, 0, 0, 0, NULL, TRACED,
 	  "column to replay (e.g. availability, cpu_util); default: the file's first value column" },
 	{ "trace_metric", LBS_T_STRING, T(metric), UNSET, 0, 0, 0, NULL, "trace_format=cloudwatch",
@@ -523,17 +526,29 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 	const char *file = given->at.file, *slash = file ? strrchr(file, '/') : NULL;
 	char label[LBS_ERROR_MAX / 2];
 	lbs_origin_format(&given->at, section, "profile", label, sizeof label);
-	int len = snprintf(g->profile_path, sizeof g->profile_path, "%.*s%s",
-			   given->value[0] != '/' && given->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
-			   file ? file : "", given->value);
-	if (len < 0 || (size_t)len >= sizeof g->profile_path)
+	/* Relative to the file's folder, then LBSIM_PATH and the installed
+	 * profiles (util/datapath.h); with --set, to the working directory. */
+	char base[LBS_DATAPATH_MAX];
+	snprintf(base, sizeof base, "%.*s", given->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
+		 file ? file : "");
+	lbs_datapath *dp = lbs_calloc(1, sizeof *dp, err);
+	if (!dp)
+		return LBS_EINTERNAL;
+	lbs_datapath_find(given->value, base, "profiles", dp);
+	int len = snprintf(g->profile_path, sizeof g->profile_path, "%s", dp->path);
+	if (len < 0 || (size_t)len >= sizeof g->profile_path) {
+		free(dp);
 		return lbs_error_set(err, LBS_EINPUT, "%s: path too long", label);
+	}
 	lbs_profile prof;
 	lbs_status st = lbs_profile_load(&prof, g->profile_path, err);
 	if (st != LBS_OK) {
+		lbs_datapath_explain(err, dp);
+		free(dp);
 		lbs_error_prefix(err, "%s", label);
 		return st;
 	}
+	free(dp);
 	lbs_profile_destroy(&prof); /* only the plain fields are used below */
 	for (size_t i = 0; i < *n; i++)
 		for (size_t k = 0; k < sizeof given_by_profile / sizeof *given_by_profile; k++)

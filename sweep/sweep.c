@@ -3,6 +3,7 @@
  * every point before anything runs. Running them is sweep/exec.c. */
 #include "sweep/sweep.h"
 
+#include "util/datapath.h"
 #include "util/ini.h"
 
 #include <errno.h>
@@ -619,17 +620,30 @@ static lbs_status build(lbs_sweep *sw, parse_ctx *c, lbs_error *err)
 		return lbs_error_set(err, LBS_EINPUT, "%s: missing [sweep] scenario (the base scenario, "
 				     "relative to the sweep file)", sw->path);
 
-	/* The base scenario, relative to the sweep file's folder. */
+	/* The base scenario, relative to the sweep file's folder, then to the
+	 * scenarios/ of LBSIM_PATH and of the installed data (util/datapath.h). */
 	const char *slash = strrchr(sw->path, '/');
-	if (scenario->value[0] == '/' || !slash)
-		snprintf(sw->scenario, sizeof sw->scenario, "%s", scenario->value);
-	else
-		snprintf(sw->scenario, sizeof sw->scenario, "%.*s/%s", (int)(slash - sw->path), sw->path,
-			 scenario->value);
+	char dir[sizeof sw->scenario];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - sw->path + 1) : 0, sw->path);
+	lbs_datapath *dp = calloc(1, sizeof *dp);
+	if (!dp)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	lbs_datapath_find(scenario->value, dir, "scenarios", dp);
+	if (strlen(dp->path) >= sizeof sw->scenario) {
+		free(dp);
+		return at_error(err, sw, scenario->line, "sweep", "scenario", "path too long");
+	}
+	memcpy(sw->scenario, dp->path, strlen(dp->path) + 1);
 	struct stat sb;
-	if (stat(sw->scenario, &sb) != 0)
-		return at_error(err, sw, scenario->line, "sweep", "scenario", "cannot read '%s': %s",
-				sw->scenario, strerror(errno));
+	if (stat(sw->scenario, &sb) != 0) {
+		int e = errno;
+		at_error(err, sw, scenario->line, "sweep", "scenario", "cannot read '%s': %s",
+			 sw->scenario, strerror(e));
+		lbs_datapath_explain(err, dp);
+		free(dp);
+		return LBS_EINPUT;
+	}
+	free(dp);
 	if (!S_ISREG(sb.st_mode))
 		return at_error(err, sw, scenario->line, "sweep", "scenario", "'%s' is not a file",
 				sw->scenario);
