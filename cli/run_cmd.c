@@ -329,9 +329,9 @@ int lbs_run_command(int argc, char **argv)
 	size_t given;
 	size_t n = policy_list(list, baseline, names, 32, &given);
 	for (size_t i = 0; i < n; i++) {
-		if (policies && !lbs_policy_find(names[i])) {
-			char known[256];
-			lbs_policy_names(known, sizeof known);
+		if (policies && !lbs_scenario_policy(&sc, names[i])) {
+			char known[512];
+			lbs_scenario_policy_names(&sc, known, sizeof known);
 			fprintf(stderr, "lbsim: --policy %s: unknown policy '%s' (known: %s)\n", policies,
 				names[i], known);
 			lbs_scenario_destroy(&sc);

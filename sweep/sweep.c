@@ -398,10 +398,19 @@ static lbs_status check_values(lbs_sweep *sw, const char *section_of_key[], lbs_
 			const char *value = key->values[v];
 			if (!strcmp(key->name, "policy")) {
 				if (!lbs_policy_find(value)) {
-					char names[256];
-					lbs_policy_names(names, sizeof names);
-					return at_error(err, sw, key->line, section_of_key[k], "policy",
-							"unknown policy '%s' (known: %s)", value, names);
+					/* not a built-in: maybe a plugin the scenario loads */
+					lbs_scenario sc;
+					lbs_error e = { 0 };
+					lbs_status st = lbs_scenario_load(&sc, sw->scenario, NULL, 0, &e);
+					if (st != LBS_OK)
+						return lbs_error_set(err, st, "%s", e.msg);
+					char names[512];
+					lbs_scenario_policy_names(&sc, names, sizeof names);
+					bool known = lbs_scenario_policy(&sc, value) != NULL;
+					lbs_scenario_destroy(&sc);
+					if (!known)
+						return at_error(err, sw, key->line, section_of_key[k], "policy",
+								"unknown policy '%s' (known: %s)", value, names);
 				}
 			} else if (!strcmp(key->name, "seed")) {
 				char *end;

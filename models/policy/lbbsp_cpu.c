@@ -25,7 +25,8 @@ typedef struct lc_options {
 
 static const lbs_key_spec lc_keys[] = {
 	{ "predictor", LBS_T_STRING, offsetof(lc_options, predictor), "narx", 0, 0, 0, NULL, NULL,
-	  "speed predictor by name (last, ema, arima, narx); its options go in [predictor.NAME]" },
+	  "speed predictor by name (last, ema, arima, narx, or a plugin's); its options go in "
+	  "[predictor.NAME]" },
 };
 
 typedef struct lc_state {
@@ -69,7 +70,10 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 	s->n_readings = env->n_readings;
 	s->global_batch = env->global_batch;
 	s->caps = env->max_batch;
-	if (st == LBS_OK && !(s->pred = lbs_predictor_find(s->opt.predictor))) {
+	if (st == LBS_OK) /* a built-in, or a plugin the scenario loaded */
+		s->pred = env->find_predictor ? env->find_predictor(env->section_ctx, s->opt.predictor)
+					      : lbs_predictor_find(s->opt.predictor);
+	if (st == LBS_OK && !s->pred) {
 		char names[256];
 		lbs_predictor_names(names, sizeof names);
 		lbs_origin at = { "[policy.lbbsp-cpu]", 0 };

@@ -46,4 +46,15 @@ check "a sweep on the installed default: every point once" \
 	[ "$(q sweep.db "SELECT count(DISTINCT run_id) || ' ' || count(DISTINCT point) FROM runs JOIN sweep_points USING (run_id)")" = "4 4" ]
 check "... the installed sweep expands" [ "$("$LBSIM" sweep sweeps/cluster-size --list | wc -l)" -eq 55 ]
 check "the installed views load" sqlite3 sweep.db < "$PKGDATADIR/analysis/views.sql"
+
+# The example policy plugin, built out of tree against the installed
+# headers with pkg-config (its own Makefile), runs beside the built-ins.
+if [ -n "${EXAMPLES:-}" ]; then
+	need pkg-config pkg-config
+	cp -R "$EXAMPLES/policy-myrule" ex && chmod -R u+w ex
+	check "pkg-config --cflags --libs lbsim" pkg-config --cflags --libs lbsim
+	check "the example plugin builds against the installed lbsim" make -s -C ex CC="${CC:-cc}"
+	(cd ex && "$LBSIM" example.ini --policy static,myrule -o ex.db > out)
+	check "... and runs beside static" grep -q '^myrule  *10  *3.3000 ' ex/out && grep -q '^static  *10  *6.0000 ' ex/out
+fi
 finish
