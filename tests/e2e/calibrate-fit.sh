@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 need sqlite3 sqlite3
 cd "$TMP" || exit 1
+# cond 'A && B': check's form for a condition of several commands.
+cond() { eval "$1"; }
 
 # 1. A GPU: 100 ms up to batch 16, then 5 ms a sample (t(32) = 0.18 s, ...).
 cat > gpu.csv << 'CSV'
@@ -25,9 +27,9 @@ CSV
 check "gpu: exit 0" test $? -eq 0
 check "gpu: piecewise, flat 100 ms to 16, 5 ms a sample" \
 	diff <(sed -n '/^\[cost\]/,/^$/p' gpu.ini) <(printf '[cost]\ncost = piecewise\nt_flat = 100 ms\nsaturation_batch = 16\nper_sample = 5 ms\nmax_batch = 128\n\n')
-check "gpu: provenance" grep -qx 'kind = measured' gpu.ini && grep -qx "data = $TMP/gpu.csv" gpu.ini && \
-	grep -qx 'device = NVIDIA A100 40GB' gpu.ini && grep -qx 'model = BERT (mine)' gpu.ini && \
-	grep -q '^date = 20' gpu.ini
+check "gpu: provenance" cond "grep -qx 'kind = measured' gpu.ini && grep -qx 'data = $TMP/gpu.csv' gpu.ini &&
+	grep -qx 'device = NVIDIA A100 40GB' gpu.ini && grep -qx 'model = BERT (mine)' gpu.ini &&
+	grep -q '^date = 20' gpu.ini"
 check "gpu: the command reruns it" \
 	grep -qx "command = lbsim calibrate --fit gpu.csv --device gpu --model 'BERT (mine)' --device-name 'NVIDIA A100 40GB' -o gpu.ini" gpu.ini
 check "gpu: held-out error of the 4 interior batches: 0" grep -q '^held-out MAPE .*: 0.00% over 4 batches$' out
@@ -67,7 +69,7 @@ check "cpu: linear, 10 ms + 2 ms a sample, no cap" \
 	diff <(sed -n '/^\[cost\]/,/^$/p' cpu.ini) <(printf '[cost]\ncost = linear\nt0 = 10 ms\nper_sample = 2 ms\n\n')
 check "cpu: batch 8 is the repetition-weighted mean" grep -qx '8 = 26 ms' cpu.ini
 check "cpu: ... and its spread" grep -qx '8 = 30.77%' cpu.ini
-check "cpu: 5 batches from 6 rows" grep -qx 'points = 5' cpu.ini && grep -q '(6 rows)' cpu.ini
+check "cpu: 5 batches from 6 rows" cond "grep -qx 'points = 5' cpu.ini && grep -q '(6 rows)' cpu.ini"
 check "cpu: model named after the file" grep -qx 'model = cpu' cpu.ini
 
 # 3. Noisy CPU times: the held-out error is the mean |error| of each
@@ -114,11 +116,11 @@ refuse "an empty file" '' cpu "bad.csv: empty: expected the header line"
 refuse "only a header" 'batch,time\n' cpu "0 distinct batches: a CPU (linear) profile needs at least 2"
 refuse "a GPU with two batches" 'batch,time\n1,0.1\n2,0.1\n2,0.12\n' gpu "2 distinct batches: a GPU (piecewise) profile needs at least 3"
 rc=0; "$LBSIM" calibrate --fit nowhere.csv --device cpu 2> err || rc=$?
-check "a missing file: exit 3 naming it" test $rc -eq 3 && grep -q "nowhere.csv: cannot read" err
+check "a missing file: exit 3 naming it" cond 'test $rc -eq 3 && grep -q "nowhere.csv: cannot read" err'
 rc=0; "$LBSIM" calibrate --fit cpu.csv 2> err || rc=$?
-check "--fit without --device: exit 2" test $rc -eq 2 && grep -q -- "--fit needs --device" err
+check "--fit without --device: exit 2" cond 'test $rc -eq 2 && grep -q -- "--fit needs --device" err'
 rc=0; "$LBSIM" calibrate --fit cpu.csv --device tpu 2> err || rc=$?
-check "--device tpu: exit 2" test $rc -eq 2 && grep -q "expected cpu or gpu" err
+check "--device tpu: exit 2" cond 'test $rc -eq 2 && grep -q "expected cpu or gpu" err'
 rc=0; "$LBSIM" calibrate --blas cifarnet --model x 2> err || rc=$?
-check "--model with --blas: exit 2" test $rc -eq 2 && grep -q -- "--model does not apply here" err
+check "--model with --blas: exit 2" cond 'test $rc -eq 2 && grep -q -- "--model does not apply here" err'
 finish

@@ -15,6 +15,9 @@ installed=$("$LBSIM" scenarios --help | sed -n 's/.*(colon-separated) and of \(.
 mkdir -p "$TMP/work" "$TMP/alt/profiles" "$TMP/tr/traces/data" "$TMP/none"
 cd "$TMP/work" || exit 1
 
+# cond 'A && B': check's form for a condition of several commands.
+cond() { eval "$1"; }
+
 # table OUTPUT: the summary's rows, without the line naming the file.
 table() { sed -n '2,$p' "$1" | grep -v '^results:'; }
 
@@ -45,11 +48,18 @@ check "... the profile is recorded as written" \
 #    profile under the V100's name slows the V100s down.
 cp "$src/profiles/k80-resnet50.ini" "$TMP/alt/profiles/v100-resnet50.ini"
 LBSIM_PATH="$TMP/alt:$src" "$LBSIM" default.ini --set run.iterations=50 -o alt.db > alt.out
-v100=$(q alt.db "SELECT cost_model FROM workers WHERE group_name = 'v100' LIMIT 1")
-k80=$(q alt.db "SELECT cost_model FROM workers WHERE group_name = 'k80' LIMIT 1")
-base_v100=$(q base.db "SELECT cost_model FROM workers WHERE group_name = 'v100' LIMIT 1")
-check "the first folder of LBSIM_PATH wins: the V100s got the K80 profile's cost model" \
-	[ -n "$v100" ] && [ "$v100" = "$k80" ] && [ "$v100" != "$base_v100" ]
+# The V100s now compute as the K80s do: without noise, at the same batch
+# (static's even split), the same compute time.
+per_batch="SELECT group_concat(printf('%.9f', s), ' ') FROM (SELECT avg(wi.compute_s) AS s
+	FROM worker_iterations wi JOIN workers w USING (run_id, worker) WHERE w.group_name IN ('k80', 'v100')
+	GROUP BY w.group_name ORDER BY w.group_name)"
+quiet="--set workers.v100.noise=none --set workers.v100.noise_sigma= --set workers.k80.noise=none --set workers.k80.noise_sigma= --set run.iterations=5 --detail workers -q"
+LBSIM_PATH="$TMP/alt:$src" "$LBSIM" default.ini $quiet -o altw.db
+read -r k80 v100 <<< "$(q altw.db "$per_batch")"
+"$LBSIM" "$src/scenarios/default.ini" $quiet -o basew.db
+read -r base_k80 base_v100 <<< "$(q basew.db "$per_batch")"
+check "the first folder of LBSIM_PATH wins: the V100s take the K80s' $k80 s (not $base_v100 s)" \
+	cond '[ -n "$v100" ] && [ "$v100" = "$k80" ] && [ "$v100" != "$base_v100" ]'
 rc=0
 diff <(table base.out) <(table alt.out) > /dev/null || rc=$?
 check "... and other results" [ "$rc" -eq 1 ]
@@ -64,7 +74,7 @@ check "lbsim run default: same results" diff <(table base.out) <(table name.out)
 check "... the scenario found is named" grep -qF "($src/scenarios/default.ini)" name.out
 rc=0
 LBSIM_PATH="$src" "$LBSIM" run no-such-scenario -o x.db 2> err || rc=$?
-check "an unknown name: exit 3 naming it" [ "$rc" -eq 3 ] && grep -q "no-such-scenario" err
+check "an unknown name: exit 3 naming it" cond '[ "$rc" -eq 3 ] && grep -q "no-such-scenario" err'
 
 # 6. A trace: found under DIR/traces/data/, the profile in the next folder.
 mkdir -p t && cp "$src/scenarios/traces/own-trace.ini" t/
