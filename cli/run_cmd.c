@@ -36,7 +36,7 @@ static void usage(FILE *out)
 		"       lbsim plot RESULTS.db [--out DIR]\n"
 		"       lbsim export RESULTS.db VIEW\n"
 		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
-		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --list [options]\n"
+		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --fit TIMES.csv | --list [options]\n"
 		"       lbsim keys\n"
 		"       lbsim scenarios\n"
 		"       lbsim --help | --version\n"

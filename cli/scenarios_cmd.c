@@ -88,13 +88,13 @@ static bool describe(const char *path, char *desc, size_t len)
 			snprintf(comment, sizeof comment, "%s", s + 1 + strspn(s + 1, " "));
 		else if (!*desc && !strncmp(s, "description", 11) && strchr(s, '=')) {
 			const char *v = strchr(s, '=') + 1;
-			snprintf(desc, len, "%s", v + strspn(v, " \t"));
+			lbs_fmt(desc, len, "%s", v + strspn(v, " \t"));
 		}
 	}
 	if (f)
 		fclose(f);
 	if (sweep || !*desc)
-		snprintf(desc, len, "%s", comment);
+		lbs_fmt(desc, len, "%s", comment);
 	return sweep;
 }
 

@@ -161,7 +161,8 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 	if (st == LBS_OK) {
 		/* Stable order of equal batches does not matter: the mean is
 		 * taken over all of them. */
-		qsort(rows, n, sizeof *rows, by_batch);
+		if (n)
+			qsort(rows, n, sizeof *rows, by_batch);
 		t->batch = calloc(n ? n : 1, sizeof *t->batch);
 		t->time_s = calloc(n ? n : 1, sizeof *t->time_s);
 		t->spread = calloc(n ? n : 1, sizeof *t->spread);
