@@ -13,6 +13,7 @@
 #include "analysis/plot.h"
 #include "analysis/predict_cmd.h"
 #include "cli/run_cmd.h"
+#include "cli/scenarios_cmd.h"
 #include "models/calib/calibrate_cmd.h"
 #include "sweep/sweep.h"
 #include "whatif/whatif_cmd.h"
@@ -25,6 +26,7 @@ static const struct {
 } commands[] = {
 	{ "run", lbs_run_command },         /* cli/run_cmd.c */
 	{ "keys", lbs_keys_command },       /* cli/run_cmd.c */
+	{ "scenarios", lbs_scenarios_command }, /* cli/scenarios_cmd.c */
 	{ "sweep", lbs_sweep_command },     /* sweep/exec.c */
 	{ "merge", lbs_merge_command },     /* analysis/merge.c */
 	{ "plot", lbs_plot_command },       /* analysis/plot.c */

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "util/clock.h"
+#include "util/datapath.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -45,15 +46,16 @@ static void catch_signals(void (*handler)(int))
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: lbsim [run] SCENARIO.ini [options]\n"
+		"Usage: lbsim [run] SCENARIO.ini|NAME [options]\n"
 		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
 		"       lbsim merge OUT.db IN.db...\n"
 		"       lbsim plot RESULTS.db [--out DIR]\n"
 		"       lbsim export RESULTS.db VIEW\n"
 		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
-		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --list [options]\n"
+		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --fit TIMES.csv | --list [options]\n"
 		"       lbsim whatif TRACE.csv[.gz] --meta META.yaml [-o FILE]\n"
 		"       lbsim keys\n"
+		"       lbsim scenarios\n"
 		"       lbsim --help | --version\n"
 		"\n"
 		"Simulates synchronous data-parallel training on the cluster SCENARIO.ini describes,\n"
@@ -93,6 +95,7 @@ static void usage(FILE *out)
 		"  whatif                what-if straggler analysis of a per-operation trace of\n"
 		"                        hybrid-parallel training (lbsim whatif --help)\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
+		"  scenarios             list the installed scenarios (lbsim run NAME runs one)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
 		"5 internal error, 130 interrupted. See lbsim(1).\n");
@@ -350,7 +353,9 @@ int lbs_run_command(int argc, char **argv)
 
 	catch_signals(on_signal_before_output);
 	lbs_scenario sc;
-	lbs_status st = lbs_scenario_load(&sc, argv[optind], overrides, n_overrides, &err);
+	lbs_datapath file; /* `lbsim run default`: an installed scenario */
+	lbs_datapath_scenario(argv[optind], &file);
+	lbs_status st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
 	free(overrides);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);
@@ -381,9 +386,9 @@ int lbs_run_command(int argc, char **argv)
 				return LBS_EUSAGE;
 			}
 	for (size_t i = 0; i < n; i++) {
-		if (policies && !lbs_policy_find(names[i])) {
-			char known[256];
-			lbs_policy_names(known, sizeof known);
+		if (policies && !lbs_scenario_policy(&sc, names[i])) {
+			char known[512];
+			lbs_scenario_policy_names(&sc, known, sizeof known);
 			fprintf(stderr, "lbsim: --policy %s: unknown policy '%s' (known: %s)\n", policies,
 				names[i], known);
 			lbs_scenario_destroy(&sc);

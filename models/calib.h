@@ -82,6 +82,23 @@ lbs_status lbs_curves_read_pollux(const char *path, const char *device, const ch
 
 void lbs_curve_set_free(lbs_curve_set *set);
 
+/* ---- a user's measured step times (models/calib/measured.c) ----------- */
+
+/* The times of a CSV `batch,time[,repetitions]` (doc/profiles.md), one
+ * entry per distinct batch, by increasing batch. */
+typedef struct lbs_step_times {
+	double *batch;
+	double *time_s;  /* the rows' mean, weighted by repetitions */
+	double *spread;  /* (max - min) / mean of the rows' times; NAN for one row */
+	size_t n;        /* distinct batches */
+	size_t rows;     /* rows read */
+} lbs_step_times;
+
+/* Reads and checks the file; errors name the file and line (LBS_EINPUT).
+ * Free with lbs_step_times_free. */
+lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *err);
+void lbs_step_times_free(lbs_step_times *t);
+
 /* ---- microbenchmarks (models/calib/blas.c, models/calib/cuda.cu) -------- */
 
 struct lbs_net;

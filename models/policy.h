@@ -34,6 +34,9 @@ typedef struct lbs_policy_env {
 	/* The validated options of another component, e.g. "predictor.narx". */
 	void (*section_options)(const void *ctx, const char *section, const lbs_kv **kv, size_t *n);
 	const void *section_ctx;
+	/* The predictor called `name`, a built-in or a plugin the scenario
+	 * loaded (NULL: none); called with section_ctx. NULL: built-ins only. */
+	const struct lbs_predictor_ops *(*find_predictor)(const void *ctx, const char *name);
 } lbs_policy_env;
 
 /* Look-ahead for the oracle: the simulated time at which `worker` would

@@ -68,11 +68,11 @@ static const lbs_key_spec fit_keys[] = {
 static const lbs_key_spec source_keys[] = {
 	{ "kind", LBS_T_ENUM, P(source), REQUIRED, 0, 0, 0, LBS_PROFILE_SOURCE_CHOICES, NULL,
 	  "`table`: fitted to published measurements; `blas`: measured here by lbsim calibrate --blas; "
-	  "`cuda`: by lbsim calibrate --cuda" },
+	  "`cuda`: by lbsim calibrate --cuda; `measured`: a user's own step times, lbsim calibrate --fit" },
 	{ "origin", LBS_T_STRING, P(origin), REQUIRED, 0, 0, 0, NULL, NULL,
 	  "how and where the times were measured (paper, repository and commit; or this program)" },
 	{ "data", LBS_T_STRING, P(data), UNSET, 0, 0, 0, NULL, NULL,
-	  "the data file fitted, relative to the source tree" },
+	  "the data file fitted, relative to the source tree (--fit: the CSV's path)" },
 	{ "licence", LBS_T_STRING, P(licence), UNSET, 0, 0, 0, NULL, NULL, "licence of the data" },
 	{ "host", LBS_T_STRING, P(host), UNSET, 0, 0, 0, NULL, NULL,
 	  "the machine measured: CPU model and cores, or GPU name and memory" },
@@ -436,7 +436,7 @@ lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
 	}
 
 	fprintf(out, "\n[source]\n");
-	static const char *kinds[] = { "table", "blas", "cuda" };
+	static const char *kinds[] = { "table", "blas", "cuda", "measured" };
 	put(&w, "kind", kinds[p->source]);
 	put_text(&w, "origin", p->origin);
 	put_text(&w, "data", p->data);

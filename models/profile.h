@@ -17,10 +17,15 @@
 
 #define LBS_PROFILE_FORMAT 1
 #define LBS_PROFILE_DEVICE_CHOICES "cpu|gpu"
-#define LBS_PROFILE_SOURCE_CHOICES "table|blas|cuda"
+#define LBS_PROFILE_SOURCE_CHOICES "table|blas|cuda|measured"
 #define LBS_PROFILE_COST_KEYS 6 /* cost, t0, per_sample, t_flat, saturation_batch, max_batch */
 
-typedef enum lbs_profile_source { LBS_SOURCE_TABLE, LBS_SOURCE_BLAS, LBS_SOURCE_CUDA } lbs_profile_source;
+typedef enum lbs_profile_source {
+	LBS_SOURCE_TABLE,
+	LBS_SOURCE_BLAS,
+	LBS_SOURCE_CUDA,
+	LBS_SOURCE_MEASURED /* a user's own step times, lbsim calibrate --fit */
+} lbs_profile_source;
 
 /* One measured batch: the median time and the relative spread of the
  * repetitions, (max - min) / median (NAN when not measured here). */

@@ -504,6 +504,11 @@ static void section_options(const void *ctx, const char *section, const lbs_kv *
 	lbs_scenario_section_options(ctx, section, kv, n);
 }
 
+static const lbs_predictor_ops *find_predictor(const void *ctx, const char *name)
+{
+	return lbs_scenario_predictor(ctx, name);
+}
+
 static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err)
 {
 	run->sc = sc;
@@ -541,10 +546,11 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	lbs_origin at = { "--policy", 0 };
 	if ((st = lbs_scenario_check_policy(sc, pname, policy ? &at : &sc->policy.at, err)) != LBS_OK)
 		return st;
-	const lbs_policy_ops *ops = lbs_policy_find(pname);
+	const lbs_policy_ops *ops = lbs_scenario_policy(sc, pname);
 	lbs_policy_env env = {
 		.section_options = section_options,
 		.section_ctx = sc,
+		.find_predictor = find_predictor,
 		.n_workers = run->n,
 		.global_batch = sc->run.global_batch,
 		.max_batch = run->max_batch,

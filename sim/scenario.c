@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/scenario.h"
 
+#include "util/datapath.h"
 #include "util/ini.h"
 
 #include <errno.h>
@@ -86,7 +87,8 @@ static const lbs_key_spec group_keys[] = {
 	  "device class; policies treat CPU and GPU workers differently" },
 	{ "profile", LBS_T_STRING, G(profile), UNSET, 0, 0, 0, NULL, NULL,
 	  "cost profile file (doc/profiles.md), relative to this file's directory (with --set: to the "
-	  "current directory); it gives cost, t0, per_sample, t_flat, saturation_batch and max_batch, "
+	  "current directory), then to LBSIM_PATH and the installed data (doc/scenario.md, \"Where "
+	  "files are found\"); it gives cost, t0, per_sample, t_flat, saturation_batch and max_batch, "
 	  "which may then not be set here, except max_batch, which overrides the profile's cap" },
 	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
@@ -124,7 +126,8 @@ static const lbs_key_spec trace_keys[] = {
 	  "format of the trace that drives the workers' availability (in [network]: the bandwidth; "
 	  "doc/traces.md); `none`: no trace" },
 	{ "trace", LBS_T_STRING, T(file), REQUIRED, 0, 0, 0, NULL, TRACED,
-	  "the trace file, relative to the scenario file's directory" },
+	  "the trace file, relative to the scenario file's directory, then to LBSIM_PATH and the "
+	  "installed data (doc/scenario.md, \"Where files are found\")" },
 	{ "trace_column", LBS_T_STRING, T(column), UNSET, 0, 0, 0, NULL, TRACED,
 	  "column to replay (e.g. availability, cpu_util); default: the file's first value column" },
 	{ "trace_metric", LBS_T_STRING, T(metric), UNSET, 0, 0, 0, NULL, "trace_format=cloudwatch",
@@ -166,6 +169,9 @@ static const lbs_key_spec trace_keys[] = {
 static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, offsetof(lbs_policy_spec, name), "static", 0, 0, 0, NULL, NULL,
 	  "the policy to run (see the table below)" },
+	{ "plugin", LBS_T_STRING, offsetof(lbs_policy_spec, plugin), UNSET, 0, 0, 0, NULL, NULL,
+	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile`; its "
+	  "policy can then be `name` or in `--policy`" },
 };
 
 typedef struct section_spec {
@@ -531,17 +537,29 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 	const char *file = given->at.file, *slash = file ? strrchr(file, '/') : NULL;
 	char label[LBS_ERROR_MAX / 2];
 	lbs_origin_format(&given->at, section, "profile", label, sizeof label);
-	int len = snprintf(g->profile_path, sizeof g->profile_path, "%.*s%s",
-			   given->value[0] != '/' && given->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
-			   file ? file : "", given->value);
-	if (len < 0 || (size_t)len >= sizeof g->profile_path)
+	/* Relative to the file's folder, then LBSIM_PATH and the installed
+	 * profiles (util/datapath.h); with --set, to the working directory. */
+	char base[LBS_DATAPATH_MAX];
+	snprintf(base, sizeof base, "%.*s", given->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
+		 file ? file : "");
+	lbs_datapath *dp = lbs_calloc(1, sizeof *dp, err);
+	if (!dp)
+		return LBS_EINTERNAL;
+	lbs_datapath_find(given->value, base, "profiles", dp);
+	int len = snprintf(g->profile_path, sizeof g->profile_path, "%s", dp->path);
+	if (len < 0 || (size_t)len >= sizeof g->profile_path) {
+		free(dp);
 		return lbs_error_set(err, LBS_EINPUT, "%s: path too long", label);
+	}
 	lbs_profile prof;
 	lbs_status st = lbs_profile_load(&prof, g->profile_path, err);
 	if (st != LBS_OK) {
+		lbs_datapath_explain(err, dp);
+		free(dp);
 		lbs_error_prefix(err, "%s", label);
 		return st;
 	}
+	free(dp);
 	lbs_profile_destroy(&prof); /* only the plain fields are used below */
 	for (size_t i = 0; i < *n; i++)
 		for (size_t k = 0; k < sizeof given_by_profile / sizeof *given_by_profile; k++)
@@ -566,23 +584,24 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 
 /* The schema of a component options section: [policy.NAME] or
  * [predictor.NAME]. NULL (with a message) when NAME is not registered. */
-static const lbs_key_spec *component_schema(const char *section, const lbs_origin *where,
-					    size_t *nkeys, size_t *size, lbs_error *err)
+static const lbs_key_spec *component_schema(const lbs_scenario *sc, const char *section,
+					    const lbs_origin *where, size_t *nkeys, size_t *size,
+					    lbs_error *err)
 {
 	static const lbs_key_spec no_keys[1];
 	bool policy = strncmp(section, "policy.", 7) == 0;
 	const char *name = section + (policy ? 7 : 10);
-	char names[256], msg[512];
+	char names[512], msg[768];
 	if (policy) {
-		const lbs_policy_ops *pol = lbs_policy_find(name);
+		const lbs_policy_ops *pol = lbs_scenario_policy(sc, name);
 		if (pol) {
 			*nkeys = pol->n_options;
 			*size = pol->options_size;
 			return pol->options ? pol->options : no_keys;
 		}
-		lbs_policy_names(names, sizeof names);
+		lbs_scenario_policy_names(sc, names, sizeof names);
 	} else {
-		const lbs_predictor_ops *pre = lbs_predictor_find(name);
+		const lbs_predictor_ops *pre = lbs_scenario_predictor(sc, name);
 		if (pre) {
 			*nkeys = pre->n_options;
 			*size = pre->options_size;
@@ -596,6 +615,10 @@ static const lbs_key_spec *component_schema(const char *section, const lbs_origi
 	return NULL;
 }
 
+static lbs_status add_component_entries(lbs_scenario *sc, const char *section, const lbs_origin *where,
+					const lbs_key_spec *keys, size_t nkeys, size_t size,
+					const lbs_kv *const *entries, size_t n, lbs_error *err);
+
 /* Validates a [policy.NAME] or [predictor.NAME] section completely (the
  * component's own schema fills a scratch copy of its options) and keeps its
  * entries for when the component is created. */
@@ -603,9 +626,33 @@ static lbs_status add_component_options(lbs_scenario *sc, const char *section, c
 					const lbs_kv *const *entries, size_t n, lbs_error *err)
 {
 	size_t nkeys = 0, size = 0;
-	const lbs_key_spec *keys = component_schema(section, where, &nkeys, &size, err);
+	const lbs_key_spec *keys = component_schema(sc, section, where, &nkeys, &size, err);
 	if (!keys)
 		return LBS_EINPUT;
+	/* A predictor plugin's `plugin` key is lbsim's (loaded before), not
+	 * the predictor's: recorded, and kept from its options. */
+	size_t kept = 0;
+	const lbs_kv *plugin = NULL;
+	const lbs_kv **own = lbs_calloc(n + 1, sizeof *own, err);
+	if (!own)
+		return LBS_EINTERNAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(section, "predictor.", 10) && !strcmp(entries[i]->key, "plugin"))
+			plugin = entries[i];
+		else
+			own[kept++] = entries[i];
+	}
+	lbs_status st = add_component_entries(sc, section, where, keys, nkeys, size, own, kept, err);
+	free(own);
+	if (st == LBS_OK && plugin && add_config(sc, section, "plugin", plugin->value, &plugin->at) != LBS_OK)
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	return st;
+}
+
+static lbs_status add_component_entries(lbs_scenario *sc, const char *section, const lbs_origin *where,
+					const lbs_key_spec *keys, size_t nkeys, size_t size,
+					const lbs_kv *const *entries, size_t n, lbs_error *err)
+{
 	void *scratch = lbs_calloc(1, size ? size : 1, err);
 	if (!scratch)
 		return LBS_EINTERNAL;
@@ -634,13 +681,99 @@ static lbs_status add_component_options(lbs_scenario *sc, const char *section, c
 lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
 				     lbs_error *err)
 {
-	if (lbs_policy_find(name))
+	if (lbs_scenario_policy(sc, name))
 		return LBS_OK;
-	char msg[512], names[256];
-	lbs_policy_names(names, sizeof names);
+	char msg[768], names[512];
+	lbs_scenario_policy_names(sc, names, sizeof names);
 	lbs_fmt(msg, sizeof msg, "unknown policy '%s' (known: %s)", name, names);
-	(void)sc;
 	return origin_error(err, at, "policy", "name", msg);
+}
+
+const lbs_policy_ops *lbs_scenario_policy(const lbs_scenario *sc, const char *name)
+{
+	const lbs_policy_ops *ops = lbs_policy_find(name);
+	for (size_t i = 0; !ops && i < sc->n_plugins; i++)
+		if (sc->plugins[i].policy && !strcmp(sc->plugins[i].policy->name, name))
+			ops = sc->plugins[i].policy;
+	return ops;
+}
+
+const lbs_predictor_ops *lbs_scenario_predictor(const lbs_scenario *sc, const char *name)
+{
+	const lbs_predictor_ops *ops = lbs_predictor_find(name);
+	for (size_t i = 0; !ops && i < sc->n_plugins; i++)
+		if (sc->plugins[i].predictor && !strcmp(sc->plugins[i].predictor->name, name))
+			ops = sc->plugins[i].predictor;
+	return ops;
+}
+
+void lbs_scenario_policy_names(const lbs_scenario *sc, char *buf, size_t len)
+{
+	lbs_policy_names(buf, len);
+	for (size_t i = 0; i < sc->n_plugins; i++)
+		if (sc->plugins[i].policy) {
+			size_t used = strlen(buf);
+			lbs_fmt(buf + used, len - used, ", %s (plugin)", sc->plugins[i].policy->name);
+		}
+}
+
+/* Loads the plugins that [policy] plugin and [predictor.NAME] plugin name,
+ * before any section is read, so that the policy and predictor sections,
+ * in whatever order, find them. A path is found like a profile's. */
+static lbs_status load_plugins(lbs_scenario *sc, const parse_ctx *c, lbs_error *err)
+{
+	for (size_t i = 0; i < c->n_kv; i++) {
+		const lbs_kv *kv = &c->kv[i];
+		bool predictor = !strncmp(kv->section, "predictor.", 10);
+		if (strcmp(kv->key, "plugin") || (!predictor && strcmp(kv->section, "policy")))
+			continue;
+		char label[LBS_ERROR_MAX / 2];
+		lbs_origin_format(&kv->at, kv->section, "plugin", label, sizeof label);
+		if (!*kv->value)
+			return lbs_error_set(err, LBS_EINPUT, "%s: expected the path of a shared object", label);
+		const char *file = kv->at.file, *slash = file ? strrchr(file, '/') : NULL;
+		char base[LBS_DATAPATH_MAX];
+		snprintf(base, sizeof base, "%.*s", kv->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
+			 file ? file : "");
+		lbs_datapath *dp = lbs_calloc(1, sizeof *dp, err);
+		lbs_plugin *more = realloc(sc->plugins, (sc->n_plugins + 1) * sizeof *more);
+		if (!dp || !more) {
+			free(dp);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		}
+		sc->plugins = more;
+		lbs_datapath_find(kv->value, base, "plugins", dp);
+		char path[LBS_DATAPATH_MAX + 2];
+		/* dlopen searches the library path for a name without '/' */
+		lbs_fmt(path, sizeof path, "%s%s", strchr(dp->path, '/') ? "" : "./", dp->path);
+		lbs_plugin *p = &sc->plugins[sc->n_plugins];
+		lbs_status st = dp->found ? lbs_plugin_open(p, path, predictor, err)
+					  : lbs_error_set(err, LBS_EINPUT, "%s: no such file", kv->value);
+		if (st != LBS_OK) {
+			lbs_datapath_explain(err, dp);
+			free(dp);
+			lbs_error_prefix(err, "%s", label);
+			return st;
+		}
+		free(dp);
+		sc->n_plugins++;
+		const char *name = p->policy ? p->policy->name : p->predictor->name;
+		char msg[LBS_ERROR_MAX / 2];
+		if (predictor && strcmp(name, kv->section + 10))
+			return origin_error(err, &kv->at, kv->section, "plugin",
+					    lbs_fmt(msg, sizeof msg, "%s holds predictor '%s', not '%s'", path,
+						    name, kv->section + 10));
+		for (size_t k = 0; k + 1 < sc->n_plugins; k++) {
+			const lbs_plugin *q = &sc->plugins[k];
+			if (!!q->policy == !!p->policy &&
+			    !strcmp(q->policy ? q->policy->name : q->predictor->name, name))
+				return origin_error(err, &kv->at, kv->section, "plugin",
+						    lbs_fmt(msg, sizeof msg, "%s and %s both hold %s '%s'",
+							    q->path, path, predictor ? "predictor" : "policy",
+							    name));
+		}
+	}
+	return LBS_OK;
 }
 
 void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
@@ -678,6 +811,10 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 	if (!sc->groups || !sc->generators) {
 		free(entries);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	if ((st = load_plugins(sc, c, err)) != LBS_OK) {
+		free(entries);
+		return st;
 	}
 
 	for (size_t h = 0; h < c->n_hdr && st == LBS_OK; h++) {
@@ -758,10 +895,10 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		} else if (strcmp(spec->name, "policy") == 0) {
 			sc->policy.at = where;
 			for (size_t i = 0; i < n; i++)
-				if (strcmp(entries[i]->key, "name") != 0) {
+				if (strcmp(entries[i]->key, "name") != 0 && strcmp(entries[i]->key, "plugin") != 0) {
 					st = origin_error(err, &entries[i]->at, "policy", entries[i]->key,
-							  "unknown key: [policy] holds only `name`; a policy's "
-							  "options go in its own section, [policy.NAME]");
+							  "unknown key: [policy] holds only `name` and `plugin`; a "
+							  "policy's options go in its own section, [policy.NAME]");
 					break;
 				}
 			if (st != LBS_OK)
@@ -875,6 +1012,11 @@ void lbs_scenario_destroy(lbs_scenario *sc)
 		free(sc->policy_options[i].kv);
 	free(sc->policy_options);
 	free(sc->config);
+	for (size_t i = 0; i < sc->n_plugins; i++)
+		lbs_plugin_close(&sc->plugins[i]);
+	free(sc->plugins);
+	sc->plugins = NULL;
+	sc->n_plugins = 0;
 	sc->groups = NULL;
 	sc->policy_options = NULL;
 	sc->n_policy_options = 0;

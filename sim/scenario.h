@@ -16,6 +16,7 @@
 #include "traces/binding.h"
 #include "traces/avail.h"
 #include "traces/gen.h"
+#include "sim/plugin.h"
 
 #define LBS_MAX_WORKERS 1000000
 #define LBS_MAX_GROUPS 4096
@@ -61,6 +62,7 @@ typedef struct lbs_group_spec {
 typedef struct lbs_policy_spec {
 	char name[LBS_VALUE_MAX];
 	lbs_origin at;           /* where the name was given */
+	char plugin[LBS_VALUE_MAX]; /* `plugin` as given; "" when none */
 } lbs_policy_spec;
 
 /* The keys of one [policy.NAME] or [predictor.NAME] section, validated. */
@@ -89,6 +91,8 @@ typedef struct lbs_scenario {
 	int64_t iterations_per_epoch; /* 0 when the run is given in iterations */
 	lbs_kv *config;               /* effective configuration (given and defaults) */
 	size_t n_config;
+	lbs_plugin *plugins;          /* the policy and predictor plugins it loaded */
+	size_t n_plugins;
 } lbs_scenario;
 
 /* Reads and validates `path`, then applies overrides[0..n_overrides), each
@@ -109,9 +113,18 @@ lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, cons
 void lbs_scenario_section_options(const lbs_scenario *sc, const char *section, const lbs_kv **kv,
 				  size_t *n);
 
-/* LBS_OK if `name` is a registered policy, else an error naming `at`. */
+/* LBS_OK if `name` is a registered policy or one of the scenario's plugins,
+ * else an error naming `at`. */
 lbs_status lbs_scenario_check_policy(const lbs_scenario *sc, const char *name, const lbs_origin *at,
 				     lbs_error *err);
+
+/* The policy or predictor called `name`: a built-in, else one of the
+ * scenario's plugins; NULL when none. */
+const lbs_policy_ops *lbs_scenario_policy(const lbs_scenario *sc, const char *name);
+const lbs_predictor_ops *lbs_scenario_predictor(const lbs_scenario *sc, const char *name);
+
+/* "a, b, c": the built-in policies and the scenario's, for messages. */
+void lbs_scenario_policy_names(const lbs_scenario *sc, char *buf, size_t len);
 
 /* Writes the Markdown reference of every section and key. */
 void lbs_scenario_document(FILE *out);

@@ -38,6 +38,7 @@
 
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/datapath.h"
 #include "analysis/merge.h"
 #include "sim/recorder.h"
 #include "util/proc.h"
@@ -696,7 +697,9 @@ int lbs_sweep_command(int argc, char **argv)
 
 	lbs_error err = { 0 };
 	lbs_sweep sw;
-	lbs_status st = lbs_sweep_load(&sw, o.sweep, &err);
+	lbs_datapath file; /* `lbsim sweep sweeps/cluster-size`: an installed sweep */
+	lbs_datapath_scenario(o.sweep, &file);
+	lbs_status st = lbs_sweep_load(&sw, file.path, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
 		return st;

@@ -3,6 +3,7 @@
  * every point before anything runs. Running them is sweep/exec.c. */
 #include "sweep/sweep.h"
 
+#include "util/datapath.h"
 #include "util/ini.h"
 
 #include <errno.h>
@@ -397,10 +398,19 @@ static lbs_status check_values(lbs_sweep *sw, const char *section_of_key[], lbs_
 			const char *value = key->values[v];
 			if (!strcmp(key->name, "policy")) {
 				if (!lbs_policy_find(value)) {
-					char names[256];
-					lbs_policy_names(names, sizeof names);
-					return at_error(err, sw, key->line, section_of_key[k], "policy",
-							"unknown policy '%s' (known: %s)", value, names);
+					/* not a built-in: maybe a plugin the scenario loads */
+					lbs_scenario sc;
+					lbs_error e = { 0 };
+					lbs_status st = lbs_scenario_load(&sc, sw->scenario, NULL, 0, &e);
+					if (st != LBS_OK)
+						return lbs_error_set(err, st, "%s", e.msg);
+					char names[512];
+					lbs_scenario_policy_names(&sc, names, sizeof names);
+					bool known = lbs_scenario_policy(&sc, value) != NULL;
+					lbs_scenario_destroy(&sc);
+					if (!known)
+						return at_error(err, sw, key->line, section_of_key[k], "policy",
+								"unknown policy '%s' (known: %s)", value, names);
 				}
 			} else if (!strcmp(key->name, "seed")) {
 				char *end;
@@ -632,17 +642,30 @@ static lbs_status build(lbs_sweep *sw, parse_ctx *c, lbs_error *err)
 		return lbs_error_set(err, LBS_EINPUT, "%s: missing [sweep] scenario (the base scenario, "
 				     "relative to the sweep file)", sw->path);
 
-	/* The base scenario, relative to the sweep file's folder. */
+	/* The base scenario, relative to the sweep file's folder, then to the
+	 * scenarios/ of LBSIM_PATH and of the installed data (util/datapath.h). */
 	const char *slash = strrchr(sw->path, '/');
-	if (scenario->value[0] == '/' || !slash)
-		snprintf(sw->scenario, sizeof sw->scenario, "%s", scenario->value);
-	else
-		snprintf(sw->scenario, sizeof sw->scenario, "%.*s/%s", (int)(slash - sw->path), sw->path,
-			 scenario->value);
+	char dir[sizeof sw->scenario];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - sw->path + 1) : 0, sw->path);
+	lbs_datapath *dp = calloc(1, sizeof *dp);
+	if (!dp)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	lbs_datapath_find(scenario->value, dir, "scenarios", dp);
+	if (strlen(dp->path) >= sizeof sw->scenario) {
+		free(dp);
+		return at_error(err, sw, scenario->line, "sweep", "scenario", "path too long");
+	}
+	memcpy(sw->scenario, dp->path, strlen(dp->path) + 1);
 	struct stat sb;
-	if (stat(sw->scenario, &sb) != 0)
-		return at_error(err, sw, scenario->line, "sweep", "scenario", "cannot read '%s': %s",
-				sw->scenario, strerror(errno));
+	if (stat(sw->scenario, &sb) != 0) {
+		int e = errno;
+		at_error(err, sw, scenario->line, "sweep", "scenario", "cannot read '%s': %s",
+			 sw->scenario, strerror(e));
+		lbs_datapath_explain(err, dp);
+		free(dp);
+		return LBS_EINPUT;
+	}
+	free(dp);
 	if (!S_ISREG(sb.st_mode))
 		return at_error(err, sw, scenario->line, "sweep", "scenario", "'%s' is not a file",
 				sw->scenario);

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "util/datapath.h"
 #include "util/rng.h"
 #include "traces/csvread.h"
 
@@ -140,14 +141,23 @@ lbs_status lbs_trace_bind(lbs_trace_table *t, const lbs_trace_request *req, int6
 		}
 
 	*bad_key = "trace";
-	char path[4096];
-	if (spec->file[0] == '/' || !req->base_dir || !*req->base_dir)
-		snprintf(path, sizeof path, "%s", spec->file);
-	else
-		snprintf(path, sizeof path, "%s/%s", req->base_dir, spec->file);
+	/* Relative to the scenario's folder, then LBSIM_PATH and the installed
+	 * traces (util/datapath.h). */
+	lbs_datapath *dp = lbs_calloc(1, sizeof *dp, err);
+	if (!dp) {
+		free(ids);
+		return LBS_EINTERNAL;
+	}
+	lbs_datapath_find(spec->file, req->base_dir, "traces/data", dp);
+	char path[LBS_DATAPATH_MAX];
+	snprintf(path, sizeof path, "%s", dp->path);
 	lbs_read_opts o = { spec->metric, (const char *const *)ids, n_ids };
 	const lbs_series_set *set = NULL;
-	if ((st = load(t, path, r, &o, spec->ids, &set, err)) != LBS_OK) {
+	st = load(t, path, r, &o, spec->ids, &set, err);
+	if (st != LBS_OK)
+		lbs_datapath_explain(err, dp);
+	free(dp);
+	if (st != LBS_OK) {
 		free(ids);
 		return st;
 	}

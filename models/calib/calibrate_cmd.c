@@ -28,6 +28,8 @@ static void usage(FILE *out)
 		"       lbsim calibrate --cuda MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--gpu N] [--memory SIZE] [-o PROFILE]\n"
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
+		"       lbsim calibrate --fit TIMES.csv --device cpu|gpu [--model NAME]\n"
+		"                       [--device-name TEXT] [-o PROFILE]\n"
 		"       lbsim calibrate --list\n"
 		"       lbsim calibrate --layers MODEL [--batch N]\n"
 		"       lbsim calibrate --keys\n"
@@ -50,7 +52,14 @@ static void usage(FILE *out)
 		"                          tables (Gavel: K80, P100, V100; Pollux: T4), write them and\n"
 		"                          print their fits and held-out errors\n"
 		"      --data DIR          where the tables are (default: traces/data)\n"
-		"  -o, --output PATH       --blas, --cuda: write the profile there;\n"
+		"      --fit TIMES.csv     fit a profile to your own measured step times: a CSV with\n"
+		"                          the header batch,time[,repetitions] (doc/profiles.md); print\n"
+		"                          the fit and its held-out error\n"
+		"      --device cpu|gpu    --fit: the device class: cpu fits t0 + per_sample*b, gpu the\n"
+		"                          piecewise model with the largest batch measured as the cap\n"
+		"      --model NAME        --fit: the model trained (default: the CSV's name)\n"
+		"      --device-name TEXT  --fit: the device measured, e.g. 'NVIDIA A100 40GB'\n"
+		"  -o, --output PATH       --blas, --cuda, --fit: write the profile there;\n"
 		"                          --from-table: the directory of the profiles (default: profiles)\n"
 		"      --list              the networks, their parameters and work per sample\n"
 		"      --layers MODEL      the layer table of MODEL as CSV: shapes, parameters,\n"
@@ -192,6 +201,124 @@ static int from_table(const char *data_dir, const char *out_dir)
 	printf("%zu profiles written to %s/\n", n, out_dir);
 	lbs_table_profiles_free(tp, n);
 	return 0;
+}
+
+/* ---- a user's measured step times (--fit) ------------------------------ */
+
+typedef struct fit_opts {
+	const char *csv, *model, *device_name, *output;
+	int device_class; /* -1: not given */
+	const char *command;
+} fit_opts;
+
+/* The CSV's name without folder and extension: "a100-bert" of
+ * "runs/a100-bert.csv". */
+static void base_name(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	lbs_fmt(out, len, "%s", slash ? slash + 1 : path);
+	char *dot = strrchr(out, '.');
+	if (dot && dot != out)
+		*dot = '\0';
+}
+
+static int fit_times(const fit_opts *o)
+{
+	lbs_error err = { 0 };
+	lbs_step_times t;
+	lbs_status st = lbs_calib_read_times(o->csv, &t, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: --fit %s\n", err.msg);
+		return st;
+	}
+	bool gpu = o->device_class == 1;
+	size_t need = gpu ? 3 : 2;
+	if (t.n < need) {
+		fprintf(stderr, "lbsim calibrate: --fit %s: %zu distinct batch%s: a %s profile needs at least "
+			"%zu\n", o->csv, t.n, t.n == 1 ? "" : "es", gpu ? "GPU (piecewise)" : "CPU (linear)",
+			need);
+		lbs_step_times_free(&t);
+		return LBS_EINPUT;
+	}
+	lbs_profile *p = calloc(1, sizeof *p);
+	if (!p || !(p->point = calloc(t.n, sizeof *p->point))) {
+		fprintf(stderr, "lbsim calibrate: out of memory\n");
+		free(p);
+		lbs_step_times_free(&t);
+		return LBS_EINTERNAL;
+	}
+	for (size_t i = 0; i < t.n; i++)
+		p->point[i] = (lbs_profile_point){ (int64_t)t.batch[i], t.time_s[i], t.spread[i] };
+	p->n_points = t.n;
+	/* A GPU's cap, as for the published tables: the largest batch that
+	 * ran. A CPU's memory is rarely the limit: none. */
+	p->cost.max_batch = gpu ? (int64_t)t.batch[t.n - 1] : INT64_MAX;
+	const lbs_cost_ops *kind = gpu ? &lbs_cost_piecewise : &lbs_cost_linear;
+	if ((st = lbs_profile_fit(p, kind, &err)) != LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: --fit %s: %s\n", o->csv, err.msg);
+		goto out;
+	}
+	char name[LBS_VALUE_MAX], sw[128];
+	base_name(o->csv, name, sizeof name);
+	software(sw, sizeof sw);
+	p->format = LBS_PROFILE_FORMAT;
+	p->device_class = o->device_class;
+	p->source = LBS_SOURCE_MEASURED;
+	lbs_fmt(p->device, sizeof p->device, "%.150s",
+		o->device_name ? o->device_name : gpu ? "a GPU (measured by the user)" : "a CPU (measured by the user)");
+	lbs_fmt(p->host, sizeof p->host, "%s", p->device);
+	lbs_fmt(p->model, sizeof p->model, "%.150s", o->model ? o->model : name);
+	lbs_fmt(p->description, sizeof p->description, "measured step times, batch sizes %g to %g (%zu rows)",
+		t.batch[0], t.batch[t.n - 1], t.rows);
+	if (gpu)
+		lbs_fmt(p->method, sizeof p->method, "piecewise least squares, weights 1/t^2, breakpoint "
+			"searched over integers %g..%g", t.batch[0], t.batch[t.n - 1] - 1);
+	else
+		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the means (gsl_fit_linear)");
+	lbs_fmt(p->origin, sizeof p->origin, "step times measured by the user (CSV batch,time"
+		"[,repetitions]); per batch the mean of its rows, weighted by repetitions");
+	char *abs = realpath(o->csv, NULL);
+	const char *data = abs && strlen(abs) < 180 ? abs : strlen(o->csv) < 180 ? o->csv : name;
+	lbs_fmt(p->data, sizeof p->data, "%s", data);
+	free(abs);
+	lbs_fmt(p->software, sizeof p->software, "%s", sw);
+	if (strlen(o->command) > 170)
+		lbs_fmt(p->command, sizeof p->command, "%.160s ...", o->command);
+	else
+		lbs_fmt(p->command, sizeof p->command, "%s", o->command);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	printf("calibrate --fit %s: %zu rows, %zu batches, %s\n", o->csv, t.rows, t.n,
+	       gpu ? "gpu: piecewise" : "cpu: linear");
+	printf("%8s %12s %12s %8s\n", "batch", "time_s", "fit_s", "spread");
+	for (size_t i = 0; i < t.n; i++) {
+		printf("%8lld %12.6g %12.6g", (long long)p->point[i].batch, p->point[i].time_s,
+		       lbs_cost_time_s(&p->cost, p->point[i].batch));
+		if (isnan(p->point[i].spread))
+			printf(" %8s\n", "-");
+		else
+			printf(" %7.1f%%\n", 100 * p->point[i].spread);
+	}
+	print_fit(o->output ? o->output : name, p);
+	if (p->heldout_points > 0)
+		printf("held-out MAPE (each interior batch predicted by a fit to the others): %.2f%% over %lld "
+		       "batches\n", 100 * p->heldout_mape, (long long)p->heldout_points);
+	else
+		printf("held-out MAPE: none (too few batches to leave one out and still fit)\n");
+	if (o->output) {
+		if ((st = write_profile(p, o->output, &err)) != LBS_OK)
+			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
+		else
+			printf("profile: %s\n", o->output);
+	}
+out:
+	lbs_profile_destroy(p);
+	free(p);
+	lbs_step_times_free(&t);
+	return st;
 }
 
 /* ---- microbenchmarks --------------------------------------------------- */
@@ -445,7 +572,8 @@ static int show_layers(const char *model, int64_t batch)
 int lbs_calibrate_command(int argc, char **argv)
 {
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
-	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY };
+	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
+	       OPT_DEVICE, OPT_MODEL, OPT_DEVICE_NAME };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
@@ -462,6 +590,10 @@ int lbs_calibrate_command(int argc, char **argv)
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "fit", required_argument, NULL, OPT_FIT },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "device-name", required_argument, NULL, OPT_DEVICE_NAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -469,17 +601,20 @@ int lbs_calibrate_command(int argc, char **argv)
 	bool list = false, keys = false, tables = false;
 	int64_t batch = 1;
 	bench_opts bo = { .reps = 5, .warmup = 1 };
+	fit_opts fo = { .device_class = -1, .command = bo.command };
 	char why[256];
 	int c;
 	lbs_fmt(bo.command, sizeof bo.command, "lbsim");
 	for (int i = 0; i < argc; i++) {
 		size_t used = strlen(bo.command);
-		lbs_fmt(bo.command + used, sizeof bo.command - used, " %s", argv[i]);
+		/* quoted when it holds a space, so that the command reruns */
+		bool quote = strpbrk(argv[i], " \t") && !strchr(argv[i], '\'');
+		lbs_fmt(bo.command + used, sizeof bo.command - used, quote ? " '%s'" : " %s", argv[i]);
 	}
 	/* Which mode each option belongs to, to refuse one given to another. */
-	const char *seen[OPT_MEMORY + 1] = { 0 };
+	const char *seen[OPT_DEVICE_NAME + 1] = { 0 };
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		if (c >= OPT_LIST && c <= OPT_MEMORY)
+		if (c >= OPT_LIST && c <= OPT_DEVICE_NAME)
 			seen[c] = argv[optind - 1];
 		switch (c) {
 		case OPT_LIST: list = true; break;
@@ -490,6 +625,16 @@ int lbs_calibrate_command(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case OPT_BLAS: bo.model = optarg; bo.cuda = false; break;
 		case OPT_CUDA: bo.model = optarg; bo.cuda = true; break;
+		case OPT_FIT: fo.csv = optarg; break;
+		case OPT_DEVICE:
+			if ((fo.device_class = lbs_choice_index(LBS_PROFILE_DEVICE_CHOICES, optarg)) < 0) {
+				fprintf(stderr, "lbsim calibrate: --device %s: expected cpu or gpu\n", optarg);
+				free(bo.batches);
+				return LBS_EUSAGE;
+			}
+			break;
+		case OPT_MODEL: fo.model = optarg; break;
+		case OPT_DEVICE_NAME: fo.device_name = optarg; break;
 		case OPT_BATCHES:
 			if (!parse_batches(optarg, &bo)) {
 				free(bo.batches);
@@ -532,9 +677,9 @@ int lbs_calibrate_command(int argc, char **argv)
 		fprintf(stderr, "lbsim calibrate: unexpected argument '%s'\n", argv[optind]);
 		return LBS_EUSAGE;
 	}
-	if (list + keys + tables + (layers != NULL) + (bo.model != NULL) != 1) {
+	if (list + keys + tables + (layers != NULL) + (bo.model != NULL) + (fo.csv != NULL) != 1) {
 		fprintf(stderr, "lbsim calibrate: give one of --blas MODEL, --cuda MODEL, --from-table, "
-			"--list, --layers MODEL or --keys\n");
+			"--fit TIMES.csv, --list, --layers MODEL or --keys\n");
 		usage(stderr);
 		free(bo.batches);
 		return LBS_EUSAGE;
@@ -543,13 +688,15 @@ int lbs_calibrate_command(int argc, char **argv)
 	static const struct {
 		int opt;
 		const char *name;
-		int modes; /* 1 --blas, 2 --cuda, 4 --from-table, 8 --layers */
+		int modes; /* 1 --blas, 2 --cuda, 4 --from-table, 8 --layers, 16 --fit */
 	} owners[] = {
 		{ OPT_BATCHES, "--batches", 3 }, { OPT_REPS, "--reps", 3 },     { OPT_WARMUP, "--warmup", 3 },
 		{ OPT_MEMORY, "--memory", 3 },   { OPT_THREADS, "--threads", 1 }, { OPT_GPU, "--gpu", 2 },
 		{ OPT_DATA, "--data", 4 },       { OPT_BATCH, "--batch", 8 },
+		{ OPT_DEVICE, "--device", 16 },  { OPT_MODEL, "--model", 16 },
+		{ OPT_DEVICE_NAME, "--device-name", 16 },
 	};
-	int mode = bo.model ? (bo.cuda ? 2 : 1) : tables ? 4 : layers ? 8 : 0;
+	int mode = bo.model ? (bo.cuda ? 2 : 1) : tables ? 4 : layers ? 8 : fo.csv ? 16 : 0;
 	for (size_t i = 0; i < sizeof owners / sizeof *owners; i++)
 		if (seen[owners[i].opt] && !(owners[i].modes & mode)) {
 			fprintf(stderr, "lbsim calibrate: %s does not apply here (see lbsim calibrate --help)\n",
@@ -564,7 +711,7 @@ int lbs_calibrate_command(int argc, char **argv)
 		return LBS_EUSAGE;
 	}
 	if (output && (list || keys || layers)) {
-		fprintf(stderr, "lbsim calibrate: -o applies to --blas, --cuda and --from-table\n");
+		fprintf(stderr, "lbsim calibrate: -o applies to --blas, --cuda, --fit and --from-table\n");
 		free(bo.batches);
 		return LBS_EUSAGE;
 	}
@@ -577,6 +724,14 @@ int lbs_calibrate_command(int argc, char **argv)
 		return rc;
 	}
 	free(bo.batches);
+	if (fo.csv) {
+		if (fo.device_class < 0) {
+			fprintf(stderr, "lbsim calibrate: --fit needs --device cpu or --device gpu\n");
+			return LBS_EUSAGE;
+		}
+		fo.output = output;
+		return fit_times(&fo);
+	}
 	if (tables)
 		return from_table(data, output ? output : "profiles");
 	if (keys) {

@@ -28,7 +28,8 @@ typedef struct lc_options {
 
 static const lbs_key_spec lc_keys[] = {
 	{ "predictor", LBS_T_STRING, offsetof(lc_options, predictor), "narx", 0, 0, 0, NULL, NULL,
-	  "speed predictor by name (last, ema, arima, narx); its options go in [predictor.NAME]" },
+	  "speed predictor by name (last, ema, arima, narx, or a plugin's); its options go in "
+	  "[predictor.NAME]" },
 	{ "probe_every", LBS_T_INT, offsetof(lc_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
 	  NULL, "a worker given no samples for this many iterations in a row gets one, to be measured "
 		"again (0: never)" },
@@ -77,7 +78,10 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 	s->n_readings = env->n_readings;
 	s->global_batch = env->global_batch;
 	s->caps = env->max_batch;
-	if (st == LBS_OK && !(s->pred = lbs_predictor_find(s->opt.predictor))) {
+	if (st == LBS_OK) /* a built-in, or a plugin the scenario loaded */
+		s->pred = env->find_predictor ? env->find_predictor(env->section_ctx, s->opt.predictor)
+					      : lbs_predictor_find(s->opt.predictor);
+	if (st == LBS_OK && !s->pred) {
 		char names[256];
 		lbs_predictor_names(names, sizeof names);
 		lbs_origin at = { "[policy.lbbsp-cpu]", 0 };

@@ -10,8 +10,12 @@
 #
 # which runs the two sbatch commands below itself (SHARDS defaults to 8).
 # The results end in OUTDIR/results.db. A task that fails or is preempted
-# can be resubmitted as is (sbatch --array=K ...): it resumes its shard
-# without redoing the points it finished. Adjust the #SBATCH lines to your
+# can be resubmitted alone: it resumes its shard without redoing the points it finished; give it the number of shards,
+# which a task alone cannot tell from its own array:
+#
+#   sbatch --array=K scenarios/sweeps/slurm-array.sh SWEEP.ini OUTDIR SHARDS
+#
+# Adjust the #SBATCH lines to your
 # site (partition, account, time); lbsim and GNU parallel must be on PATH
 # on the nodes (or set LBSIM to lbsim's path).
 #SBATCH --job-name=lbsim-sweep
@@ -28,15 +32,16 @@ if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
 	shards=${3:-8}
 	"$lbsim" sweep "$sweep" --list > /dev/null
 	mkdir -p "$out"
-	job=$(sbatch --parsable --array=1-"$shards" "$0" "$sweep" "$out")
+	job=$(sbatch --parsable --array=1-"$shards" "$0" "$sweep" "$out" "$shards")
 	sbatch --dependency=afterok:"${job%%;*}" --job-name=lbsim-merge --output="$out/merge-%j.out" \
 		--wrap "'$lbsim' merge '$out/results.db' '$out'/shard-*-of-$shards.db"
 	echo "submitted $shards shards (job $job) and their merge into $out/results.db"
 	exit 0
 fi
 
-# In array task K of N: shard K/N, as many points at once as CPUs given.
+# In array task K of N: shard K/N, as many points at once as CPUs given. N
+# is the third argument (the array of a resubmitted task holds only K).
 k=$SLURM_ARRAY_TASK_ID
-n=${SLURM_ARRAY_TASK_COUNT:-$SLURM_ARRAY_TASK_MAX}
+n=${3:-${SLURM_ARRAY_TASK_COUNT:-$SLURM_ARRAY_TASK_MAX}}
 mkdir -p "$out"
 exec "$lbsim" sweep "$sweep" --shard "$k/$n" -j "${SLURM_CPUS_PER_TASK:-1}" -o "$out/shard-$k-of-$n.db"

@@ -161,7 +161,7 @@ mkdir "$TMP/bin"
 printf '#!/bin/sh\necho "$*" >> "%s/sbatch.log"\necho 42\n' "$TMP" > "$TMP/bin/sbatch"
 chmod +x "$TMP/bin/sbatch"
 PATH="$TMP/bin:$PATH" LBSIM="$LBSIM" "$slurm" "$SW" "$TMP/slurm2" 4 > /dev/null
-check "slurm template: submits the array" grep -q -- "^--parsable --array=1-4 $slurm $SW $TMP/slurm2\$" "$TMP/sbatch.log"
+check "slurm template: submits the array" grep -q -- "^--parsable --array=1-4 $slurm $SW $TMP/slurm2 4\$" "$TMP/sbatch.log"
 check "slurm template: then the merge" grep -q -- "^--dependency=afterok:42 .*merge '$TMP/slurm2/results.db' '$TMP/slurm2'/shard-\\*-of-4.db" "$TMP/sbatch.log"
 "$LBSIM" merge "$TMP/m.db" "$TMP/s1.db" "$TMP/s2.db" "$TMP/a.db" > "$TMP/out"
 check "merge again: nothing added" grep -q 'merged 0 runs from 3 files.*16 already there, skipped' "$TMP/out"

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `lbsim scenarios`: what `lbsim run NAME` can find. Each folder searched
+ * (util/datapath.h: LBSIM_PATH, then the installed one) is listed with its
+ * scenarios/ tree: NAME (the path below scenarios/ without .ini), whether
+ * it is a scenario or a sweep, and its [run] description (a sweep: its
+ * first comment). A name found twice runs the first, as listed. */
+#include "cli/scenarios_cmd.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/datapath.h"
+#include "util/error.h"
+
+typedef struct listing {
+	char **names; /* relative to scenarios/, with .ini */
+	size_t n, cap;
+	bool oom;
+} listing;
+
+static void add_name(listing *l, const char *name)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		char **p = realloc(l->names, cap * sizeof *p);
+		if (!p) {
+			l->oom = true;
+			return;
+		}
+		l->names = p;
+		l->cap = cap;
+	}
+	if (!(l->names[l->n] = strdup(name)))
+		l->oom = true;
+	else
+		l->n++;
+}
+
+/* Every *.ini below root/rel, depth first. */
+static void walk(listing *l, const char *root, const char *rel, int depth)
+{
+	char dir[LBS_DATAPATH_MAX];
+	lbs_fmt(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char sub[LBS_DATAPATH_MAX], full[LBS_DATAPATH_MAX];
+		lbs_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		lbs_fmt(full, sizeof full, "%s/%s", root, sub);
+		struct stat sb;
+		if (stat(full, &sb) != 0)
+			continue;
+		size_t n = strlen(e->d_name);
+		if (S_ISDIR(sb.st_mode))
+			walk(l, root, sub, depth + 1);
+		else if (S_ISREG(sb.st_mode) && n > 4 && !strcmp(e->d_name + n - 4, ".ini"))
+			add_name(l, sub);
+	}
+	closedir(d);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether the file is a sweep, and its description, from its text. */
+static bool describe(const char *path, char *desc, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool sweep = false;
+	char line[1024], comment[1024] = "";
+	desc[0] = '\0';
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		const char *s = line + strspn(line, " \t");
+		if (!strncmp(s, "[sweep]", 7))
+			sweep = true;
+		else if (*s == ';' && !*comment && !strstr(s, "SPDX-License-Identifier"))
+			snprintf(comment, sizeof comment, "%s", s + 1 + strspn(s + 1, " "));
+		else if (!*desc && !strncmp(s, "description", 11) && strchr(s, '=')) {
+			const char *v = strchr(s, '=') + 1;
+			lbs_fmt(desc, len, "%s", v + strspn(v, " \t"));
+		}
+	}
+	if (f)
+		fclose(f);
+	if (sweep || !*desc)
+		lbs_fmt(desc, len, "%s", comment);
+	return sweep;
+}
+
+typedef struct shown {
+	size_t folders; /* with at least one file */
+	bool oom;
+} shown;
+
+static void list_folder(void *ctx, const char *dir)
+{
+	shown *s = ctx;
+	char root[LBS_DATAPATH_MAX];
+	lbs_fmt(root, sizeof root, "%s/scenarios", dir);
+	listing l = { 0 };
+	walk(&l, root, "", 0);
+	s->oom |= l.oom;
+	if (l.n) {
+		qsort(l.names, l.n, sizeof *l.names, by_name);
+		printf("%s%s:\n", s->folders++ ? "\n" : "", root);
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		char path[LBS_DATAPATH_MAX], desc[256];
+		lbs_fmt(path, sizeof path, "%s/%s", root, l.names[i]);
+		bool sweep = describe(path, desc, sizeof desc);
+		l.names[i][strlen(l.names[i]) - 4] = '\0';
+		printf("  %-36s %-8s %s\n", l.names[i], sweep ? "sweep" : "scenario", desc);
+		free(l.names[i]);
+	}
+	free(l.names);
+}
+
+int lbs_scenarios_command(int argc, char **argv)
+{
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+		fprintf(help ? stdout : stderr,
+			"Usage: lbsim scenarios\n\n"
+			"Lists the scenarios and sweeps under scenarios/ of each folder of LBSIM_PATH\n"
+			"(colon-separated) and of %s, by the name that\n"
+			"`lbsim run NAME` and `lbsim sweep NAME` take.\n",
+			lbs_datapath_installed());
+		return help ? 0 : 2;
+	}
+	shown s = { 0 };
+	lbs_datapath_each(list_folder, &s);
+	if (s.oom) {
+		fprintf(stderr, "lbsim scenarios: out of memory\n");
+		return 5;
+	}
+	if (!s.folders)
+		fprintf(stderr, "lbsim scenarios: none found: no scenarios/ folder in LBSIM_PATH or %s "
+			"(is lbsim installed? `make install`)\n", lbs_datapath_installed());
+	return 0;
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A user's own measured step times (lbsim calibrate --fit, doc/profiles.md,
+ * "Your own measurements"): a CSV file with a header line
+ * `batch,time[,repetitions]` and one row per measurement.
+ *  - batch: an integer >= 1, the samples of one step on one device;
+ *  - time: one training step at that batch, in seconds (`0.125`) or with a
+ *    unit (`125 ms`), > 0;
+ *  - repetitions (optional, default 1): how many steps that row's time is
+ *    the mean of, an integer >= 1.
+ * Rows may come in any order and a batch may have several rows: its time
+ * is their mean weighted by repetitions (the mean over every step behind
+ * them: rows (8, 0.11 s, 1) and (8, 0.13 s, 3) give (0.11 + 3 x 0.13) / 4
+ * = 0.125 s), its spread (max - min) / that mean of the row times. Blank
+ * lines and lines starting with `#` are skipped. Every error names the file
+ * and line. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "models/calib.h"
+#include "util/units.h"
+
+#define MAX_LINE 1024
+#define MAX_ROWS 1000000
+
+typedef struct row {
+	int64_t batch;
+	double time_s;
+	int64_t reps;
+} row;
+
+static int by_batch(const void *a, const void *b)
+{
+	const row *x = a, *y = b;
+	return x->batch < y->batch ? -1 : x->batch > y->batch;
+}
+
+/* Splits line into at most max fields at commas, trimming spaces. */
+static size_t split(char *line, char **field, size_t max)
+{
+	size_t n = 0;
+	for (char *p = line;; p++) {
+		char *end = p + strcspn(p, ",");
+		bool last = *end == '\0';
+		*end = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		for (char *q = end; q > p && isspace((unsigned char)q[-1]);)
+			*--q = '\0';
+		if (n < max)
+			field[n] = p;
+		n++;
+		if (last)
+			return n;
+		p = end;
+	}
+}
+
+static lbs_status at(lbs_error *err, const char *path, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static lbs_status at(lbs_error *err, const char *path, int line, const char *fmt, ...)
+{
+	char msg[LBS_ERROR_MAX / 2];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return lbs_error_set(err, LBS_EINPUT, "%s:%d: %s", path, line, msg);
+}
+
+static bool parse_time(const char *text, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end != text && !*end && !errno) {
+		*out = v;
+		return true;
+	}
+	char why[128];
+	return lbs_parse_quantity(text, LBS_DIM_TIME, out, why, sizeof why);
+}
+
+lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *err)
+{
+	*t = (lbs_step_times){ 0 };
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+	char line[MAX_LINE + 2];
+	int lineno = 0, header = 0;
+	size_t n_cols = 0, cap = 0, n = 0;
+	row *rows = NULL;
+	lbs_status st = LBS_OK;
+	while (st == LBS_OK && fgets(line, sizeof line, f)) {
+		lineno++;
+		size_t len = strlen(line);
+		if (len > MAX_LINE && line[len - 1] != '\n') {
+			st = at(err, path, lineno, "line longer than %d characters", MAX_LINE);
+			break;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		const char *s = line + strspn(line, " \t");
+		if (!*s || *s == '#')
+			continue;
+		char *field[4];
+		size_t k = split(line, field, 4);
+		if (!header) {
+			header = lineno;
+			n_cols = k;
+			if ((k != 2 && k != 3) || strcasecmp(field[0], "batch") ||
+			    (strcasecmp(field[1], "time") && strcasecmp(field[1], "time_s")) ||
+			    (k == 3 && strcasecmp(field[2], "repetitions")))
+				st = at(err, path, lineno, "expected the header line batch,time or "
+					"batch,time,repetitions");
+			continue;
+		}
+		if (k != n_cols) {
+			st = at(err, path, lineno, "%zu fields: expected %zu, as the header (line %d) has",
+				k, n_cols, header);
+			break;
+		}
+		row r = { .reps = 1 };
+		char why[128];
+		if (!lbs_parse_int(field[0], &r.batch, why, sizeof why) || r.batch < 1 || r.batch > 1000000000)
+			st = at(err, path, lineno, "batch: '%s' is not an integer from 1 to 1e9", field[0]);
+		else if (!parse_time(field[1], &r.time_s) || !(r.time_s > 0) || !isfinite(r.time_s) ||
+			 r.time_s > 3600)
+			st = at(err, path, lineno, "time: '%s' is not a time > 0 (seconds, or with a unit "
+				"such as '125 ms') up to an hour", field[1]);
+		else if (n_cols == 3 && (!lbs_parse_int(field[2], &r.reps, why, sizeof why) || r.reps < 1 ||
+					 r.reps > 1000000000))
+			st = at(err, path, lineno, "repetitions: '%s' is not an integer from 1 to 1e9",
+				field[2]);
+		if (st != LBS_OK)
+			break;
+		if (n == cap) {
+			size_t c2 = cap ? 2 * cap : 64;
+			row *p = c2 <= MAX_ROWS ? realloc(rows, c2 * sizeof *p) : NULL;
+			if (!p) {
+				st = c2 > MAX_ROWS ? at(err, path, lineno, "more than %d rows", MAX_ROWS)
+						   : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				break;
+			}
+			rows = p;
+			cap = c2;
+		}
+		rows[n++] = r;
+	}
+	if (st == LBS_OK && ferror(f))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+	fclose(f);
+	if (st == LBS_OK && !header)
+		st = lbs_error_set(err, LBS_EINPUT, "%s: empty: expected the header line batch,time", path);
+	if (st == LBS_OK) {
+		/* Stable order of equal batches does not matter: the mean is
+		 * taken over all of them. */
+		if (n)
+			qsort(rows, n, sizeof *rows, by_batch);
+		t->batch = calloc(n ? n : 1, sizeof *t->batch);
+		t->time_s = calloc(n ? n : 1, sizeof *t->time_s);
+		t->spread = calloc(n ? n : 1, sizeof *t->spread);
+		if (!t->batch || !t->time_s || !t->spread)
+			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t i = 0; st == LBS_OK && i < n;) {
+		size_t j = i;
+		double sum = 0, w = 0, lo = rows[i].time_s, hi = rows[i].time_s;
+		for (; j < n && rows[j].batch == rows[i].batch; j++) {
+			sum += (double)rows[j].reps * rows[j].time_s;
+			w += (double)rows[j].reps;
+			lo = fmin(lo, rows[j].time_s);
+			hi = fmax(hi, rows[j].time_s);
+		}
+		double mean = sum / w;
+		t->batch[t->n] = (double)rows[i].batch;
+		t->time_s[t->n] = mean;
+		t->spread[t->n] = j - i > 1 ? (hi - lo) / mean : NAN;
+		t->n++;
+		i = j;
+	}
+	t->rows = n;
+	free(rows);
+	if (st != LBS_OK)
+		lbs_step_times_free(t);
+	return st;
+}
+
+void lbs_step_times_free(lbs_step_times *t)
+{
+	free(t->batch);
+	free(t->time_s);
+	free(t->spread);
+	*t = (lbs_step_times){ 0 };
+}

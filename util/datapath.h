@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Where lbsim finds the files a scenario names (doc/scenario.md, "Where
+ * files are found"). A relative path P given in a scenario file is looked
+ * for, first to last:
+ *   1. in the folder of the file that names it (as lbsim always did);
+ *   2. in each folder D of LBSIM_PATH (colon-separated), then in lbsim's
+ *      installed data folder ($(pkgdatadir)): as D/Q and D/KIND/Q, where Q
+ *      is P without its leading "./" and "../" and KIND the folder of its
+ *      kind (profiles, traces/data), so that `../profiles/x.ini` and
+ *      `x.ini` both find D/profiles/x.ini.
+ * An absolute path is only itself. The environment is read, never
+ * written. */
+#ifndef LBS_DATAPATH_H
+#define LBS_DATAPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+#define LBS_DATAPATH_MAX 4096
+
+typedef struct lbs_datapath {
+	char path[LBS_DATAPATH_MAX]; /* the file found, else the first place looked */
+	bool found;                   /* path exists */
+	char looked[LBS_ERROR_MAX / 2]; /* the places looked, for messages */
+} lbs_datapath;
+
+/* The installed data folder (compiled in). */
+const char *lbs_datapath_installed(void);
+
+/* Looks for `rel` from `base_dir` (NULL or "": the working directory), then
+ * in LBSIM_PATH and the installed folder under `kind` (NULL: none). Never
+ * fails: when nothing exists, out->path is the first place looked and the
+ * loader's own error says why it cannot be read. */
+void lbs_datapath_find(const char *rel, const char *base_dir, const char *kind, lbs_datapath *out);
+
+/* When dp found nothing, appends "(looked in ...)" to err's message. */
+void lbs_datapath_explain(lbs_error *err, const lbs_datapath *dp);
+
+/* A scenario or sweep named on the command line: `name` itself when it
+ * exists, or else, when it is relative, D/scenarios/NAME or
+ * D/scenarios/NAME.ini for D in LBSIM_PATH, then the installed folder
+ * (`lbsim run default`). */
+void lbs_datapath_scenario(const char *name, lbs_datapath *out);
+
+/* Calls fn for each folder searched after the scenario's own: those of
+ * LBSIM_PATH in order, then the installed one. */
+void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx);
+
+#endif
