@@ -15,6 +15,7 @@
 #include "cli/run_cmd.h"
 #include "models/calib/calibrate_cmd.h"
 #include "sweep/sweep.h"
+#include "testbed/testbed_cmd.h"
 
 /* Adding a command = a function int NAME(int argc, char **argv) beside the
  * domain it drives, and one line here. */
@@ -30,6 +31,8 @@ static const struct {
 	{ "export", lbs_export_command },   /* analysis/export.c */
 	{ "predict", lbs_predict_command }, /* analysis/predict_cmd.c */
 	{ "calibrate", lbs_calibrate_command }, /* models/calib/calibrate_cmd.c */
+	{ "testbed", lbs_testbed_command },   /* testbed/testbed_cmd.c */
+	{ "validate", lbs_validate_command }, /* testbed/testbed_cmd.c */
 };
 
 int main(int argc, char **argv)

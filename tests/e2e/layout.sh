@@ -14,13 +14,14 @@ allowed() {
 	models) echo "util models" ;;
 	traces) echo "util traces" ;;
 	sim) echo "util models traces sim" ;;
+	testbed) echo "util models traces sim testbed" ;;
 	analysis) echo "util models traces sim analysis" ;;
 	sweep) echo "util models traces sim analysis sweep" ;;
-	cli) echo "util models traces sim analysis sweep cli" ;;
+	cli) echo "util models traces sim testbed analysis sweep cli" ;;
 	*) echo "" ;;
 	esac
 }
-FOLDERS="util models traces sim analysis sweep cli"
+FOLDERS="util models traces sim testbed analysis sweep cli"
 
 # edges ROOT: "FILE INCLUDED" for every #include "..." of the sources.
 edges() {
@@ -105,7 +106,7 @@ for d in $FOLDERS; do
 done
 out=$(layering "$top_srcdir")
 [ -n "$out" ] && echo "$out"
-check "every include of util/ models/ traces/ sim/ analysis/ sweep/ cli/ goes down the layers" test -z "$out"
+check "every include of util/ models/ traces/ sim/ testbed/ analysis/ sweep/ cli/ goes down the layers" test -z "$out"
 out=$(circles "$top_srcdir")
 [ -n "$out" ] && echo "$out"
 check "no module includes itself through others" test -z "$out"
