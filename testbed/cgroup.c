@@ -62,7 +62,10 @@ static lbs_status v2_prepare(const lbs_cgroups *c, lbs_error *err)
 static lbs_status v2_quota(const lbs_cgroups *c, const lbs_cgroup *g, int64_t quota_us, lbs_error *err)
 {
 	char text[64];
-	lbs_fmt(text, sizeof text, "%lld %lld", (long long)quota_us, (long long)c->period_us);
+	if (quota_us < 0)
+		lbs_fmt(text, sizeof text, "max %lld", (long long)c->period_us);
+	else
+		lbs_fmt(text, sizeof text, "%lld %lld", (long long)quota_us, (long long)c->period_us);
 	return write_file(g->dir, "cpu.max", text, err);
 }
 
@@ -236,8 +239,11 @@ lbs_status lbs_cgroup_create(lbs_cgroups *c, const char *name, lbs_cgroup *g, lb
 
 lbs_status lbs_cgroup_set_cores(lbs_cgroups *c, lbs_cgroup *g, double cores, lbs_error *err)
 {
+	/* A whole core or more is no limit: the workers are single-threaded,
+	 * and a quota of exactly one period throttles a thread that wants
+	 * all of it by 5 to 10% (doc/validation.md). */
 	double q = floor(cores * (double)c->period_us + 0.5);
-	int64_t quota = q < 1000 ? 1000 : q > 1e12 ? INT64_C(1000000000000) : (int64_t)q;
+	int64_t quota = cores >= 1 ? -1 : q < 1000 ? 1000 : (int64_t)q;
 	if (quota == g->quota_us)
 		return LBS_OK;
 	lbs_status st = c->ops->set_quota(c, g, quota, err);
@@ -250,6 +256,12 @@ lbs_status lbs_cgroup_attach(const lbs_cgroup *g, pid_t pid, lbs_error *err)
 {
 	char text[32];
 	return write_file(g->dir, "cgroup.procs", lbs_fmt(text, sizeof text, "%ld", (long)pid), err);
+}
+
+void lbs_cgroup_back(const lbs_cgroups *c, pid_t pid)
+{
+	char text[32];
+	write_file(c->mount, "cgroup.procs", lbs_fmt(text, sizeof text, "%ld", (long)pid), NULL);
 }
 
 bool lbs_cgroup_remove(lbs_cgroup *g)

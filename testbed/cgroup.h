@@ -33,14 +33,14 @@ typedef struct lbs_cgroups {
 
 typedef struct lbs_cgroup {
 	char dir[600];
-	int64_t quota_us;  /* last written; 0: none yet */
+	int64_t quota_us;  /* last written; 0: none yet; -1: no limit */
 } lbs_cgroup;
 
 struct lbs_cgroup_ops {
 	const char *name; /* "cgroup v2", "cgroup v1" */
 	/* Makes `top` a parent whose children may limit CPU, with a high weight. */
 	lbs_status (*prepare_top)(const lbs_cgroups *c, lbs_error *err);
-	/* Writes quota_us per period_us (quota_us >= 1000). */
+	/* Writes quota_us per period_us (quota_us >= 1000; -1: no limit). */
 	lbs_status (*set_quota)(const lbs_cgroups *c, const lbs_cgroup *g, int64_t quota_us, lbs_error *err);
 	/* CPU time the group's processes used, in seconds (NaN: unknown). */
 	double (*usage_s)(const lbs_cgroups *c, const lbs_cgroup *g);
@@ -58,11 +58,16 @@ lbs_status lbs_cgroup_open(lbs_cgroups *c, lbs_error *err);
 lbs_status lbs_cgroup_create(lbs_cgroups *c, const char *name, lbs_cgroup *g, lbs_error *err);
 
 /* Sets the group's share of one core, cores x period (at least 1 ms, the
- * kernel's minimum); writes only when it changes. */
+ * kernel's minimum; no limit from one core up); writes only when it
+ * changes. */
 lbs_status lbs_cgroup_set_cores(lbs_cgroups *c, lbs_cgroup *g, double cores, lbs_error *err);
 
 /* Moves process pid into the group. */
 lbs_status lbs_cgroup_attach(const lbs_cgroup *g, pid_t pid, lbs_error *err);
+
+/* Moves process pid back to the root of the hierarchy (out of the run's
+ * groups, so that they can be removed). */
+void lbs_cgroup_back(const lbs_cgroups *c, pid_t pid);
 
 /* Removes a group whose processes have exited (true if it is gone). */
 bool lbs_cgroup_remove(lbs_cgroup *g);

@@ -87,8 +87,10 @@ typedef struct coordinator {
 	lbs_run *run;
 	lbs_cgroups cg;
 	lbs_cgroup *groups;
+	lbs_cgroup self;    /* the coordinator's own */
 	lbs_tb_worker *workers;
 	struct pollfd *fds;
+	double *cpu_s;      /* CPU time of each worker's last iteration */
 	double t0;          /* real time of the first barrier */
 } coordinator;
 
@@ -119,15 +121,25 @@ static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 
 /* The policy at the barrier before `run->iteration`, with the measured
  * compute times of the one before. */
-static lbs_status plan(lbs_run *run, double now_s, lbs_error *err)
+static lbs_status plan(lbs_run *run, const double *cpu_s, double now_s, lbs_error *err)
 {
+	/* Readings, where the scenario's sources have them: what a monitor of
+	 * each worker's machine measures, the share of the core the worker was
+	 * not given during its last iteration, 1 - CPU time / wall time (its
+	 * trace's cpu_util in the simulation); no co-tenant holds memory here,
+	 * so mem_util is 0. */
+	for (size_t i = 0; run->n_readings && i < run->n; i++) {
+		double u = run->compute_s[i] > 0 ? 1 - cpu_s[i] / run->compute_s[i] : 0;
+		run->readings[i * run->n_readings + LBS_READING_CPU_UTIL] = u < 0 ? 0 : u > 1 ? 1 : u;
+		run->readings[i * run->n_readings + LBS_READING_MEM_UTIL] = 0;
+	}
 	lbs_observation obs = {
 		.iteration = run->iteration,
 		.epoch_start = false,
 		.now_s = now_s,
 		.batch = run->batch,
 		.compute_s = run->compute_s,
-		.readings = NULL,
+		.readings = run->n_readings ? run->readings : NULL,
 	};
 	bool changed = false;
 	double t0 = lbs_monotonic_s();
@@ -180,6 +192,7 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) != LBS_OK)
 				break;
 			run->compute_s[i] = r.compute_s;
+			c->cpu_s[i] = r.cpu_s;
 			c->fds[i].fd = -1; /* done for this iteration */
 			remaining--;
 		}
@@ -216,6 +229,8 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 		.vars = run->vars,
 		.n_vars = run->n_vars,
 		.predicted_speed = run->predicted,
+		.readings = run->n_readings ? run->readings : NULL,
+		.n_readings = run->n_readings,
 	};
 	lbs_run_stats *s = &run->stats;
 	s->iterations++;
@@ -237,10 +252,15 @@ static void teardown(coordinator *c)
 		lbs_tb_worker_stop(&c->workers[i]);
 	for (size_t i = 0; c->groups && i < c->run->n; i++)
 		lbs_cgroup_remove(&c->groups[i]);
+	if (c->self.dir[0]) { /* back where it was, so that its group can go */
+		lbs_cgroup_back(&c->cg, getpid());
+		lbs_cgroup_remove(&c->self);
+	}
 	lbs_cgroup_close(&c->cg);
 	free(c->workers);
 	free(c->groups);
 	free(c->fds);
+	free(c->cpu_s);
 }
 
 lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
@@ -258,7 +278,8 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 		return st;
 	if (!(c.workers = lbs_calloc(run->n, sizeof *c.workers, err)) ||
 	    !(c.groups = lbs_calloc(run->n, sizeof *c.groups, err)) ||
-	    !(c.fds = lbs_calloc(run->n, sizeof *c.fds, err))) {
+	    !(c.fds = lbs_calloc(run->n, sizeof *c.fds, err)) ||
+	    !(c.cpu_s = lbs_calloc(run->n, sizeof *c.cpu_s, err))) {
 		lbs_net_destroy(&net);
 		teardown(&c);
 		return LBS_EINTERNAL;
@@ -266,6 +287,30 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	for (size_t i = 0; i < run->n; i++)
 		c.workers[i].to_fd = c.workers[i].from_fd = -1;
 	st = lbs_cgroup_open(&c.cg, err);
+	/* Each worker is bound to a CPU, the largest quotas first, each onto
+	 * the CPU with the least quota so far: quotas are shares of a core,
+	 * and a worker left to migrate waits behind the others on its CPU and
+	 * loses the quota of the periods it waits in (doc/validation.md). */
+	int *cpu = lbs_calloc(run->n, sizeof *cpu, err);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double load[64] = { 0 };
+	if (!cpu)
+		st = LBS_EINTERNAL;
+	for (size_t k = 0; st == LBS_OK && k < run->n; k++)
+		cpu[k] = -1;
+	for (size_t k = 0; st == LBS_OK && ncpu > 1 && ncpu <= 64 && k < run->n; k++) {
+		size_t best = run->n; /* the unbound worker of the largest a(0) */
+		for (size_t i = 0; i < run->n; i++)
+			if (cpu[i] < 0 && (best == run->n || level(&run->workers[i].avail, 0, 0) >
+								 level(&run->workers[best].avail, 0, 0)))
+				best = i;
+		int least = 0;
+		for (int j = 1; j < ncpu; j++)
+			if (load[j] < load[least])
+				least = j;
+		cpu[best] = least;
+		load[least] += fmin(1.0, level(&run->workers[best].avail, 0, 0));
+	}
 	/* Every worker is started (its buffers made at full speed, outside
 	 * any quota) before any is limited. */
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
@@ -273,10 +318,16 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 		int64_t cap = run->max_batch[i] < sc->run.global_batch ? run->max_batch[i] : sc->run.global_batch;
 		if ((st = lbs_cgroup_create(&c.cg, lbs_fmt(name, sizeof name, "w%zu", i), &c.groups[i], err)) ==
 		    LBS_OK)
-			st = lbs_tb_worker_start(&c.workers[i], &net, cap, err);
+			st = lbs_tb_worker_start(&c.workers[i], &net, cap, cpu[i], err);
 		if (interrupt && *interrupt && st == LBS_OK)
 			st = lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
 	}
+	/* The coordinator itself runs in a group of the run's weight without a
+	 * quota: on a loaded machine, its waking up late for each answer would
+	 * be counted in every iteration (doc/validation.md). */
+	if (st == LBS_OK && (st = lbs_cgroup_create(&c.cg, "coordinator", &c.self, err)) == LBS_OK &&
+	    (st = lbs_cgroup_set_cores(&c.cg, &c.self, 1.0, err)) == LBS_OK)
+		st = lbs_cgroup_attach(&c.self, getpid(), err);
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++)
 		if ((st = lbs_cgroup_set_cores(&c.cg, &c.groups[i], level(&run->workers[i].avail, 0, 0), err)) ==
 		    LBS_OK)
@@ -284,7 +335,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	c.t0 = lbs_monotonic_s();
 	for (; st == LBS_OK && run->iteration < sc->iterations; run->iteration++) {
 		if (run->iteration > 0)
-			st = plan(run, lbs_monotonic_s() - c.t0, err);
+			st = plan(run, c.cpu_s, lbs_monotonic_s() - c.t0, err);
 		if (st == LBS_OK)
 			st = iterate(&c, observer, ctx, interrupt, err);
 		if (st == LBS_OK && interrupt && *interrupt)
@@ -292,6 +343,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 					   (long long)run->stats.iterations);
 	}
 	teardown(&c);
+	free(cpu);
 	lbs_net_destroy(&net);
 	return st;
 }

@@ -48,7 +48,8 @@ lbs_status lbs_testbed_probe(lbs_error *err);
 /* Measures the cost profile of sc's network with `lbsim calibrate --blas`
  * (one BLAS thread, batches 4, 8, ... up to half the global batch) in the
  * conditions of a testbed worker of availability 1: a child process in its
- * own control group, with the testbed's weight and a quota of one core.
+ * own control group, with the testbed's weight and no quota (one thread
+ * uses at most one core).
  * Writes the profile to `profile`; quiet: the calibration prints nothing. */
 lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bool quiet, lbs_error *err);
 

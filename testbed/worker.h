@@ -32,9 +32,11 @@ typedef struct lbs_tb_worker {
 	int from_fd;    /* results */
 } lbs_tb_worker;
 
-/* Starts a worker for batches up to max_batch of net and waits until it is
- * ready (its buffers allocated and touched), LBS_EINTERNAL if it failed. */
-lbs_status lbs_tb_worker_start(lbs_tb_worker *w, const lbs_net *net, int64_t max_batch, lbs_error *err);
+/* Starts a worker for batches up to max_batch of net, bound to CPU `cpu`
+ * (< 0: any), and waits until it is ready (its buffers allocated and
+ * touched), LBS_EINTERNAL if it failed. */
+lbs_status lbs_tb_worker_start(lbs_tb_worker *w, const lbs_net *net, int64_t max_batch, int cpu,
+			       lbs_error *err);
 
 /* Sends one batch to compute. */
 lbs_status lbs_tb_worker_send(lbs_tb_worker *w, int64_t batch, lbs_error *err);

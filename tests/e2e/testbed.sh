@@ -15,7 +15,7 @@
 need sqlite3 sqlite3
 need pgrep procps
 
-sc=$top_srcdir/scenarios/testbed/fixed-quotas.ini
+sc=$top_srcdir/scenarios/testbed/small.ini
 
 # Where the testbed cannot run, say why and fail.
 rc=0
@@ -33,7 +33,7 @@ check "a testbed run is recorded as measured" test "$(q "$TMP/probe.db" "SELECT 
 # simulation and 3 testbed runs of each policy.
 rc=0
 "$LBSIM" validate "$sc" --calibrate "$TMP/profile.ini" --policy static-proportional,lbbsp-cpu \
-	--set run.iterations=15 --repeat 3 --tolerance auto -q -o "$TMP/v.db" > "$TMP/v.out" 2> "$TMP/v.err" || rc=$?
+	--repeat 3 --tolerance auto -q -o "$TMP/v.db" > "$TMP/v.out" 2> "$TMP/v.err" || rc=$?
 cat "$TMP/v.out" "$TMP/v.err"
 q "$TMP/v.db" "SELECT policy, printf('sim %.4f s, measured %.4f +- %.4f s; speedup sim %.3f, measured %.3f +- %.3f',
 	simulated_iteration_s, measured_iteration_s, measured_iteration_sd_s, simulated_speedup, measured_speedup,
@@ -46,12 +46,11 @@ check "validate: one comparison row per policy" test "$(q "$TMP/v.db" "SELECT co
 check "validate: each measured run has its 15 iterations" \
 	test "$(q "$TMP/v.db" "SELECT count(*) FROM iterations i JOIN runs r USING (run_id) WHERE r.mode = 'measured'")" = 135
 # Independent of the simulation: the equal split is as slow as the 0.2
-# worker (32 samples at 0.2 of a core), the proportional one as the
-# whole 1.5 cores (128 samples); the ratio of the two is the speedup
-# 1.5 * 32 / (0.2 * 128) = 1.875 when t0 is negligible. The measured one
-# is within 15% of it.
-check "validate: the measured speedup of static-proportional is near 1.875" \
-	test "$(q "$TMP/v.db" "SELECT abs(measured_speedup / 1.875 - 1) < 0.15 FROM validations
+# worker (32 samples at 0.2 of a core), the proportional one gives it
+# 96 x 0.2 = 19.2 samples at the same speed, so the speedup is
+# 32 / 19.2 = 1.667 when t0 is negligible. The measured one is within 15%.
+check "validate: the measured speedup of static-proportional is near 1.667" \
+	test "$(q "$TMP/v.db" "SELECT abs(measured_speedup / 1.667 - 1) < 0.15 FROM validations
 		WHERE policy = 'static-proportional'")" = 1
 
 # What it cannot emulate is refused before anything runs (exit 3).
@@ -91,11 +90,11 @@ for sig in TERM INT; do
 	"$LBSIM" testbed "$sc" --set run.iterations=1000 -q -o "$TMP/sig.db" 2> "$TMP/sig.err" &
 	pid=$!
 	for _ in $(seq 100); do
-		[ "$(pgrep -c -P $pid)" -ge 4 ] && [ -n "$(tops $pid)" ] && break
+		[ "$(pgrep -c -P $pid)" -ge 3 ] && [ -n "$(tops $pid)" ] && break
 		sleep 0.1
 	done
 	kids=$(pgrep -P $pid | tr '\n' ' ')
-	check "SIG$sig: 4 workers were running, in a control group" test "$(echo $kids | wc -w)" -eq 4 -a -n "$(tops $pid)"
+	check "SIG$sig: 3 workers were running, in a control group" test "$(echo $kids | wc -w)" -eq 3 -a -n "$(tops $pid)"
 	sleep 0.5
 	kill -$sig $pid
 	rc=0
@@ -111,14 +110,14 @@ done
 "$LBSIM" testbed "$sc" --set run.iterations=1000 -q -o "$TMP/kill.db" 2> /dev/null &
 pid=$!
 for _ in $(seq 100); do
-	[ "$(pgrep -c -P $pid)" -ge 4 ] && break
+	[ "$(pgrep -c -P $pid)" -ge 3 ] && break
 	sleep 0.1
 done
 kids=$(pgrep -P $pid | tr '\n' ' ')
 kill -KILL $pid
 wait $pid 2> /dev/null
 sleep 0.5
-check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 -a "$(echo $kids | wc -w)" -eq 4
+check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 -a "$(echo $kids | wc -w)" -eq 3
 "$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/after.db" > /dev/null 2>&1
 check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid)"
 
