@@ -49,9 +49,27 @@ static double read_key(const char *dir, const char *file, const char *key)
 
 /* ---- cgroup v2 ------------------------------------------------------- */
 
+/* Whether dir's children already have the cpu controller. */
+static bool v2_delegated(const char *dir)
+{
+	char path[800], line[512] = "";
+	FILE *f = fopen(lbs_fmt(path, sizeof path, "%s/cgroup.subtree_control", dir), "r");
+	if (f) {
+		if (!fgets(line, sizeof line, f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	for (char *save = NULL, *tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, "cpu"))
+			return true;
+	return false;
+}
+
 static lbs_status v2_prepare(const lbs_cgroups *c, lbs_error *err)
 {
-	lbs_status st = write_file(c->mount, "cgroup.subtree_control", "+cpu", err);
+	/* Written only when needed: a container's root group that holds
+	 * processes refuses the write (EBUSY) even when it is already so. */
+	lbs_status st = v2_delegated(c->mount) ? LBS_OK : write_file(c->mount, "cgroup.subtree_control", "+cpu", err);
 	if (st == LBS_OK)
 		st = write_file(c->top, "cgroup.subtree_control", "+cpu", err);
 	if (st == LBS_OK)
