@@ -17,6 +17,7 @@
 #include "models/calib/calibrate_cmd.h"
 #include "sweep/sweep.h"
 #include "whatif/whatif_cmd.h"
+#include "testbed/testbed_cmd.h"
 
 /* Adding a command = a function int NAME(int argc, char **argv) beside the
  * domain it drives, and one line here. */
@@ -34,6 +35,8 @@ static const struct {
 	{ "predict", lbs_predict_command }, /* analysis/predict_cmd.c */
 	{ "calibrate", lbs_calibrate_command }, /* models/calib/calibrate_cmd.c */
 	{ "whatif", lbs_whatif_command },   /* whatif/whatif_cmd.c */
+	{ "testbed", lbs_testbed_command },   /* testbed/testbed_cmd.c */
+	{ "validate", lbs_validate_command }, /* testbed/testbed_cmd.c */
 };
 
 int main(int argc, char **argv)

@@ -54,6 +54,8 @@ static void usage(FILE *out)
 		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
 		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --fit TIMES.csv | --list [options]\n"
 		"       lbsim whatif TRACE.csv[.gz] --meta META.yaml [-o FILE]\n"
+		"       lbsim testbed SCENARIO.ini [--policy LIST] [-o FILE]\n"
+		"       lbsim validate SCENARIO.ini [--policy LIST] [--calibrate FILE] [-o FILE]\n"
 		"       lbsim keys\n"
 		"       lbsim scenarios\n"
 		"       lbsim --help | --version\n"
@@ -94,11 +96,15 @@ static void usage(FILE *out)
 		"  calibrate             measure or fit cost profiles (lbsim calibrate --help)\n"
 		"  whatif                what-if straggler analysis of a per-operation trace of\n"
 		"                        hybrid-parallel training (lbsim whatif --help)\n"
+		"  testbed               run the scenario for real: worker processes under cgroup\n"
+		"                        CPU quotas, as root (lbsim testbed --help)\n"
+		"  validate              simulate and run on the testbed, compare (lbsim validate --help)\n"
 		"  keys                  print the reference of every scenario key (Markdown)\n"
 		"  scenarios             list the installed scenarios (lbsim run NAME runs one)\n"
 		"\n"
 		"Exit codes: 0 success, 2 usage, 3 bad input, 4 results not written (I/O),\n"
-		"5 internal error, 130 interrupted. See lbsim(1).\n");
+		"5 internal error, 6 the testbed cannot run here, 7 validate: outside the\n"
+		"tolerance, 130 interrupted. See lbsim(1).\n");
 }
 
 typedef struct progress {

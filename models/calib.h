@@ -112,6 +112,15 @@ struct lbs_net;
 lbs_status lbs_blas_bench(const struct lbs_net *net, int64_t batch, int warmup, int reps,
 			  double max_bytes, double *times_s, lbs_error *err);
 
+/* The same iteration on buffers kept between calls (the testbed's workers
+ * run one per barrier): made once for batches up to max_batch (LBS_EINPUT
+ * beyond max_bytes), then run for any batch <= max_batch (0: nothing). */
+typedef struct lbs_blas_work lbs_blas_work;
+lbs_status lbs_blas_work_create(const struct lbs_net *net, int64_t max_batch, double max_bytes,
+				lbs_blas_work **out, lbs_error *err);
+void lbs_blas_work_run(lbs_blas_work *w, int64_t batch);
+void lbs_blas_work_destroy(lbs_blas_work *w);
+
 /* Bytes of the buffers lbs_blas_bench needs at `batch`. */
 double lbs_bench_buffer_bytes(const struct lbs_net *net, int64_t batch);
 

@@ -12,6 +12,27 @@
 #include "util/units.h"
 #include "traces/series.h"
 
+/* Version 3 added runs.mode and this table; a version 2 file gets both
+ * when a run is appended to it (lbs_recorder_open). */
+#define VALIDATIONS_SQL \
+	"CREATE TABLE validations (             -- lbsim validate: a simulated run against its measured twin\n" \
+	"  validation_id INTEGER NOT NULL,\n" \
+	"  policy TEXT NOT NULL,\n" \
+	"  simulated_run INTEGER NOT NULL,      -- runs.run_id of the simulation\n" \
+	"  measured_runs TEXT NOT NULL,         -- runs.run_id of each testbed repeat, comma-separated\n" \
+	"  simulated_iteration_s REAL NOT NULL, -- mean iteration time\n" \
+	"  measured_iteration_s REAL NOT NULL,  -- mean over the repeats of their mean iteration time\n" \
+	"  measured_iteration_sd_s REAL,        -- its sample standard deviation over the repeats\n" \
+	"  simulated_speedup REAL,              -- static's mean iteration time over this one's\n" \
+	"  measured_speedup REAL,\n" \
+	"  measured_speedup_sd REAL,\n" \
+	"  error_mean REAL NOT NULL,            -- per-iteration |simulated - measured| / measured\n" \
+	"  error_p95 REAL NOT NULL,\n" \
+	"  batch_difference_mean REAL NOT NULL, -- share of B placed differently, mean over iterations\n" \
+	"  created_at TEXT NOT NULL,\n" \
+	"  PRIMARY KEY (validation_id, policy)\n" \
+	") WITHOUT ROWID;\n"
+
 const char lbs_schema_sql[] =
 	"CREATE TABLE runs (\n"
 	"  run_id INTEGER PRIMARY KEY,\n"
@@ -36,7 +57,8 @@ const char lbs_schema_sql[] =
 	"  events INTEGER NOT NULL,            -- events the engine dispatched\n"
 	"  detail TEXT NOT NULL,               -- runs | iterations | workers\n"
 	"  lbsim_version TEXT NOT NULL,\n"
-	"  created_at TEXT NOT NULL            -- UTC, ISO 8601\n"
+	"  created_at TEXT NOT NULL,           -- UTC, ISO 8601\n"
+	"  mode TEXT NOT NULL DEFAULT 'simulated' -- simulated | measured (lbsim testbed)\n"
 	");\n"
 	"CREATE TABLE run_config (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -106,7 +128,8 @@ const char lbs_schema_sql[] =
 	"  cpu_util REAL,                      -- readings at the iteration's start, 0..1 (NULL: none)\n"
 	"  mem_util REAL,\n"
 	"  PRIMARY KEY (run_id, iteration, worker)\n"
-	") WITHOUT ROWID;\n";
+	") WITHOUT ROWID;\n"
+	VALIDATIONS_SQL;
 
 static lbs_status db_error(lbs_recorder *r, lbs_error *err, const char *what)
 {
@@ -135,7 +158,8 @@ lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err)
 	sqlite3_finalize(q);
 	if (version < 0)
 		return lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", path);
-	if (version != LBS_SCHEMA_VERSION || !runs)
+	/* Version 2 files (without runs.mode: every run simulated) stay readable. */
+	if (version < 2 || version > LBS_SCHEMA_VERSION || !runs)
 		return lbs_error_set(err, LBS_EINPUT, "%s: not an lbsim results database of schema version "
 				     "%d (it has user_version %d%s)", path, LBS_SCHEMA_VERSION, version,
 				     runs ? "" : " and no runs table");
@@ -246,6 +270,12 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 		char sql[sizeof lbs_schema_sql + 64];
 		snprintf(sql, sizeof sql, "%sPRAGMA user_version = %d;", lbs_schema_sql, LBS_SCHEMA_VERSION);
 		st = exec(r, sql, err);
+	} else if (version == 2 && tables > 0) {
+		/* Every run of a version 2 file was simulated. */
+		char sql[sizeof VALIDATIONS_SQL + 160];
+		snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'simulated';"
+			 "%sPRAGMA user_version = %d;", VALIDATIONS_SQL, LBS_SCHEMA_VERSION);
+		st = exec(r, sql, err);
 	} else if (version != LBS_SCHEMA_VERSION) {
 		st = lbs_error_set(err, LBS_EIO,
 				   "%s: not an lbsim results database of schema version %d (it has "
@@ -295,9 +325,9 @@ lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *er
 			       "n_workers, global_batch_samples, gradient_bytes, iterations, "
 			       "iterations_per_epoch, sim_time_s, mean_iteration_s, mean_compute_s, "
 			       "mean_aggregation_s, mean_straggler_gap_s, mean_decision_s, "
-			       "throughput_samples_per_s, wall_s, events, detail, lbsim_version, created_at) "
+			       "throughput_samples_per_s, wall_s, events, detail, lbsim_version, created_at, mode) "
 			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
-			       "?11, ?12, ?13)", -1, &q, NULL) != SQLITE_OK)
+			       "?11, ?12, ?13, ?14)", -1, &q, NULL) != SQLITE_OK)
 		return db_error(r, err, "cannot record the run");
 	sqlite3_bind_text(q, 1, sc->run.name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, sc->path, -1, SQLITE_STATIC);
@@ -313,6 +343,7 @@ lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *er
 	sqlite3_bind_text(q, 11, detail_name(r->detail), -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 12, PACKAGE_VERSION, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 13, now, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 14, r->measured ? "measured" : "simulated", -1, SQLITE_STATIC);
 	int rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
@@ -510,6 +541,60 @@ lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
 		if (rc != SQLITE_DONE) {
 			sqlite3_finalize(q);
 			return db_error(r, err, "cannot record predictor errors");
+		}
+	}
+	sqlite3_finalize(q);
+	if ((st = exec(r, "COMMIT", err)) == LBS_OK)
+		r->in_run = false;
+	r->run_id = id;
+	return st;
+}
+
+lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *rows, size_t n,
+				   lbs_error *err)
+{
+	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
+	if (st != LBS_OK)
+		return st;
+	r->in_run = true;
+	sqlite3_stmt *q = NULL;
+	sqlite3_int64 id = 1;
+	if (sqlite3_prepare_v2(r->db, "SELECT coalesce(max(validation_id), 0) + 1 FROM validations", -1, &q,
+			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO validations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+			       "?10, ?11, ?12, ?13, ?14)", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the validation");
+	for (size_t i = 0; i < n; i++) {
+		const lbs_validation_row *v = &rows[i];
+		const double opt[] = { v->measured_iteration_sd_s, v->simulated_speedup, v->measured_speedup,
+				       v->measured_speedup_sd };
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, v->policy, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 3, v->simulated_run);
+		sqlite3_bind_text(q, 4, v->measured_runs, -1, SQLITE_STATIC);
+		sqlite3_bind_double(q, 5, v->simulated_iteration_s);
+		sqlite3_bind_double(q, 6, v->measured_iteration_s);
+		for (int k = 0; k < 4; k++)
+			if (isfinite(opt[k]))
+				sqlite3_bind_double(q, 7 + k, opt[k]);
+			else
+				sqlite3_bind_null(q, 7 + k);
+		sqlite3_bind_double(q, 11, v->error_mean);
+		sqlite3_bind_double(q, 12, v->error_p95);
+		sqlite3_bind_double(q, 13, v->batch_difference_mean);
+		sqlite3_bind_text(q, 14, now, -1, SQLITE_TRANSIENT);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the validation");
 		}
 	}
 	sqlite3_finalize(q);

@@ -9,7 +9,7 @@
 
 #include "sim/run.h"
 
-#define LBS_SCHEMA_VERSION 2
+#define LBS_SCHEMA_VERSION 3
 
 typedef enum lbs_detail {
 	LBS_DETAIL_RUNS,       /* runs, run_config, workers */
@@ -37,6 +37,9 @@ typedef struct lbs_recorder {
 	 * after lbs_recorder_open, which sets -1): a run that would write more
 	 * than estimated is stopped with LBS_EINPUT and rolled back. */
 	int64_t row_budget;
+	/* The runs it begins were measured on the testbed (runs.mode
+	 * 'measured'), not simulated; set after lbs_recorder_open. */
+	bool measured;
 } lbs_recorder;
 
 /* Opens (creating if needed) a results database and checks its schema
@@ -85,6 +88,21 @@ typedef struct lbs_predictor_score {
  * transaction. */
 lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
 					const lbs_predictor_score *rows, size_t n, lbs_error *err);
+
+/* One policy of an `lbsim validate` comparison (the validations table). */
+typedef struct lbs_validation_row {
+	const char *policy;
+	int64_t simulated_run;
+	const char *measured_runs;      /* "3,5,7" */
+	double simulated_iteration_s, measured_iteration_s, measured_iteration_sd_s;
+	double simulated_speedup, measured_speedup, measured_speedup_sd; /* NaN: none */
+	double error_mean, error_p95, batch_difference_mean;
+} lbs_validation_row;
+
+/* Writes one comparison (a new validation_id, left in r->run_id) in one
+ * transaction. */
+lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *rows, size_t n,
+				   lbs_error *err);
 
 /* Rolls back an open run: it leaves no rows. */
 void lbs_recorder_abort(lbs_recorder *r);

@@ -14,6 +14,8 @@ typedef enum lbs_status {
 	LBS_EINPUT = 3,    /* invalid or unreadable scenario, trace or profile */
 	LBS_EIO = 4,       /* results could not be written */
 	LBS_EINTERNAL = 5, /* a bug, or memory exhausted */
+	LBS_ENOTESTBED = 6, /* the testbed cannot run here (not root, no cgroup cpu controller) */
+	LBS_EMISMATCH = 7, /* lbsim validate: simulated and measured differ beyond the tolerance */
 	LBS_EINTR = 130    /* stopped by SIGINT/SIGTERM */
 } lbs_status;
 

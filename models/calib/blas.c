@@ -131,63 +131,99 @@ static void iteration(const lbs_net *net, int64_t batch, const buffers *m)
 	}
 }
 
+struct lbs_blas_work {
+	const lbs_net *net;
+	int64_t max_batch;
+	buffers m;
+};
+
+void lbs_blas_work_destroy(lbs_blas_work *w)
+{
+	if (!w)
+		return;
+	free(w->m.a);
+	free(w->m.b);
+	free(w->m.c);
+	free(w->m.w);
+	free(w->m.dw);
+	free(w->m.g);
+	free(w->m.dg);
+	free(w->m.x);
+	free(w->m.idx);
+	free(w);
+}
+
+lbs_status lbs_blas_work_create(const lbs_net *net, int64_t max_batch, double max_bytes, lbs_blas_work **out,
+				lbs_error *err)
+{
+	*out = NULL;
+	double need = lbs_bench_buffer_bytes(net, max_batch);
+	if (need > max_bytes)
+		return lbs_error_set(err, LBS_EINPUT, "%s at batch %lld needs %.3g GB of GEMM buffers, more "
+				     "than the %.3g GB allowed", net->name, (long long)max_batch, need / 1e9,
+				     max_bytes / 1e9);
+	lbs_cuda_sizes z;
+	lbs__bench_sizes(net, max_batch, &z);
+	if (z.a > 2147483647.0 || z.b > 2147483647.0 || z.c > 2147483647.0)
+		return lbs_error_set(err, LBS_EINPUT, "%s at batch %lld: a matrix over 2^31 elements",
+				     net->name, (long long)max_batch);
+	lbs_blas_work *w = calloc(1, sizeof *w);
+	if (!w)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	w->net = net;
+	w->max_batch = max_batch;
+	buffers *m = &w->m;
+	bool ok = (m->a = malloc((size_t)z.a * sizeof(float) + 64)) &&
+		  (m->b = malloc((size_t)z.b * sizeof(float) + 64)) &&
+		  (m->c = malloc((size_t)fmax(z.c, 1) * sizeof(float) + 64));
+	if (ok && z.weights > 0)
+		ok = (m->w = malloc((size_t)z.weights * sizeof(float))) &&
+		     (m->dw = calloc((size_t)z.weights, sizeof(float))) &&
+		     (m->g = malloc((size_t)z.gathered * sizeof(float))) &&
+		     (m->dg = malloc((size_t)z.gathered * sizeof(float))) &&
+		     (m->x = malloc((size_t)z.indices * sizeof(float))) &&
+		     (m->idx = malloc((size_t)z.indices * sizeof(unsigned)));
+	if (!ok) {
+		lbs_blas_work_destroy(w);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for %.3g GB of GEMM buffers", need / 1e9);
+	}
+	uint64_t seed = 0x9E3779B97F4A7C15u;
+	fill(m->a, (size_t)z.a, &seed);
+	fill(m->b, (size_t)z.b, &seed);
+	if (m->w) {
+		fill(m->w, (size_t)z.weights, &seed);
+		fill(m->x, (size_t)z.indices, &seed);
+		/* the features of each sample's nonzeros, uniform at random
+		 * (taken modulo each layer's width) */
+		for (size_t i = 0; i < (size_t)z.indices; i++)
+			m->idx[i] = (unsigned)(next(&seed) >> 32);
+	}
+	*out = w;
+	return LBS_OK;
+}
+
+void lbs_blas_work_run(lbs_blas_work *w, int64_t batch)
+{
+	if (batch > 0)
+		iteration(w->net, batch <= w->max_batch ? batch : w->max_batch, &w->m);
+}
+
 lbs_status lbs_blas_bench(const lbs_net *net, int64_t batch, int warmup, int reps, double max_bytes,
 			  double *times_s, lbs_error *err)
 {
-	double need = lbs_bench_buffer_bytes(net, batch);
-	if (need > max_bytes)
-		return lbs_error_set(err, LBS_EINPUT, "%s at batch %lld needs %.3g GB of GEMM buffers, more "
-				     "than the %.3g GB allowed", net->name, (long long)batch, need / 1e9,
-				     max_bytes / 1e9);
-	lbs_cuda_sizes z;
-	lbs__bench_sizes(net, batch, &z);
-	if (z.a > 2147483647.0 || z.b > 2147483647.0 || z.c > 2147483647.0)
-		return lbs_error_set(err, LBS_EINPUT, "%s at batch %lld: a matrix over 2^31 elements",
-				     net->name, (long long)batch);
-	buffers m = { 0 };
-	bool ok = (m.a = malloc((size_t)z.a * sizeof(float) + 64)) &&
-		  (m.b = malloc((size_t)z.b * sizeof(float) + 64)) &&
-		  (m.c = malloc((size_t)fmax(z.c, 1) * sizeof(float) + 64));
-	if (ok && z.weights > 0)
-		ok = (m.w = malloc((size_t)z.weights * sizeof(float))) &&
-		     (m.dw = calloc((size_t)z.weights, sizeof(float))) &&
-		     (m.g = malloc((size_t)z.gathered * sizeof(float))) &&
-		     (m.dg = malloc((size_t)z.gathered * sizeof(float))) &&
-		     (m.x = malloc((size_t)z.indices * sizeof(float))) &&
-		     (m.idx = malloc((size_t)z.indices * sizeof(unsigned)));
-	lbs_status st = LBS_OK;
-	if (!ok) {
-		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for %.3g GB of GEMM buffers", need / 1e9);
-	} else {
-		uint64_t seed = 0x9E3779B97F4A7C15u;
-		fill(m.a, (size_t)z.a, &seed);
-		fill(m.b, (size_t)z.b, &seed);
-		if (m.w) {
-			fill(m.w, (size_t)z.weights, &seed);
-			fill(m.x, (size_t)z.indices, &seed);
-			/* the features of each sample's nonzeros, uniform at random
-			 * (taken modulo each layer's width) */
-			for (size_t i = 0; i < (size_t)z.indices; i++)
-				m.idx[i] = (unsigned)(next(&seed) >> 32);
-		}
-		for (int r = 0; r < warmup; r++)
-			iteration(net, batch, &m);
-		for (int r = 0; r < reps; r++) {
-			double t0 = lbs_monotonic_s();
-			iteration(net, batch, &m);
-			times_s[r] = lbs_monotonic_s() - t0;
-		}
+	lbs_blas_work *w;
+	lbs_status st = lbs_blas_work_create(net, batch, max_bytes, &w, err);
+	if (st != LBS_OK)
+		return st;
+	for (int r = 0; r < warmup; r++)
+		lbs_blas_work_run(w, batch);
+	for (int r = 0; r < reps; r++) {
+		double t0 = lbs_monotonic_s();
+		lbs_blas_work_run(w, batch);
+		times_s[r] = lbs_monotonic_s() - t0;
 	}
-	free(m.a);
-	free(m.b);
-	free(m.c);
-	free(m.w);
-	free(m.dw);
-	free(m.g);
-	free(m.dg);
-	free(m.x);
-	free(m.idx);
-	return st;
+	lbs_blas_work_destroy(w);
+	return LBS_OK;
 }
 
 bool lbs_blas_set_threads(int n)

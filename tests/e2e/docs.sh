@@ -28,7 +28,7 @@ for opt in --jobs --shard --sshlogin --list --keep --out --setting; do
 done
 
 missing=$(cd "$top_srcdir" && grep -L 'SPDX-License-Identifier: GPL-3.0-or-later' \
-	$(ls util/*.[ch] sim/*.[ch] models/*.[ch] models/*/*.[ch] models/calib/cuda.cu traces/*.[ch] analysis/*.[ch] sweep/*.[ch] whatif/*.[ch] cli/*.[ch] fuzz/*.[ch] tests/unit/*.[ch] tests/e2e/*.sh bench/*.[ch] \
+	$(ls util/*.[ch] sim/*.[ch] models/*.[ch] models/*/*.[ch] models/calib/cuda.cu traces/*.[ch] testbed/*.[ch] analysis/*.[ch] sweep/*.[ch] whatif/*.[ch] cli/*.[ch] fuzz/*.[ch] tests/unit/*.[ch] tests/e2e/*.sh bench/*.[ch] \
 	     bench/*.sh analysis/*.sql analysis/*.gp analysis/*.sh scenarios/sweeps/* 2> /dev/null))
 check "every source file has an SPDX line" test -z "$missing"
 

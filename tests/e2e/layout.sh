@@ -14,14 +14,15 @@ allowed() {
 	models) echo "util models" ;;
 	traces) echo "util traces" ;;
 	sim) echo "util models traces sim" ;;
+	testbed) echo "util models traces sim testbed" ;;
 	analysis) echo "util models traces sim analysis" ;;
 	sweep) echo "util models traces sim analysis sweep" ;;
 	whatif) echo "util models traces sim whatif" ;;
-	cli) echo "util models traces sim analysis sweep whatif cli" ;;
+	cli) echo "util models traces sim testbed analysis sweep whatif cli" ;;
 	*) echo "" ;;
 	esac
 }
-FOLDERS="util models traces sim analysis sweep whatif cli"
+FOLDERS="util models traces sim testbed analysis sweep whatif cli"
 
 # edges ROOT: "FILE INCLUDED" for every #include "..." of the sources.
 edges() {
@@ -106,7 +107,7 @@ for d in $FOLDERS; do
 done
 out=$(layering "$top_srcdir")
 [ -n "$out" ] && echo "$out"
-check "every include of util/ models/ traces/ sim/ analysis/ sweep/ whatif/ cli/ goes down the layers" test -z "$out"
+check "every include of util/ models/ traces/ sim/ testbed/ analysis/ sweep/ whatif/ cli/ goes down the layers" test -z "$out"
 out=$(circles "$top_srcdir")
 [ -n "$out" ] && echo "$out"
 check "no module includes itself through others" test -z "$out"

@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "testbed/testbed.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "models/calib/calibrate_cmd.h"
+#include "models/nets.h"
+#include "models/policy.h"
+#include "testbed/cgroup.h"
+#include "testbed/worker.h"
+#include "util/clock.h"
+
+static lbs_status refuse(const lbs_scenario *sc, const char *section, const char *key, const char *why,
+			 lbs_error *err)
+{
+	char label[LBS_ERROR_MAX / 2];
+	lbs_origin at = lbs_scenario_origin(sc, section, key);
+	lbs_origin_format(&at, section, key, label, sizeof label);
+	return lbs_error_set(err, LBS_EINPUT, "%s: the testbed cannot emulate this: %s", label, why);
+}
+
+lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_error *err)
+{
+	lbs_net net;
+	if (lbs_net_create(&net, sc->model.name, err) != LBS_OK) {
+		char names[512];
+		lbs_net_names(names, sizeof names);
+		char why[700];
+		lbs_fmt(why, sizeof why, "its workers run the GEMMs of a network of models/nets, and '%s' is "
+			"none (known: %s)", sc->model.name, names);
+		return refuse(sc, "model", "name", why, err);
+	}
+	lbs_net_destroy(&net);
+	if (sc->network.ops != &lbs_network_none)
+		return refuse(sc, "network", "topology", "gradient exchange over tc-shaped links is not built "
+			      "yet: use topology = none", err);
+	if (sc->network_trace.format)
+		return refuse(sc, "network", "trace", "no network is emulated yet", err);
+	if (sc->n_generators)
+		return refuse(sc, "run", "name", "generators are not emulated yet (co-located processes, "
+			      "CPU credits): remove the [generator.*] sections", err);
+	if (sc->iterations_per_epoch)
+		return refuse(sc, "run", "epochs", "runs given in epochs are not built yet: give "
+			      "run.iterations", err);
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		char section[LBS_NAME_MAX + 16];
+		lbs_fmt(section, sizeof section, "workers.%s", gs->name);
+		if (gs->device != LBS_DEVICE_CPU)
+			return refuse(sc, section, "device", "its workers are CPU processes", err);
+		if (gs->noise.kind != LBS_NOISE_NONE)
+			return refuse(sc, section, "noise", "the machine supplies its own noise: use noise = none",
+				      err);
+	}
+	const lbs_policy_ops *ops = lbs_policy_find(policy ? policy : sc->policy.name);
+	if (ops == &lbs_policy_oracle)
+		return lbs_error_set(err, LBS_EINPUT, "policy oracle: the testbed cannot run it: a real run has "
+				     "no future to look at (the oracle exists to give the simulation's lower bound)");
+	if (ops == &lbs_policy_work_stealing)
+		return lbs_error_set(err, LBS_EINPUT, "policy work-stealing: the testbed cannot run it yet: "
+				     "moving unstarted micro-batches between worker processes is not built");
+	return LBS_OK;
+}
+
+lbs_status lbs_testbed_probe(lbs_error *err)
+{
+	lbs_cgroups c;
+	return lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, err);
+}
+
+/* a(t) of a worker's source during `iteration`. */
+static double level(const lbs_avail *a, double t, int64_t iteration)
+{
+	return a->ops ? a->ops->level(a->state, t, iteration) : a->level;
+}
+
+typedef struct coordinator {
+	lbs_run *run;
+	lbs_cgroups cg;
+	lbs_cgroup *groups;
+	lbs_cgroup self;    /* the coordinator's own */
+	lbs_tb_worker *workers;
+	struct pollfd *fds;
+	double *cpu_s;      /* CPU time of each worker's last iteration */
+	double t0;          /* real time of the first barrier */
+} coordinator;
+
+static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_error *err)
+{
+	lbs_status st = LBS_OK;
+	for (size_t i = 0; i < c->run->n && st == LBS_OK; i++)
+		st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], level(&c->run->workers[i].avail, t, iteration), err);
+	return st;
+}
+
+static lbs_status check_plan(const lbs_run *run, lbs_error *err)
+{
+	int64_t sum = 0;
+	for (size_t i = 0; i < run->n; i++) {
+		if (run->batch[i] < 0 || run->batch[i] > run->max_batch[i])
+			return lbs_error_set(err, LBS_EINPUT, "policy '%s' gives worker %zu %lld samples, outside "
+					     "0..%lld (its memory cap, max_batch)", run->policy->name, i,
+					     (long long)run->batch[i], (long long)run->max_batch[i]);
+		sum += run->batch[i];
+	}
+	if (sum != run->sc->run.global_batch && !(run->info.shrinks_global_batch && sum > 0))
+		return lbs_error_set(err, LBS_EINTERNAL, "policy '%s' planned %lld samples for a global batch "
+				     "of %lld", run->policy->name, (long long)sum,
+				     (long long)run->sc->run.global_batch);
+	return LBS_OK;
+}
+
+/* The policy at the barrier before `run->iteration`, with the measured
+ * compute times of the one before. */
+static lbs_status plan(lbs_run *run, const double *cpu_s, double now_s, lbs_error *err)
+{
+	/* Readings, where the scenario's sources have them: what a monitor of
+	 * each worker's machine measures, the share of the core the worker was
+	 * not given during its last iteration, 1 - CPU time / wall time (its
+	 * trace's cpu_util in the simulation); no co-tenant holds memory here,
+	 * so mem_util is 0. */
+	for (size_t i = 0; run->n_readings && i < run->n; i++) {
+		double u = run->compute_s[i] > 0 ? 1 - cpu_s[i] / run->compute_s[i] : 0;
+		run->readings[i * run->n_readings + LBS_READING_CPU_UTIL] = u < 0 ? 0 : u > 1 ? 1 : u;
+		run->readings[i * run->n_readings + LBS_READING_MEM_UTIL] = 0;
+	}
+	lbs_observation obs = {
+		.iteration = run->iteration,
+		.epoch_start = false,
+		.now_s = now_s,
+		.batch = run->batch,
+		.compute_s = run->compute_s,
+		.readings = run->n_readings ? run->readings : NULL,
+	};
+	bool changed = false;
+	double t0 = lbs_monotonic_s();
+	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
+	run->decision_s = lbs_monotonic_s() - t0;
+	if (st == LBS_OK && run->policy->predictions)
+		run->predicted = run->policy->predictions(run->policy_state);
+	run->batch_changed = changed;
+	if (st == LBS_OK && changed)
+		st = check_plan(run, err);
+	return st;
+}
+
+/* One iteration: send the batches, follow a(t) with the quotas until every
+ * worker has answered, hand the record to the observer. */
+static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
+			  const volatile sig_atomic_t *interrupt, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	const double period_s = 1e-6 * (double)c->cg.period_us;
+	double start = lbs_monotonic_s() - c->t0;
+	lbs_status st = set_quotas(c, start, run->iteration, err);
+	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
+		c->fds[i].fd = c->workers[i].from_fd;
+		c->fds[i].events = POLLIN;
+		st = lbs_tb_worker_send(&c->workers[i], run->batch[i], err);
+	}
+	size_t remaining = run->n;
+	double next_tick = start + period_s;
+	while (st == LBS_OK && remaining > 0) {
+		if (interrupt && *interrupt)
+			return lbs_error_set(err, LBS_EINTR, "interrupted in iteration %lld",
+					     (long long)run->iteration);
+		double now = lbs_monotonic_s() - c->t0;
+		if (now >= next_tick) {
+			if ((st = set_quotas(c, now, run->iteration, err)) != LBS_OK)
+				break;
+			next_tick += period_s * ceil((now - next_tick) / period_s + 1e-9);
+			if (next_tick <= now)
+				next_tick = now + period_s;
+		}
+		int wait_ms = (int)ceil(1e3 * (next_tick - now));
+		int k = poll(c->fds, run->n, wait_ms < 1 ? 1 : wait_ms);
+		if (k < 0 && errno != EINTR)
+			st = lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+		for (size_t i = 0; k > 0 && i < run->n && st == LBS_OK; i++) {
+			if (!(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			lbs_tb_result r;
+			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) != LBS_OK)
+				break;
+			run->compute_s[i] = r.compute_s;
+			c->cpu_s[i] = r.cpu_s;
+			c->fds[i].fd = -1; /* done for this iteration */
+			remaining--;
+		}
+	}
+	if (st != LBS_OK)
+		return st;
+	double compute_end = lbs_monotonic_s() - c->t0;
+	double lo = run->compute_s[0], hi = run->compute_s[0];
+	int64_t samples = 0;
+	for (size_t i = 0; i < run->n; i++) {
+		lo = fmin(lo, run->compute_s[i]);
+		hi = fmax(hi, run->compute_s[i]);
+		samples += run->batch[i];
+	}
+	if (run->policy->vars)
+		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
+	/* No network yet: the iteration ends when the last answer is in; its
+	 * "aggregation" is the coordinator's own time from there to the
+	 * next release, recorded as 0 and counted in the next iteration. */
+	lbs_iteration_record rec = {
+		.iteration = run->iteration,
+		.start_s = start,
+		.compute_end_s = compute_end,
+		.end_s = compute_end,
+		.straggler_gap_s = hi - lo,
+		.aggregation_s = 0,
+		.decision_s = run->decision_s,
+		.global_batch = samples,
+		.batch_changed = run->batch_changed,
+		.n_workers = run->n,
+		.batch = run->batch,
+		.planned = run->batch,
+		.compute_s = run->compute_s,
+		.vars = run->vars,
+		.n_vars = run->n_vars,
+		.predicted_speed = run->predicted,
+		.readings = run->n_readings ? run->readings : NULL,
+		.n_readings = run->n_readings,
+	};
+	lbs_run_stats *s = &run->stats;
+	s->iterations++;
+	s->samples += samples;
+	s->sim_time_s = compute_end;
+	s->sum_iteration_s += compute_end - start;
+	s->sum_compute_s += compute_end - start;
+	s->sum_gap_s += rec.straggler_gap_s;
+	s->sum_decision_s += rec.decision_s;
+	s->events += run->n;
+	if (observer && (st = observer(ctx, &rec, err)) != LBS_OK)
+		return st;
+	return LBS_OK;
+}
+
+static void teardown(coordinator *c)
+{
+	for (size_t i = 0; c->workers && i < c->run->n; i++)
+		lbs_tb_worker_stop(&c->workers[i]);
+	for (size_t i = 0; c->groups && i < c->run->n; i++)
+		lbs_cgroup_remove(&c->groups[i]);
+	if (c->self.dir[0]) { /* back where it was, so that its group can go */
+		lbs_cgroup_back(&c->cg, getpid());
+		lbs_cgroup_remove(&c->self);
+	}
+	lbs_cgroup_close(&c->cg);
+	free(c->workers);
+	free(c->groups);
+	free(c->fds);
+	free(c->cpu_s);
+}
+
+lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
+			       const volatile sig_atomic_t *interrupt, lbs_error *err)
+{
+	const lbs_scenario *sc = run->sc;
+	lbs_status st = lbs_testbed_check(sc, run->policy->name, err);
+	if (st != LBS_OK)
+		return st;
+	coordinator c = { .run = run };
+	if ((st = lbs_cgroup_probe(&c.cg, LBS_TESTBED_PERIOD_US, err)) != LBS_OK)
+		return st;
+	lbs_net net;
+	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
+		return st;
+	if (!(c.workers = lbs_calloc(run->n, sizeof *c.workers, err)) ||
+	    !(c.groups = lbs_calloc(run->n, sizeof *c.groups, err)) ||
+	    !(c.fds = lbs_calloc(run->n, sizeof *c.fds, err)) ||
+	    !(c.cpu_s = lbs_calloc(run->n, sizeof *c.cpu_s, err))) {
+		lbs_net_destroy(&net);
+		teardown(&c);
+		return LBS_EINTERNAL;
+	}
+	for (size_t i = 0; i < run->n; i++)
+		c.workers[i].to_fd = c.workers[i].from_fd = -1;
+	st = lbs_cgroup_open(&c.cg, err);
+	/* Each worker is bound to a CPU, the largest quotas first, each onto
+	 * the CPU with the least quota so far: quotas are shares of a core,
+	 * and a worker left to migrate waits behind the others on its CPU and
+	 * loses the quota of the periods it waits in (doc/validation.md). */
+	int *cpu = lbs_calloc(run->n, sizeof *cpu, err);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double load[64] = { 0 };
+	if (!cpu)
+		st = LBS_EINTERNAL;
+	for (size_t k = 0; st == LBS_OK && k < run->n; k++)
+		cpu[k] = -1;
+	for (size_t k = 0; st == LBS_OK && ncpu > 1 && ncpu <= 64 && k < run->n; k++) {
+		size_t best = run->n; /* the unbound worker of the largest a(0) */
+		for (size_t i = 0; i < run->n; i++)
+			if (cpu[i] < 0 && (best == run->n || level(&run->workers[i].avail, 0, 0) >
+								 level(&run->workers[best].avail, 0, 0)))
+				best = i;
+		int least = 0;
+		for (int j = 1; j < ncpu; j++)
+			if (load[j] < load[least])
+				least = j;
+		cpu[best] = least;
+		load[least] += fmin(1.0, level(&run->workers[best].avail, 0, 0));
+	}
+	/* Every worker is started (its buffers made at full speed, outside
+	 * any quota) before any is limited. */
+	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
+		char name[32];
+		int64_t cap = run->max_batch[i] < sc->run.global_batch ? run->max_batch[i] : sc->run.global_batch;
+		if ((st = lbs_cgroup_create(&c.cg, lbs_fmt(name, sizeof name, "w%zu", i), &c.groups[i], err)) ==
+		    LBS_OK)
+			st = lbs_tb_worker_start(&c.workers[i], &net, cap, cpu[i], err);
+		if (interrupt && *interrupt && st == LBS_OK)
+			st = lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
+	}
+	/* The coordinator itself runs in a group of the run's weight without a
+	 * quota: on a loaded machine, its waking up late for each answer would
+	 * be counted in every iteration (doc/validation.md). */
+	if (st == LBS_OK && (st = lbs_cgroup_create(&c.cg, "coordinator", &c.self, err)) == LBS_OK &&
+	    (st = lbs_cgroup_set_cores(&c.cg, &c.self, 1.0, err)) == LBS_OK)
+		st = lbs_cgroup_attach(&c.self, getpid(), err);
+	for (size_t i = 0; i < run->n && st == LBS_OK; i++)
+		if ((st = lbs_cgroup_set_cores(&c.cg, &c.groups[i], level(&run->workers[i].avail, 0, 0), err)) ==
+		    LBS_OK)
+			st = lbs_cgroup_attach(&c.groups[i], c.workers[i].pid, err);
+	c.t0 = lbs_monotonic_s();
+	for (; st == LBS_OK && run->iteration < sc->iterations; run->iteration++) {
+		if (run->iteration > 0)
+			st = plan(run, c.cpu_s, lbs_monotonic_s() - c.t0, err);
+		if (st == LBS_OK)
+			st = iterate(&c, observer, ctx, interrupt, err);
+		if (st == LBS_OK && interrupt && *interrupt)
+			st = lbs_error_set(err, LBS_EINTR, "interrupted after %lld iterations",
+					   (long long)run->stats.iterations);
+	}
+	teardown(&c);
+	free(cpu);
+	lbs_net_destroy(&net);
+	return st;
+}
+
+lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bool quiet, lbs_error *err)
+{
+	lbs_cgroups cg;
+	lbs_cgroup g = { 0 };
+	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
+	if (st == LBS_OK)
+		st = lbs_cgroup_open(&cg, err);
+	if (st == LBS_OK)
+		st = lbs_cgroup_create(&cg, "calibrate", &g, err);
+	if (st == LBS_OK)
+		st = lbs_cgroup_set_cores(&cg, &g, 1.0, err);
+	char batches[256] = "";
+	size_t at = 0;
+	for (int64_t b = 4; b <= sc->run.global_batch / 2 && at + 24 < sizeof batches; b *= 2)
+		at += (size_t)snprintf(batches + at, sizeof batches - at, "%s%lld", at ? "," : "", (long long)b);
+	if (!at)
+		lbs_fmt(batches, sizeof batches, "1,2");
+	pid_t pid = -1;
+	int go[2] = { -1, -1 };
+	if (st == LBS_OK && pipe(go) != 0)
+		st = lbs_error_set(err, LBS_EINTERNAL, "pipe: %s", strerror(errno));
+	if (st == LBS_OK) {
+		fflush(NULL);
+		if ((pid = fork()) < 0)
+			st = lbs_error_set(err, LBS_EINTERNAL, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* Nothing is timed before the coordinator has moved it into its group. */
+		char c;
+		close(go[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(LBS_EINTERNAL);
+		if (quiet && !freopen("/dev/null", "w", stdout))
+			_exit(LBS_EINTERNAL);
+		char *argv[] = { "calibrate", "--blas", (char *)sc->model.name, "--batches", batches, "--reps", "5",
+				 "--warmup", "1", "--threads", "1", "-o", (char *)profile, NULL };
+		optind = 1;
+		int rc = lbs_calibrate_command((int)(sizeof argv / sizeof argv[0]) - 1, argv);
+		fflush(NULL);
+		_exit(rc);
+	}
+	if (pid > 0) {
+		st = lbs_cgroup_attach(&g, pid, err);
+		if (st == LBS_OK && write(go[1], "g", 1) != 1)
+			st = lbs_error_set(err, LBS_EINTERNAL, "the calibration process died");
+		int status = 0;
+		if (st != LBS_OK)
+			kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (st == LBS_OK && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			st = lbs_error_set(err, LBS_EINTERNAL, "lbsim calibrate --blas %s for the testbed failed "
+					   "(status %d)", sc->model.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	if (go[0] >= 0) {
+		close(go[0]);
+		close(go[1]);
+	}
+	lbs_cgroup_remove(&g);
+	lbs_cgroup_close(&cg);
+	return st;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The testbed: a scenario run for real on this machine (doc/validation.md).
+ *
+ * The run is built exactly as the simulation builds it (lbs_run_create:
+ * the same workers, availability sources, memory caps and policy object),
+ * and then driven by a coordinator instead of the event engine:
+ *  - one worker process per simulated worker (testbed/worker.h) runs the
+ *    real forward and backward GEMMs of the scenario's network ([model]
+ *    name, a network of models/nets) for the batch it is given;
+ *  - each worker lives in its own control group (testbed/cgroup.h) whose
+ *    CPU quota is its availability a(t) of one core, the same a(t) the
+ *    simulation integrates; the coordinator re-reads a(t) once per CFS
+ *    period and rewrites the quota when it changed, so a change in the
+ *    middle of an iteration throttles the worker in the middle of it;
+ *  - at each barrier the policy is given the compute times the workers
+ *    measured (waiting at the barrier excluded) and its batch sizes are
+ *    sent out for the next iteration.
+ * Each iteration reaches the observer as an lbs_iteration_record whose
+ * times are seconds of the real clock since the first barrier, so the
+ * recorder writes a measured run in the schema of a simulated one.
+ *
+ * Not emulated (refused by lbs_testbed_check, with the reason): GPU
+ * groups; a network (its exchange over tc-shaped links is not built yet);
+ * generators (co-located processes are not built yet; a CPU-credit bucket
+ * depends on busy time the coordinator does not integrate); noise (the
+ * machine supplies its own); runs given in epochs; policies that look
+ * ahead (the oracle: a real run has no future to look at) or steal
+ * micro-batches within an iteration (not built yet). */
+#ifndef LBS_TESTBED_H
+#define LBS_TESTBED_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "sim/run.h"
+#include "sim/scenario.h"
+
+#define LBS_TESTBED_PERIOD_US 10000 /* the CFS period of every worker */
+
+/* LBS_OK if the testbed can run scenario sc with policy `policy` (NULL:
+ * the scenario's); LBS_EINPUT naming the key or policy it cannot emulate. */
+lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_error *err);
+
+/* Checks that this machine can run the testbed (root, a cgroup cpu
+ * controller); LBS_ENOTESTBED saying exactly what is missing. */
+lbs_status lbs_testbed_probe(lbs_error *err);
+
+/* Measures the cost profile of sc's network with `lbsim calibrate --blas`
+ * (one BLAS thread, batches 4, 8, ... up to half the global batch) in the
+ * conditions of a testbed worker of availability 1: a child process in its
+ * own control group, with the testbed's weight and no quota (one thread
+ * uses at most one core).
+ * Writes the profile to `profile`; quiet: the calibration prints nothing. */
+lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bool quiet, lbs_error *err);
+
+/* Runs `run` (made by lbs_run_create, its iteration 0 planned) on the
+ * testbed, calling observer once per iteration and filling run->stats as
+ * the simulation does (sim_time_s: real seconds from the first barrier).
+ * Every worker process is killed and every control group removed before it
+ * returns, on success, error or when *interrupt becomes non-zero
+ * (LBS_EINTR). */
+lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
+			       const volatile sig_atomic_t *interrupt, lbs_error *err);
+
+#endif

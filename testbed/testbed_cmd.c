@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `lbsim testbed` and `lbsim validate`. */
+#include "testbed/testbed_cmd.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/recorder.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+#include "testbed/testbed.h"
+#include "util/clock.h"
+#include "util/units.h"
+
+#define MAX_POLICIES 16
+#define MAX_REPEATS 20
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void usage(FILE *out, bool validate)
+{
+	if (validate)
+		fprintf(out,
+			"Usage: lbsim validate SCENARIO.ini [--policy LIST] [--repeat N] [--tolerance T]\n"
+			"                      [--calibrate FILE] [--set S.K=V] [--seed N] [-o FILE] [-q]\n"
+			"\n"
+			"Simulates the scenario and runs it on the testbed (lbsim testbed), N times per\n"
+			"policy, then prints per policy the simulated and measured mean iteration time,\n"
+			"speedup over static (measured: mean and standard deviation over the repeats) and\n"
+			"the per-iteration relative error of the simulation (mean, p95), and stores the\n"
+			"comparison in the validations table (doc/validation.md).\n"
+			"\n"
+			"Options:\n"
+			"  -p, --policy LIST     policies, comma-separated (static is added as the baseline)\n"
+			"      --repeat N        testbed runs per policy (default 3)\n"
+			"      --tolerance T     fail (exit 7) when a simulated speedup differs from the\n"
+			"                        measured one by more than T relative (e.g. 5%%), or, with\n"
+			"                        'auto', by more than max(5%%, 3 x the relative standard\n"
+			"                        deviation of the measured speedup over the repeats)\n"
+			"      --set S.K=VALUE   override a scenario key (repeatable)\n"
+			"      --seed N          seed of both runs\n"
+			"      --calibrate FILE  first measure the network's cost profile on this machine\n"
+			"                        (lbsim calibrate --blas, in a testbed worker's conditions)\n"
+			"                        into FILE, and give it to every worker group\n"
+			"  -o, --output FILE     results database (default: validation.db)\n"
+			"  -q, --quiet           print nothing but errors and misses\n"
+			"  -h, --help            this help\n"
+			"\n"
+			"Exit codes: 0 success, 2 usage, 3 bad input or not emulated, 4 results not\n"
+			"written, 5 internal error, 6 the testbed cannot run here (not root, no cgroup\n"
+			"cpu controller), 7 a speedup outside the tolerance, 130 interrupted.\n");
+	else
+		fprintf(out,
+			"Usage: lbsim testbed SCENARIO.ini [--policy LIST] [--set S.K=V] [--seed N]\n"
+			"                     [-o FILE] [--detail LEVEL] [-q]\n"
+			"\n"
+			"Runs the scenario for real on this machine: one worker process per simulated\n"
+			"worker running the model's GEMMs under a cgroup CPU quota that follows its\n"
+			"availability, the scenario's policy at every barrier; records each policy's\n"
+			"run in the results database with runs.mode = 'measured' (doc/validation.md).\n"
+			"\n"
+			"Options:\n"
+			"  -p, --policy LIST     policies, comma-separated (static is added as the baseline)\n"
+			"      --set S.K=VALUE   override a scenario key (repeatable)\n"
+			"      --seed N          seed of the run\n"
+			"      --calibrate FILE  first measure the network's cost profile here into FILE\n"
+			"                        and give it to every worker group\n"
+			"  -o, --output FILE     results database (default: measured.db)\n"
+			"      --detail LEVEL    runs, iterations (default) or workers\n"
+			"  -q, --quiet           print nothing but errors\n"
+			"  -h, --help            this help\n"
+			"\n"
+			"Exit codes: 0 success, 2 usage, 3 bad input or not emulated, 4 results not\n"
+			"written, 5 internal error, 6 the testbed cannot run here (not root, no cgroup\n"
+			"cpu controller), 130 interrupted.\n");
+}
+
+/* What one run left for the comparison: its iteration times and batches. */
+typedef struct trail {
+	lbs_recorder *rec;
+	size_t n;           /* workers */
+	int64_t cap, count; /* iterations */
+	double *iteration_s;
+	int64_t *batch;     /* count x n */
+	double mean_s;
+	long long run_id;
+} trail;
+
+static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_error *err)
+{
+	trail *t = ctx;
+	lbs_status st = t->rec ? lbs_recorder_iteration(t->rec, it, err) : LBS_OK;
+	if (st == LBS_OK && t->count < t->cap) {
+		t->iteration_s[t->count] = it->end_s - it->start_s;
+		memcpy(t->batch + (size_t)t->count * t->n, it->planned, t->n * sizeof *t->batch);
+		t->count++;
+	}
+	return st;
+}
+
+static void trail_free(trail *t)
+{
+	free(t->iteration_s);
+	free(t->batch);
+	memset(t, 0, sizeof *t);
+}
+
+/* One run of `policy`, simulated or measured, recorded in `output`. */
+static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measured, const char *output,
+			  lbs_detail detail, trail *t, lbs_error *err)
+{
+	lbs_run run;
+	lbs_recorder rec = { 0 };
+	memset(t, 0, sizeof *t);
+	lbs_status st = lbs_run_create(&run, sc, policy, err);
+	if (st != LBS_OK)
+		return st;
+	t->n = run.n;
+	t->cap = sc->iterations;
+	if (!(t->iteration_s = lbs_calloc((size_t)t->cap, sizeof *t->iteration_s, err)) ||
+	    !(t->batch = lbs_calloc((size_t)t->cap * run.n, sizeof *t->batch, err))) {
+		lbs_run_destroy(&run);
+		trail_free(t);
+		return LBS_EINTERNAL;
+	}
+	if ((st = lbs_recorder_open(&rec, output, detail, err)) == LBS_OK) {
+		rec.measured = measured;
+		st = lbs_recorder_begin(&rec, &run, err);
+	}
+	t->rec = &rec;
+	double w0 = lbs_monotonic_s();
+	if (st == LBS_OK)
+		st = measured ? lbs_testbed_execute(&run, on_iteration, t, &interrupted, err)
+			      : lbs_run_execute(&run, on_iteration, t, &interrupted, err);
+	double wall_s = lbs_monotonic_s() - w0;
+	if (st == LBS_OK)
+		st = lbs_recorder_commit(&rec, &run, wall_s, err);
+	if (st == LBS_OK) {
+		t->run_id = (long long)rec.run_id;
+		t->mean_s = run.stats.iterations ? run.stats.sum_iteration_s / (double)run.stats.iterations : 0;
+	} else {
+		lbs_recorder_abort(&rec);
+		lbs_error_prefix(err, "policy %s (%s)", policy, measured ? "testbed" : "simulation");
+		trail_free(t);
+	}
+	t->rec = NULL;
+	lbs_recorder_close(&rec);
+	lbs_run_destroy(&run);
+	return st;
+}
+
+typedef struct options {
+	bool validate, quiet;
+	const char *output;
+	const char *calibrate; /* measure the profile here first, into this file */
+	char *policies;
+	const char **overrides;
+	size_t n_overrides;
+	char seed[64];
+	lbs_detail detail;
+	int repeat;
+	double tolerance; /* < 0: none; 0: auto */
+} options;
+
+static int parse(int argc, char **argv, options *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },  { "policy", required_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 'S' },     { "seed", required_argument, NULL, 's' },
+		{ "detail", required_argument, NULL, 'd' },  { "repeat", required_argument, NULL, 'r' },
+		{ "tolerance", required_argument, NULL, 't' }, { "quiet", no_argument, NULL, 'q' },
+		{ "calibrate", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
+	int c;
+	while ((c = getopt_long(argc, argv, "o:p:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'p': o->policies = optarg; break;
+		case 'S': o->overrides[o->n_overrides++] = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'c': o->calibrate = optarg; break;
+		case 's': {
+			char *end;
+			long long v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > 9007199254740991LL) {
+				fprintf(stderr, "%s: --seed %s: expected an integer from 0 to 2^53 - 1\n", cmd, optarg);
+				return LBS_EUSAGE;
+			}
+			lbs_fmt(o->seed, sizeof o->seed, "run.seed=%lld", v);
+			break;
+		}
+		case 'd': {
+			int d = lbs_choice_index(LBS_DETAIL_CHOICES, optarg);
+			if (d < 0) {
+				fprintf(stderr, "%s: --detail %s: expected runs, iterations or workers\n", cmd, optarg);
+				return LBS_EUSAGE;
+			}
+			o->detail = (lbs_detail)d;
+			break;
+		}
+		case 'r': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!o->validate || !*optarg || *end || v < 1 || v > MAX_REPEATS) {
+				fprintf(stderr, "%s: --repeat %s: expected an integer from 1 to %d (validate only)\n",
+					cmd, optarg, MAX_REPEATS);
+				return LBS_EUSAGE;
+			}
+			o->repeat = (int)v;
+			break;
+		}
+		case 't': {
+			char why[128];
+			double v;
+			if (!strcmp(optarg, "auto")) {
+				o->tolerance = 0;
+			} else if (!o->validate || !lbs_parse_quantity(optarg, LBS_DIM_NONE, &v, why, sizeof why) ||
+				   !(v > 0 && v < 1)) {
+				fprintf(stderr, "%s: --tolerance %s: expected 'auto' or a fraction such as 5%% "
+					"(validate only)\n", cmd, optarg);
+				return LBS_EUSAGE;
+			} else {
+				o->tolerance = v;
+			}
+			break;
+		}
+		case 'h': usage(stdout, o->validate); return -1;
+		default: usage(stderr, o->validate); return LBS_EUSAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "%s: %s\n", cmd, optind == argc ? "no scenario given" : "one scenario at a time");
+		usage(stderr, o->validate);
+		return LBS_EUSAGE;
+	}
+	if (o->seed[0])
+		o->overrides[o->n_overrides++] = o->seed; /* after every --set */
+	return 0;
+}
+
+/* "a,b" -> names, static first unless listed. */
+static size_t policy_list(char *list, const char **names)
+{
+	size_t n = 1;
+	names[0] = "static";
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < MAX_POLICIES;
+	     tok = strtok_r(NULL, ",", &save))
+		if (strcmp(tok, "static"))
+			names[n++] = tok;
+	return n;
+}
+
+static double mean(const double *x, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return n ? s / (double)n : NAN;
+}
+
+static double sd(const double *x, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double m = mean(x, n), s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (x[i] - m) * (x[i] - m);
+	return sqrt(s / (double)(n - 1));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Per-iteration errors |sim - measured| / measured over every repeat, and
+ * the share of the global batch placed differently, mean over iterations. */
+static void compare(const trail *sim, const trail *meas, int repeats, int64_t B, double *e_mean, double *e_p95,
+		    double *batch_diff)
+{
+	size_t total = 0;
+	for (int r = 0; r < repeats; r++)
+		total += (size_t)(meas[r].count < sim->count ? meas[r].count : sim->count);
+	double *e = malloc((total ? total : 1) * sizeof *e);
+	size_t k = 0;
+	double bd = 0;
+	for (int r = 0; e && r < repeats; r++)
+		for (int64_t it = 0; it < meas[r].count && it < sim->count; it++, k++) {
+			e[k] = fabs(sim->iteration_s[it] - meas[r].iteration_s[it]) / meas[r].iteration_s[it];
+			int64_t d = 0;
+			for (size_t i = 0; i < sim->n; i++)
+				d += llabs(sim->batch[(size_t)it * sim->n + i] - meas[r].batch[(size_t)it * sim->n + i]);
+			bd += (double)d / (2.0 * (double)B);
+		}
+	*e_mean = e ? mean(e, k) : NAN;
+	*batch_diff = k ? bd / (double)k : NAN;
+	*e_p95 = NAN;
+	if (e && k) {
+		qsort(e, k, sizeof *e, cmp_double);
+		*e_p95 = e[(size_t)ceil(0.95 * (double)k) - 1];
+	}
+	free(e);
+}
+
+static int validate(const lbs_scenario *sc, const char **names, size_t np, const options *o)
+{
+	lbs_error err = { 0 };
+	lbs_status st = LBS_OK;
+	trail sim[MAX_POLICIES], meas[MAX_POLICIES][MAX_REPEATS];
+	memset(sim, 0, sizeof sim);
+	memset(meas, 0, sizeof meas);
+	for (size_t p = 0; p < np && st == LBS_OK; p++)
+		st = run_one(sc, names[p], false, o->output, o->detail, &sim[p], &err);
+	/* Repeat-major, so that a drift of the machine's load touches every
+	 * policy alike, and each repeat's speedup compares neighbours in time. */
+	for (int r = 0; r < o->repeat && st == LBS_OK; r++)
+		for (size_t p = 0; p < np && st == LBS_OK; p++) {
+			if (!o->quiet)
+				fprintf(stderr, "lbsim validate: testbed run %d/%d of %s\n", r + 1, o->repeat, names[p]);
+			st = run_one(sc, names[p], true, o->output, o->detail, &meas[p][r], &err);
+		}
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim validate: %s\n", err.msg);
+		for (size_t p = 0; p < np; p++) {
+			trail_free(&sim[p]);
+			for (int r = 0; r < o->repeat; r++)
+				trail_free(&meas[p][r]);
+		}
+		return st;
+	}
+	lbs_validation_row rows[MAX_POLICIES];
+	char runs[MAX_POLICIES][MAX_REPEATS * 24];
+	double tol_used[MAX_POLICIES];
+	int misses = 0;
+	if (!o->quiet) {
+		printf("scenario %s (%s), seed %lld, %lld workers, global batch %lld, %d testbed run%s per policy\n",
+		       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
+		       (long long)sc->run.global_batch, o->repeat, o->repeat == 1 ? "" : "s");
+		printf("%-20s %11s %11s %8s %8s %8s %8s %8s %8s %8s\n", "policy", "sim_iter_s", "meas_iter_s", "+-sd",
+		       "sim_spd", "meas_spd", "+-sd", "err_mean", "err_p95", "batch_d");
+	}
+	for (size_t p = 0; p < np; p++) {
+		double m[MAX_REPEATS], spd[MAX_REPEATS];
+		size_t at = 0;
+		runs[p][0] = '\0';
+		for (int r = 0; r < o->repeat; r++) {
+			m[r] = meas[p][r].mean_s;
+			spd[r] = meas[0][r].mean_s / meas[p][r].mean_s;
+			at += (size_t)snprintf(runs[p] + at, sizeof runs[p] - at, "%s%lld", r ? "," : "",
+					       meas[p][r].run_id);
+		}
+		lbs_validation_row *v = &rows[p];
+		*v = (lbs_validation_row){
+			.policy = names[p],
+			.simulated_run = sim[p].run_id,
+			.measured_runs = runs[p],
+			.simulated_iteration_s = sim[p].mean_s,
+			.measured_iteration_s = mean(m, (size_t)o->repeat),
+			.measured_iteration_sd_s = sd(m, (size_t)o->repeat),
+			.simulated_speedup = sim[0].mean_s / sim[p].mean_s,
+			.measured_speedup = mean(spd, (size_t)o->repeat),
+			.measured_speedup_sd = sd(spd, (size_t)o->repeat),
+		};
+		compare(&sim[p], meas[p], o->repeat, sc->run.global_batch, &v->error_mean, &v->error_p95,
+			&v->batch_difference_mean);
+		double cv = v->measured_speedup_sd / v->measured_speedup;
+		tol_used[p] = o->tolerance > 0 ? o->tolerance : fmax(0.05, isfinite(cv) ? 3 * cv : 0);
+		double gap = fabs(v->simulated_speedup - v->measured_speedup) / v->measured_speedup;
+		bool miss = p > 0 && o->tolerance >= 0 && gap > tol_used[p];
+		misses += miss;
+		if (!o->quiet)
+			printf("%-20s %11.4f %11.4f %8.4f %8.3f %8.3f %8.3f %7.1f%% %7.1f%% %7.1f%%%s\n", names[p],
+			       v->simulated_iteration_s, v->measured_iteration_s, v->measured_iteration_sd_s,
+			       v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd,
+			       100 * v->error_mean, 100 * v->error_p95, 100 * v->batch_difference_mean,
+			       miss ? "  MISS" : "");
+		if (miss)
+			fprintf(stderr, "lbsim validate: %s: simulated speedup %.3f, measured %.3f +- %.3f: "
+				"%.1f%% apart, more than the tolerance of %.1f%%%s\n", names[p],
+				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
+				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
+	}
+	lbs_recorder rec = { 0 };
+	if ((st = lbs_recorder_open(&rec, o->output, LBS_DETAIL_RUNS, &err)) == LBS_OK)
+		st = lbs_recorder_validation(&rec, rows, np, &err);
+	if (st != LBS_OK)
+		fprintf(stderr, "lbsim validate: %s\n", err.msg);
+	else if (!o->quiet)
+		printf("validation %lld in %s\n", (long long)rec.run_id, o->output);
+	lbs_recorder_close(&rec);
+	for (size_t p = 0; p < np; p++) {
+		trail_free(&sim[p]);
+		for (int r = 0; r < o->repeat; r++)
+			trail_free(&meas[p][r]);
+	}
+	if (st != LBS_OK)
+		return st;
+	return misses ? LBS_EMISMATCH : 0;
+}
+
+static int testbed(const lbs_scenario *sc, const char **names, size_t np, const options *o)
+{
+	lbs_error err = { 0 };
+	trail t[MAX_POLICIES];
+	size_t done = 0;
+	lbs_status st = LBS_OK;
+	for (; done < np && st == LBS_OK; done++)
+		if ((st = run_one(sc, names[done], true, o->output, o->detail, &t[done], &err)) != LBS_OK)
+			fprintf(stderr, "lbsim testbed: %s\n", err.msg);
+	if (st != LBS_OK)
+		done--;
+	if (st == LBS_OK && !o->quiet) {
+		printf("scenario %s (%s), seed %lld, %lld workers, global batch %lld, measured\n", sc->run.name,
+		       sc->path, (long long)sc->run.seed, (long long)sc->n_workers, (long long)sc->run.global_batch);
+		printf("%-20s %10s %11s %8s %6s\n", "policy", "iterations", "iteration_s", "speedup", "run");
+		for (size_t p = 0; p < np; p++)
+			printf("%-20s %10lld %11.6f %8.3f %6lld\n", names[p], (long long)t[p].count, t[p].mean_s,
+			       t[0].mean_s / t[p].mean_s, t[p].run_id);
+		printf("results: %s\n", o->output);
+	}
+	for (size_t p = 0; p < done; p++)
+		trail_free(&t[p]);
+	return st;
+}
+
+static int command(int argc, char **argv, bool is_validate)
+{
+	const char *cmd = is_validate ? "lbsim validate" : "lbsim testbed";
+	options o = { .validate = is_validate, .output = is_validate ? "validation.db" : "measured.db",
+		      .detail = LBS_DETAIL_ITERATIONS, .repeat = 3, .tolerance = -1 };
+	if (!(o.overrides = calloc((size_t)argc + 1, sizeof *o.overrides))) {
+		fprintf(stderr, "%s: out of memory\n", cmd);
+		return LBS_EINTERNAL;
+	}
+	int rc = parse(argc, argv, &o);
+	if (rc) {
+		free(o.overrides);
+		return rc < 0 ? 0 : rc;
+	}
+	lbs_error err = { 0 };
+	lbs_scenario sc;
+	lbs_status st = lbs_scenario_load(&sc, argv[optind], o.overrides, o.n_overrides, &err);
+	char (*profile_sets)[LBS_NAME_MAX + 1100] = NULL;
+	if (st != LBS_OK) {
+		fprintf(stderr, "%s: %s\n", cmd, err.msg);
+		free(o.overrides);
+		return st;
+	}
+	char list[1024];
+	lbs_fmt(list, sizeof list, "%s", o.policies ? o.policies : sc.policy.name);
+	const char *names[MAX_POLICIES];
+	size_t np = policy_list(list, names);
+	/* Everything that can be wrong is found before anything runs. */
+	for (size_t p = 0; p < np && st == LBS_OK; p++) {
+		lbs_run run;
+		if (!lbs_policy_find(names[p])) {
+			char known[256];
+			lbs_policy_names(known, sizeof known);
+			st = lbs_error_set(&err, LBS_EUSAGE, "--policy: unknown policy '%s' (known: %s)", names[p],
+					   known);
+		} else if ((st = lbs_testbed_check(&sc, names[p], &err)) == LBS_OK &&
+			   (st = lbs_run_create(&run, &sc, names[p], &err)) == LBS_OK) {
+			lbs_run_destroy(&run);
+		}
+	}
+	if (st == LBS_OK)
+		st = lbs_testbed_probe(&err);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (st == LBS_OK && o.calibrate) {
+		/* The profile measured now replaces every group's: the
+		 * simulation predicts from this machine's own measurement. */
+		if ((st = lbs_testbed_calibrate(&sc, o.calibrate, o.quiet, &err)) == LBS_OK &&
+		    !(profile_sets = lbs_calloc(sc.n_groups, sizeof *profile_sets, &err)))
+			st = LBS_EINTERNAL;
+		const char **all = NULL;
+		if (st == LBS_OK && !(all = lbs_calloc(o.n_overrides + sc.n_groups + 1, sizeof *all, &err)))
+			st = LBS_EINTERNAL;
+		if (st == LBS_OK) {
+			size_t n = 0;
+			for (size_t i = 0; i < o.n_overrides - (o.seed[0] ? 1 : 0); i++)
+				all[n++] = o.overrides[i];
+			for (size_t g = 0; g < sc.n_groups; g++) {
+				lbs_fmt(profile_sets[g], sizeof profile_sets[g], "workers.%s.profile=%s",
+					sc.groups[g].name, o.calibrate);
+				all[n++] = profile_sets[g];
+			}
+			if (o.seed[0])
+				all[n++] = o.seed;
+			const char *path = argv[optind];
+			lbs_scenario_destroy(&sc);
+			st = lbs_scenario_load(&sc, path, all, n, &err);
+		}
+		free(all);
+	}
+	if (st != LBS_OK) {
+		fprintf(stderr, "%s: %s\n", cmd, err.msg);
+		lbs_scenario_destroy(&sc);
+		free(profile_sets);
+		free(o.overrides);
+		return st;
+	}
+	rc = is_validate ? validate(&sc, names, np, &o) : testbed(&sc, names, np, &o);
+	lbs_scenario_destroy(&sc);
+	free(profile_sets);
+	free(o.overrides);
+	return rc;
+}
+
+int lbs_testbed_command(int argc, char **argv)
+{
+	return command(argc, argv, false);
+}
+
+int lbs_validate_command(int argc, char **argv)
+{
+	return command(argc, argv, true);
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The testbed (doc/validation.md): one small validation scenario simulated
+# and run for real, failing when a simulated speedup over static differs
+# from the measured one by more than the tolerance `--tolerance auto`
+# derives from the measured run-to-run spread: max(5%, 3 x the relative
+# standard deviation of the measured speedup over the 3 repeats). Then
+# what the testbed refuses, what it says without root, and that no worker
+# process or control group outlives a run stopped by a signal.
+#
+# The testbed needs root and a cgroup cpu controller. Where they are
+# missing, lbsim says what is missing and exits 6, and this test FAILS with
+# that message: it never passes without having measured anything.
+. "$(dirname "$0")/lib.sh"
+need sqlite3 sqlite3
+need pgrep procps
+
+sc=$top_srcdir/scenarios/testbed/small.ini
+
+# Where the testbed cannot run, say why and fail.
+rc=0
+msg=$("$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/probe.db" 2>&1) || rc=$?
+if [ $rc -ne 0 ]; then
+	echo "$msg"
+	bad "the testbed runs on this machine (lbsim testbed exited $rc: ${msg##*: })"
+	finish
+	exit 1
+fi
+ok "the testbed runs on this machine"
+check "a testbed run is recorded as measured" test "$(q "$TMP/probe.db" "SELECT mode FROM runs")" = measured
+
+# The validation: the profile is measured first (--calibrate), then the
+# simulation and 3 testbed runs of each policy.
+rc=0
+"$LBSIM" validate "$sc" --calibrate "$TMP/profile.ini" --policy static-proportional,lbbsp-cpu \
+	--repeat 3 --tolerance auto -q -o "$TMP/v.db" > "$TMP/v.out" 2> "$TMP/v.err" || rc=$?
+cat "$TMP/v.out" "$TMP/v.err"
+q "$TMP/v.db" "SELECT policy, printf('sim %.4f s, measured %.4f +- %.4f s; speedup sim %.3f, measured %.3f +- %.3f',
+	simulated_iteration_s, measured_iteration_s, measured_iteration_sd_s, simulated_speedup, measured_speedup,
+	measured_speedup_sd) FROM validations"
+check "validate: every simulated speedup within the tolerance of the measured one (exit $rc)" test $rc -eq 0
+check "validate: the profile was measured here" grep -q '^kind = blas' "$TMP/profile.ini"
+check "validate: 3 simulated and 9 measured runs" \
+	test "$(q "$TMP/v.db" "SELECT group_concat(n) FROM (SELECT count(*) n FROM runs GROUP BY mode ORDER BY mode)")" = "9,3"
+check "validate: one comparison row per policy" test "$(q "$TMP/v.db" "SELECT count(*) FROM validations")" = 3
+check "validate: each measured run has its 15 iterations" \
+	test "$(q "$TMP/v.db" "SELECT count(*) FROM iterations i JOIN runs r USING (run_id) WHERE r.mode = 'measured'")" = 135
+# Independent of the simulation: the equal split is as slow as the 0.2
+# worker (32 samples at 0.2 of a core), the proportional one gives it
+# 96 x 0.2 = 19.2 samples at the same speed, so the speedup is
+# 32 / 19.2 = 1.667 when t0 is negligible. The measured one is within 15%.
+check "validate: the measured speedup of static-proportional is near 1.667" \
+	test "$(q "$TMP/v.db" "SELECT abs(measured_speedup / 1.667 - 1) < 0.15 FROM validations
+		WHERE policy = 'static-proportional'")" = 1
+
+# What it cannot emulate is refused before anything runs (exit 3).
+rc=0
+"$LBSIM" testbed "$sc" --policy oracle -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
+check "the oracle is refused (exit 3)" test $rc -eq 3
+check "the oracle is refused: no future in a real run" grep -q 'no future to look at' "$TMP/err"
+rc=0
+"$LBSIM" testbed "$sc" --set network.topology=ring --set 'network.bandwidth=1 Gbit/s' -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
+check "a network is refused (exit 3), naming the key" test $rc -eq 3 -a -n "$(grep 'network.*topology' "$TMP/err")"
+check "nothing was written for a refused run" test ! -e "$TMP/x.db"
+
+# Without root: exit 6, saying so.
+if command -v setpriv > /dev/null; then
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$LBSIM" testbed "$sc" -o /tmp/never.db 2> "$TMP/err" || rc=$?
+	cat "$TMP/err"
+	check "without root: exit 6" test $rc -eq 6
+	check "without root: the message says root is needed" grep -q 'needs root' "$TMP/err"
+fi
+
+# alive PID...: how many of them run (a zombie does not: an orphan is
+# reaped only if something reaps orphans).
+alive() {
+	local n=0 k
+	for k in "$@"; do
+		[ -r "/proc/$k/stat" ] && ! sed 's/.*) //' "/proc/$k/stat" | grep -q '^[ZX]' && n=$((n + 1))
+	done
+	echo $n
+}
+
+# cgroup directory of coordinator PID, if any.
+tops() { find /sys/fs/cgroup -maxdepth 2 -name "lbsim-testbed-$1" 2> /dev/null; }
+
+# A signal in the middle of a run: every worker killed, every group removed.
+for sig in TERM INT; do
+	"$LBSIM" testbed "$sc" --set run.iterations=1000 -q -o "$TMP/sig.db" 2> "$TMP/sig.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(pgrep -c -P $pid)" -ge 3 ] && [ -n "$(tops $pid)" ] && break
+		sleep 0.1
+	done
+	kids=$(pgrep -P $pid | tr '\n' ' ')
+	check "SIG$sig: 3 workers were running, in a control group" test "$(echo $kids | wc -w)" -eq 3 -a -n "$(tops $pid)"
+	sleep 0.5
+	kill -$sig $pid
+	rc=0
+	wait $pid || rc=$?
+	check "SIG$sig: the testbed exits 130" test $rc -eq 130
+	check "SIG$sig: no worker process is left" test "$(alive $kids)" -eq 0
+	check "SIG$sig: no control group is left" test -z "$(tops $pid)"
+	check "SIG$sig: the interrupted run left no rows" test "$(q "$TMP/sig.db" "SELECT count(*) FROM runs" 2> /dev/null || echo 0)" = 0
+done
+
+# SIGKILL: the workers die with their coordinator (PR_SET_PDEATHSIG) and
+# the next run removes the group it left.
+"$LBSIM" testbed "$sc" --set run.iterations=1000 -q -o "$TMP/kill.db" 2> /dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(pgrep -c -P $pid)" -ge 3 ] && break
+	sleep 0.1
+done
+kids=$(pgrep -P $pid | tr '\n' ' ')
+kill -KILL $pid
+wait $pid 2> /dev/null
+sleep 0.5
+check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 -a "$(echo $kids | wc -w)" -eq 3
+"$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/after.db" > /dev/null 2>&1
+check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid)"
+
+finish
