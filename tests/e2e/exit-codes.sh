@@ -94,9 +94,20 @@ wait $pid; rc=$?
 tried="${tried}130 "
 check "exit 130: SIGTERM" test $rc -eq 130
 
+# 6 and 7: the testbed (doc/validation.md, tests/e2e/testbed.sh): 6 where it
+# cannot run (here: not root), 7 a simulated speedup outside the tolerance
+# of the measured one (a tolerance of 0.0001% that no measurement meets).
+TB="$top_srcdir/scenarios/testbed/small.ini"
+need setpriv util-linux
+setpriv --reuid=65534 --regid=65534 --clear-groups "$LBSIM" testbed "$TB" -q -o nobody.db > out 2> err; rc=$?
+tried="${tried}6 "
+check "exit 6: the testbed without root" test $rc -eq 6
+want 7 "validate: a speedup outside --tolerance" validate "$TB" --policy static-proportional --repeat 1 \
+	--tolerance 0.0001% --set run.iterations=3 -q -o v.db
+
 # Every status the page lists was tried (but 5).
 page=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH FILES/p' "$top_srcdir/doc/lbsim.1" | awk 'prev == ".TP" && /^\.B [0-9]+$/ { print $2 } { prev = $0 }')
-check "lbsim(1) lists 0, 2, 3, 4, 5 and 130" test "$(echo $page)" = "0 2 3 4 5 130"
+check "lbsim(1) lists 0, 2, 3, 4, 5, 6, 7 and 130" test "$(echo $page)" = "0 2 3 4 5 6 7 130"
 for code in $page; do
 	[ "$code" = 5 ] && continue
 	case "$tried" in *" $code "*) ok "exit $code: tried" ;; *) bad "exit $code: no case" ;; esac
