@@ -488,12 +488,12 @@ What the fitted setting is, the runs' final batches show (fast GPUs, then slow o
 ${gpu_b_lbbsp}, DBS ${gpu_b_dbs}, the oracle ${gpu_b_oracle}. At this h a slow GPU's flat time (the V100's
 t_flat / h, $(printf '%.0f' "$(calc "1000 * $gpu_tflat / $h")") ms for any batch up to its saturation batch) already exceeds a fast GPU's
 time at its memory cap of 256 samples, so the best split leaves the slow GPUs idle, as the oracle
-does; LB-BSP and DBS keep a few samples there and pay that flat time every iteration. In this
-regime LB-BSP's gain grows only slowly with the heterogeneity, towards a ceiling set by the slow
-GPUs' time at 128 samples over their flat time (about 1.9 before the all-reduce); DBS, which cuts
-the slow GPUs to zero samples below h of about 0.2, escapes it (the dashed lines in the sweep
-below). So the paper's 54% is reached where the
-slow GPUs contribute almost nothing, which is a statement about lbsim's model of the paper's
+does. LB-BSP's step search empties them too (a GPU at 0 samples took no time, which says
+nothing of its speed, so it is never the leader; it is probed with one sample every 100
+iterations: doc/policies.md), while DBS, whose rule assumes time proportional to the batch, keeps a
+few samples on each and pays that flat time every iteration. So LB-BSP's gain keeps growing as h
+falls, above DBS's (the dashed lines in the sweep below), and the paper's 54% is reached where the
+slow GPUs contribute nothing, which is a statement about lbsim's model of the paper's
 (unknown) cluster, not a measurement of it; the real pairs below are the better guide.
 
 Where do real GPUs sit? With the measured profiles in place of the slowed V100s (no fit), LB-BSP is
@@ -560,7 +560,11 @@ NARX's error ratio is $(printf '%.3f' "$narx_last") on the LB-BSP runs and $(pri
 period lasts many iterations, so the last speed is already a strong forecast, and NARX's edge comes
 from the CPU reading at decision time, which shows a switch that happened since the last measurement
 (doc/predictors.md compares NARX with and without the readings). EMA and ARIMA smooth over
-the switches and lag them, which is why they trail both. The NARX defaults (window 120, weight decay
+the switches and lag them, which is why they trail both. ARIMA's error is that of the fit with the
+least conditional sum of squares, stationary and invertible by construction; until that fit was
+searched from several starts, the windows whose minimum lies at the edge of invertibility had their
+fit refused and an older one kept, which forecast better here (NARX's error was then 35.0% below
+ARIMA's; doc/predictors.md, "arima"). The NARX defaults (window 120, weight decay
 0.3) were chosen on scenarios/predict/cpu-bursty.ini, a different setting (8 workers, tenants on for
 2 s and off for 4 s taking 60% of the CPU), before this report existed.
 

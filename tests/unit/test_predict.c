@@ -210,6 +210,67 @@ static void test_narx_follows_level_changes(void)
 	lbs_predictor_narx.destroy(narx);
 }
 
+/* CSS of an ARMA(0,1) with constant c on z: e_t = z_t - c - theta e_{t-1},
+ * e_{-1} = 0. */
+static double ma1_sse(const double *z, int m, double c, double theta)
+{
+	double e = 0, sse = 0;
+	for (int t = 0; t < m; t++) {
+		e = z[t] - c - theta * e;
+		sse += e * e;
+	}
+	return sse;
+}
+
+/* Over-differenced white noise: ARIMA(0,1,1) on y_t = e_t. The differences
+ * are an MA(1) with theta = -1, at the edge of invertibility, where the CSS
+ * minimum lies; a solver free to cross it ended outside and the fit was
+ * refused. Fitted inside the invertible region by construction, the fit
+ * must be kept, with theta in (-1, -0.9), and be the minimum an independent
+ * search finds: theta on a grid of step 1e-4 over (-1, 1), c for each
+ * theta by least squares (the residuals are linear in c, so the sum of
+ * squares is a parabola in c, minimised in closed form). */
+static void test_arima_edge(void)
+{
+	enum { M = 200 };
+	static double y[M], z[M - 1], one[M - 1];
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 5);
+	for (int t = 0; t < M; t++)
+		y[t] = 100 + gsl_ran_gaussian(r, 1.0);
+	gsl_rng_free(r);
+	for (int t = 0; t + 1 < M; t++)
+		z[t] = y[t + 1] - y[t];
+	const char *kv[] = { "p=0", "q=1", "d=1", "window=200", "refit=200" };
+	void *s = make(&lbs_predictor_arima, kv, 5, 0);
+	CU_ASSERT_FATAL(s != NULL);
+	for (int t = 0; t < M; t++)
+		lbs_predictor_arima.observe(s, y[t], NULL);
+	lbs_policy_var v[3];
+	CU_ASSERT_EQUAL(lbs_predictor_arima.vars(s, v, 3), 3);
+	CU_ASSERT(v[0].value == 1 && v[1].value == 0); /* one fit, kept */
+	const double *th = lbs_arima_coefficients(s);
+	CU_ASSERT_FATAL(th != NULL);
+	CU_ASSERT(th[1] > -1 && th[1] < -0.9);
+	double mine = ma1_sse(z, M - 1, th[0], th[1]), best = INFINITY;
+	for (int k = -9999; k <= 9999; k++) {
+		double theta = k * 1e-4;
+		/* e_t = a_t - c g_t: a from z with c = 0, g from z = 1 */
+		for (int t = 0; t + 1 < M; t++)
+			one[t] = 1;
+		double ea = 0, eg = 0, saa = 0, sag = 0, sgg = 0;
+		for (int t = 0; t + 1 < M; t++) {
+			ea = z[t] - theta * ea;
+			eg = one[t] - theta * eg;
+			saa += ea * ea, sag += ea * eg, sgg += eg * eg;
+		}
+		double sse = saa - sag * sag / sgg;
+		best = sse < best ? sse : best;
+	}
+	CU_ASSERT(mine <= best * (1 + 1e-9));
+	lbs_predictor_arima.destroy(s);
+}
+
 void suite_predict(void)
 {
 	static const test_case tests[] = {
@@ -218,6 +279,7 @@ void suite_predict(void)
 		{ "arima: ARMA(1,1) coefficients", test_arima_arma11 },
 		{ "arima: drift with d = 1", test_arima_drift },
 		{ "arima: fallback counted", test_arima_fallback },
+		{ "arima: a minimum at the edge of invertibility", test_arima_edge },
 		{ "narx: learns an exogenous relation", test_narx_learns_exogenous },
 		{ "narx: follows level changes after steady stretches", test_narx_follows_level_changes },
 	};
