@@ -10,36 +10,7 @@
 
 #include "util/buf.h"
 #include "sim/recorder.h"
-
-const char *lbs_analysis_text(const char *name)
-{
-	for (const lbs_analysis_file *f = lbs_analysis_files; f->name; f++)
-		if (!strcmp(f->name, name))
-			return f->text;
-	return NULL;
-}
-
-/* views.sql with every CREATE VIEW made a CREATE TEMP VIEW: the views live
- * in this connection only, and shadow any older copy stored in the file. */
-static char *temp_views(void)
-{
-	static const char from[] = "CREATE VIEW IF NOT EXISTS", to[] = "CREATE TEMP VIEW IF NOT EXISTS";
-	const char *sql = lbs_analysis_text("views.sql");
-	lbs_buf b = { 0 };
-	for (const char *p = sql, *q; p && *p; p = q + strlen(from)) {
-		q = strstr(p, from);
-		if (!q) {
-			lbs_buf_printf(&b, "%s", p);
-			break;
-		}
-		lbs_buf_printf(&b, "%.*s%s", (int)(q - p), p, to);
-	}
-	if (b.failed) {
-		lbs_buf_free(&b);
-		return NULL;
-	}
-	return b.s;
-}
+#include "analysis/views.h"
 
 lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 {
@@ -58,14 +29,16 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 	}
 	sqlite3_busy_timeout(*db, 60000);
 	lbs_status st = lbs_results_check(*db, path, err);
-	char *views = st == LBS_OK ? temp_views() : NULL;
-	if (st == LBS_OK && !views)
-		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	/* The views as temporary views: they shadow any older copy stored in
+	 * the file, which is left unchanged. */
+	lbs_buf views = { 0 };
+	if (st == LBS_OK)
+		st = lbs_views_sql(*db, true, &views, err);
 	char *msg = NULL;
-	if (st == LBS_OK && sqlite3_exec(*db, views, NULL, NULL, &msg) != SQLITE_OK)
+	if (st == LBS_OK && sqlite3_exec(*db, lbs_buf_str(&views), NULL, NULL, &msg) != SQLITE_OK)
 		st = lbs_error_set(err, LBS_EINTERNAL, "analysis/views.sql: %s", msg ? msg : "error");
 	sqlite3_free(msg);
-	free(views);
+	lbs_buf_free(&views);
 	if (st != LBS_OK) {
 		sqlite3_close(*db);
 		*db = NULL;

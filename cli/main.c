@@ -12,6 +12,7 @@
 #include "analysis/merge.h"
 #include "analysis/plot.h"
 #include "analysis/predict_cmd.h"
+#include "analysis/views.h"
 #include "cli/run_cmd.h"
 #include "models/calib/calibrate_cmd.h"
 #include "sweep/sweep.h"
@@ -28,6 +29,7 @@ static const struct {
 	{ "merge", lbs_merge_command },     /* analysis/merge.c */
 	{ "plot", lbs_plot_command },       /* analysis/plot.c */
 	{ "export", lbs_export_command },   /* analysis/export.c */
+	{ "views", lbs_views_command },     /* analysis/views.c */
 	{ "predict", lbs_predict_command }, /* analysis/predict_cmd.c */
 	{ "calibrate", lbs_calibrate_command }, /* models/calib/calibrate_cmd.c */
 };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "analysis/views.h"
 #include "util/clock.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
@@ -32,8 +33,9 @@ static void usage(FILE *out)
 		"Usage: lbsim [run] SCENARIO.ini [options]\n"
 		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
 		"       lbsim merge OUT.db IN.db...\n"
-		"       lbsim plot RESULTS.db [--out DIR]\n"
+		"       lbsim plot RESULTS.db [--out DIR] [--x KEY] [--by KEYS] [--setting KEY=VALUE]\n"
 		"       lbsim export RESULTS.db VIEW\n"
+		"       lbsim views RESULTS.db\n"
 		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
 		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --list [options]\n"
 		"       lbsim keys\n"
@@ -68,8 +70,9 @@ static void usage(FILE *out)
 		"Commands:\n"
 		"  sweep                 run every point of a sweep file in parallel into one database\n"
 		"  merge                 copy the runs of results databases into one\n"
-		"  plot                  render the plots of analysis/ as PNG with gnuplot\n"
+		"  plot                  render the plots of analysis/ as PNG, SVG or PDF with gnuplot\n"
 		"  export                write a view or table of a results database as CSV\n"
+		"  views                 store the analysis views in a results database\n"
 		"  predict               replay a run's measured speeds through the predictors and\n"
 		"                        score them (lbsim predict --help)\n"
 		"  calibrate             measure or fit cost profiles (lbsim calibrate --help)\n"
@@ -201,6 +204,9 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 		fprintf(stderr, "\r\033[K");
 	if (st == LBS_OK)
 		st = lbs_recorder_commit(&rec, &run, wall_s, err);
+	if (st == LBS_OK && (st = lbs_views_store(rec.db, output, err)) != LBS_OK)
+		fprintf(stderr, "lbsim: the %s run is recorded in %s, without its analysis views "
+			"(`lbsim views %s` adds them)\n", policy, output, output);
 	if (st == LBS_OK) {
 		*out = summarise(&run, &rec);
 		*row_budget = rec.row_budget;
