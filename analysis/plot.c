@@ -492,7 +492,11 @@ static bool follows_from(plot_ctx *c, const axis *a, const axis *x)
 static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 {
 	axis x;
-	const char *xname = c->o->x ? c->o->x : "n_workers";
+	/* By default the cluster size if it varies, else the first key that does. */
+	const char *xname = c->o->x;
+	if (!xname)
+		xname = query_int(c->db, "SELECT count(DISTINCT n_workers) FROM runs WHERE run_id IN " PLOT_RUNS,
+				  0) > 1 || !c->n_keys ? "n_workers" : c->keys[0].name;
 	if (!find_axis(c, xname, &x))
 		return unknown_axis(c, "--x", xname, err);
 	/* The lines: the --by keys, or the policy and every key that varies
@@ -768,8 +772,9 @@ static void usage(FILE *out)
 		     "\n"
 		     "  -o, --out DIR         where to write them (default: plots)\n"
 		     "  -f, --format LIST     png, svg, pdf, or several: png,svg (default: png)\n"
-		     "  -x, --x KEY           the speedup plot's x axis: n_workers (default), seed, or a\n"
-		     "                        key that varies (network.bandwidth; see the run_keys view)\n"
+		     "  -x, --x KEY           the speedup plot's x axis: n_workers, seed, or a key that\n"
+		     "                        varies (network.bandwidth; see the run_keys view); default:\n"
+		     "                        n_workers if it varies, else the first key that does\n"
 		     "  -b, --by KEYS         its lines: one per value of these keys, comma-separated\n"
 		     "                        (default: the policy and every other key that varies but\n"
 		     "                        the seed; a plot never averages over another key)\n"
