@@ -65,10 +65,12 @@ check "plot --x: x is the bandwidth in Gbit/s" test "$(awk -F, 'NR > 1 && $2 == 
 check "plot --x: the same speedups as the runs give" test \
 	"$(awk -F, 'NR > 1 && $2 == "lbbsp-gpu" { printf "%s%.6f", s, $5; s = " " }' "$TMP/p/speedup.csv")" = "$expect"
 check "plot --x: each point is the mean of the 2 seeds" test "$(awk -F, 'NR > 1 && $8 != 2' "$TMP/p/speedup.csv" | wc -l)" = 0
-"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p2" -q
-check "plot (x = workers): a line per policy and bandwidth, not averaged" test \
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p1" -q
+check "plot: x is by default the key that varies (the size does not)" cmp -s "$TMP/p/speedup.csv" "$TMP/p1/speedup.csv"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p2" -q --x n_workers
+check "plot --x n_workers: a line per policy and bandwidth, not averaged" test \
 	"$(awk -F, 'NR > 1 { print $2 }' "$TMP/p2/speedup.csv" | sort -u | wc -l)" = 6
-"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p3" -q --by policy 2> "$TMP/err"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p3" -q --x n_workers --by policy 2> "$TMP/err"
 check "plot --by policy over bandwidths: refused (exit 2)" test $? -eq 2
 check "... naming the key" grep -q 'differ in network.bandwidth' "$TMP/err"
 "$LBSIM" plot "$TMP/bw.db" --out "$TMP/p3" -q --by policy --setting 'network.bandwidth=10 Gbit/s'
@@ -117,4 +119,31 @@ check "wait-share: static's k80 share from worker_iterations" test \
 	FROM worker_iterations wi JOIN workers w USING (run_id, worker) JOIN iterations i USING (run_id, iteration)
 	WHERE wi.run_id = $run1 AND w.group_name = 'k80'")"
 check "iteration-cdf: ends at 1 for each policy" test "$(awk -F, 'NR > 1 && $4 == 1' "$TMP/g/iteration-cdf.csv" | cut -d, -f1 | sort -u | wc -l)" = 2
+# ---- the run's summary: the database's names, machine-readable forms, progress ----
+"$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --policy lbbsp-gpu --set run.iterations=40 --format csv > "$TMP/f.csv"
+check "run --format csv: exit 0" test $? -eq 0
+for col in $(head -n 1 "$TMP/f.csv" | tr ',' ' '); do
+	[ "$col" = speedup ] && continue
+	check "run --format csv: $col is a column of runs" test \
+		"$(q "$TMP/f.db" "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '$col'")" = 1
+done
+check "run --format csv: the database's values, in full" test \
+	"$(awk -F, 'NR > 1 { printf "%s=%s ", $10, $3 }' "$TMP/f.csv")" = \
+	"$(q "$TMP/f.db" "SELECT group_concat(run_id || '=' || printf('%!.17g', sim_time_s), ' ') || ' ' FROM runs")"
+"$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --policy lbbsp-gpu --set run.iterations=40 --format json > "$TMP/f.json"
+check "run --format json: a run object per policy" test "$(grep -c '"mean_aggregation_s": ' "$TMP/f.json")" = 2
+check "run --format json: static's speedup is 1" grep -q '"policy": "static", .*"speedup": 1, ' "$TMP/f.json"
+"$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --format xml 2> "$TMP/err"
+check "run --format xml: exit 2" test $? -eq 2
+"$LBSIM" "$D/scenario.ini" --no-such-option 2> "$TMP/err"
+check "run with an unknown option: exit 2, a short usage" test $? -eq 2 -a "$(wc -l < "$TMP/err")" -le 3
+check "... and where to look" grep -q '^see lbsim --help' "$TMP/err"
+if command -v script > /dev/null; then
+	# On a terminal the run says which policy of how many, and for how long.
+	script -qec "'$LBSIM' '$D/scenario.ini' -o '$TMP/t.db' --policy lbbsp-gpu --set run.iterations=300" /dev/null > "$TMP/tty" 2>&1
+	check "progress on a terminal: policy k of n" grep -q 'policy 2 of 2 (lbbsp-gpu): iteration 0/300' "$TMP/tty"
+	check "progress on a terminal: elapsed time" grep -q 'elapsed [0-9.]* s' "$TMP/tty"
+	"$LBSIM" "$D/scenario.ini" -o "$TMP/t2.db" --set run.iterations=300 2> "$TMP/err" > /dev/null
+	check "no progress without a terminal" test ! -s "$TMP/err"
+fi
 finish
