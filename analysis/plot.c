@@ -225,7 +225,7 @@ static lbs_status select_runs(plot_ctx *c, lbs_error *err)
 				return lbs_error_set(err, LBS_EUSAGE, "--setting %s: the results have settings "
 						     "1 to %lld (see the run_setting view)", f, n);
 			}
-			lbs_buf_printf(&sql, " AND s.setting_id = %lld", id);
+			c->setting = id; /* the per-setting plots' setting, not a filter */
 			continue;
 		}
 		if (!eq || eq == f) {
@@ -338,8 +338,10 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 		}
 		c->n_made++;
 		lbs_buf_printf(c->made, "%s\n", pic);
-		if (!c->o->quiet)
+		if (!c->o->quiet) {
 			printf("%s\n", pic);
+			fflush(stdout); /* in order with the notes on stderr */
+		}
 	}
 	return st;
 }
@@ -390,6 +392,27 @@ static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
 		"FROM straggler_gap_cdf x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.straggler_gap_s";
 	return plot_per_policy(c, "straggler-cdf", sql, "Straggler gap, cumulative distribution per policy",
 			       "no iterations recorded (--detail runs?)", err);
+}
+
+/* The simulated time to each epoch (runs given in epochs) or iteration,
+ * per policy; at most about 500 points a line. */
+static lbs_status plot_time_to_train(plot_ctx *c, lbs_error *err)
+{
+	bool epochs = query_int(c->db, "SELECT count(*) FROM runs WHERE run_id IN " SETTING_RUNS
+				" AND iterations_per_epoch IS NULL", c->setting) == 0;
+	const char *sql = epochs
+		? "SELECT " SERIES_OF_RUN " AS series, x.policy AS label, e.epoch + 1 AS done, e.end_s AS time_s "
+		  "FROM epoch_times e JOIN runs x ON x.run_id = e.run_id WHERE x.run_id IN " SETTING_RUNS
+		  " ORDER BY series, done"
+		: "SELECT " SERIES_OF_RUN " AS series, x.policy AS label, i.iteration + 1 AS done, i.end_s AS time_s "
+		  "FROM iterations i JOIN runs x ON x.run_id = i.run_id WHERE x.run_id IN " SETTING_RUNS
+		  " AND ((i.iteration + 1) % max(1, x.iterations / 500) = 0 OR i.iteration = 0 OR "
+		  "i.iteration = x.iterations - 1) ORDER BY series, done";
+	char title[900], vars[200];
+	lbs_fmt(title, sizeof title, "Time to train per policy\n%s", c->setting_title);
+	lbs_fmt(vars, sizeof vars, "xlabel = '%s done'\n", epochs ? "epochs" : "iterations");
+	return render(c, "time-to-train", sql, c->setting, title, vars,
+		      "no iterations recorded (--detail runs?)", err);
 }
 
 /* Each worker's phases in the chosen iterations of each policy's run of
@@ -736,9 +759,18 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		free(c.keys);
 		return st;
 	}
-	c.setting = query_int(db, "SELECT s.setting_id FROM run_setting s JOIN runs r ON r.run_id = s.run_id "
-				  "WHERE s.run_id IN " PLOT_RUNS " GROUP BY s.setting_id "
-				  "ORDER BY count(DISTINCT r.policy) > 1 DESC, s.setting_id LIMIT 1", 0);
+	if (!c.setting)
+		c.setting = query_int(db, "SELECT s.setting_id FROM run_setting s JOIN runs r ON r.run_id = s.run_id "
+					  "WHERE s.run_id IN " PLOT_RUNS " GROUP BY s.setting_id "
+					  "ORDER BY count(DISTINCT r.policy) > 1 DESC, s.setting_id LIMIT 1", 0);
+	else if (query_int(db, "SELECT count(*) FROM run_setting WHERE setting_id = ?1 AND run_id IN " PLOT_RUNS,
+			   c.setting) <= 0)
+		st = lbs_error_set(err, LBS_EUSAGE, "--setting %lld: none of its runs has the values the other "
+				   "--setting options ask for", c.setting);
+	if (st != LBS_OK) {
+		free(c.keys);
+		return st;
+	}
 	name_setting(&c);
 	if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
 		free(c.keys);
@@ -746,7 +778,7 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 	}
 	lbs_status (*const plots[])(plot_ctx *, lbs_error *) = {
 		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
-		plot_iteration_cdf, plot_gantt, plot_wait_share,
+		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share,
 	};
 	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
 		st = plots[i](&c, err);
@@ -766,9 +798,10 @@ static void usage(FILE *out)
 		     "\n"
 		     "Renders plots of a results database with gnuplot, each beside the CSV of its data.\n"
 		     "For one setting (the runs that differ only in their policy): iteration-time,\n"
-		     "iteration-cdf, straggler-cdf, batch-sizes, and with --detail workers gantt (each\n"
-		     "worker's compute, barrier wait and aggregation) and wait-share (per group). For\n"
-		     "all the chosen runs: speedup (over static, against --x, one line per --by).\n"
+		     "iteration-cdf, straggler-cdf, time-to-train, batch-sizes, and with --detail\n"
+		     "workers gantt (each worker's compute, barrier wait and aggregation) and\n"
+		     "wait-share (per group). For all the chosen runs: speedup (over static, against\n"
+		     "--x, one line per --by).\n"
 		     "\n"
 		     "  -o, --out DIR         where to write them (default: plots)\n"
 		     "  -f, --format LIST     png, svg, pdf, or several: png,svg (default: png)\n"
@@ -778,10 +811,10 @@ static void usage(FILE *out)
 		     "  -b, --by KEYS         its lines: one per value of these keys, comma-separated\n"
 		     "                        (default: the policy and every other key that varies but\n"
 		     "                        the seed; a plot never averages over another key)\n"
-		     "  -s, --setting N       draw setting N (see the run_setting view; default: the first\n"
-		     "                        with more than one policy)\n"
-		     "  -s, --setting KEY=VALUE  draw only the runs with this value (repeatable): policy,\n"
-		     "                        seed, scenario, n_workers or SECTION.KEY\n"
+		     "  -s, --setting N       the setting of the per-setting plots (see the run_setting\n"
+		     "                        view; default: the first with more than one policy)\n"
+		     "  -s, --setting KEY=VALUE  draw only the runs with this value (repeatable), in every\n"
+		     "                        plot: policy, seed, scenario, n_workers or SECTION.KEY\n"
 		     "  -i, --iterations A[..B]  the iterations of the gantt plot (default: 0..2)\n"
 		     "  -q, --quiet           print nothing but errors\n"
 		     "  -h, --help            this help\n", short_usage);

@@ -19,8 +19,9 @@ typedef struct lbs_plot_options {
 	const char *x;       /* the speedup plot's x axis: a key that varies (NULL: n_workers) */
 	const char *by;      /* its lines: keys, comma-separated (NULL: the policy and every
 			      * other key that varies but the seed) */
-	/* Which runs to draw: "N" (a setting_id) or "KEY=VALUE" (policy, seed,
-	 * scenario, n_workers or a SECTION.KEY of the scenario), all of them. */
+	/* Which runs to draw: "KEY=VALUE" (policy, seed, scenario, n_workers or
+	 * a SECTION.KEY of the scenario), all of them; "N" picks the setting of
+	 * the per-setting plots (a setting_id) without filtering the others. */
 	const char *filters[LBS_PLOT_MAX_FILTERS];
 	size_t n_filters;
 	long long gantt_first, gantt_count; /* the iterations of the timeline */

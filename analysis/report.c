@@ -219,6 +219,7 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 	fprintf(out, "<h2 id=\"iterations\">Iterations</h2>\n");
 	figure(out, plot_dir, "iteration-time", "Iteration time over simulated time", &plots);
 	figure(out, plot_dir, "iteration-cdf", "Iteration time, cumulative distribution", &plots);
+	figure(out, plot_dir, "time-to-train", "Simulated time to train, per policy", &plots);
 	figure(out, plot_dir, "batch-sizes", "Batch sizes over simulated time", &plots);
 	if (!gnuplot)
 		fprintf(out, "<p class=\"note\">No plots: gnuplot is not on PATH (Debian package "

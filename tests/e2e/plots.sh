@@ -58,6 +58,13 @@ check "speedup_by_size: per bandwidth, from the runs" test "$(q "$TMP/bw.db" "SE
 	(SELECT printf('%.6f', mean_speedup) AS v FROM speedup_by_size WHERE policy = 'lbbsp-gpu' ORDER BY \"network.bandwidth [Gbit/s]\")")" = "$expect"
 check "... and they differ (the bandwidth matters)" test "$(echo "$expect" | tr ' ' '\n' | sort -u | wc -l)" = 3
 
+"$LBSIM" export "$TMP/bw.db" speedup_by_size --setting policy=lbbsp-gpu --setting 'network.bandwidth=10Gbit/s' > "$TMP/e.csv"
+check "export --setting: the rows of that policy and bandwidth" test "$(tail -n +2 "$TMP/e.csv" | wc -l)" = 1
+check "export --setting: its speedup" test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "mean_speedup") c = i }
+	NR == 2 { printf "%.6f", $c }' "$TMP/e.csv")" = "$(echo "$expect" | cut -d' ' -f2)"
+"$LBSIM" export "$TMP/bw.db" speedup_by_size --setting nope=1 > /dev/null 2> "$TMP/err"
+check "export --setting on a column the view has not: exit 2" test $? -eq 2
+
 # ---- lbsim plot --x / --by / --setting ------------------------------------------
 "$LBSIM" plot "$TMP/bw.db" --out "$TMP/p" --x network.bandwidth -q
 check "plot --x network.bandwidth: exit 0" test $? -eq 0
@@ -94,7 +101,7 @@ check "... and where to look" grep -q 'see lbsim plot --help' "$TMP/err"
 # ---- the timeline, the distributions, the formats ------------------------------------
 "$LBSIM" plot "$TMP/bw.db" --out "$TMP/g" -q --format png,svg,pdf --setting 'network.bandwidth=1 Gbit/s' --iterations 5..6
 check "plot --format png,svg,pdf: exit 0" test $? -eq 0
-for p in iteration-time iteration-cdf straggler-cdf batch-sizes speedup gantt wait-share; do
+for p in iteration-time iteration-cdf straggler-cdf time-to-train batch-sizes speedup gantt wait-share; do
 	check "$p: PNG" test "$(head -c 4 "$TMP/g/$p.png" | od -An -c | tr -d ' ')" = '211PNG'
 	check "$p: SVG" grep -q '<svg' "$TMP/g/$p.svg"
 	check "$p: PDF" test "$(head -c 5 "$TMP/g/$p.pdf")" = '%PDF-'
@@ -145,5 +152,11 @@ if command -v script > /dev/null; then
 	check "progress on a terminal: elapsed time" grep -q 'elapsed [0-9.]* s' "$TMP/tty"
 	"$LBSIM" "$D/scenario.ini" -o "$TMP/t2.db" --set run.iterations=300 2> "$TMP/err" > /dev/null
 	check "no progress without a terminal" test ! -s "$TMP/err"
+	# lbsim predict too: which predictor of how many, which series.
+	"$LBSIM" "$D/scenario.ini" -o "$TMP/w.db" --set run.iterations=50 --detail workers -q
+	script -qec "'$LBSIM' predict '$TMP/w.db:1' --predictors last,ema" /dev/null > "$TMP/tty" 2>&1
+	check "predict: progress on a terminal" grep -q 'predictor 2 of 2 (ema), series 4 of 4, elapsed' "$TMP/tty"
+	"$LBSIM" predict "$TMP/w.db:1" --predictors last,ema 2> "$TMP/err" > /dev/null
+	check "predict: no progress without a terminal" test ! -s "$TMP/err"
 fi
 finish

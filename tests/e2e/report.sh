@@ -44,8 +44,8 @@ browse "$h" "$TMP/r"
 check "chromium: no console message" test ! -s "$TMP/r.console"
 dom="$TMP/r.dom"
 check "DOM: the title" grep -q '<title>lbsim report: ' "$dom"
-check "DOM: 7 inline plots" test "$(grep -o '<svg' "$dom" | wc -l)" = 7
-for id in plot-speedup plot-gantt plot-wait-share plot-straggler-cdf plot-iteration-time plot-iteration-cdf plot-batch-sizes \
+check "DOM: 8 inline plots" test "$(grep -o '<svg' "$dom" | wc -l)" = 8
+for id in plot-speedup plot-gantt plot-wait-share plot-straggler-cdf plot-iteration-time plot-iteration-cdf plot-time-to-train plot-batch-sizes \
 	speedup-table straggler-table summary keys common scenarios; do
 	check "DOM: #$id" grep -q "id=\"$id\"" "$dom"
 done

@@ -220,15 +220,15 @@ is_png() { # FILE: PNG signature and more than a header
 if command -v gnuplot > /dev/null; then
 	"$LBSIM" plot "$TMP/a.db" --out "$TMP/plots" > "$TMP/out" 2> "$TMP/err"
 	check "plot: exit 0" test $? -eq 0
-	for p in iteration-time batch-sizes speedup straggler-cdf iteration-cdf; do
+	for p in iteration-time batch-sizes speedup straggler-cdf iteration-cdf time-to-train; do
 		check "plot: $p.png is a PNG" is_png "$TMP/plots/$p.png"
 		check "plot: $p.csv beside it" test -s "$TMP/plots/$p.csv"
 	done
-	check "plot: names the files" test "$(wc -l < "$TMP/out")" = 5
+	check "plot: names the files" test "$(wc -l < "$TMP/out")" = 6
 	check "plot: no timeline without --detail workers, saying why" grep -q 'no gantt: .*--detail workers' "$TMP/err"
 	check "plot: the database is not changed" test "$(md5sum < "$TMP/a.db")" = "$sum_a"
 	# The scripts work by hand on the CSV (their defaults read it with POSIX tools).
-	for p in iteration-time batch-sizes speedup straggler-cdf iteration-cdf; do
+	for p in iteration-time batch-sizes speedup straggler-cdf iteration-cdf time-to-train; do
 		(cd "$TMP" && gnuplot -e "data='plots/$p.csv'; out='hand-$p.png'" "$top_srcdir/analysis/$p.gp" 2> "$TMP/err")
 		check "analysis/$p.gp by hand" is_png "$TMP/hand-$p.png"
 	done
