@@ -544,17 +544,30 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 				by[n_by++] = a;
 		}
 	}
+	/* A line's label names its value of each --by key; by default, only of
+	 * the keys that vary within its scenario. */
 	lbs_buf label = { 0 };
+	lbs_buf_printf(&label, "ltrim(''");
 	for (size_t i = 0; i < n_by; i++) {
-		if (i)
-			lbs_buf_printf(&label, " || '; ' || ");
-		if (!strcmp(by[i].name, "policy") || !strcmp(by[i].name, "scenario"))
-			lbs_buf_printf(&label, "coalesce(%s, '-')", by[i].text);
+		if (!strcmp(by[i].name, "policy") || !strcmp(by[i].name, "scenario")) {
+			lbs_buf_printf(&label, " || '; ' || coalesce(%s, '-')", by[i].text);
+			continue;
+		}
+		char k2[600];
+		lbs_fmt(k2, sizeof k2, "%s", by[i].text);
+		k2[0] = 'o'; /* "k.\"name\"" -> "o.\"name\"": the same key of another run */
+		if (c->o->by)
+			lbs_buf_printf(&label, " || '; %s=' || coalesce(%s, '-')", by[i].name, by[i].text);
 		else
-			lbs_buf_printf(&label, "'%s=' || coalesce(%s, '-')", by[i].name, by[i].text);
+			lbs_buf_printf(&label, " || coalesce(CASE WHEN (SELECT count(DISTINCT coalesce(%s, '')) "
+				       "FROM run_keys o WHERE o.scenario = k.scenario AND o.run_id IN " PLOT_RUNS
+				       ") > 1 THEN '; %s=' || coalesce(%s, '-') END, '')", k2, by[i].name, by[i].text);
 	}
-	if (!n_by)
+	lbs_buf_printf(&label, ", '; ')");
+	if (!n_by) {
+		lbs_buf_free(&label);
 		lbs_buf_printf(&label, "'all'");
+	}
 	bool numeric = x.number[0] != '\0';
 	lbs_buf sql = { 0 };
 	lbs_buf_printf(&sql,

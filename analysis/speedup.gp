@@ -37,8 +37,10 @@ set datafile separator ","
 set datafile columnheaders
 # Lines told apart by colour, dash pattern and marker, not colour alone.
 do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
-# The title of series i: its label column (labels have no commas).
-label(i) = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data))
+# The title of series i: its label column (labels have no commas), at most
+# 60 characters.
+label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
+	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
 if (!exists("title")) title = "Speedup over static vs cluster size"
 if (!exists("xlabel")) xlabel = "workers"
 if (!exists("categorical")) categorical = 0
@@ -61,11 +63,16 @@ if (STATS_max == STATS_min) {
 	set offsets graph 0.05, graph 0.05, 0, 0
 }
 if (categorical) { set xtics () ; set offsets 0.3, 0.3, 0, 0 }
+# More lines than a key can name: their labels are in the CSV.
+if (n >= 12) {
+	unset key
+	title = title . sprintf("\n(%d lines: too many to name here; their labels are in the CSV)", n + 1)
+}
 set title title
 set xlabel xlabel
 set ylabel "speedup over static (static time / policy time)"
 set grid
-set key outside right top
+if (n < 12) { set key outside right top }
 set bars 2
 if (categorical) {
 	plot for [i = 0:n] data using ($1 == i ? $3 : NaN):5:6:7:xtic(4) with yerrorlines lw 2 lt i + 1 ps 1.2 \

@@ -74,7 +74,7 @@ examples() { # FILE: writes $TMP/ex.N.sh and $TMP/ex.N.out for each marked block
 	END { print n + 0 }' "$1"
 }
 blocks=0
-for f in README.md doc/*.md; do
+for f in $(cd "$top_srcdir" && ls README.md doc/*.md); do
 	W="$TMP/docs/$(basename "$f" .md)"
 	scratch "$W"
 	n=$(examples "$top_srcdir/$f")
