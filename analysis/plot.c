@@ -415,6 +415,35 @@ static lbs_status plot_time_to_train(plot_ctx *c, lbs_error *err)
 		      "no iterations recorded (--detail runs?)", err);
 }
 
+/* The groups' CPU readings over time, with the iteration time of the
+ * setting's first run that is not static (or its static run): only where a
+ * worker's availability source reports readings (--detail workers). */
+static lbs_status plot_availability(plot_ctx *c, lbs_error *err)
+{
+	long long run = query_int(c->db, "SELECT run_id FROM runs WHERE run_id IN " SETTING_RUNS
+				  " ORDER BY policy = 'static', run_id LIMIT 1", c->setting);
+	static const char sql[] =
+		"SELECT 0 AS series, 'iteration time (' || r.policy || ')' AS label, i.start_s AS time_s, "
+		"i.end_s - i.start_s AS value FROM iterations i JOIN runs r ON r.run_id = i.run_id "
+		"WHERE i.run_id = ?1 AND EXISTS (SELECT 1 FROM worker_iterations x WHERE x.run_id = ?1 AND "
+		"x.cpu_util > 0) "
+		"UNION ALL "
+		"SELECT g.idx, w.group_name || ' load', i.start_s, avg(wi.cpu_util) FROM worker_iterations wi "
+		"JOIN workers w ON w.run_id = wi.run_id AND w.worker = wi.worker "
+		"JOIN (SELECT group_name, row_number() OVER (ORDER BY min(worker)) AS idx FROM workers "
+		"      WHERE run_id = ?1 GROUP BY group_name) g ON g.group_name = w.group_name "
+		"JOIN iterations i ON i.run_id = wi.run_id AND i.iteration = wi.iteration "
+		"WHERE wi.run_id = ?1 AND wi.cpu_util IS NOT NULL AND EXISTS (SELECT 1 FROM worker_iterations x "
+		"WHERE x.run_id = ?1 AND x.cpu_util > 0) "
+		"GROUP BY g.idx, wi.iteration ORDER BY series, time_s";
+	char title[900];
+	lbs_fmt(title, sizeof title, "The machines' load (CPU readings) and the iteration time\n%s",
+		c->setting_title);
+	return render(c, "availability", sql, run, title, "",
+		      "no CPU readings recorded (--detail workers, with a background generator or a trace "
+		      "with cpu_util)", err);
+}
+
 /* Each worker's phases in the chosen iterations of each policy's run of
  * the setting: compute from the iteration's start, the wait at the barrier
  * to the end of the compute phase, then the aggregation. Times are from
@@ -791,7 +820,7 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 	}
 	lbs_status (*const plots[])(plot_ctx *, lbs_error *) = {
 		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
-		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share,
+		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share, plot_availability,
 	};
 	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
 		st = plots[i](&c, err);
@@ -812,9 +841,9 @@ static void usage(FILE *out)
 		     "Renders plots of a results database with gnuplot, each beside the CSV of its data.\n"
 		     "For one setting (the runs that differ only in their policy): iteration-time,\n"
 		     "iteration-cdf, straggler-cdf, time-to-train, batch-sizes, and with --detail\n"
-		     "workers gantt (each worker's compute, barrier wait and aggregation) and\n"
-		     "wait-share (per group). For all the chosen runs: speedup (over static, against\n"
-		     "--x, one line per --by).\n"
+		     "workers gantt (each worker's compute, barrier wait and aggregation), wait-share\n"
+		     "(per group) and availability (the groups' CPU readings with the iteration time).\n"
+		     "For all the chosen runs: speedup (over static, against --x, one line per --by).\n"
 		     "\n"
 		     "  -o, --out DIR         where to write them (default: plots)\n"
 		     "  -f, --format LIST     png, svg, pdf, or several: png,svg (default: png)\n"

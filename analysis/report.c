@@ -221,6 +221,7 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 	figure(out, plot_dir, "iteration-cdf", "Iteration time, cumulative distribution", &plots);
 	figure(out, plot_dir, "time-to-train", "Simulated time to train, per policy", &plots);
 	figure(out, plot_dir, "batch-sizes", "Batch sizes over simulated time", &plots);
+	figure(out, plot_dir, "availability", "The machines' load (CPU readings) and the iteration time", &plots);
 	if (!gnuplot)
 		fprintf(out, "<p class=\"note\">No plots: gnuplot is not on PATH (Debian package "
 			"gnuplot-nox).</p>\n");

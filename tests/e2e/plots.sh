@@ -126,6 +126,18 @@ check "wait-share: static's k80 share from worker_iterations" test \
 	FROM worker_iterations wi JOIN workers w USING (run_id, worker) JOIN iterations i USING (run_id, iteration)
 	WHERE wi.run_id = $run1 AND w.group_name = 'k80'")"
 check "iteration-cdf: ends at 1 for each policy" test "$(awk -F, 'NR > 1 && $4 == 1' "$TMP/g/iteration-cdf.csv" | cut -d, -f1 | sort -u | wc -l)" = 2
+# availability: the groups' CPU readings with the iteration time, from a
+# scenario whose background jobs report them.
+"$LBSIM" "$top_srcdir/scenarios/predict/cpu-bursty.ini" -q -o "$TMP/cb.db" --policy lbbsp-cpu --detail workers --set run.epochs= --set run.dataset_samples= --set run.iterations=60
+"$LBSIM" plot "$TMP/cb.db" --out "$TMP/cb" -q --setting policy=lbbsp-cpu
+a="$TMP/cb/availability.csv"
+check "availability: the iteration time of each iteration" test "$(awk -F, '$1 == 0' "$a" | wc -l)" = 60
+check "availability: readings between 0 and 1" test "$(awk -F, 'NR > 1 && $1 > 0 && ($4 < 0 || $4 > 1)' "$a" | wc -l)" = 0
+check "availability: the readings' mean is worker_iterations' (equal groups each iteration)" test \
+	"$(awk -F, 'NR > 1 && $1 > 0 { s += $4; n++ } END { printf "%.9f", s / n }' "$a")" = \
+	"$(q "$TMP/cb.db" "SELECT printf('%.9f', avg(cpu_util)) FROM worker_iterations wi JOIN runs r USING (run_id) WHERE r.policy = 'lbbsp-cpu'")"
+check "availability: not drawn without readings" test ! -e "$TMP/g/availability.png"
+
 # ---- the run's summary: the database's names, machine-readable forms, progress ----
 "$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --policy lbbsp-gpu --set run.iterations=40 --format csv > "$TMP/f.csv"
 check "run --format csv: exit 0" test $? -eq 0
