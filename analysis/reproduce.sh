@@ -412,7 +412,8 @@ progress "report: merging the runs"
 rm -f "$work/all.db"
 "$lbsim" merge -q "$work/all.db" $(ls "$work"/*.db | grep -v '/all\.db$')
 progress "report: writing $docdir/report.html"
-"$lbsim" report -q "$work/all.db" -o "$docdir/report.html"
+top=$PWD
+(cd "$work" && "$lbsim" report -q all.db -o "$top/$docdir/report.html") # named all.db in it
 
 # The decision overhead at 96 workers (wall-clock: varies between runs).
 overhead="(not measured: run with --bench bench/bench)"
