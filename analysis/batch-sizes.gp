@@ -6,7 +6,8 @@
 #   data    CSV with a header line: series,label,time_s,batch_samples; series
 #           numbers the lines 0, 1, ...; the rows of each line together, in
 #           increasing time; label names the line's group
-#   out     the PNG to write (default: batch-sizes.png)
+#   out     the picture to write (default: batch-sizes.FORMAT)
+#   format  optional: png (default), svg or pdf
 #   labels  optional: the key entry of each line, space-separated, "-" for
 #           none (default: the label column, at the first line of a group)
 #   colors  optional: the line type of each line, space-separated
@@ -14,20 +15,32 @@
 #   title   optional: the plot's title
 # By hand:  gnuplot -e "data='batch-sizes.csv'" analysis/batch-sizes.gp
 if (!exists("data")) { print "batch-sizes.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
-if (!exists("out")) out = "batch-sizes.png"
 # Defaults from the CSV: a key entry at the first line of each group, one
 # colour per group.
 if (!exists("labels")) labels = system(sprintf("awk -F, 'NR > 1 && (NR == 2 || $1 != s) { s = $1; printf \"%%s \", ($2 == g ? \"-\" : $2); g = $2 }' '%s'", data))
 if (!exists("colors")) colors = system(sprintf("awk -F, 'NR > 1 && (NR == 2 || $1 != s) { s = $1; if ($2 != g) { n++; g = $2 } printf \"%%d \", n }' '%s'", data))
 if (!exists("title")) title = "Batch size per worker"
-if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+NAME = "batch-sizes"
+# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+if (!exists("format")) format = "png"
+if (!exists("out")) out = NAME . "." . format
+if (format eq "svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 	set terminal pngcairo size 960,600 noenhanced font ",10"
-} else {
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
 	set terminal png size 960,600 noenhanced
 }
 set output out
 set datafile separator ","
 set datafile columnheaders
+# Lines told apart by colour, dash pattern and marker, not colour alone.
+do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
 stats data using 1 nooutput
 n = int(STATS_max)
 set title title
@@ -36,5 +49,5 @@ set ylabel "batch (samples)"
 set yrange [0:*]
 set grid
 set key outside right top
-plot for [i=0:n] data using ($1 == i ? $3 : NaN):4 with steps lw 2 lt int(word(colors, i + 1)) \
+plot for [i=0:n] data using ($1 == i ? $3 : NaN):4 with steps lw 2 lc int(word(colors, i + 1)) dt int(word(colors, i + 1)) \
 	title (word(labels, i + 1) eq "-" ? "" : word(labels, i + 1))

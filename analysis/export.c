@@ -10,36 +10,7 @@
 
 #include "util/buf.h"
 #include "sim/recorder.h"
-
-const char *lbs_analysis_text(const char *name)
-{
-	for (const lbs_analysis_file *f = lbs_analysis_files; f->name; f++)
-		if (!strcmp(f->name, name))
-			return f->text;
-	return NULL;
-}
-
-/* views.sql with every CREATE VIEW made a CREATE TEMP VIEW: the views live
- * in this connection only, and shadow any older copy stored in the file. */
-static char *temp_views(void)
-{
-	static const char from[] = "CREATE VIEW IF NOT EXISTS", to[] = "CREATE TEMP VIEW IF NOT EXISTS";
-	const char *sql = lbs_analysis_text("views.sql");
-	lbs_buf b = { 0 };
-	for (const char *p = sql, *q; p && *p; p = q + strlen(from)) {
-		q = strstr(p, from);
-		if (!q) {
-			lbs_buf_printf(&b, "%s", p);
-			break;
-		}
-		lbs_buf_printf(&b, "%.*s%s", (int)(q - p), p, to);
-	}
-	if (b.failed) {
-		lbs_buf_free(&b);
-		return NULL;
-	}
-	return b.s;
-}
+#include "analysis/views.h"
 
 lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 {
@@ -58,14 +29,16 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 	}
 	sqlite3_busy_timeout(*db, 60000);
 	lbs_status st = lbs_results_check(*db, path, err);
-	char *views = st == LBS_OK ? temp_views() : NULL;
-	if (st == LBS_OK && !views)
-		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	/* The views as temporary views: they shadow any older copy stored in
+	 * the file, which is left unchanged. */
+	lbs_buf views = { 0 };
+	if (st == LBS_OK)
+		st = lbs_views_sql(*db, true, &views, err);
 	char *msg = NULL;
-	if (st == LBS_OK && sqlite3_exec(*db, views, NULL, NULL, &msg) != SQLITE_OK)
+	if (st == LBS_OK && sqlite3_exec(*db, lbs_buf_str(&views), NULL, NULL, &msg) != SQLITE_OK)
 		st = lbs_error_set(err, LBS_EINTERNAL, "analysis/views.sql: %s", msg ? msg : "error");
 	sqlite3_free(msg);
-	free(views);
+	lbs_buf_free(&views);
 	if (st != LBS_OK) {
 		sqlite3_close(*db);
 		*db = NULL;
@@ -127,15 +100,21 @@ lbs_status lbs_export_csv(sqlite3 *db, const char *sql, const long long *params,
 	return st;
 }
 
+static const char short_usage[] = "Usage: lbsim export RESULTS.db [NAME] [--setting COLUMN=VALUE]...\n";
+
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: lbsim export RESULTS.db NAME\n"
+	fprintf(out, "%s"
 		     "\n"
 		     "Writes the view or table NAME of a results database as CSV (with a header line)\n"
-		     "on standard output. The views are those of analysis/views.sql, which lbsim adds\n"
-		     "for the export only: the database is opened read-only. Without NAME, lists them.\n"
+		     "on standard output. The views are those of analysis/views.sql, with run_keys (a\n"
+		     "column per key that varies) and speedup_by_size, which lbsim adds for the export\n"
+		     "only: the database is opened read-only. Without NAME, lists them.\n"
 		     "\n"
-		     "  -h, --help    this help\n");
+		     "  -s, --setting COLUMN=VALUE  only the rows where COLUMN (of NAME: policy, seed,\n"
+		     "                      network.bandwidth, ...) has this value, spaces aside;\n"
+		     "                      repeatable\n"
+		     "  -h, --help          this help\n", short_usage);
 }
 
 /* "view a, view b, ..., table x, ..." into b. */
@@ -158,23 +137,49 @@ static void list_names(sqlite3 *db, lbs_buf *b, bool lines)
 	sqlite3_finalize(q);
 }
 
+/* Whether NAME has the column `col`. */
+static bool has_column(sqlite3 *db, const char *name, const char *col)
+{
+	sqlite3_stmt *q = NULL;
+	bool found = false;
+	char *sql = sqlite3_mprintf("SELECT * FROM \"%w\" LIMIT 0", name);
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK)
+		for (int c = 0; c < sqlite3_column_count(q); c++)
+			found |= !strcmp(sqlite3_column_name(q, c), col);
+	sqlite3_finalize(q);
+	sqlite3_free(sql);
+	return found;
+}
+
 int lbs_export_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "setting", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *filters[32];
+	size_t n_filters = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 's':
+			if (n_filters == 32 || !strchr(optarg, '=') || optarg[0] == '=') {
+				fprintf(stderr, "lbsim export: --setting %s: expected COLUMN=VALUE (at most 32)\n%s"
+					"see lbsim export --help\n", optarg, short_usage);
+				return LBS_EUSAGE;
+			}
+			filters[n_filters++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return LBS_EUSAGE;
+		default: fprintf(stderr, "%ssee lbsim export --help\n", short_usage); return LBS_EUSAGE;
 		}
 	}
-	if (argc - optind < 1 || argc - optind > 2) {
-		fprintf(stderr, "lbsim export: %s\n", argc == optind ? "no results database given"
-								     : "expected a database and one view");
-		usage(stderr);
+	if (argc - optind < 1 || argc - optind > 2 || (n_filters && argc - optind != 2)) {
+		fprintf(stderr, "lbsim export: %s\n%ssee lbsim export --help\n",
+			argc == optind ? "no results database given"
+				       : argc - optind > 2 ? "expected a database and one view"
+							   : "--setting needs a view", short_usage);
 		return LBS_EUSAGE;
 	}
 	lbs_error err = { 0 };
@@ -210,10 +215,30 @@ int lbs_export_command(int argc, char **argv)
 		sqlite3_close(db);
 		return LBS_EUSAGE;
 	}
-	char *sql = sqlite3_mprintf("SELECT * FROM \"%w\"", name);
-	st = sql ? lbs_export_csv(db, sql, NULL, 0, stdout, NULL, &err)
-		 : lbs_error_set(&err, LBS_EINTERNAL, "out of memory");
-	sqlite3_free(sql);
+	/* The rows the filters keep: a column's value as text, spaces aside. */
+	lbs_buf sql = { 0 };
+	lbs_buf_printf(&sql, "SELECT * FROM ");
+	lbs_views_ident(&sql, name);
+	for (size_t i = 0; i < n_filters; i++) {
+		const char *eq = strchr(filters[i], '=');
+		char col[260];
+		lbs_fmt(col, sizeof col, "%.*s", (int)(eq - filters[i]), filters[i]);
+		if (!has_column(db, name, col)) {
+			fprintf(stderr, "lbsim export: --setting %s: %s has no column '%s' (see its header)\n",
+				filters[i], name, col);
+			lbs_buf_free(&sql);
+			sqlite3_close(db);
+			return LBS_EUSAGE;
+		}
+		char *v = sqlite3_mprintf("%Q", eq + 1);
+		lbs_buf_printf(&sql, "%s replace(CAST(", i ? " AND" : " WHERE");
+		lbs_views_ident(&sql, col);
+		lbs_buf_printf(&sql, " AS TEXT), ' ', '') = replace(%s, ' ', '')", v);
+		sqlite3_free(v);
+	}
+	st = sql.failed ? lbs_error_set(&err, LBS_EINTERNAL, "out of memory")
+			: lbs_export_csv(db, lbs_buf_str(&sql), NULL, 0, stdout, NULL, &err);
+	lbs_buf_free(&sql);
 	sqlite3_close(db);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim export: %s: %s\n", name, err.msg);

@@ -9,17 +9,7 @@
 #include <stdio.h>
 
 #include "util/error.h"
-
-/* The files of analysis/, compiled in (analysis/embed.sh writes the table;
- * the last entry is { NULL, NULL }). */
-typedef struct lbs_analysis_file {
-	const char *name; /* e.g. "views.sql", "speedup.gp" */
-	const char *text;
-} lbs_analysis_file;
-extern const lbs_analysis_file lbs_analysis_files[];
-
-/* The text of analysis file `name`, or NULL. */
-const char *lbs_analysis_text(const char *name);
+#include "analysis/files.h"
 
 /* Opens an lbsim results database read-only and adds the analysis views as
  * temporary views. Errors (LBS_EINPUT): the file is missing, not SQLite,

@@ -10,6 +10,7 @@
 
 #include "util/buf.h"
 #include "sim/recorder.h"
+#include "analysis/views.h"
 
 const char lbs_sweep_points_sql[] =
 	"CREATE TABLE IF NOT EXISTS sweep_points ( -- written by lbsim sweep and merge\n"
@@ -91,6 +92,11 @@ static bool run_key_sql(sqlite3 *db, const char *schema, lbs_buf *b)
 
 void lbs_merge_close(lbs_merge *m)
 {
+	/* The views, rewritten for the runs the file now holds (a failure
+	 * leaves the older copy: lbsim's own readers write theirs anyway). */
+	lbs_error ignored;
+	if (m->db)
+		lbs_views_store(m->db, m->path, &ignored);
 	if (m->db)
 		sqlite3_close(m->db);
 	free_strings(m->tables, m->n_tables);

@@ -20,6 +20,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "analysis/export.h"
+#include "analysis/views.h"
 
 /* More workers than this are drawn as one line per group (their mean). */
 #define PER_WORKER_MAX 32
@@ -130,26 +131,166 @@ static void query_words(sqlite3 *db, const char *sql, long long param, lbs_buf *
 	sqlite3_finalize(q);
 }
 
+/* A key the plots can group, split or filter by. */
+typedef struct axis {
+	char name[260];       /* as the user writes it: policy, n_workers, network.bandwidth */
+	char text[600];       /* SQL over run_keys k: the value as written */
+	char number[600];     /* SQL over run_keys k: the value as a number ("" when not numeric) */
+	char unit[32];
+} axis;
+
 typedef struct plot_ctx {
 	sqlite3 *db;
-	const char *dir, *gnuplot;
+	const lbs_plot_options *o;
+	const char *gnuplot;
+	lbs_varied_key *keys;
+	size_t n_keys;
 	long long setting;
 	long long whatif; /* the lbsim whatif analysis to draw (0: none) */
-	char setting_title[512];
-	int made;
-	bool quiet;
+	char setting_title[700];
+	lbs_buf *made;
+	int n_made;
 } plot_ctx;
 
-/* Writes NAME.csv from sql (?1 = param) and renders NAME.png from it with
- * analysis/NAME.gp; `vars` are extra gnuplot assignments. A query with no
- * rows skips the plot, saying why. */
+/* The runs chosen by the filters: temp.plot_runs. */
+#define PLOT_RUNS "(SELECT run_id FROM temp.plot_runs)"
+
+/* Finds the axis `name`: a column of runs, or a key that varies. */
+static bool find_axis(const plot_ctx *c, const char *name, axis *a)
+{
+	memset(a, 0, sizeof *a);
+	lbs_fmt(a->name, sizeof a->name, "%s", name);
+	if (!strcmp(name, "policy") || !strcmp(name, "scenario")) {
+		lbs_fmt(a->text, sizeof a->text, "k.%s", name);
+		return true;
+	}
+	if (!strcmp(name, "n_workers") || !strcmp(name, "seed")) {
+		lbs_fmt(a->text, sizeof a->text, "k.%s", name);
+		lbs_fmt(a->number, sizeof a->number, "k.%s", name);
+		return true;
+	}
+	for (size_t i = 0; i < c->n_keys; i++) {
+		const lbs_varied_key *k = &c->keys[i];
+		if (strcmp(k->name, name) && strcmp(k->column, name))
+			continue;
+		lbs_buf b = { 0 };
+		lbs_buf_printf(&b, "k.");
+		lbs_views_ident(&b, k->name);
+		lbs_fmt(a->text, sizeof a->text, "%s", lbs_buf_str(&b));
+		if (k->numeric) {
+			lbs_buf_free(&b);
+			lbs_buf_printf(&b, "k.");
+			lbs_views_ident(&b, k->column);
+			lbs_fmt(a->number, sizeof a->number, "%s", lbs_buf_str(&b));
+			lbs_fmt(a->unit, sizeof a->unit, "%s", k->unit);
+		}
+		lbs_fmt(a->name, sizeof a->name, "%s", k->name);
+		lbs_buf_free(&b);
+		return true;
+	}
+	return false;
+}
+
+/* "network.bandwidth, run.iterations": the keys that vary, for messages. */
+static void list_keys(const plot_ctx *c, lbs_buf *b)
+{
+	lbs_buf_printf(b, "policy, seed, n_workers, scenario");
+	for (size_t i = 0; i < c->n_keys; i++)
+		lbs_buf_printf(b, ", %s", c->keys[i].name);
+}
+
+static lbs_status unknown_axis(const plot_ctx *c, const char *option, const char *name, lbs_error *err)
+{
+	lbs_buf b = { 0 };
+	list_keys(c, &b);
+	lbs_status st = lbs_error_set(err, LBS_EUSAGE, "%s %s: not a key that varies in these results "
+				      "(they vary: %s)", option, name, lbs_buf_str(&b));
+	lbs_buf_free(&b);
+	return st;
+}
+
+/* Fills temp.plot_runs with the runs every filter accepts. */
+static lbs_status select_runs(plot_ctx *c, lbs_error *err)
+{
+	lbs_buf sql = { 0 };
+	lbs_buf_printf(&sql, "DROP TABLE IF EXISTS temp.plot_runs; CREATE TEMP TABLE plot_runs AS "
+		       "SELECT r.run_id FROM runs r JOIN run_setting s ON s.run_id = r.run_id WHERE 1");
+	for (size_t i = 0; i < c->o->n_filters; i++) {
+		const char *f = c->o->filters[i], *eq = strchr(f, '=');
+		char *end;
+		long long id = strtoll(f, &end, 10);
+		if (!eq && !*end && id >= 1) {
+			long long n = query_int(c->db, "SELECT max(setting_id) FROM run_setting", 0);
+			if (id > n) {
+				lbs_buf_free(&sql);
+				return lbs_error_set(err, LBS_EUSAGE, "--setting %s: the results have settings "
+						     "1 to %lld (see the run_setting view)", f, n);
+			}
+			c->setting = id; /* the per-setting plots' setting, not a filter */
+			continue;
+		}
+		if (!eq || eq == f) {
+			lbs_buf_free(&sql);
+			return lbs_error_set(err, LBS_EUSAGE, "--setting %s: expected a setting_id (1, 2, ...) "
+					     "or KEY=VALUE (policy=lbbsp-gpu, network.bandwidth=10 Gbit/s)", f);
+		}
+		char key[260], section[260];
+		lbs_fmt(key, sizeof key, "%.*s", (int)(eq - f), f);
+		char *v = sqlite3_mprintf("%Q", eq + 1);
+		if (!strcmp(key, "policy") || !strcmp(key, "scenario") || !strcmp(key, "seed") ||
+		    !strcmp(key, "n_workers")) {
+			lbs_buf_printf(&sql, " AND replace(CAST(r.%s AS TEXT), ' ', '') = replace(%s, ' ', '')", key,
+				       v);
+		} else {
+			const char *dot = strrchr(key, '.');
+			lbs_fmt(section, sizeof section, "%.*s", dot ? (int)(dot - key) : 0, key);
+			char *sq = sqlite3_mprintf("%Q", section), *kq = sqlite3_mprintf("%Q", dot ? dot + 1 : key);
+			char *known = sqlite3_mprintf("SELECT count(*) FROM run_config WHERE section = %s AND key = %s",
+						      sq, kq);
+			long long rows = query_int(c->db, known, 0);
+			sqlite3_free(known);
+			if (rows <= 0) {
+				sqlite3_free(sq);
+				sqlite3_free(kq);
+				sqlite3_free(v);
+				lbs_buf_free(&sql);
+				lbs_status st = unknown_axis(c, "--setting", key, err);
+				lbs_error_prefix(err, "no run has the key %s", key);
+				return st;
+			}
+			lbs_buf_printf(&sql, " AND EXISTS (SELECT 1 FROM run_config x WHERE x.run_id = r.run_id AND "
+				       "x.section = %s AND x.key = %s AND replace(x.value, ' ', '') = "
+				       "replace(%s, ' ', ''))", sq, kq, v);
+			sqlite3_free(sq);
+			sqlite3_free(kq);
+		}
+		sqlite3_free(v);
+	}
+	lbs_buf_printf(&sql, ";");
+	lbs_status st = LBS_OK;
+	if (sql.failed || sqlite3_exec(c->db, lbs_buf_str(&sql), NULL, NULL, NULL) != SQLITE_OK)
+		st = lbs_error_set(err, LBS_EINTERNAL, "cannot select the runs: %s", sqlite3_errmsg(c->db));
+	lbs_buf_free(&sql);
+	if (st == LBS_OK && query_int(c->db, "SELECT count(*) FROM temp.plot_runs", 0) <= 0) {
+		lbs_buf b = { 0 };
+		for (size_t i = 0; i < c->o->n_filters; i++)
+			lbs_buf_printf(&b, "%s--setting %s", i ? " " : "", c->o->filters[i]);
+		st = lbs_error_set(err, LBS_EUSAGE, "no run matches %s (the values are those of the "
+				   "run_keys view)", lbs_buf_str(&b));
+		lbs_buf_free(&b);
+	}
+	return st;
+}
+
+/* Writes NAME.csv from sql (?1 = param) and renders NAME.FORMAT for each
+ * format from it with analysis/NAME.gp; `vars` are extra gnuplot
+ * assignments. A query with no rows skips the plot, saying why. */
 static lbs_status render(plot_ctx *c, const char *name, const char *sql, long long param,
 			 const char *title, const char *vars, const char *empty_why, lbs_error *err)
 {
-	char csv[4200], png[4200], tmp[4300];
-	snprintf(csv, sizeof csv, "%s/%s.csv", c->dir, name);
-	snprintf(png, sizeof png, "%s/%s.png", c->dir, name);
-	snprintf(tmp, sizeof tmp, "%s/.%s.png.tmp", c->dir, name);
+	const char *dir = c->o->dir;
+	char csv[4200];
+	snprintf(csv, sizeof csv, "%s/%s.csv", dir, name);
 	FILE *f = fopen(csv, "w");
 	if (!f)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", csv, strerror(errno));
@@ -161,108 +302,379 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 		lbs_error_prefix(err, "%s", csv);
 		return st;
 	}
+	char formats[64];
+	lbs_fmt(formats, sizeof formats, "%s", c->o->formats);
 	if (rows == 0) {
 		unlink(csv);
-		unlink(png); /* not a stale picture of other results */
-		if (!c->quiet)
-			fprintf(stderr, "lbsim plot: no %s.png: %s\n", name, empty_why);
+		for (char *save = NULL, *fmt = strtok_r(formats, ",", &save); fmt; fmt = strtok_r(NULL, ",", &save)) {
+			char pic[4200];
+			snprintf(pic, sizeof pic, "%s/%s.%s", dir, name, fmt);
+			unlink(pic); /* not a stale picture of other results */
+		}
+		if (!c->o->quiet)
+			fprintf(stderr, "lbsim plot: no %s: %s\n", name, empty_why);
 		return LBS_OK;
 	}
-	lbs_buf pre = { 0 };
-	gp_var(&pre, "data", csv);
-	gp_var(&pre, "out", tmp);
-	gp_var(&pre, "title", title);
-	lbs_buf_printf(&pre, "%s", vars);
 	char script[64];
 	snprintf(script, sizeof script, "%s.gp", name);
-	st = pre.failed ? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
-			: run_gnuplot(c->gnuplot, script, lbs_buf_str(&pre), err);
-	lbs_buf_free(&pre);
-	if (st == LBS_OK && rename(tmp, png) != 0)
-		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", png, strerror(errno));
-	if (st != LBS_OK) {
-		unlink(tmp);
-		return st;
+	for (char *save = NULL, *fmt = strtok_r(formats, ",", &save); st == LBS_OK && fmt;
+	     fmt = strtok_r(NULL, ",", &save)) {
+		char pic[4200], tmp[4300];
+		snprintf(pic, sizeof pic, "%s/%s.%s", dir, name, fmt);
+		snprintf(tmp, sizeof tmp, "%s/.%s.%s.tmp", dir, name, fmt);
+		lbs_buf pre = { 0 };
+		gp_var(&pre, "data", csv);
+		gp_var(&pre, "out", tmp);
+		gp_var(&pre, "format", fmt);
+		gp_var(&pre, "title", title);
+		lbs_buf_printf(&pre, "%s", vars);
+		st = pre.failed ? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
+				: run_gnuplot(c->gnuplot, script, lbs_buf_str(&pre), err);
+		lbs_buf_free(&pre);
+		if (st == LBS_OK && rename(tmp, pic) != 0)
+			st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", pic, strerror(errno));
+		if (st != LBS_OK) {
+			unlink(tmp);
+			return st;
+		}
+		c->n_made++;
+		lbs_buf_printf(c->made, "%s\n", pic);
+		if (!c->o->quiet) {
+			printf("%s\n", pic);
+			fflush(stdout); /* in order with the notes on stderr */
+		}
 	}
-	c->made++;
-	if (!c->quiet)
-		printf("%s\n", png);
-	return LBS_OK;
+	return st;
 }
 
-/* The first run of each policy in the setting: what the per-policy plots draw. */
+/* The first run of each policy in the setting, among the chosen runs: what
+ * the per-policy plots draw. */
 #define SETTING_RUNS \
 	"(SELECT min(s.run_id) FROM run_setting s JOIN runs r ON r.run_id = s.run_id " \
-	"WHERE s.setting_id = ?1 GROUP BY r.policy)"
+	"WHERE s.setting_id = ?1 AND s.run_id IN " PLOT_RUNS " GROUP BY r.policy)"
 
-/* A plot of the setting's runs, one series per policy (static first): the
- * gnuplot script `name` over `sql` (?1 = the setting). */
+/* Series numbers of the setting's runs: static first, then by run. */
+#define SERIES_OF_RUN \
+	"(SELECT count(*) FROM runs o WHERE o.run_id IN " SETTING_RUNS " AND " \
+	"((o.policy = 'static') > (x.policy = 'static') OR " \
+	"((o.policy = 'static') = (x.policy = 'static') AND o.run_id < x.run_id)))"
+
 static lbs_status plot_per_policy(plot_ctx *c, const char *name, const char *sql, const char *what,
-				  lbs_error *err)
+				  const char *empty_why, lbs_error *err)
 {
-	lbs_buf vars = { 0 }, series = { 0 };
-	query_words(c->db, "SELECT r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS " ORDER BY r.policy = 'static' DESC, r.run_id",
-		    c->setting, &series);
-	gp_var(&vars, "series", lbs_buf_str(&series));
-	char title[700];
+	char title[900];
 	lbs_fmt(title, sizeof title, "%s\n%s", what, c->setting_title);
-	lbs_status st = render(c, name, sql, c->setting, title, lbs_buf_str(&vars),
-			       "no iterations recorded (--detail runs?)", err);
-	lbs_buf_free(&vars);
-	lbs_buf_free(&series);
-	return st;
+	return render(c, name, sql, c->setting, title, "", empty_why, err);
 }
 
 static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
-		"SELECT policy AS series, end_s AS time_s, iteration_s FROM iteration_times "
-		"WHERE setting_id = ?1 AND run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, iteration";
-	return plot_per_policy(c, "iteration-time", sql, "Iteration time per policy", err);
+		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, x.end_s AS time_s, x.iteration_s "
+		"FROM iteration_times x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.iteration";
+	return plot_per_policy(c, "iteration-time", sql, "Iteration time per policy",
+			       "no iterations recorded (--detail runs?)", err);
+}
+
+static lbs_status plot_iteration_cdf(plot_ctx *c, lbs_error *err)
+{
+	static const char sql[] =
+		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, x.iteration_s, "
+		"cume_dist() OVER (PARTITION BY x.run_id ORDER BY x.iteration_s) AS cdf "
+		"FROM iteration_times x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.iteration_s";
+	return plot_per_policy(c, "iteration-cdf", sql, "Iteration time, cumulative distribution per policy",
+			       "no iterations recorded (--detail runs?)", err);
 }
 
 static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
-		"SELECT policy AS series, straggler_gap_s, cdf FROM straggler_gap_cdf "
-		"WHERE run_id IN " SETTING_RUNS " ORDER BY policy = 'static' DESC, run_id, straggler_gap_s";
+		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, x.straggler_gap_s, x.cdf "
+		"FROM straggler_gap_cdf x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.straggler_gap_s";
 	return plot_per_policy(c, "straggler-cdf", sql, "Straggler gap, cumulative distribution per policy",
-			       err);
+			       "no iterations recorded (--detail runs?)", err);
 }
 
-/* Policies in the order they first appear, static first, in every plot, so
- * that a policy keeps its colour from one plot to the next. */
-#define FIRST_RUN "(SELECT min(run_id) FROM runs x WHERE x.policy = speedup_by_size.policy)"
-
-static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
+/* The simulated time to each epoch (runs given in epochs) or iteration,
+ * per policy; at most about 500 points a line. */
+static lbs_status plot_time_to_train(plot_ctx *c, lbs_error *err)
 {
-	/* Label the lines by policy, or by scenario/policy when there are several. */
-	long long scenarios = query_int(c->db, "SELECT count(DISTINCT scenario) FROM speedup_by_size",
-					0);
-	const char *label = scenarios > 1 ? "replace(scenario, ' ', '_') || '/' || policy" : "policy";
-	char sql[1024], words[512];
-	snprintf(sql, sizeof sql,
-		 "SELECT %s AS series, n_workers, mean_speedup, min_speedup, max_speedup FROM speedup_by_size "
-		 "ORDER BY scenario, policy = 'static' DESC, %s, n_workers", label, FIRST_RUN);
-	snprintf(words, sizeof words,
-		 "SELECT DISTINCT %s FROM speedup_by_size "
-		 "ORDER BY scenario, policy = 'static' DESC, %s", label, FIRST_RUN);
-	lbs_buf vars = { 0 }, series = { 0 };
-	query_words(c->db, words, 0, &series);
-	gp_var(&vars, "series", lbs_buf_str(&series));
-	lbs_status st = render(c, "speedup", sql, 0, "Speedup over static vs cluster size (mean over seeds; "
-			       "bars: least to greatest)", lbs_buf_str(&vars),
-			       "no run has a static run of the same setting to compare with", err);
-	lbs_buf_free(&vars);
-	lbs_buf_free(&series);
+	bool epochs = query_int(c->db, "SELECT count(*) FROM runs WHERE run_id IN " SETTING_RUNS
+				" AND iterations_per_epoch IS NULL", c->setting) == 0;
+	const char *sql = epochs
+		? "SELECT " SERIES_OF_RUN " AS series, x.policy AS label, e.epoch + 1 AS done, e.end_s AS time_s "
+		  "FROM epoch_times e JOIN runs x ON x.run_id = e.run_id WHERE x.run_id IN " SETTING_RUNS
+		  " ORDER BY series, done"
+		: "SELECT " SERIES_OF_RUN " AS series, x.policy AS label, i.iteration + 1 AS done, i.end_s AS time_s "
+		  "FROM iterations i JOIN runs x ON x.run_id = i.run_id WHERE x.run_id IN " SETTING_RUNS
+		  " AND ((i.iteration + 1) % max(1, x.iterations / 500) = 0 OR i.iteration = 0 OR "
+		  "i.iteration = x.iterations - 1) ORDER BY series, done";
+	char title[900], vars[200];
+	lbs_fmt(title, sizeof title, "Time to train per policy\n%s", c->setting_title);
+	lbs_fmt(vars, sizeof vars, "xlabel = '%s done'\n", epochs ? "epochs" : "iterations");
+	return render(c, "time-to-train", sql, c->setting, title, vars,
+		      "no iterations recorded (--detail runs?)", err);
+}
+
+/* The groups' CPU readings over time, with the iteration time of the
+ * setting's first run that is not static (or its static run): only where a
+ * worker's availability source reports readings (--detail workers). */
+static lbs_status plot_availability(plot_ctx *c, lbs_error *err)
+{
+	long long run = query_int(c->db, "SELECT run_id FROM runs WHERE run_id IN " SETTING_RUNS
+				  " ORDER BY policy = 'static', run_id LIMIT 1", c->setting);
+	static const char sql[] =
+		"SELECT 0 AS series, 'iteration time (' || r.policy || ')' AS label, i.start_s AS time_s, "
+		"i.end_s - i.start_s AS value FROM iterations i JOIN runs r ON r.run_id = i.run_id "
+		"WHERE i.run_id = ?1 AND EXISTS (SELECT 1 FROM worker_iterations x WHERE x.run_id = ?1 AND "
+		"x.cpu_util > 0) "
+		"UNION ALL "
+		"SELECT g.idx, w.group_name || ' load', i.start_s, avg(wi.cpu_util) FROM worker_iterations wi "
+		"JOIN workers w ON w.run_id = wi.run_id AND w.worker = wi.worker "
+		"JOIN (SELECT group_name, row_number() OVER (ORDER BY min(worker)) AS idx FROM workers "
+		"      WHERE run_id = ?1 GROUP BY group_name) g ON g.group_name = w.group_name "
+		"JOIN iterations i ON i.run_id = wi.run_id AND i.iteration = wi.iteration "
+		"WHERE wi.run_id = ?1 AND wi.cpu_util IS NOT NULL AND EXISTS (SELECT 1 FROM worker_iterations x "
+		"WHERE x.run_id = ?1 AND x.cpu_util > 0) "
+		"GROUP BY g.idx, wi.iteration ORDER BY series, time_s";
+	char title[900];
+	lbs_fmt(title, sizeof title, "The machines' load (CPU readings) and the iteration time\n%s",
+		c->setting_title);
+	return render(c, "availability", sql, run, title, "",
+		      "no CPU readings recorded (--detail workers, with a background generator or a trace "
+		      "with cpu_util)", err);
+}
+
+/* Each worker's phases in the chosen iterations of each policy's run of
+ * the setting: compute from the iteration's start, the wait at the barrier
+ * to the end of the compute phase, then the aggregation. Times are from
+ * the start of the first chosen iteration, so the panels share an axis. */
+static lbs_status plot_gantt(plot_ctx *c, lbs_error *err)
+{
+	long long workers = query_int(c->db, "SELECT max(n_workers) FROM runs WHERE run_id IN " SETTING_RUNS,
+				      c->setting);
+	if (workers > 64) {
+		if (!c->o->quiet)
+			fprintf(stderr, "lbsim plot: no gantt: %lld workers are too many to draw one a row (at "
+				"most 64)\n", workers);
+		return LBS_OK;
+	}
+	char sql[3000];
+	long long first = c->o->gantt_first, last = c->o->gantt_first + c->o->gantt_count - 1;
+	lbs_fmt(sql, sizeof sql,
+		"WITH x AS (SELECT r.run_id, r.policy FROM runs r WHERE r.run_id IN " SETTING_RUNS "), "
+		"t0 AS (SELECT i.run_id, min(i.start_s) AS t0 FROM iterations i JOIN x ON x.run_id = i.run_id "
+		"       WHERE i.iteration BETWEEN %lld AND %lld GROUP BY i.run_id), "
+		"p AS (SELECT 0 AS phase UNION ALL SELECT 1 UNION ALL SELECT 2) "
+		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, wi.worker, w.group_name, wi.iteration, "
+		"p.phase, CASE p.phase WHEN 0 THEN 'compute' WHEN 1 THEN 'wait' ELSE 'aggregation' END AS what, "
+		"CASE p.phase WHEN 0 THEN i.start_s WHEN 1 THEN i.start_s + wi.compute_s ELSE i.compute_end_s END "
+		"  - t0.t0 AS from_s, "
+		"CASE p.phase WHEN 0 THEN i.start_s + wi.compute_s WHEN 1 THEN i.compute_end_s ELSE i.end_s END "
+		"  - t0.t0 AS to_s "
+		"FROM worker_iterations wi JOIN x ON x.run_id = wi.run_id "
+		"JOIN t0 ON t0.run_id = wi.run_id "
+		"JOIN iterations i ON i.run_id = wi.run_id AND i.iteration = wi.iteration "
+		"JOIN workers w ON w.run_id = wi.run_id AND w.worker = wi.worker CROSS JOIN p "
+		"WHERE wi.iteration BETWEEN %lld AND %lld "
+		"ORDER BY series, wi.worker, wi.iteration, p.phase", first, last, first, last);
+	char what[200], title[1000];
+	if (first == last)
+		lbs_fmt(what, sizeof what, "Per-worker timeline of iteration %lld", first);
+	else
+		lbs_fmt(what, sizeof what, "Per-worker timeline of iterations %lld to %lld", first, last);
+	lbs_fmt(title, sizeof title, "%s\n%s", what, c->setting_title);
+	return render(c, "gantt", sql, c->setting, title, "",
+		      "no worker timings recorded in the chosen iterations (record them with --detail workers)",
+		      err);
+}
+
+/* The share of its time each group's workers spend waiting at the barrier,
+ * per policy: a bar per group in a cluster per policy. */
+static lbs_status plot_wait_share(plot_ctx *c, lbs_error *err)
+{
+	lbs_buf sql = { 0 }, groups = { 0 };
+	long long run = query_int(c->db, "SELECT min(run_id) FROM runs WHERE run_id IN " SETTING_RUNS, c->setting);
+	query_words(c->db, "SELECT group_name FROM workers WHERE run_id = ?1 GROUP BY group_name "
+			   "ORDER BY min(worker)", run, &groups);
+	lbs_buf_printf(&sql, "SELECT x.policy");
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(c->db, "SELECT group_name FROM workers WHERE run_id = ?1 GROUP BY group_name "
+			       "ORDER BY min(worker)", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, run);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			const char *g = (const char *)sqlite3_column_text(q, 0);
+			char *lit = sqlite3_mprintf("%Q", g);
+			lbs_buf_printf(&sql, ", sum(CASE WHEN w.group_name = %s THEN wi.wait_s END) / "
+				       "sum(CASE WHEN w.group_name = %s THEN wi.compute_s + wi.wait_s + "
+				       "i.end_s - i.compute_end_s END) AS ", lit, lit);
+			lbs_views_ident(&sql, g);
+			sqlite3_free(lit);
+		}
+		sqlite3_finalize(q);
+	}
+	lbs_buf_printf(&sql, " FROM worker_iterations wi JOIN runs x ON x.run_id = wi.run_id "
+		       "JOIN workers w ON w.run_id = wi.run_id AND w.worker = wi.worker "
+		       "JOIN iterations i ON i.run_id = wi.run_id AND i.iteration = wi.iteration "
+		       "WHERE wi.run_id IN " SETTING_RUNS " GROUP BY x.run_id "
+		       "ORDER BY x.policy = 'static' DESC, x.run_id");
+	char title[900];
+	lbs_fmt(title, sizeof title, "Share of each group's time spent waiting at the barrier\n%s",
+		c->setting_title);
+	lbs_status st = sql.failed ? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
+				   : render(c, "wait-share", lbs_buf_str(&sql), c->setting, title, "",
+					    "no worker timings recorded (record them with --detail workers)", err);
+	lbs_buf_free(&sql);
+	lbs_buf_free(&groups);
 	return st;
 }
 
+/* Whether key `a` follows from x among the chosen runs: one value of it
+ * for each value of x (as workers.v100.count does from n_workers). */
+static bool follows_from(plot_ctx *c, const axis *a, const axis *x)
+{
+	char sql[2000];
+	lbs_fmt(sql, sizeof sql, "SELECT max(n) FROM (SELECT count(DISTINCT %s) AS n FROM run_keys k "
+		"WHERE k.run_id IN " PLOT_RUNS " GROUP BY %s)", a->text, x->text);
+	return query_int(c->db, sql, 0) <= 1;
+}
+
+/* The speedup over static against x, one line per combination of the
+ * --by keys: the mean over the runs that differ only in their seed, with
+ * bars from the least to the greatest. */
+static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
+{
+	axis x;
+	/* By default the cluster size if it varies, else the first key that does. */
+	const char *xname = c->o->x;
+	if (!xname)
+		xname = query_int(c->db, "SELECT count(DISTINCT n_workers) FROM runs WHERE run_id IN " PLOT_RUNS,
+				  0) > 1 || !c->n_keys ? "n_workers" : c->keys[0].name;
+	if (!find_axis(c, xname, &x))
+		return unknown_axis(c, "--x", xname, err);
+	/* The lines: the --by keys, or the policy and every key that varies
+	 * among the chosen runs but the seed and those that follow from x. */
+	axis by[64];
+	size_t n_by = 0;
+	if (c->o->by) {
+		char list[1024];
+		lbs_fmt(list, sizeof list, "%s", c->o->by);
+		for (char *save = NULL, *t = strtok_r(list, ",", &save); t && n_by < 64;
+		     t = strtok_r(NULL, ",", &save))
+			if (!find_axis(c, t, &by[n_by++]))
+				return unknown_axis(c, "--by", t, err);
+	} else {
+		if (query_int(c->db, "SELECT count(DISTINCT scenario) FROM runs WHERE run_id IN " PLOT_RUNS, 0) > 1)
+			find_axis(c, "scenario", &by[n_by++]);
+		find_axis(c, "policy", &by[n_by++]);
+		for (size_t i = 0; i < c->n_keys && n_by < 64; i++) {
+			axis a;
+			find_axis(c, c->keys[i].name, &a);
+			if (strcmp(a.name, x.name) && !follows_from(c, &a, &x))
+				by[n_by++] = a;
+		}
+	}
+	/* A line's label names its value of each --by key; by default, only of
+	 * the keys that vary within its scenario. */
+	lbs_buf label = { 0 };
+	lbs_buf_printf(&label, "ltrim(''");
+	for (size_t i = 0; i < n_by; i++) {
+		if (!strcmp(by[i].name, "policy") || !strcmp(by[i].name, "scenario")) {
+			lbs_buf_printf(&label, " || '; ' || coalesce(%s, '-')", by[i].text);
+			continue;
+		}
+		char k2[600];
+		lbs_fmt(k2, sizeof k2, "%s", by[i].text);
+		k2[0] = 'o'; /* "k.\"name\"" -> "o.\"name\"": the same key of another run */
+		if (c->o->by)
+			lbs_buf_printf(&label, " || '; %s=' || coalesce(%s, '-')", by[i].name, by[i].text);
+		else
+			lbs_buf_printf(&label, " || coalesce(CASE WHEN (SELECT count(DISTINCT coalesce(%s, '')) "
+				       "FROM run_keys o WHERE o.scenario = k.scenario AND o.run_id IN " PLOT_RUNS
+				       ") > 1 THEN '; %s=' || coalesce(%s, '-') END, '')", k2, by[i].name, by[i].text);
+	}
+	lbs_buf_printf(&label, ", '; ')");
+	if (!n_by) {
+		lbs_buf_free(&label);
+		lbs_buf_printf(&label, "'all'");
+	}
+	bool numeric = x.number[0] != '\0';
+	lbs_buf sql = { 0 };
+	lbs_buf_printf(&sql,
+		       "WITH d AS (SELECT replace(%s, ',', ';') AS label, %s AS x, %s AS x_text, s.speedup, "
+		       "s.run_id, k.policy, k.point_id FROM speedup s JOIN run_keys k ON k.run_id = s.run_id "
+		       "WHERE s.speedup IS NOT NULL AND s.run_id IN " PLOT_RUNS "), "
+		       "g AS (SELECT label, x, x_text, count(*) AS runs, count(DISTINCT point_id) AS points, "
+		       "avg(speedup) AS mean_speedup, min(speedup) AS min_speedup, max(speedup) AS max_speedup, "
+		       "min(run_id) AS first, max(policy = 'static') AS is_static FROM d GROUP BY label, x_text), "
+		       "l AS (SELECT label, max(is_static) AS is_static, min(first) AS first FROM g GROUP BY label), "
+		       "xs AS (SELECT x_text, dense_rank() OVER (ORDER BY min(first)) - 1 AS rank FROM g GROUP BY x_text) "
+		       "SELECT (SELECT count(*) FROM l o WHERE o.is_static > l.is_static OR "
+		       "(o.is_static = l.is_static AND o.first < l.first)) "
+		       "AS series, g.label, %s AS x, g.x_text, g.mean_speedup, g.min_speedup, g.max_speedup, g.runs, "
+		       "g.points FROM g JOIN l ON l.label = g.label JOIN xs ON xs.x_text = g.x_text "
+		       "ORDER BY series, x", lbs_buf_str(&label), numeric ? x.number : "NULL", x.text,
+		       numeric ? "g.x" : "xs.rank");
+	lbs_buf_free(&label);
+	/* A line never averages over a key: each of its points is one point of
+	 * the sweep (the runs that differ only in their seed). */
+	char *check = sqlite3_mprintf("SELECT count(*) FROM (%s) WHERE points > 1", lbs_buf_str(&sql));
+	long long mixed = query_int(c->db, check, 0);
+	sqlite3_free(check);
+	if (mixed > 0) {
+		lbs_buf which = { 0 };
+		for (size_t i = 0; i < c->n_keys; i++) {
+			axis a;
+			find_axis(c, c->keys[i].name, &a);
+			bool used = !strcmp(a.name, x.name);
+			for (size_t j = 0; j < n_by; j++)
+				used |= !strcmp(a.name, by[j].name);
+			if (!used && !follows_from(c, &a, &x))
+				lbs_buf_printf(&which, "%s%s", which.len ? ", " : "", a.name);
+		}
+		bool policy_in = false;
+		for (size_t j = 0; j < n_by; j++)
+			policy_in |= !strcmp(by[j].name, "policy");
+		if (!policy_in && query_int(c->db, "SELECT count(DISTINCT policy) FROM runs WHERE run_id IN "
+					    PLOT_RUNS, 0) > 1)
+			lbs_buf_printf(&which, "%spolicy", which.len ? ", " : "");
+		lbs_status st = lbs_error_set(err, LBS_EUSAGE, "%s%s%sthe runs of a line differ in %s: add it to "
+					      "--by, or pick one value with --setting KEY=VALUE (a plot averages "
+					      "over seeds only)", c->o->by ? "--by " : "", c->o->by ? c->o->by : "",
+					      c->o->by ? ": " : "", which.len ? lbs_buf_str(&which) : "a key");
+		lbs_buf_free(&which);
+		lbs_buf_free(&sql);
+		return st;
+	}
+	/* The x axis: its unit, a log2 scale for doubling values (the script
+	 * decides), names for values that are not numbers. */
+	lbs_buf vars = { 0 };
+	char xlabel[400], title[600];
+	if (!strcmp(x.name, "n_workers"))
+		lbs_fmt(xlabel, sizeof xlabel, "workers");
+	else if (x.unit[0])
+		lbs_fmt(xlabel, sizeof xlabel, "%s (%s)", x.name, x.unit);
+	else
+		lbs_fmt(xlabel, sizeof xlabel, "%s", x.name);
+	gp_var(&vars, "xlabel", xlabel);
+	lbs_buf_printf(&vars, "categorical = %d\n", numeric ? 0 : 1);
+	long long seeds = query_int(c->db, "SELECT max(n) FROM (SELECT count(DISTINCT seed) AS n FROM run_keys "
+				    "WHERE run_id IN " PLOT_RUNS " GROUP BY point_id, policy)", 0);
+	lbs_fmt(title, sizeof title, "Speedup over static vs %s (%s)", strcmp(x.name, "n_workers") ? x.name
+		: "cluster size", seeds > 1 ? "mean over seeds; bars: least to greatest" : "one seed");
+	lbs_status st = sql.failed || vars.failed
+		? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
+		: render(c, "speedup", lbs_buf_str(&sql), 0, title, lbs_buf_str(&vars),
+			 "no run has a static run of the same setting to compare with", err);
+	lbs_buf_free(&vars);
+	lbs_buf_free(&sql);
+	return st;
+}
 static lbs_status plot_batch_sizes(plot_ctx *c, lbs_error *err)
 {
 	/* The run of the setting whose policy changed the batches most often. */
 	long long run = query_int(c->db,
-				  "SELECT s.run_id FROM run_setting s WHERE s.setting_id = ?1 ORDER BY "
+				  "SELECT s.run_id FROM run_setting s WHERE s.setting_id = ?1 AND s.run_id IN " PLOT_RUNS " ORDER BY "
 				  "(SELECT count(DISTINCT iteration) FROM batches b WHERE b.run_id = s.run_id) "
 				  "DESC, s.run_id LIMIT 1", c->setting);
 	long long n_workers = query_int(c->db, "SELECT n_workers FROM runs WHERE run_id = ?1", run);
@@ -374,74 +786,223 @@ static lbs_status plot_whatif_timeline(plot_ctx *c, lbs_error *err)
 	return render(c, "whatif-timeline", sql, c->whatif, title, vars, "no timeline recorded", err);
 }
 
+/* Names the setting by its first chosen run: scenario, size, seed and the
+ * keys that vary. */
+static void name_setting(plot_ctx *c)
+{
+	char scenario[256];
+	query_text(c->db, "SELECT scenario || ', ' || n_workers || ' workers, seed ' || seed FROM runs "
+			  "WHERE run_id = (SELECT min(run_id) FROM run_setting WHERE setting_id = ?1 AND run_id IN "
+			  PLOT_RUNS ")", c->setting, scenario, sizeof scenario);
+	lbs_buf extra = { 0 };
+	for (size_t i = 0; i < c->n_keys; i++) {
+		lbs_buf sql = { 0 };
+		char value[256];
+		lbs_buf_printf(&sql, "SELECT ");
+		lbs_views_ident(&sql, c->keys[i].name);
+		lbs_buf_printf(&sql, " FROM run_keys WHERE run_id = (SELECT min(run_id) FROM run_setting "
+			       "WHERE setting_id = ?1 AND run_id IN " PLOT_RUNS ")");
+		query_text(c->db, lbs_buf_str(&sql), c->setting, value, sizeof value);
+		lbs_buf_printf(&extra, "%s%s=%s", extra.len ? ", " : "", c->keys[i].name, value);
+		lbs_buf_free(&sql);
+	}
+	lbs_fmt(c->setting_title, sizeof c->setting_title, "%s (setting %lld)%s%s", scenario, c->setting,
+		extra.len ? "\n" : "", lbs_buf_str(&extra));
+	lbs_buf_free(&extra);
+}
+
+static bool known_formats(const char *formats)
+{
+	char list[64];
+	if (!*formats || strlen(formats) >= sizeof list)
+		return false;
+	lbs_fmt(list, sizeof list, "%s", formats);
+	for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save))
+		if (strcmp(f, "png") && strcmp(f, "svg") && strcmp(f, "pdf"))
+			return false;
+	return formats[strlen(formats) - 1] != ',';
+}
+
+lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_options *o, lbs_buf *made,
+			 lbs_error *err)
+{
+	if (!known_formats(o->formats))
+		return lbs_error_set(err, LBS_EUSAGE, "--format %s: expected png, svg or pdf, or several "
+				     "separated by commas (png,svg)", o->formats);
+	if (o->gantt_first < 0 || o->gantt_count < 1)
+		return lbs_error_set(err, LBS_EUSAGE, "--iterations: expected FIRST or FIRST..LAST, "
+				     "iterations from 0");
+	plot_ctx c = { .db = db, .o = o, .gnuplot = gnuplot, .made = made };
+	bool runs = query_int(db, "SELECT count(*) FROM runs", 0) > 0;
+	long long last_whatif = query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'whatif_runs'", 0) > 0
+					? query_int(db, "SELECT max(whatif_id) FROM whatif_runs", 0)
+					: 0;
+	if (o->whatif && (last_whatif <= 0 ||
+			  query_int(db, "SELECT count(*) FROM whatif_runs WHERE whatif_id = ?1", o->whatif) <= 0))
+		return lbs_error_set(err, LBS_EUSAGE, "--whatif %lld: no such analysis (see whatif_runs)",
+				     o->whatif);
+	c.whatif = o->whatif ? o->whatif : last_whatif > 0 ? last_whatif : 0;
+	if (!runs && !c.whatif)
+		return lbs_error_set(err, LBS_EINPUT, "no runs to plot");
+	if (!runs) {
+		if (mkdir(o->dir, 0777) != 0 && errno != EEXIST)
+			return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", o->dir, strerror(errno));
+		lbs_status st = plot_whatif_heatmap(&c, err);
+		if (st == LBS_OK)
+			st = plot_whatif_timeline(&c, err);
+		if (st == LBS_OK && !c.n_made)
+			st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
+		return st;
+	}
+	lbs_status st = lbs_views_keys(db, &c.keys, &c.n_keys, err);
+	if (st == LBS_OK)
+		st = select_runs(&c, err);
+	if (st != LBS_OK) {
+		free(c.keys);
+		return st;
+	}
+	if (!c.setting)
+		c.setting = query_int(db, "SELECT s.setting_id FROM run_setting s JOIN runs r ON r.run_id = s.run_id "
+					  "WHERE s.run_id IN " PLOT_RUNS " GROUP BY s.setting_id "
+					  "ORDER BY count(DISTINCT r.policy) > 1 DESC, s.setting_id LIMIT 1", 0);
+	else if (query_int(db, "SELECT count(*) FROM run_setting WHERE setting_id = ?1 AND run_id IN " PLOT_RUNS,
+			   c.setting) <= 0)
+		st = lbs_error_set(err, LBS_EUSAGE, "--setting %lld: none of its runs has the values the other "
+				   "--setting options ask for", c.setting);
+	if (st != LBS_OK) {
+		free(c.keys);
+		return st;
+	}
+	name_setting(&c);
+	if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
+		free(c.keys);
+		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", o->dir, strerror(errno));
+	}
+	lbs_status (*const plots[])(plot_ctx *, lbs_error *) = {
+		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
+		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share, plot_availability,
+	};
+	lbs_status (*const whatif_plots[])(plot_ctx *, lbs_error *) = { plot_whatif_heatmap, plot_whatif_timeline };
+	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
+		st = plots[i](&c, err);
+	for (size_t i = 0; c.whatif && st == LBS_OK && i < sizeof whatif_plots / sizeof *whatif_plots; i++)
+		st = whatif_plots[i](&c, err);
+	free(c.keys);
+	if (st == LBS_OK && !c.n_made)
+		st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
+	return st;
+}
+
+static const char short_usage[] =
+	"Usage: lbsim plot RESULTS.db [--out DIR] [--format png,svg,pdf] [--x KEY] [--by KEYS]\n"
+	"                  [--setting N | --setting KEY=VALUE]... [--iterations FIRST[..LAST]]\n"
+	"                  [--whatif N] [-q]\n";
+
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: lbsim plot RESULTS.db [--out DIR] [--setting N] [--whatif N]\n"
+	fprintf(out, "%s"
 		     "\n"
-		     "Renders PNG plots of a results database with gnuplot, each beside the CSV of its\n"
-		     "data: iteration-time, batch-sizes, straggler-cdf (for one setting: the runs that\n"
-		     "differ only in their policy) and speedup (over static, vs cluster size, for all).\n"
+		     "Renders plots of a results database with gnuplot, each beside the CSV of its data.\n"
+		     "For one setting (the runs that differ only in their policy): iteration-time,\n"
+		     "iteration-cdf, straggler-cdf, time-to-train, batch-sizes, and with --detail\n"
+		     "workers gantt (each worker's compute, barrier wait and aggregation), wait-share\n"
+		     "(per group) and availability (the groups' CPU readings with the iteration time).\n"
+		     "For all the chosen runs: speedup (over static, against --x, one line per --by).\n"
 		     "\n"
-		     "  -o, --out DIR       where to write them (default: plots)\n"
-		     "  -s, --setting N     the setting to draw (see the run_setting view; default: the\n"
-		     "                      first with more than one policy)\n"		     "  -w, --whatif N      the lbsim whatif analysis to draw (whatif_runs; default: the\n"
-		     "                      last): whatif-heatmap and whatif-timeline\n"
-		     "  -q, --quiet         print nothing but errors\n"
-		     "  -h, --help          this help\n");
+		     "  -o, --out DIR         where to write them (default: plots)\n"
+		     "  -f, --format LIST     png, svg, pdf, or several: png,svg (default: png)\n"
+		     "  -x, --x KEY           the speedup plot's x axis: n_workers, seed, or a key that\n"
+		     "                        varies (network.bandwidth; see the run_keys view); default:\n"
+		     "                        n_workers if it varies, else the first key that does\n"
+		     "  -b, --by KEYS         its lines: one per value of these keys, comma-separated\n"
+		     "                        (default: the policy and every other key that varies but\n"
+		     "                        the seed; a plot never averages over another key)\n"
+		     "  -s, --setting N       the setting of the per-setting plots (see the run_setting\n"
+		     "                        view; default: the first with more than one policy)\n"
+		     "  -s, --setting KEY=VALUE  draw only the runs with this value (repeatable), in every\n"
+		     "                        plot: policy, seed, scenario, n_workers or SECTION.KEY\n"
+		     "  -i, --iterations A[..B]  the iterations of the gantt plot (default: 0..2)\n"
+		     "  -w, --whatif N        the lbsim whatif analysis to draw (see whatif_runs; default:\n"
+		     "                        the last): whatif-heatmap and whatif-timeline\n"
+		     "  -q, --quiet           print nothing but errors\n"
+		     "  -h, --help            this help\n", short_usage);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "lbsim plot: %s%s%s\n%ssee lbsim plot --help\n", arg ? arg : "", arg ? ": " : "",
+		what, short_usage);
+	return LBS_EUSAGE;
+}
+
+/* "3" or "3..5" into first and count. */
+static bool iteration_range(const char *s, long long *first, long long *count)
+{
+	char *end;
+	long long a = strtoll(s, &end, 10), b = a;
+	if (end == s || a < 0)
+		return false;
+	if (!strncmp(end, "..", 2)) {
+		const char *t = end + 2;
+		b = strtoll(t, &end, 10);
+		if (end == t)
+			return false;
+	}
+	if (*end || b < a || b - a >= 1000)
+		return false;
+	*first = a;
+	*count = b - a + 1;
+	return true;
 }
 
 int lbs_plot_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' }, { "setting", required_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },     { "help", no_argument, NULL, 'h' },
-		{ "whatif", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
+		{ "out", required_argument, NULL, 'o' },     { "setting", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },  { "x", required_argument, NULL, 'x' },
+		{ "by", required_argument, NULL, 'b' },      { "iterations", required_argument, NULL, 'i' },
+		{ "quiet", no_argument, NULL, 'q' },         { "help", no_argument, NULL, 'h' },
+		{ "whatif", required_argument, NULL, 'w' },  { NULL, 0, NULL, 0 },
 	};
-	const char *dir = "plots";
-	long long setting = 0, whatif = 0;
-	bool quiet = false;
+	lbs_plot_options o = { .dir = "plots", .formats = "png", .gantt_first = 0, .gantt_count = 3 };
 	int c;
-	while ((c = getopt_long(argc, argv, "o:s:w:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:s:f:x:b:i:w:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': dir = optarg; break;
-		case 's': {
-			char *end;
-			setting = strtoll(optarg, &end, 10);
-			if (*end || setting < 1) {
-				fprintf(stderr, "lbsim plot: --setting %s: expected a setting_id (1, 2, ...)\n", optarg);
-				return LBS_EUSAGE;
-			}
+		case 'o': o.dir = optarg; break;
+		case 'f': o.formats = optarg; break;
+		case 'x': o.x = optarg; break;
+		case 'b': o.by = optarg; break;
+		case 's':
+			if (o.n_filters == LBS_PLOT_MAX_FILTERS)
+				return usage_error("at most 32 of them", "--setting");
+			o.filters[o.n_filters++] = optarg;
 			break;
-		}
+		case 'i':
+			if (!iteration_range(optarg, &o.gantt_first, &o.gantt_count))
+				return usage_error("expected FIRST or FIRST..LAST (from 0, at most 1000 "
+						   "iterations)", "--iterations");
+			break;
 		case 'w': {
 			char *end;
-			whatif = strtoll(optarg, &end, 10);
-			if (*end || whatif < 1) {
-				fprintf(stderr, "lbsim plot: --whatif %s: expected a whatif_id (1, 2, ...)\n", optarg);
-				return LBS_EUSAGE;
-			}
+			o.whatif = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || o.whatif < 1)
+				return usage_error("expected a whatif_id (1, 2, ...)", "--whatif");
 			break;
 		}
-		case 'q': quiet = true; break;
+		case 'q': o.quiet = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return LBS_EUSAGE;
+		default: fprintf(stderr, "%ssee lbsim plot --help\n", short_usage); return LBS_EUSAGE;
 		}
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "lbsim plot: %s\n", optind == argc ? "no results database given"
-								   : "one results database at a time");
-		usage(stderr);
-		return LBS_EUSAGE;
-	}
-	if (!*dir) {
-		fprintf(stderr, "lbsim plot: --out '': expected a folder (e.g. plots)\n");
-		return LBS_EUSAGE;
-	}
+	if (optind + 1 != argc)
+		return usage_error(optind == argc ? "no results database given"
+						  : "one results database at a time", NULL);
+	if (!known_formats(o.formats))
+		return usage_error("expected png, svg or pdf, or several: png,svg", "--format");
 	const char *path = argv[optind];
 	lbs_error err = { 0 };
-	plot_ctx ctx = { .dir = dir, .quiet = quiet };
-	lbs_status st = lbs_analysis_open(&ctx.db, path, &err);
+	sqlite3 *db;
+	lbs_status st = lbs_analysis_open(&db, path, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim plot: %s\n", err.msg);
 		return st;
@@ -450,72 +1011,16 @@ int lbs_plot_command(int argc, char **argv)
 	if (!lbs_proc_find("gnuplot", gnuplot, sizeof gnuplot)) {
 		fprintf(stderr, "lbsim plot: plots are drawn by gnuplot, which is not on PATH: install it "
 			"(Debian package gnuplot-nox)\n");
-		sqlite3_close(ctx.db);
+		sqlite3_close(db);
 		return LBS_EIO;
 	}
-	ctx.gnuplot = gnuplot;
-	bool runs = query_int(ctx.db, "SELECT count(*) FROM runs", 0) > 0;
-	long long last_whatif = query_int(ctx.db, "SELECT count(*) FROM sqlite_master WHERE name = 'whatif_runs'", 0) > 0
-		? query_int(ctx.db, "SELECT max(whatif_id) FROM whatif_runs", 0) : -1;
-	if (whatif && (last_whatif < 0 || query_int(ctx.db, "SELECT count(*) FROM whatif_runs WHERE whatif_id = ?1",
-						 whatif) <= 0)) {
-		fprintf(stderr, "lbsim plot: --whatif %lld: %s has no such analysis (see whatif_runs)\n", whatif,
-			path);
-		sqlite3_close(ctx.db);
-		return LBS_EUSAGE;
-	}
-	ctx.whatif = whatif ? whatif : last_whatif > 0 ? last_whatif : 0;
-	if (!runs && !ctx.whatif) {
-		fprintf(stderr, "lbsim plot: %s: no runs to plot\n", path);
-		sqlite3_close(ctx.db);
-		return LBS_EINPUT;
-	}
-	long long n_settings = query_int(ctx.db, "SELECT max(setting_id) FROM run_setting", 0);
-	if (runs && setting > n_settings) {
-		fprintf(stderr, "lbsim plot: --setting %lld: %s has settings 1 to %lld (see the run_setting "
-			"view)\n", setting, path, n_settings);
-		sqlite3_close(ctx.db);
-		return LBS_EUSAGE;
-	}
-	ctx.setting = setting ? setting
-			      : query_int(ctx.db, "SELECT s.setting_id FROM run_setting s JOIN runs r ON "
-						  "r.run_id = s.run_id GROUP BY s.setting_id "
-						  "ORDER BY count(DISTINCT r.policy) > 1 DESC, s.setting_id "
-						  "LIMIT 1", 0);
-	/* Name the setting by its first run: scenario, size, seed and what a sweep varied. */
-	char scenario[256], extra[256];
-	query_text(ctx.db, "SELECT scenario || ', ' || n_workers || ' workers, seed ' || seed FROM runs "
-			   "WHERE run_id = (SELECT min(run_id) FROM run_setting WHERE setting_id = ?1)",
-		   ctx.setting, scenario, sizeof scenario);
-	extra[0] = '\0';
-	if (query_int(ctx.db, "SELECT count(*) FROM sqlite_master WHERE name = 'sweep_points'", 0) > 0)
-		query_text(ctx.db, "SELECT group_concat(key || '=' || value, ', ') FROM sweep_points "
-				   "WHERE key NOT IN ('policy', 'seed') AND run_id = "
-				   "(SELECT min(run_id) FROM run_setting WHERE setting_id = ?1)",
-			   ctx.setting, extra, sizeof extra);
-	lbs_fmt(ctx.setting_title, sizeof ctx.setting_title, "%s (setting %lld)%s%s", scenario, ctx.setting,
-		extra[0] ? "\n" : "", extra);
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "lbsim plot: %s: cannot create: %s\n", dir, strerror(errno));
-		sqlite3_close(ctx.db);
-		return LBS_EIO;
-	}
-	lbs_status (*const plots[])(plot_ctx *, lbs_error *) = {
-		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
-	};
-	for (size_t i = 0; runs && st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
-		st = plots[i](&ctx, &err);
-	lbs_status (*const whatif_plots[])(plot_ctx *, lbs_error *) = { plot_whatif_heatmap, plot_whatif_timeline };
-	for (size_t i = 0; ctx.whatif && st == LBS_OK && i < sizeof whatif_plots / sizeof *whatif_plots; i++)
-		st = whatif_plots[i](&ctx, &err);
-	sqlite3_close(ctx.db);
+	lbs_buf made = { 0 };
+	st = lbs_plot_draw(db, gnuplot, &o, &made, &err);
+	lbs_buf_free(&made);
+	sqlite3_close(db);
 	if (st != LBS_OK) {
-		fprintf(stderr, "lbsim plot: %s\n", err.msg);
+		fprintf(stderr, "lbsim plot: %s: %s\n", path, err.msg);
 		return st;
-	}
-	if (!ctx.made) {
-		fprintf(stderr, "lbsim plot: %s: nothing to plot\n", path);
-		return LBS_EINPUT;
 	}
 	return 0;
 }

@@ -1,8 +1,40 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* `lbsim plot RESULTS.db [--out DIR]`: the plots of analysis/ rendered with
- * gnuplot, run as an external program. */
+/* `lbsim plot`: the plots of a results database, drawn by gnuplot with the
+ * scripts of analysis/ (compiled in), each beside the CSV of its data. */
 #ifndef LBS_PLOT_H
 #define LBS_PLOT_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+#define LBS_PLOT_MAX_FILTERS 32
+
+typedef struct lbs_plot_options {
+	const char *dir;     /* where the files go (created if needed) */
+	const char *formats; /* "png", or several: "png,svg,pdf" */
+	const char *x;       /* the speedup plot's x axis: a key that varies (NULL: n_workers) */
+	const char *by;      /* its lines: keys, comma-separated (NULL: the policy and every
+			      * other key that varies but the seed) */
+	/* Which runs to draw: "KEY=VALUE" (policy, seed, scenario, n_workers or
+	 * a SECTION.KEY of the scenario), all of them; "N" picks the setting of
+	 * the per-setting plots (a setting_id) without filtering the others. */
+	const char *filters[LBS_PLOT_MAX_FILTERS];
+	size_t n_filters;
+	long long gantt_first, gantt_count; /* the iterations of the timeline */
+	long long whatif;                   /* the lbsim whatif analysis to draw (0: the last, if any) */
+	bool quiet;                         /* print nothing but errors */
+} lbs_plot_options;
+
+/* Draws every plot the database has data for into o->dir, and appends the
+ * path of each picture written to *made, one a line. gnuplot is its path.
+ * Errors: LBS_EUSAGE (an option that does not fit the database), LBS_EINPUT
+ * (nothing to plot), LBS_EIO. */
+lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_options *o, lbs_buf *made,
+			 lbs_error *err);
 
 /* The `lbsim plot` command; returns the exit status. */
 int lbs_plot_command(int argc, char **argv);

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "util/clock.h"
 #include "models/predict/eval.h"
 #include "sim/recorder.h"
 #include "traces/reader.h"
@@ -336,6 +338,8 @@ int lbs_predict_command(int argc, char **argv)
 		st = lbs_error_set(&err, LBS_EUSAGE, "--skip %ld: the longest series of %s has %zu steps: "
 				   "nothing would be scored", skip, source, longest);
 	lbs_predictor_score rows[16];
+	bool show = !quiet && isatty(STDERR_FILENO);
+	double t0 = lbs_monotonic_s();
 	for (size_t k = 0; st == LBS_OK && k < n_ops; k++) {
 		/* This predictor's options: the --set entries for its section. */
 		lbs_kv mine[64];
@@ -346,15 +350,29 @@ int lbs_predict_command(int argc, char **argv)
 			if (!strcmp(opts[i].section, sec))
 				mine[n_mine++] = opts[i];
 		lbs_predict_errors acc = { 0 };
-		for (size_t j = 0; st == LBS_OK && j < s.n_series; j++)
+		for (size_t j = 0; st == LBS_OK && j < s.n_series; j++) {
+			/* On a terminal: which predictor and series, for how long, and
+			 * the time left at the rate so far (NARX is slower than the rest:
+			 * the estimate grows when it starts). */
+			if (show) {
+				double done = (double)(k * s.n_series + j) / (double)(n_ops * s.n_series);
+				double elapsed = lbs_monotonic_s() - t0;
+				fprintf(stderr, "\r\033[Klbsim predict: predictor %zu of %zu (%s), series %zu of %zu, "
+					"elapsed %.1f s", k + 1, n_ops, ops[k]->name, j + 1, s.n_series, elapsed);
+				if (done > 0)
+					fprintf(stderr, ", about %.0f s left", elapsed / done * (1 - done));
+			}
 			st = lbs_predict_replay(ops[k], mine, n_mine, s.y + s.start[j],
 						s.n_exog ? s.x + 2 * s.start[j] : NULL,
 						s.start[j + 1] - s.start[j], s.n_exog, (size_t)skip, 1000 + j,
 						&acc, &err);
+		}
 		rows[k] = (lbs_predictor_score){ ops[k]->name, (long)s.n_series, acc.steps, acc.fallbacks,
 						 lbs_predict_rmse(&acc), lbs_predict_mae(&acc),
 						 lbs_predict_mape(&acc) };
 	}
+	if (show)
+		fprintf(stderr, "\r\033[K");
 	bool s_exog = s.n_exog > 0;
 	free(s.y);
 	free(s.x);

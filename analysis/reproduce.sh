@@ -406,6 +406,15 @@ timeline() {   # timeline DB OUT TITLE
 timeline "$work/cpu.db" "$docdir/timeline-cpu.png" "CPU cluster (lbbsp-cpu.ini): BSP vs LB-BSP (NARX) vs DBS"
 timeline "$work/gpu.db" "$docdir/timeline-gpu.png" "GPU cluster (lbbsp-gpu.ini, fitted h): BSP vs LB-BSP vs DBS"
 
+# Every run behind the page in one self-contained HTML file (lbsim report),
+# beside it: the databases merged, the report's plots and tables.
+progress "report: merging the runs"
+rm -f "$work/all.db"
+"$lbsim" merge -q "$work/all.db" $(ls "$work"/*.db | grep -v '/all\.db$')
+progress "report: writing $docdir/report.html"
+top=$PWD
+(cd "$work" && "$lbsim" report -q all.db -o "$top/$docdir/report.html") # named all.db in it
+
 # The decision overhead at 96 workers (wall-clock: varies between runs).
 overhead="(not measured: run with --bench bench/bench)"
 if [ -n "$bench" ]; then
@@ -458,6 +467,10 @@ seed and nothing in the table depends on the clock, so the same command prints t
 \`\`\`sh
 ./configure && make && make reproduce        # the table on stdout, this page in doc/
 \`\`\`
+
+Every run behind this page is also in one self-contained HTML file,
+[reproduction/report.html](reproduction/report.html) (\`lbsim report\` of the merged results: the
+runs, the speedups per policy with their spread over seeds, the settings, the plots).
 
 The papers are LB-BSP (Chen et al., "Semi-Dynamic Load Balancing", SoCC'20, arXiv 1806.02508) and
 DBS (Ye et al., arXiv 2007.11831, and the authors' code); what is known of their setups (LB-BSP

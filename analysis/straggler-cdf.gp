@@ -3,29 +3,47 @@
 # worker's compute time, per iteration), one line per policy.
 #
 # Input, set with -e or by `lbsim plot` (which also writes the CSV):
-#   data    CSV with a header line: series,straggler_gap_s,cdf; the rows of
-#           each series together, in increasing gap (series = the policy)
-#   out     the PNG to write (default: straggler-cdf.png)
-#   series  optional: the series to draw, space-separated (default: all)
+#   data    CSV with a header line: series,label,straggler_gap_s,cdf; series
+#           numbers the lines 0, 1, ... (rows of a line together, in
+#           increasing gap), label names them (the policy)
+#   out     the picture to write (default: straggler-cdf.FORMAT)
+#   format  optional: png (default), svg or pdf
 #   title   optional: the plot's title
 # By hand:  gnuplot -e "data='straggler-cdf.csv'" analysis/straggler-cdf.gp
 if (!exists("data")) { print "straggler-cdf.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
-if (!exists("out")) out = "straggler-cdf.png"
-if (!exists("series")) series = system(sprintf("tail -n +2 '%s' | cut -d, -f1 | uniq | tr '\\n' ' '", data))
-if (!exists("title")) title = "Straggler gap, cumulative distribution per policy"
-if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+NAME = "straggler-cdf"
+# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+if (!exists("format")) format = "png"
+if (!exists("out")) out = NAME . "." . format
+if (format eq "svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 	set terminal pngcairo size 960,600 noenhanced font ",10"
-} else {
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
 	set terminal png size 960,600 noenhanced
 }
 set output out
 set datafile separator ","
 set datafile columnheaders
+# Lines told apart by colour, dash pattern and marker, not colour alone.
+do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
+# The title of series i: its label column (labels have no commas), at most
+# 60 characters.
+label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
+	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
+if (!exists("title")) title = "Straggler gap, cumulative distribution per policy"
+stats data using 1 nooutput
+n = int(STATS_max)
 set title title
 set xlabel "straggler gap (s)"
 set ylabel "fraction of iterations"
 set yrange [0:1.02]
 set xrange [0:*]
 set grid
-set key right bottom
-plot for [s in series] data using (strcol(1) eq s ? $2 : NaN):3 with steps lw 2 title s
+set key outside right top
+plot for [i = 0:n] data using ($1 == i ? $3 : NaN):4 with steps lw 2 lt i + 1 title label(i)

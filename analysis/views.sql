@@ -1,6 +1,10 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- SQL views over an lbsim results database (schema version 1, doc/results.md).
--- Load them into a results file with:  sqlite3 results.db < analysis/views.sql
+-- SQL views over an lbsim results database (schema version 2, doc/results.md).
+-- lbsim stores them in every results file it writes (and `lbsim views DB`
+-- adds or refreshes them in an older one), together with two views it
+-- writes for each file: run_keys, one column per key that varies, and
+-- speedup_by_size with those columns. Load these alone with:
+--   sqlite3 results.db < analysis/views.sql
 
 -- One line per run: what ran and how fast.
 CREATE VIEW IF NOT EXISTS run_summary AS
@@ -63,14 +67,39 @@ LEFT JOIN (SELECT s2.setting, min(r2.run_id) AS run_id
            WHERE r2.policy = 'static' GROUP BY s2.setting) bs ON bs.setting = s.setting
 LEFT JOIN runs b ON b.run_id = bs.run_id;
 
--- Speedup per scenario, policy and cluster size, over seeds and any other
--- key that varies (filter `speedup` by setting to keep them apart).
+-- A run's point: its setting without the seed. Runs of one point and one
+-- policy differ only in their seed; point_id numbers the points 1, 2, ...
+-- in order of their first run.
+CREATE VIEW IF NOT EXISTS run_point AS
+WITH fp AS (
+  SELECT run_id, group_concat(section || '.' || key || '=' || value, char(10)) AS point
+  FROM (SELECT run_id, section, key, value FROM run_config
+        WHERE section <> 'policy' AND section NOT LIKE 'policy.%'
+          AND NOT (section = 'run' AND key = 'seed')
+        ORDER BY run_id, section, key)
+  GROUP BY run_id)
+SELECT run_id, point, dense_rank() OVER (ORDER BY first_run_id) AS point_id
+FROM (SELECT run_id, point, min(run_id) OVER (PARTITION BY point) AS first_run_id FROM fp);
+
+-- Speedup per point and policy, over seeds: one row for each setting but
+-- the seed, so that a sweep of any key (bandwidth, say) is never averaged
+-- over that key. first_run_id names the point's first run (join run_keys
+-- on it for the values of the keys that vary).
+CREATE VIEW IF NOT EXISTS speedup_by_point AS
+SELECT p.point_id, min(s.run_id) AS first_run_id, s.scenario, s.policy, s.n_workers,
+       count(*) AS runs, avg(s.speedup) AS mean_speedup, min(s.speedup) AS min_speedup,
+       max(s.speedup) AS max_speedup
+FROM speedup s JOIN run_point p ON p.run_id = s.run_id
+WHERE s.speedup IS NOT NULL
+GROUP BY p.point_id, s.policy
+ORDER BY s.scenario, s.policy, s.n_workers, p.point_id;
+
+-- Speedup per scenario, policy and cluster size, over seeds. lbsim's own
+-- copy of this view (in the file, and in lbsim export) adds a column for
+-- each key that varies; this one has the point_id instead.
 CREATE VIEW IF NOT EXISTS speedup_by_size AS
-SELECT scenario, policy, n_workers, count(*) AS runs, avg(speedup) AS mean_speedup,
-       min(speedup) AS min_speedup, max(speedup) AS max_speedup
-FROM speedup WHERE speedup IS NOT NULL
-GROUP BY scenario, policy, n_workers
-ORDER BY scenario, policy, n_workers;
+SELECT scenario, policy, n_workers, point_id, runs, mean_speedup, min_speedup, max_speedup
+FROM speedup_by_point;
 
 -- ---- straggler gaps ---------------------------------------------------------
 -- Every iteration's straggler gap with its place in the run's distribution:

@@ -12,6 +12,8 @@
 #include "analysis/merge.h"
 #include "analysis/plot.h"
 #include "analysis/predict_cmd.h"
+#include "analysis/report.h"
+#include "analysis/views.h"
 #include "cli/run_cmd.h"
 #include "cli/scenarios_cmd.h"
 #include "models/calib/calibrate_cmd.h"
@@ -32,6 +34,8 @@ static const struct {
 	{ "merge", lbs_merge_command },     /* analysis/merge.c */
 	{ "plot", lbs_plot_command },       /* analysis/plot.c */
 	{ "export", lbs_export_command },   /* analysis/export.c */
+	{ "views", lbs_views_command },     /* analysis/views.c */
+	{ "report", lbs_report_command },   /* analysis/report.c */
 	{ "predict", lbs_predict_command }, /* analysis/predict_cmd.c */
 	{ "calibrate", lbs_calibrate_command }, /* models/calib/calibrate_cmd.c */
 	{ "whatif", lbs_whatif_command },   /* whatif/whatif_cmd.c */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "analysis/views.h"
 #include "util/clock.h"
 #include "util/datapath.h"
 #include "sim/recorder.h"
@@ -49,8 +50,10 @@ static void usage(FILE *out)
 		"Usage: lbsim [run] SCENARIO.ini|NAME [options]\n"
 		"       lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N]\n"
 		"       lbsim merge OUT.db IN.db...\n"
-		"       lbsim plot RESULTS.db [--out DIR]\n"
+		"       lbsim plot RESULTS.db [--out DIR] [--x KEY] [--by KEYS] [--setting KEY=VALUE]\n"
 		"       lbsim export RESULTS.db VIEW\n"
+		"       lbsim views RESULTS.db\n"
+		"       lbsim report RESULTS.db [-o report.html]\n"
 		"       lbsim predict RESULTS.db:RUN | --format FORMAT TRACE [options]\n"
 		"       lbsim calibrate (--blas | --cuda) MODEL | --from-table | --fit TIMES.csv | --list [options]\n"
 		"       lbsim whatif TRACE.csv[.gz] --meta META.yaml [-o FILE]\n"
@@ -77,6 +80,8 @@ static void usage(FILE *out)
 		"  -p, --policy LIST     run these policies (comma-separated) instead of [policy] name;\n"
 		"                        each is its own run, compared with static in the summary\n"
 		"      --no-baseline     do not add a static run when the policies do not include it\n"
+		"      --format F        the summary as a table (default), csv or json, with the\n"
+		"                        columns of the database's runs table\n"
 		"  -q, --quiet           print nothing but errors\n"
 		"      --sweep-job LOCK  (used in the job lines of lbsim sweep) write the output\n"
 		"                        whole or not at all: into a temporary file put in place when\n"
@@ -89,8 +94,10 @@ static void usage(FILE *out)
 		"Commands:\n"
 		"  sweep                 run every point of a sweep file in parallel into one database\n"
 		"  merge                 copy the runs of results databases into one\n"
-		"  plot                  render the plots of analysis/ as PNG with gnuplot\n"
+		"  plot                  render the plots of analysis/ as PNG, SVG or PDF with gnuplot\n"
 		"  export                write a view or table of a results database as CSV\n"
+		"  views                 store the analysis views in a results database\n"
+		"  report                write a results database as one self-contained HTML file\n"
 		"  predict               replay a run's measured speeds through the predictors and\n"
 		"                        score them (lbsim predict --help)\n"
 		"  calibrate             measure or fit cost profiles (lbsim calibrate --help)\n"
@@ -107,12 +114,35 @@ static void usage(FILE *out)
 		"tolerance, 130 interrupted. See lbsim(1).\n");
 }
 
+/* What a usage error prints: the synopsis of run, and where the rest is. */
+static void short_usage(void)
+{
+	fprintf(stderr, "Usage: lbsim [run] SCENARIO.ini [-o FILE] [--seed N] [--set S.K=VALUE]... "
+		"[--policy LIST] [options]\n"
+		"see lbsim --help\n");
+}
+
 typedef struct progress {
 	lbs_recorder *rec;   /* NULL: nothing recorded */
 	bool show;           /* stderr is a terminal and not --quiet */
 	double next_s;       /* wall time of the next progress line */
+	double start_s;      /* wall time the run started */
 	int64_t total;
+	size_t k, n;         /* this is policy k of n (from 1) */
+	const char *policy;
 } progress;
+
+/* "1.5 s", "2 min 05 s", "1 h 02 min": a wall time for the progress line. */
+static const char *human_s(double s, char *buf, size_t len)
+{
+	if (s < 60)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+	else
+		snprintf(buf, len, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
+	return buf;
+}
 
 static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_error *err)
 {
@@ -125,9 +155,19 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_er
 	if (p->show && (it->iteration & 255) == 0) {
 		double now = lbs_monotonic_s();
 		if (now >= p->next_s) {
-			fprintf(stderr, "\rlbsim: iteration %lld/%lld (%.0f%%), simulated %.1f s ",
-				(long long)it->iteration, (long long)p->total,
-				100.0 * (double)it->iteration / (double)p->total, it->end_s);
+			/* The time left: this run's rate, for the rest of it and for
+			 * each policy still to run (as long as this one). */
+			double elapsed = now - p->start_s, done = (double)it->iteration / (double)p->total;
+			char e[32], left[64] = "";
+			if (done > 0.02 || elapsed > 2) {
+				char l[32];
+				double per_run = done > 0 ? elapsed / done : 0;
+				snprintf(left, sizeof left, ", about %s left",
+					 human_s(per_run * (1 - done) + per_run * (double)(p->n - p->k), l, sizeof l));
+			}
+			fprintf(stderr, "\r\033[Klbsim: policy %zu of %zu (%s): iteration %lld/%lld (%.0f%%), "
+				"simulated %.1f s, elapsed %s%s", p->k, p->n, p->policy, (long long)it->iteration,
+				(long long)p->total, 100.0 * done, it->end_s, human_s(elapsed, e, sizeof e), left);
 			p->next_s = now + 0.25;
 		}
 	}
@@ -161,25 +201,86 @@ static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 	return m;
 }
 
-/* The table: speedup is the static run's simulated time over this one's,
- * for the same scenario, seed and amount of training. */
-static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, const char *output)
+/* The summary's columns, named as in the runs table of the database. */
+static const char *const summary_columns[] = {
+	"policy", "iterations", "sim_time_s", "mean_iteration_s", "mean_compute_s", "mean_aggregation_s",
+	"mean_straggler_gap_s", "throughput_samples_per_s", "speedup", "run_id",
+};
+
+static void json_string(const char *s)
 {
-	printf("scenario %s (%s), seed %lld, %lld worker%s in %zu group%s, global batch %lld\n",
-	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
-	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
-	       (long long)sc->run.global_batch);
+	putchar('"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	putchar('"');
+}
+
+typedef enum summary_format { SUMMARY_TABLE, SUMMARY_CSV, SUMMARY_JSON } summary_format;
+
+/* The table (or CSV, or JSON): speedup is the static run's simulated time
+ * over this one's, for the same scenario, seed and amount of training. */
+static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, const char *output,
+			  summary_format format)
+{
 	double base = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(m[i].policy, "static"))
 			base = m[i].sim_time_s;
-	printf("%-20s %10s %12s %11s %11s %11s %11s %11s %8s %6s\n", "policy", "iterations", "sim_time_s",
-	       "iteration_s", "compute_s", "aggregate_s", "straggler_s", "samples/s", "speedup", "run");
+	const char *const *col = summary_columns;
+	if (format == SUMMARY_CSV) {
+		for (size_t c = 0; c < sizeof summary_columns / sizeof *col; c++)
+			printf("%s%s", c ? "," : "", col[c]);
+		printf("\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,", m[i].policy, (long long)m[i].iterations,
+			       m[i].sim_time_s, m[i].iteration_s, m[i].compute_s, m[i].aggregation_s, m[i].gap_s,
+			       m[i].samples_per_s);
+			if (base > 0 && m[i].sim_time_s > 0)
+				printf("%.17g", base / m[i].sim_time_s);
+			printf(",%lld\n", m[i].run_id);
+		}
+		return;
+	}
+	if (format == SUMMARY_JSON) {
+		printf("{\"scenario\": ");
+		json_string(sc->run.name);
+		printf(", \"scenario_path\": ");
+		json_string(sc->path);
+		printf(", \"seed\": %lld, \"n_workers\": %lld, \"global_batch_samples\": %lld, \"results\": ",
+		       (long long)sc->run.seed, (long long)sc->n_workers, (long long)sc->run.global_batch);
+		json_string(output);
+		printf(",\n \"runs\": [");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s\n  {\"%s\": \"%s\", \"%s\": %lld, \"%s\": %.17g, \"%s\": %.17g, \"%s\": %.17g, "
+			       "\"%s\": %.17g, \"%s\": %.17g, \"%s\": %.17g, \"%s\": ", i ? "," : "", col[0],
+			       m[i].policy, col[1], (long long)m[i].iterations, col[2], m[i].sim_time_s, col[3],
+			       m[i].iteration_s, col[4], m[i].compute_s, col[5], m[i].aggregation_s, col[6],
+			       m[i].gap_s, col[7], m[i].samples_per_s, col[8]);
+			if (base > 0 && m[i].sim_time_s > 0)
+				printf("%.17g", base / m[i].sim_time_s);
+			else
+				printf("null");
+			printf(", \"%s\": %lld}", col[9], m[i].run_id);
+		}
+		printf("\n]}\n");
+		return;
+	}
+	printf("scenario %s (%s), seed %lld, %lld worker%s in %zu group%s, global batch %lld\n",
+	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
+	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
+	       (long long)sc->run.global_batch);
+	printf("%-20s %10s %10s %16s %14s %18s %20s %24s %7s %6s\n", col[0], col[1], col[2], col[3], col[4],
+	       col[5], col[6], col[7], col[8], col[9]);
 	for (size_t i = 0; i < n; i++) {
 		char speedup[16] = "-";
 		if (base > 0 && m[i].sim_time_s > 0)
 			snprintf(speedup, sizeof speedup, "%.3f", base / m[i].sim_time_s);
-		printf("%-20s %10lld %12.4f %11.6f %11.6f %11.6f %11.6f %11.1f %8s %6lld\n", m[i].policy,
+		printf("%-20s %10lld %10.4f %16.6f %14.6f %18.6f %20.6f %24.1f %7s %6lld\n", m[i].policy,
 		       (long long)m[i].iterations, m[i].sim_time_s, m[i].iteration_s, m[i].compute_s,
 		       m[i].aggregation_s, m[i].gap_s, m[i].samples_per_s, speedup, m[i].run_id);
 	}
@@ -212,7 +313,7 @@ static size_t policy_list(char *list, bool baseline, const char **names, size_t 
 }
 
 /* Runs one policy and records it in its own transaction. */
-static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char *output,
+static lbs_status run_one(const lbs_scenario *sc, const char *policy, size_t k, size_t n, const char *output,
 			  lbs_detail detail, int64_t *row_budget, bool quiet, summary *out, lbs_error *err)
 {
 	lbs_run run;
@@ -224,8 +325,9 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 		rec.row_budget = *row_budget;
 		st = lbs_recorder_begin(&rec, &run, err);
 	}
-	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations };
 	double t0 = lbs_monotonic_s();
+	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations,
+		       .start_s = t0, .k = k, .n = n, .policy = policy };
 	if (st == LBS_OK)
 		st = lbs_run_execute(&run, on_iteration, &p, &interrupted, err);
 	double wall_s = lbs_monotonic_s() - t0;
@@ -233,6 +335,9 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, const char
 		fprintf(stderr, "\r\033[K");
 	if (st == LBS_OK)
 		st = lbs_recorder_commit(&rec, &run, wall_s, err);
+	if (st == LBS_OK && (st = lbs_views_store(rec.db, output, err)) != LBS_OK)
+		fprintf(stderr, "lbsim: the %s run is recorded in %s, without its analysis views "
+			"(`lbsim views %s` adds them)\n", policy, output, output);
 	if (st == LBS_OK) {
 		*out = summarise(&run, &rec);
 		*row_budget = rec.row_budget;
@@ -255,7 +360,8 @@ int lbs_run_command(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },          { "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },        { "max-rows", required_argument, NULL, 'M' },
 		{ "max-trace-rows", required_argument, NULL, 'T' }, { "sweep-job", required_argument, NULL, 'J' },
-		{ "parent", required_argument, NULL, 'P' },         { NULL, 0, NULL, 0 },
+		{ "parent", required_argument, NULL, 'P' },         { "format", required_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db", *job_lock = NULL;
 	pid_t parent = 0;
@@ -265,6 +371,7 @@ int lbs_run_command(int argc, char **argv)
 	size_t n_overrides = 0;
 	lbs_detail detail = LBS_DETAIL_ITERATIONS;
 	bool quiet = false, baseline = true;
+	summary_format format = SUMMARY_TABLE;
 	int c;
 	if (!overrides) {
 		fprintf(stderr, "lbsim: out of memory\n");
@@ -326,10 +433,19 @@ int lbs_run_command(int argc, char **argv)
 			break;
 		}
 		case 'B': baseline = false; break;
+		case 'F':
+			if (!strcmp(optarg, "table") || !strcmp(optarg, "csv") || !strcmp(optarg, "json")) {
+				format = !strcmp(optarg, "csv") ? SUMMARY_CSV : !strcmp(optarg, "json") ? SUMMARY_JSON
+													: SUMMARY_TABLE;
+				break;
+			}
+			fprintf(stderr, "lbsim: --format %s: expected table, csv or json\n", optarg);
+			free(overrides);
+			return LBS_EUSAGE;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); free(overrides); return 0;
 		case 'V': printf("lbsim %s\n", PACKAGE_VERSION); free(overrides); return 0;
-		default: usage(stderr); free(overrides); return LBS_EUSAGE;
+		default: short_usage(); free(overrides); return LBS_EUSAGE;
 		}
 	}
 	if (parent && !job_lock) {
@@ -339,7 +455,7 @@ int lbs_run_command(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, optind == argc ? "lbsim: no scenario given\n" : "lbsim: one scenario at a time\n");
-		usage(stderr);
+		short_usage();
 		free(overrides);
 		return LBS_EUSAGE;
 	}
@@ -453,7 +569,7 @@ int lbs_run_command(int argc, char **argv)
 	/* A results file this command made and no run got into is removed. */
 	bool existed = access(output, F_OK) == 0;
 	for (; done < n && st == LBS_OK; done++)
-		if ((st = run_one(&sc, names[done], output, detail, &row_budget, quiet, &m[done], &err)) != LBS_OK) {
+		if ((st = run_one(&sc, names[done], done + 1, n, output, detail, &row_budget, quiet, &m[done], &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
 			if (done && !job_lock)
 				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
@@ -467,7 +583,7 @@ int lbs_run_command(int argc, char **argv)
 			fprintf(stderr, "lbsim: %s: %s\n", output, strerror(errno));
 	}
 	if (st == LBS_OK && !quiet)
-		print_summary(&sc, m, n, output);
+		print_summary(&sc, m, n, output, format);
 	lbs_scenario_destroy(&sc);
 	return st;
 }

@@ -200,9 +200,10 @@ check "policy_time_to_iterations: time to 1000 iterations" test "$(q "$TMP/v.db"
 check "export: exit 0" test $? -eq 0
 check "export: a header and 8 rows" test "$(wc -l < "$TMP/summary.csv")" = 9
 check "export: CSV header" grep -q '^run_id,scenario,policy,seed,n_workers,' "$TMP/summary.csv"
+sum_a=$(md5sum < "$TMP/a.db")
 "$LBSIM" export "$TMP/a.db" speedup_by_size > "$TMP/s.csv"
 check "export: a view of views.sql" test "$(grep -c '^test-sweep,lbbsp-gpu,' "$TMP/s.csv")" = 2
-check "export: the database is not changed" test "$(q "$TMP/a.db" "SELECT count(*) FROM sqlite_master WHERE type = 'view'")" = 0
+check "export: the database is not changed" test "$(md5sum < "$TMP/a.db")" = "$sum_a"
 "$LBSIM" export "$TMP/a.db" | grep -q '^view	speedup$'
 check "export without a view: lists them" test $? -eq 0
 "$LBSIM" export "$TMP/a.db" nope > /dev/null 2> "$TMP/err"
@@ -219,14 +220,15 @@ is_png() { # FILE: PNG signature and more than a header
 if command -v gnuplot > /dev/null; then
 	"$LBSIM" plot "$TMP/a.db" --out "$TMP/plots" > "$TMP/out" 2> "$TMP/err"
 	check "plot: exit 0" test $? -eq 0
-	for p in iteration-time batch-sizes speedup straggler-cdf; do
+	for p in iteration-time batch-sizes speedup straggler-cdf iteration-cdf time-to-train; do
 		check "plot: $p.png is a PNG" is_png "$TMP/plots/$p.png"
 		check "plot: $p.csv beside it" test -s "$TMP/plots/$p.csv"
 	done
-	check "plot: names the files" test "$(wc -l < "$TMP/out")" = 4
-	check "plot: the database is not changed" test "$(q "$TMP/a.db" "SELECT count(*) FROM sqlite_master WHERE type = 'view'")" = 0
+	check "plot: names the files" test "$(wc -l < "$TMP/out")" = 6
+	check "plot: no timeline without --detail workers, saying why" grep -q 'no gantt: .*--detail workers' "$TMP/err"
+	check "plot: the database is not changed" test "$(md5sum < "$TMP/a.db")" = "$sum_a"
 	# The scripts work by hand on the CSV (their defaults read it with POSIX tools).
-	for p in iteration-time batch-sizes speedup straggler-cdf; do
+	for p in iteration-time batch-sizes speedup straggler-cdf iteration-cdf time-to-train; do
 		(cd "$TMP" && gnuplot -e "data='plots/$p.csv'; out='hand-$p.png'" "$top_srcdir/analysis/$p.gp" 2> "$TMP/err")
 		check "analysis/$p.gp by hand" is_png "$TMP/hand-$p.png"
 	done

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Per-worker timeline of a few iterations, one panel per policy: each
+# worker's compute (from the iteration's start), its wait at the barrier
+# for the slowest worker, and the aggregation. The picture of a straggler:
+# every worker but one waiting.
+#
+# Input, set with -e or by `lbsim plot` (which also writes the CSV):
+#   data    CSV with a header line:
+#           series,label,worker,group_name,iteration,phase,what,from_s,to_s
+#           series numbers the panels 0, 1, ... (label: the policy); phase
+#           is 0 compute, 1 wait, 2 aggregation; times from the first
+#           iteration's start
+#   out     the picture to write (default: gantt.FORMAT)
+#   format  optional: png (default), svg or pdf
+#   title   optional: the plot's title
+# By hand:  gnuplot -e "data='gantt.csv'" analysis/gantt.gp
+if (!exists("data")) { print "gantt.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
+NAME = "gantt"
+# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+if (!exists("format")) format = "png"
+if (!exists("out")) out = NAME . "." . format
+if (format eq "svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+	set terminal pngcairo size 960,600 noenhanced font ",10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+	set terminal png size 960,600 noenhanced
+}
+set output out
+set datafile separator ","
+set datafile columnheaders
+# Lines told apart by colour, dash pattern and marker, not colour alone.
+do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
+# The title of series i: its label column (labels have no commas), at most
+# 60 characters.
+label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
+	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
+if (!exists("title")) title = "Per-worker timeline"
+stats data using 1 nooutput
+n = int(STATS_max)
+stats data using 3 nooutput
+workers = int(STATS_max) + 1
+stats data using 9 nooutput
+tmax = STATS_max
+# The worker's group, for the y tics.
+group(w) = system(sprintf("awk -F, 'NR > 1 && $3 == %d { print $4; exit }' '%s'", w, data))
+set style fill solid 0.9 noborder
+set xrange [0:tmax * 1.02]
+set yrange [workers - 0.5:-0.5]
+set ytics 1 font ",8"
+set ylabel "worker"
+set grid x
+set key outside right top
+colour(p) = p == 0 ? 0x2a7ab0 : p == 1 ? 0xe8b04a : 0x7a7a7a
+set multiplot layout (n + 1), 1 title title
+set lmargin 14
+set rmargin 22
+do for [i = 0:n] {
+	unset xlabel
+	if (i == n) { set xlabel "simulated time from the first iteration's start (s)" }
+	set label 1 label(i) at graph 0.0, graph 1.06 left font ",10"
+	set ytics () font ",8"
+	do for [w = 0:workers - 1] { set ytics add (sprintf("%d %s", w, group(w)) w) }
+	plot data using ($1 == i && $6 == 0 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
+			with boxxyerror lc rgb colour(0) title (i == 0 ? "compute" : ""), \
+		data using ($1 == i && $6 == 1 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
+			with boxxyerror lc rgb colour(1) title (i == 0 ? "wait at the barrier" : ""), \
+		data using ($1 == i && $6 == 2 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
+			with boxxyerror lc rgb colour(2) title (i == 0 ? "aggregation" : "")
+}
+unset multiplot

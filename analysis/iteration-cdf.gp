@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Cumulative distribution of the iteration time, one line per policy: how
+# often an iteration takes at most so long.
+#
+# Input, set with -e or by `lbsim plot` (which also writes the CSV):
+#   data    CSV with a header line: series,label,iteration_s,cdf; series
+#           numbers the lines 0, 1, ... (rows of a line together, in
+#           increasing time), label names them (the policy)
+#   out     the picture to write (default: iteration-cdf.FORMAT)
+#   format  optional: png (default), svg or pdf
+#   title   optional: the plot's title
+# By hand:  gnuplot -e "data='iteration-cdf.csv'" analysis/iteration-cdf.gp
+if (!exists("data")) { print "iteration-cdf.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
+NAME = "iteration-cdf"
+# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+if (!exists("format")) format = "png"
+if (!exists("out")) out = NAME . "." . format
+if (format eq "svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+	set terminal pngcairo size 960,600 noenhanced font ",10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+	set terminal png size 960,600 noenhanced
+}
+set output out
+set datafile separator ","
+set datafile columnheaders
+# Lines told apart by colour, dash pattern and marker, not colour alone.
+do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
+# The title of series i: its label column (labels have no commas), at most
+# 60 characters.
+label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
+	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
+if (!exists("title")) title = "Iteration time, cumulative distribution per policy"
+stats data using 1 nooutput
+n = int(STATS_max)
+set title title
+set xlabel "iteration time (s)"
+set ylabel "fraction of iterations"
+set yrange [0:1.02]
+set xrange [0:*]
+set grid
+set key outside right top
+plot for [i = 0:n] data using ($1 == i ? $3 : NaN):4 with steps lw 2 lt i + 1 title label(i)

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `lbsim report`: one self-contained HTML file of a results database: the
+ * summary of every run, the speedups per policy with their spread over
+ * seeds, the keys that vary and the settings common to every run, and the
+ * plots of `lbsim plot` inline as SVG. Nothing in it refers to another file
+ * or to the network, so it can be mailed or archived on its own. */
+#include "analysis/report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/proc.h"
+#include "analysis/export.h"
+#include "analysis/plot.h"
+#include "analysis/views.h"
+
+/* At most this many rows of a table are written (the CSV of `lbsim
+ * export` has them all). */
+#define REPORT_MAX_ROWS 500
+
+static void html(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+}
+
+/* The rows of sql as an HTML table with id `id`; reals with 6 significant
+ * digits. Returns the rows in the query (all of them, written or not). */
+static long long table(FILE *out, sqlite3 *db, const char *sql, const char *id)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+		fprintf(out, "<p class=\"empty\">(cannot query: ");
+		html(out, sqlite3_errmsg(db));
+		fprintf(out, ")</p>\n");
+		return 0;
+	}
+	int cols = sqlite3_column_count(q);
+	long long n = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		if (n == 0) {
+			fprintf(out, "<div class=\"wide\"><table id=\"%s\">\n<thead><tr>", id);
+			for (int c = 0; c < cols; c++) {
+				fprintf(out, "<th>");
+				html(out, sqlite3_column_name(q, c));
+				fprintf(out, "</th>");
+			}
+			fprintf(out, "</tr></thead>\n<tbody>\n");
+		}
+		if (n++ >= REPORT_MAX_ROWS)
+			continue;
+		fprintf(out, "<tr>");
+		for (int c = 0; c < cols; c++) {
+			int type = sqlite3_column_type(q, c);
+			fprintf(out, type == SQLITE_INTEGER || type == SQLITE_FLOAT ? "<td class=\"n\">" : "<td>");
+			if (type == SQLITE_FLOAT)
+				fprintf(out, "%.6g", sqlite3_column_double(q, c));
+			else
+				html(out, (const char *)sqlite3_column_text(q, c));
+			fprintf(out, "</td>");
+		}
+		fprintf(out, "</tr>\n");
+	}
+	sqlite3_finalize(q);
+	if (n) {
+		fprintf(out, "</tbody></table></div>\n");
+		if (n > REPORT_MAX_ROWS)
+			fprintf(out, "<p class=\"note\">The first %d of %lld rows (<code>lbsim export</code> "
+				"writes them all).</p>\n", REPORT_MAX_ROWS, n);
+	} else {
+		fprintf(out, "<p class=\"empty\">(none)</p>\n");
+	}
+	return n;
+}
+
+/* The SVG file at path, inline: without its XML prolog, and with the
+ * names gnuplot gives its definitions made unique to this plot. */
+static bool inline_svg(FILE *out, const char *path, int plot)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	lbs_buf b = { 0 };
+	char chunk[8192];
+	size_t got;
+	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lbs_buf_printf(&b, "%.*s", (int)got, chunk);
+	fclose(f);
+	const char *s = lbs_buf_str(&b), *start = strstr(s, "<svg");
+	static const char *const names[] = { "gpPt", "gpDot", "gnuplot_", "textbox", "greybox" };
+	for (const char *p = start; p && *p;) {
+		size_t best = strlen(p), which = 0;
+		for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+			const char *hit = strstr(p, names[i]);
+			if (hit && (size_t)(hit - p) < best) {
+				best = (size_t)(hit - p);
+				which = i + 1;
+			}
+		}
+		fwrite(p, 1, best, out);
+		p += best;
+		if (!which)
+			break;
+		fprintf(out, "p%d_%s", plot, names[which - 1]);
+		p += strlen(names[which - 1]);
+	}
+	lbs_buf_free(&b);
+	return start != NULL;
+}
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;line-height:1.4}"
+	"h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}"
+	"table{border-collapse:collapse;margin:0.5em 0;font-size:0.85em}"
+	"th,td{border:1px solid #ccc;padding:2px 6px}th{background:#eee}td.n{text-align:right;"
+	"font-variant-numeric:tabular-nums}"
+	"figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}"
+	"figcaption{font-size:0.9em;color:#555}.note,.empty{color:#666;font-size:0.9em}"
+	"code{background:#f4f4f4;padding:0 3px}.wide{overflow-x:auto}";
+
+/* A plot of dir, inline, with its caption; nothing when it was not drawn. */
+static void figure(FILE *out, const char *dir, const char *name, const char *caption, int *plots)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s.svg", dir, name);
+	if (access(path, R_OK) != 0)
+		return;
+	fprintf(out, "<figure id=\"plot-%s\">\n", name);
+	if (inline_svg(out, path, ++*plots)) {
+		fprintf(out, "\n<figcaption>");
+		html(out, caption);
+		fprintf(out, " (<code>%s</code>)</figcaption>\n", name);
+	}
+	fprintf(out, "</figure>\n");
+}
+
+/* Removes the plot folder and what lbsim plot wrote in it. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char path[4600];
+			lbs_fmt(path, sizeof path, "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplot, const char *plot_dir,
+			       FILE *out, lbs_error *err)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<title>lbsim report: ");
+	html(out, path);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>lbsim report</h1>\n", style);
+	char versions[512] = "", first[64] = "", last[64] = "";
+	sqlite3_stmt *q = NULL;
+	long long runs = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*), group_concat(DISTINCT lbsim_version), min(created_at), "
+			       "max(created_at) FROM runs", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW) {
+		runs = sqlite3_column_int64(q, 0);
+		snprintf(versions, sizeof versions, "%s", (const char *)sqlite3_column_text(q, 1));
+		snprintf(first, sizeof first, "%s", (const char *)sqlite3_column_text(q, 2));
+		snprintf(last, sizeof last, "%s", (const char *)sqlite3_column_text(q, 3));
+	}
+	sqlite3_finalize(q);
+	fprintf(out, "<p id=\"about\"><code>");
+	html(out, path);
+	fprintf(out, "</code>: %lld run%s by lbsim ", runs, runs == 1 ? "" : "s");
+	html(out, versions);
+	fprintf(out, ", recorded from ");
+	html(out, first);
+	fprintf(out, " to ");
+	html(out, last);
+	fprintf(out, " (UTC). Simulated times are in seconds.</p>\n");
+
+	/* Plots first: they are what a reader looks for. */
+	lbs_plot_options o = { .dir = plot_dir, .formats = "svg", .gantt_first = 0, .gantt_count = 3,
+			       .quiet = true };
+	lbs_buf made = { 0 };
+	lbs_status st = gnuplot ? lbs_plot_draw(db, gnuplot, &o, &made, err) : LBS_OK;
+	lbs_buf_free(&made);
+	if (st != LBS_OK && st != LBS_EINPUT)
+		return st;
+	int plots = 0;
+	fprintf(out, "<h2 id=\"speedups\">Speedup per policy</h2>\n"
+		"<p>The static run's simulated time over the policy's, for each point (the runs that differ "
+		"only in their seed): the mean over seeds, with the least and the greatest.</p>\n");
+	figure(out, plot_dir, "speedup", "Speedup over static", &plots);
+	table(out, db, "SELECT * FROM speedup_by_size", "speedup-table");
+	fprintf(out, "<h2 id=\"stragglers\">Stragglers</h2>\n"
+		"<p>Each worker's compute, wait at the barrier for the slowest worker, and aggregation, in "
+		"the first iterations of the first setting with several policies (recorded with "
+		"<code>--detail workers</code>); the share of their time each group spends waiting; the "
+		"distribution of the straggler gap (slowest minus fastest worker's compute time).</p>\n");
+	figure(out, plot_dir, "gantt", "Per-worker timeline", &plots);
+	figure(out, plot_dir, "wait-share", "Share of the time spent waiting, per worker group", &plots);
+	figure(out, plot_dir, "straggler-cdf", "Straggler gap, cumulative distribution", &plots);
+	table(out, db, "SELECT * FROM straggler_gap_stats", "straggler-table");
+	fprintf(out, "<h2 id=\"iterations\">Iterations</h2>\n");
+	figure(out, plot_dir, "iteration-time", "Iteration time over simulated time", &plots);
+	figure(out, plot_dir, "iteration-cdf", "Iteration time, cumulative distribution", &plots);
+	figure(out, plot_dir, "time-to-train", "Simulated time to train, per policy", &plots);
+	figure(out, plot_dir, "batch-sizes", "Batch sizes over simulated time", &plots);
+	figure(out, plot_dir, "availability", "The machines' load (CPU readings) and the iteration time", &plots);
+	if (!gnuplot)
+		fprintf(out, "<p class=\"note\">No plots: gnuplot is not on PATH (Debian package "
+			"gnuplot-nox).</p>\n");
+	fprintf(out, "<h2 id=\"summary-runs\">Runs</h2>\n<p>One row per run (the view "
+		"<code>run_summary</code>); means per iteration.</p>\n");
+	table(out, db, "SELECT run_id, scenario, policy, seed, n_workers, iterations, sim_time_s, "
+		       "mean_iteration_s, mean_compute_s, mean_aggregation_s, mean_straggler_gap_s, "
+		       "throughput_samples_per_s, wall_s FROM run_summary ORDER BY run_id", "summary");
+	fprintf(out, "<h2 id=\"settings\">Settings</h2>\n<p>The keys that vary, run by run (the view "
+		"<code>run_keys</code>):</p>\n");
+	table(out, db, "SELECT * FROM run_keys", "keys");
+	fprintf(out, "<p>Every other key, the same in every run of a scenario (as written, or the "
+		"default):</p>\n");
+	table(out, db,
+	      "SELECT r.scenario, c.section, c.key, min(c.value) AS value FROM run_config c "
+	      "JOIN runs r ON r.run_id = c.run_id WHERE c.section <> 'policy' AND c.section NOT LIKE 'policy.%' "
+	      "GROUP BY r.scenario, c.section, c.key HAVING count(DISTINCT c.value) = 1 AND "
+	      "count(*) = (SELECT count(*) FROM runs x WHERE x.scenario = r.scenario) "
+	      "ORDER BY r.scenario, c.section, c.key", "common");
+	fprintf(out, "<p>The policies' options:</p>\n");
+	table(out, db, "SELECT DISTINCT r.policy, c.section, c.key, c.value FROM run_config c "
+		       "JOIN runs r ON r.run_id = c.run_id WHERE c.section LIKE 'policy.%' "
+		       "ORDER BY r.policy, c.section, c.key", "policy-options");
+	fprintf(out, "<h2 id=\"scenarios\">Scenarios</h2>\n");
+	table(out, db, "SELECT scenario, scenario_path, description, count(*) AS runs FROM runs "
+		       "GROUP BY scenario, scenario_path, description ORDER BY min(run_id)", "scenarios");
+	fprintf(out, "<p class=\"note\">Written by <code>lbsim report</code>; the data of every table "
+		"is a view of the results file (<code>lbsim export FILE VIEW</code>).</p>\n</body>\n</html>\n");
+	return LBS_OK;
+}
+
+static const char short_usage[] = "Usage: lbsim report RESULTS.db [-o report.html] [-q]\n";
+
+static void usage(FILE *out)
+{
+	fprintf(out, "%s"
+		     "\n"
+		     "Writes one self-contained HTML file of a results database: the plots of lbsim plot\n"
+		     "inline as SVG, the speedup of each policy with its spread over seeds, the straggler\n"
+		     "timeline, the summary of every run, and the settings (the keys that vary, and the\n"
+		     "rest). It refers to no other file and to no network.\n"
+		     "\n"
+		     "  -o, --output FILE   the HTML file (default: report.html)\n"
+		     "  -q, --quiet         print nothing but errors\n"
+		     "  -h, --help          this help\n", short_usage);
+}
+
+int lbs_report_command(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = "report.html";
+	bool quiet = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default: fprintf(stderr, "%ssee lbsim report --help\n", short_usage); return LBS_EUSAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "lbsim report: %s\n%ssee lbsim report --help\n",
+			optind == argc ? "no results database given" : "one results database at a time",
+			short_usage);
+		return LBS_EUSAGE;
+	}
+	const char *path = argv[optind];
+	lbs_error err = { 0 };
+	sqlite3 *db;
+	lbs_status st = lbs_analysis_open(&db, path, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim report: %s\n", err.msg);
+		return st;
+	}
+	char gnuplot[4096];
+	bool have_gnuplot = lbs_proc_find("gnuplot", gnuplot, sizeof gnuplot);
+	if (!have_gnuplot && !quiet)
+		fprintf(stderr, "lbsim report: gnuplot is not on PATH: the report has no plots (install the "
+			"Debian package gnuplot-nox)\n");
+	/* The plots are drawn into a folder of their own, removed after. */
+	char plot_dir[4200], tmp[4300];
+	snprintf(plot_dir, sizeof plot_dir, "%s.plots.XXXXXX", output);
+	snprintf(tmp, sizeof tmp, "%s.tmp", output);
+	if (!mkdtemp(plot_dir)) {
+		fprintf(stderr, "lbsim report: %s: cannot write beside it: %s\n", output, strerror(errno));
+		sqlite3_close(db);
+		return LBS_EIO;
+	}
+	FILE *out = fopen(tmp, "w");
+	if (!out)
+		st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	else
+		st = write_report(db, path, have_gnuplot ? gnuplot : NULL, plot_dir, out, &err);
+	if (out && fclose(out) != 0 && st == LBS_OK)
+		st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	remove_dir(plot_dir);
+	sqlite3_close(db);
+	if (st == LBS_OK && rename(tmp, output) != 0)
+		st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", output, strerror(errno));
+	if (st != LBS_OK) {
+		unlink(tmp);
+		fprintf(stderr, "lbsim report: %s\n", err.msg);
+		return st;
+	}
+	if (!quiet)
+		printf("%s\n", output);
+	return 0;
+}

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Time to train: the simulated time at which each policy's run has done so
+# many epochs (or, for a run given in iterations, so many iterations), one
+# line per policy. The policy whose line is lowest trains fastest.
+#
+# Input, set with -e or by `lbsim plot` (which also writes the CSV):
+#   data    CSV with a header line: series,label,done,time_s; series numbers
+#           the lines 0, 1, ... (rows of a line together, in increasing
+#           done), label names them (the policy)
+#   out     the picture to write (default: time-to-train.FORMAT)
+#   format  optional: png (default), svg or pdf
+#   title   optional: the plot's title
+#   xlabel  optional: what done counts (default: iterations)
+# By hand:  gnuplot -e "data='time-to-train.csv'" analysis/time-to-train.gp
+if (!exists("data")) { print "time-to-train.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
+NAME = "time-to-train"
+# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+if (!exists("format")) format = "png"
+if (!exists("out")) out = NAME . "." . format
+if (format eq "svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+	set terminal pngcairo size 960,600 noenhanced font ",10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
+	set terminal png size 960,600 noenhanced
+}
+set output out
+set datafile separator ","
+set datafile columnheaders
+# Lines told apart by colour, dash pattern and marker, not colour alone.
+do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
+# The title of series i: its label column (labels have no commas), at most
+# 60 characters.
+label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
+	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
+if (!exists("title")) title = "Time to train per policy"
+if (!exists("xlabel")) xlabel = "iterations"
+stats data using 1 nooutput
+n = int(STATS_max)
+set title title
+set xlabel xlabel
+set ylabel "simulated time (s)"
+set xrange [0:*]
+set yrange [0:*]
+set grid
+set key outside right top
+plot for [i = 0:n] data using ($1 == i ? $3 : NaN):4 with linespoints lw 2 lt i + 1 pi -20 ps 0.8 \
+	title label(i)

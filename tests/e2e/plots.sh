@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# End to end: the analysis views stored in a results file (run_keys,
+# speedup_by_size per key that varies, `lbsim views` for older files), and
+# `lbsim plot` against a swept key (--x, --by, --setting KEY=VALUE), its
+# timeline, distributions and formats. Expected values are computed here
+# from the tables with sqlite3, not from the views under test.
+. "$(dirname "$0")/lib.sh"
+need sqlite3 sqlite3
+need gnuplot gnuplot-nox
+need parallel parallel
+D="$top_srcdir/tests/data/sweep"
+
+# ---- views in the file -------------------------------------------------------
+"$LBSIM" "$D/scenario.ini" -q --policy lbbsp-gpu --set run.iterations=50 -o "$TMP/r.db"
+check "run: the views are in the file (any SQLite client sees them)" \
+	test "$(sqlite3 "$TMP/r.db" "SELECT count(*) FROM speedup_by_size")" = 2
+check "run: speedup_by_size of lbbsp-gpu = static's time / its time" test \
+	"$(q "$TMP/r.db" "SELECT printf('%.9f', mean_speedup) FROM speedup_by_size WHERE policy = 'lbbsp-gpu'")" = \
+	"$(q "$TMP/r.db" "SELECT printf('%.9f', (SELECT sim_time_s FROM runs WHERE policy = 'static') / sim_time_s) FROM runs WHERE policy = 'lbbsp-gpu'")"
+check "run: the schema version stays 2" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 2
+# A file without the views, as older lbsim wrote them: `lbsim views` adds them.
+cp "$TMP/r.db" "$TMP/old.db"
+for v in $(q "$TMP/old.db" "SELECT name FROM sqlite_master WHERE type = 'view'"); do
+	q "$TMP/old.db" "DROP VIEW $v"
+done
+check "an older file has no views" test "$(q "$TMP/old.db" "SELECT count(*) FROM sqlite_master WHERE type = 'view'")" = 0
+"$LBSIM" export "$TMP/old.db" speedup_by_size > "$TMP/old.csv"
+check "export reads an older file (its own views)" test "$(wc -l < "$TMP/old.csv")" = 3
+"$LBSIM" views "$TMP/old.db" > "$TMP/out"
+check "lbsim views: exit 0" test $? -eq 0
+check "lbsim views: the views are back" test "$(q "$TMP/old.db" "SELECT count(*) FROM speedup_by_size")" = 2
+check "lbsim views: the runs are unchanged" test "$(q "$TMP/old.db" "SELECT group_concat(sim_time_s) FROM runs")" = \
+	"$(q "$TMP/r.db" "SELECT group_concat(sim_time_s) FROM runs")"
+"$LBSIM" views "$TMP/none.db" 2> /dev/null
+check "lbsim views on a missing file: exit 3, not created" test $? -eq 3 -a ! -e "$TMP/none.db"
+echo "not a database" > "$TMP/text.db"
+"$LBSIM" views "$TMP/text.db" 2> /dev/null
+check "lbsim views on a text file: exit 3, unchanged" test $? -eq 3 -a "$(cat "$TMP/text.db")" = "not a database"
+
+# ---- a bandwidth sweep: a key besides policy and seed --------------------------
+"$LBSIM" sweep "$D/bandwidth.ini" -j 2 -q -o "$TMP/bw.db" > /dev/null
+check "sweep: 12 runs" test "$(q "$TMP/bw.db" 'SELECT count(*) FROM runs')" = 12
+check "run_keys: a column per varied key, a number column with its unit" test \
+	"$(q "$TMP/bw.db" 'SELECT group_concat(DISTINCT "network.bandwidth" || "=" || "network.bandwidth [Gbit/s]") FROM run_keys')" = \
+	"1 Gbit/s=1,10 Gbit/s=10,100 Gbit/s=100"
+check "run_keys: no column for keys that do not vary" test \
+	"$(q "$TMP/bw.db" "SELECT count(*) FROM pragma_table_info('run_keys') WHERE name LIKE 'network.latency%'")" = 0
+# speedup_by_size keeps the bandwidths apart: 3 rows per policy, each the
+# mean over the two seeds of static's time over the policy's.
+check "speedup_by_size: a row per bandwidth and policy" test "$(q "$TMP/bw.db" 'SELECT count(*) FROM speedup_by_size')" = 6
+expect=$(q "$TMP/bw.db" "SELECT group_concat(v, ' ') FROM (SELECT printf('%.6f', avg(b.sim_time_s / r.sim_time_s)) AS v
+	FROM runs r JOIN run_config c ON c.run_id = r.run_id AND c.section = 'network' AND c.key = 'bandwidth'
+	JOIN runs b ON b.policy = 'static' AND b.seed = r.seed JOIN run_config bc ON bc.run_id = b.run_id
+	AND bc.section = 'network' AND bc.key = 'bandwidth' AND bc.value = c.value
+	WHERE r.policy = 'lbbsp-gpu' GROUP BY c.value ORDER BY CAST(c.value AS REAL))")
+check "speedup_by_size: per bandwidth, from the runs" test "$(q "$TMP/bw.db" "SELECT group_concat(v, ' ') FROM
+	(SELECT printf('%.6f', mean_speedup) AS v FROM speedup_by_size WHERE policy = 'lbbsp-gpu' ORDER BY \"network.bandwidth [Gbit/s]\")")" = "$expect"
+check "... and they differ (the bandwidth matters)" test "$(echo "$expect" | tr ' ' '\n' | sort -u | wc -l)" = 3
+
+"$LBSIM" export "$TMP/bw.db" speedup_by_size --setting policy=lbbsp-gpu --setting 'network.bandwidth=10Gbit/s' > "$TMP/e.csv"
+check "export --setting: the rows of that policy and bandwidth" test "$(tail -n +2 "$TMP/e.csv" | wc -l)" = 1
+check "export --setting: its speedup" test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "mean_speedup") c = i }
+	NR == 2 { printf "%.6f", $c }' "$TMP/e.csv")" = "$(echo "$expect" | cut -d' ' -f2)"
+"$LBSIM" export "$TMP/bw.db" speedup_by_size --setting nope=1 > /dev/null 2> "$TMP/err"
+check "export --setting on a column the view has not: exit 2" test $? -eq 2
+
+# ---- lbsim plot --x / --by / --setting ------------------------------------------
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p" --x network.bandwidth -q
+check "plot --x network.bandwidth: exit 0" test $? -eq 0
+check "plot --x: x is the bandwidth in Gbit/s" test "$(awk -F, 'NR > 1 && $2 == "lbbsp-gpu" { printf "%s ", $3 }' "$TMP/p/speedup.csv")" = "1 10 100 "
+check "plot --x: the same speedups as the runs give" test \
+	"$(awk -F, 'NR > 1 && $2 == "lbbsp-gpu" { printf "%s%.6f", s, $5; s = " " }' "$TMP/p/speedup.csv")" = "$expect"
+check "plot --x: each point is the mean of the 2 seeds" test "$(awk -F, 'NR > 1 && $8 != 2' "$TMP/p/speedup.csv" | wc -l)" = 0
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p1" -q
+check "plot: x is by default the key that varies (the size does not)" cmp -s "$TMP/p/speedup.csv" "$TMP/p1/speedup.csv"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p2" -q --x n_workers
+check "plot --x n_workers: a line per policy and bandwidth, not averaged" test \
+	"$(awk -F, 'NR > 1 { print $2 }' "$TMP/p2/speedup.csv" | sort -u | wc -l)" = 6
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p3" -q --x n_workers --by policy 2> "$TMP/err"
+check "plot --by policy over bandwidths: refused (exit 2)" test $? -eq 2
+check "... naming the key" grep -q 'differ in network.bandwidth' "$TMP/err"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p3" -q --by policy --setting 'network.bandwidth=10 Gbit/s'
+check "plot --by policy --setting network.bandwidth=...: exit 0" test $? -eq 0
+check "... draws that bandwidth's runs only" test "$(awk -F, 'NR > 1 && $2 == "lbbsp-gpu" { printf "%.6f", $5 }' "$TMP/p3/speedup.csv")" = \
+	"$(echo "$expect" | cut -d' ' -f2)"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p4" -q --setting network.bandwidth=100Gbit/s --setting seed=2
+last=$(awk -F, '$2 == "static" { t = $3 } END { print t }' "$TMP/p4/iteration-time.csv")
+check "--setting network.bandwidth=100Gbit/s --setting seed=2: draws that run (spaces do not matter)" test \
+	"$(q "$TMP/bw.db" "SELECT count(*) FROM runs r JOIN run_config c ON c.run_id = r.run_id AND c.section = 'network'
+	AND c.key = 'bandwidth' AND c.value = '100 Gbit/s' WHERE r.seed = 2 AND r.policy = 'static' AND abs(r.sim_time_s - $last) < 1e-9")" = 1
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p5" -q --x nope 2> "$TMP/err"
+check "--x an unknown key: exit 2" test $? -eq 2
+check "... lists the keys that vary" grep -q 'they vary: policy, seed, n_workers, scenario, network.bandwidth' "$TMP/err"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/p5" -q --setting 'network.bandwidth=3 Gbit/s' 2> "$TMP/err"
+check "--setting matching no run: exit 2" test $? -eq 2
+"$LBSIM" plot "$TMP/bw.db" --bogus 2> "$TMP/err"
+check "a usage error: a short usage, not the whole help" test "$(wc -l < "$TMP/err")" -le 4
+check "... and where to look" grep -q 'see lbsim plot --help' "$TMP/err"
+
+# ---- the timeline, the distributions, the formats ------------------------------------
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/g" -q --format png,svg,pdf --setting 'network.bandwidth=1 Gbit/s' --iterations 5..6
+check "plot --format png,svg,pdf: exit 0" test $? -eq 0
+for p in iteration-time iteration-cdf straggler-cdf time-to-train batch-sizes speedup gantt wait-share; do
+	check "$p: PNG" test "$(head -c 4 "$TMP/g/$p.png" | od -An -c | tr -d ' ')" = '211PNG'
+	check "$p: SVG" grep -q '<svg' "$TMP/g/$p.svg"
+	check "$p: PDF" test "$(head -c 5 "$TMP/g/$p.pdf")" = '%PDF-'
+done
+# Gantt: for every worker of every run and iteration, compute + wait +
+# aggregation span the iteration, from the iterations table.
+g="$TMP/g/gantt.csv"
+check "gantt: 2 policies x 4 workers x 2 iterations x 3 phases" test "$(tail -n +2 "$g" | wc -l)" = 48
+check "gantt: iterations 5 and 6 only" test "$(awk -F, 'NR > 1 { print $5 }' "$g" | sort -u | tr '\n' ' ')" = "5 6 "
+span=$(awk -F, 'NR > 1 { k = $1 "," $3 "," $5; if (!(k in a) || $8 < a[k]) a[k] = $8; if ($9 > b[k]) b[k] = $9 }
+	END { for (k in a) { split(k, f, ","); if (f[3] == 6) printf "%.9f\n", b[k] - a[k] } }' "$g" | sort -u)
+run1=$(q "$TMP/bw.db" "SELECT min(r.run_id) FROM runs r JOIN run_config c ON c.run_id = r.run_id AND c.section = 'network'
+	AND c.key = 'bandwidth' AND c.value = '1 Gbit/s' WHERE r.policy = 'static'")
+run2=$(q "$TMP/bw.db" "SELECT min(r.run_id) FROM runs r JOIN run_config c ON c.run_id = r.run_id AND c.section = 'network'
+	AND c.key = 'bandwidth' AND c.value = '1 Gbit/s' WHERE r.policy = 'lbbsp-gpu' AND r.seed = (SELECT seed FROM runs WHERE run_id = $run1)")
+check "gantt: every worker's phases span the iteration (from iterations)" test "$span" = \
+	"$(q "$TMP/bw.db" "SELECT printf('%.9f', end_s - start_s) FROM iterations WHERE iteration = 6 AND run_id IN ($run1, $run2) ORDER BY 1" | sort -u)"
+check "gantt: the slowest worker does not wait" test "$(awk -F, 'NR > 1 && $6 == 1 && $9 - $8 < 1e-12' "$g" | wc -l)" -ge 4
+check "wait-share: static's k80 share from worker_iterations" test \
+	"$(awk -F, '$1 == "static" { printf "%.6f", $3 }' "$TMP/g/wait-share.csv")" = \
+	"$(q "$TMP/bw.db" "SELECT printf('%.6f', sum(wi.wait_s) / sum(wi.compute_s + wi.wait_s + i.end_s - i.compute_end_s))
+	FROM worker_iterations wi JOIN workers w USING (run_id, worker) JOIN iterations i USING (run_id, iteration)
+	WHERE wi.run_id = $run1 AND w.group_name = 'k80'")"
+check "iteration-cdf: ends at 1 for each policy" test "$(awk -F, 'NR > 1 && $4 == 1' "$TMP/g/iteration-cdf.csv" | cut -d, -f1 | sort -u | wc -l)" = 2
+# availability: the groups' CPU readings with the iteration time, from a
+# scenario whose background jobs report them.
+"$LBSIM" "$top_srcdir/scenarios/predict/cpu-bursty.ini" -q -o "$TMP/cb.db" --policy lbbsp-cpu --detail workers --set run.epochs= --set run.dataset_samples= --set run.iterations=60
+"$LBSIM" plot "$TMP/cb.db" --out "$TMP/cb" -q --setting policy=lbbsp-cpu
+a="$TMP/cb/availability.csv"
+check "availability: the iteration time of each iteration" test "$(awk -F, '$1 == 0' "$a" | wc -l)" = 60
+check "availability: readings between 0 and 1" test "$(awk -F, 'NR > 1 && $1 > 0 && ($4 < 0 || $4 > 1)' "$a" | wc -l)" = 0
+check "availability: the readings' mean is worker_iterations' (equal groups each iteration)" test \
+	"$(awk -F, 'NR > 1 && $1 > 0 { s += $4; n++ } END { printf "%.9f", s / n }' "$a")" = \
+	"$(q "$TMP/cb.db" "SELECT printf('%.9f', avg(cpu_util)) FROM worker_iterations wi JOIN runs r USING (run_id) WHERE r.policy = 'lbbsp-cpu'")"
+check "availability: not drawn without readings" test ! -e "$TMP/g/availability.png"
+
+# ---- the run's summary: the database's names, machine-readable forms, progress ----
+"$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --policy lbbsp-gpu --set run.iterations=40 --format csv > "$TMP/f.csv"
+check "run --format csv: exit 0" test $? -eq 0
+for col in $(head -n 1 "$TMP/f.csv" | tr ',' ' '); do
+	[ "$col" = speedup ] && continue
+	check "run --format csv: $col is a column of runs" test \
+		"$(q "$TMP/f.db" "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '$col'")" = 1
+done
+check "run --format csv: the database's values, in full" test \
+	"$(awk -F, 'NR > 1 { printf "%s=%s ", $10, $3 }' "$TMP/f.csv")" = \
+	"$(q "$TMP/f.db" "SELECT group_concat(run_id || '=' || printf('%!.17g', sim_time_s), ' ') || ' ' FROM runs")"
+"$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --policy lbbsp-gpu --set run.iterations=40 --format json > "$TMP/f.json"
+check "run --format json: a run object per policy" test "$(grep -c '"mean_aggregation_s": ' "$TMP/f.json")" = 2
+check "run --format json: static's speedup is 1" grep -q '"policy": "static", .*"speedup": 1, ' "$TMP/f.json"
+"$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --format xml 2> "$TMP/err"
+check "run --format xml: exit 2" test $? -eq 2
+"$LBSIM" "$D/scenario.ini" --no-such-option 2> "$TMP/err"
+check "run with an unknown option: exit 2, a short usage" test $? -eq 2 -a "$(wc -l < "$TMP/err")" -le 3
+check "... and where to look" grep -q '^see lbsim --help' "$TMP/err"
+if command -v script > /dev/null; then
+	# On a terminal the run says which policy of how many, and for how long.
+	script -qec "'$LBSIM' '$D/scenario.ini' -o '$TMP/t.db' --policy lbbsp-gpu --set run.iterations=300" /dev/null > "$TMP/tty" 2>&1
+	check "progress on a terminal: policy k of n" grep -q 'policy 2 of 2 (lbbsp-gpu): iteration 0/300' "$TMP/tty"
+	check "progress on a terminal: elapsed time" grep -q 'elapsed [0-9.]* s' "$TMP/tty"
+	"$LBSIM" "$D/scenario.ini" -o "$TMP/t2.db" --set run.iterations=300 2> "$TMP/err" > /dev/null
+	check "no progress without a terminal" test ! -s "$TMP/err"
+	# lbsim predict too: which predictor of how many, which series.
+	"$LBSIM" "$D/scenario.ini" -o "$TMP/w.db" --set run.iterations=50 --detail workers -q
+	script -qec "'$LBSIM' predict '$TMP/w.db:1' --predictors last,ema" /dev/null > "$TMP/tty" 2>&1
+	check "predict: progress on a terminal" grep -q 'predictor 2 of 2 (ema), series 4 of 4, elapsed' "$TMP/tty"
+	"$LBSIM" predict "$TMP/w.db:1" --predictors last,ema 2> "$TMP/err" > /dev/null
+	check "predict: no progress without a terminal" test ! -s "$TMP/err"
+fi
+finish
