@@ -895,8 +895,7 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 
 static const char short_usage[] =
 	"Usage: lbsim plot RESULTS.db [--out DIR] [--format png,svg,pdf] [--x KEY] [--by KEYS]\n"
-	"                  [--setting N | --setting KEY=VALUE]... [--iterations FIRST[..LAST]]\n"
-	"                  [--whatif N] [-q]\n";
+	"                  [--setting N | KEY=VALUE]... [--iterations A[..B]] [--whatif N] [-q]\n";
 
 static void usage(FILE *out)
 {
@@ -999,6 +998,8 @@ int lbs_plot_command(int argc, char **argv)
 						  : "one results database at a time", NULL);
 	if (!known_formats(o.formats))
 		return usage_error("expected png, svg or pdf, or several: png,svg", "--format");
+	if (!*o.dir)
+		return usage_error("expected a folder (e.g. plots)", "--out ''");
 	const char *path = argv[optind];
 	lbs_error err = { 0 };
 	sqlite3 *db;
