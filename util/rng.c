@@ -22,6 +22,18 @@ uint64_t lbs_rng_stream_seed(uint64_t seed, const char *kind, const char *owner,
 	return splitmix64(splitmix64(seed) ^ splitmix64(id ^ splitmix64(index)));
 }
 
+void lbs_taus2_init(lbs_taus2 *t, uint64_t seed, const char *kind, const char *owner, uint64_t index)
+{
+	/* The same state as lbs_rng_stream's, below, without a gsl_rng. */
+	uint64_t s = lbs_rng_stream_seed(seed, kind, owner, index);
+	uint64_t a = splitmix64(s), b = splitmix64(a);
+	t->s1 = (uint32_t)(a & 0xFFFFFFFFu) | 0x2u;
+	t->s2 = (uint32_t)(a >> 32) | 0x8u;
+	t->s3 = (uint32_t)(b & 0xFFFFFFFFu) | 0x10u;
+	for (int i = 0; i < 6; i++)
+		lbs_taus2_get(t);
+}
+
 gsl_rng *lbs_rng_stream(uint64_t seed, const char *kind, const char *owner, uint64_t index,
 			lbs_error *err)
 {
