@@ -13,7 +13,6 @@
 #include "analysis/plot.h"
 #include "analysis/predict_cmd.h"
 #include "cli/run_cmd.h"
-#include "models/calib.h"
 #include "models/calib/calibrate_cmd.h"
 #include "sweep/sweep.h"
 
@@ -36,12 +35,6 @@ static const struct {
 int main(int argc, char **argv)
 {
 	gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
-	/* Only calibrate's microbenchmarks want BLAS threads (it sets its own
-	 * count); elsewhere BLAS calls are small (GSL's, in predictor
-	 * training), and a pool of threads spinning for work costs more CPU
-	 * than it saves. */
-	if (argc < 2 || strcmp(argv[1], "calibrate") != 0)
-		lbs_blas_set_threads(1);
 	if (argc >= 2)
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 			if (strcmp(argv[1], commands[i].name) == 0) {
