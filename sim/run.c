@@ -428,6 +428,7 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 	int64_t cap_sum = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
+		const uint64_t noise_id = lbs_rng_stream_id("noise", gs->name);
 		for (int64_t k = 0; k < gs->count; k++, i++) {
 			lbs_worker *w = &run->workers[i];
 			w->cost = &gs->cost;
@@ -440,7 +441,7 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind == LBS_NOISE_UNIFORM)
-				lbs_taus2_init(&run->taus[i], (uint64_t)sc->run.seed, "noise", gs->name, (uint64_t)k);
+				lbs_taus2_seed(&run->taus[i], lbs_rng_seed_of((uint64_t)sc->run.seed, noise_id, (uint64_t)k));
 			else if (gs->noise.kind != LBS_NOISE_NONE &&
 				 !(w->rng = lbs_rng_stream((uint64_t)sc->run.seed, "noise", gs->name, (uint64_t)k, err)))
 				return LBS_EINTERNAL;

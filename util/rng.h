@@ -16,6 +16,12 @@
  * the identity mixed with the run seed by SplitMix64 (Steele et al. 2014). */
 uint64_t lbs_rng_stream_seed(uint64_t seed, const char *kind, const char *owner, uint64_t index);
 
+/* The same in two parts, for many streams of one (kind, owner): the hash of
+ * the identity, then the seed of stream `index`:
+ * lbs_rng_stream_seed(s, k, o, i) == lbs_rng_seed_of(s, lbs_rng_stream_id(k, o), i). */
+uint64_t lbs_rng_stream_id(const char *kind, const char *owner);
+uint64_t lbs_rng_seed_of(uint64_t seed, uint64_t id, uint64_t index);
+
 /* taus2's state (L'Ecuyer 1996, "Maximally equidistributed combined Tausworthe
  * generators", Math. Comp. 65): three 32-bit words. A run keeps its workers'
  * noise streams in a flat array of these and draws inline; the sequence is
@@ -28,6 +34,8 @@ typedef struct lbs_taus2 {
 /* The state of stream (kind, owner, index) of run `seed`, warmed up: the
  * state lbs_rng_stream gives its generator. */
 void lbs_taus2_init(lbs_taus2 *t, uint64_t seed, const char *kind, const char *owner, uint64_t index);
+/* The same from the stream's 64-bit seed (lbs_rng_stream_seed). */
+void lbs_taus2_seed(lbs_taus2 *t, uint64_t stream_seed);
 
 /* The next 32-bit output. */
 static inline uint32_t lbs_taus2_get(lbs_taus2 *t)
