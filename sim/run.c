@@ -175,7 +175,27 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 		const lbs_cost *cost = &gs->cost;
 		const bool uniform = run->draw_in_pass && gs->noise.kind == LBS_NOISE_UNIFORM;
 		const bool other = run->draw_in_pass && !uniform;
-		for (size_t end = i + (size_t)gs->count; i < end; i++) {
+		const size_t end = i + (size_t)gs->count;
+		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events) {
+			/* The common case with the group's constants hoisted: the
+			 * same operations as below, in the same order. */
+			const double one_low = 1.0 + gs->noise.low, span = gs->noise.high - gs->noise.low;
+			const double c0 = cost->t0_s, c1 = cost->per_sample_s;
+			for (; i < end; i++) {
+				double f = one_low + span * lbs_taus2_uniform(&run->taus[i]);
+				int64_t b = batch[i];
+				double work = (b > 0 ? c0 + c1 * (double)b : 0.0) * f;
+				double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
+				double c = fin - t0;
+				compute_s[i] = c;
+				fin_max = fin > fin_max ? fin : fin_max;
+				lo = c < lo ? c : lo;
+				hi = c > hi ? c : hi;
+				samples += b;
+			}
+			continue;
+		}
+		for (; i < end; i++) {
 			double f = uniform ? lbs_noise_uniform(&gs->noise, lbs_taus2_uniform(&run->taus[i]))
 				 : other ? draw_one(run, i)
 					 : run->noise[i];
