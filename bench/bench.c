@@ -1,25 +1,36 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lbsim benchmarks: how fast the event engine and the BSP run go, for
- * N = 16, 256 and 4096.
+ * N = 16, 256, 4096 and 65536.
  *
- *   bench [--quick]
+ *   bench [--quick] [--lbsim PATH]
  *
  * 1. The engine alone, in the classic "hold model": a queue holding N events;
  *    pop the least, push one at now + Exp(1); repeat. Run once on the bare
  *    queue (sim/queue.h) and once through the engine (sim/engine.h), where
  *    each event's handler reschedules itself.
- * 2. The full BSP model (sim/run.h) for N workers, built from a scenario file
- *    exactly as `lbsim` builds it, in both engine modes (worker_events = auto
- *    and always).
+ * 2. The full BSP model (sim/run.h) for N workers on the canonical workload,
+ *    built from a scenario file exactly as `lbsim` builds it, in both engine
+ *    modes (worker_events = auto and always), next to a naive binary-heap
+ *    DES of the same workload (bench/naive_des.c, no lbsim code), and, with
+ *    --lbsim, the `lbsim run` command line itself (--detail runs, its setup
+ *    and database included). lbsim's rates are printed as ratios to the
+ *    naive DES measured in the same repeat, so the figure holds on any
+ *    machine.
  * 3. --memory: the heap a run of N workers keeps (mallinfo2), built and
  *    after one iteration, for N from 1,000 to 256,000: bytes per worker
  *    that stay flat show memory linear in the workers.
  *
- * Every figure is the best of REPEATS measurements of wall time on one core:
- * on a shared machine the best run is the one least disturbed by others.
+ * Every figure is the median of REPEATS measurements of CPU time (getrusage:
+ * user + system of this process, or of the child for the command line), so
+ * other load on a shared machine does not cut it the way it cuts wall time;
+ * the spread printed is (max - min) / median of the repeats. The
+ * measurements of one repeat run one after another (interleaved), so a
+ * ratio compares runs made under the same conditions.
  * --quick runs 10x fewer events (a smoke test for CI, not a measurement). */
 #include <inttypes.h>
 #include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +41,16 @@
 #include <gsl/gsl_rng.h>
 
 #include "bench/heap.h"
+#include "bench/naive_des.h"
 #include "util/clock.h"
 #include "sim/engine.h"
 #include "sim/queue.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 
-#define REPEATS 3
-#define N_SIZES 3
-static const size_t sizes[N_SIZES] = { 16, 256, 4096 };
+#define REPEATS 5
+#define N_SIZES 4
+static const size_t sizes[N_SIZES] = { 16, 256, 4096, 65536 };
 
 /* Increments are drawn once and cycled, so the hold loop measures the queue
  * and not the random number generator. */
@@ -52,7 +64,36 @@ static const size_t sizes[N_SIZES] = { 16, 256, 4096 };
  * 10x more of them to run as long. */
 #define HOLD_OPS 10000000ull
 #define WORKER_ITERATIONS 5000000ll
-#define AUTO_FACTOR 10
+#define AUTO_FACTOR 6
+#define NAIVE_WORKER_ITERATIONS 2000000ll
+
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec; }
+
+/* CPU seconds (user + system) this process has used. */
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median and relative spread ((max - min) / median) of n samples. */
+typedef struct summary { double median, spread; } summary;
+
+static summary summarise(const double *v, size_t n)
+{
+	double s[32];
+	memcpy(s, v, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_double);
+	double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	return (summary){ med, med > 0 ? (s[n - 1] - s[0]) / med : 0 };
+}
 
 static void die(const lbs_error *err, const char *what)
 {
@@ -74,16 +115,16 @@ static double hold_queue(size_t n, uint64_t ops, const double *inc)
 		if (lbs_queue_push(&q, inc[k & INC_MASK], (uint32_t)i, &err) != LBS_OK)
 			die(&err, "queue push");
 	lbs_event ev;
-	double t0 = lbs_monotonic_s();
+	double t0 = cpu_s();
 	for (uint64_t i = 0; i < ops; i++, k++) {
 		if (!lbs_queue_pop(&q, &ev))
 			abort(); /* the queue never empties in the hold model */
 		if (lbs_queue_push(&q, ev.time + inc[k & INC_MASK], lbs_event_handle(&ev), &err) != LBS_OK)
 			die(&err, "queue push");
 	}
-	double wall = lbs_monotonic_s() - t0;
+	double cpu = cpu_s() - t0;
 	lbs_queue_destroy(&q);
-	return (double)ops / wall;
+	return (double)ops / cpu;
 }
 
 typedef struct hold_ctx {
@@ -121,11 +162,11 @@ static double hold_engine(size_t n, uint64_t ops, const double *inc)
 		if (lbs_engine_at(&eng, inc[h.k++ & INC_MASK], handle) != LBS_OK)
 			die(&err, "engine schedule");
 	}
-	double t0 = lbs_monotonic_s();
+	double t0 = cpu_s();
 	if (lbs_engine_run(&eng) != LBS_OK)
 		die(&err, "engine run");
-	double wall = lbs_monotonic_s() - t0;
-	double rate = (double)eng.events / wall;
+	double cpu = cpu_s() - t0;
+	double rate = (double)eng.events / cpu;
 	if (eng.events != ops) {
 		fprintf(stderr, "bench: engine dispatched %" PRIu64 " events, expected %" PRIu64 "\n",
 			eng.events, ops);
@@ -185,18 +226,17 @@ static void write_scenario(FILE *f, size_t n)
 }
 
 typedef struct bsp_result {
-	double worker_iter_per_s; /* best of REPEATS */
-	double events_per_s;      /* of the same measurement */
+	double worker_iter_per_s;
+	double events_per_s;
 	uint64_t events;
 } bsp_result;
 
-/* Loads the workload for n workers from a temporary scenario file, with
- * [run] iterations and worker_events set the way `lbsim --set` sets them. */
-static void load_workload(lbs_scenario *sc, size_t n, int64_t iterations, const char *mode)
+/* Writes the workload for n workers to a new temporary file, its name into
+ * path. */
+static void write_workload(size_t n, char *path, size_t size)
 {
 	const char *dir = getenv("TMPDIR");
-	char path[1024];
-	snprintf(path, sizeof path, "%s/lbsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+	snprintf(path, size, "%s/lbsim-bench-XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
@@ -209,6 +249,14 @@ static void load_workload(lbs_scenario *sc, size_t n, int64_t iterations, const 
 		unlink(path);
 		exit(4);
 	}
+}
+
+/* Loads the workload for n workers from a temporary scenario file, with
+ * [run] iterations and worker_events set the way `lbsim --set` sets them. */
+static void load_workload(lbs_scenario *sc, size_t n, int64_t iterations, const char *mode)
+{
+	char path[1024];
+	write_workload(n, path, sizeof path);
 	char it[64], ev[64];
 	snprintf(it, sizeof it, "run.iterations=%" PRId64, iterations);
 	snprintf(ev, sizeof ev, "run.worker_events=%s", mode);
@@ -220,26 +268,70 @@ static void load_workload(lbs_scenario *sc, size_t n, int64_t iterations, const 
 		die(&err, "scenario");
 }
 
-/* Best of REPEATS runs; each run is built afresh (not timed) and executed
- * without an observer, so nothing but the simulation is measured. */
+/* One run, built afresh (not timed) and executed without an observer, so
+ * nothing but the simulation is measured. */
 static bsp_result bench_bsp(const lbs_scenario *sc)
 {
 	lbs_error err = { 0 };
-	bsp_result best = { 0 };
-	for (int r = 0; r < REPEATS; r++) {
-		lbs_run run;
-		if (lbs_run_create(&run, sc, NULL, &err) != LBS_OK)
-			die(&err, "run create");
-		double t0 = lbs_monotonic_s();
-		if (lbs_run_execute(&run, NULL, NULL, NULL, &err) != LBS_OK)
-			die(&err, "run");
-		double wall = lbs_monotonic_s() - t0;
-		double wips = (double)run.stats.iterations * (double)run.n / wall;
-		if (wips > best.worker_iter_per_s)
-			best = (bsp_result){ wips, (double)run.stats.events / wall, run.stats.events };
-		lbs_run_destroy(&run);
+	lbs_run run;
+	if (lbs_run_create(&run, sc, NULL, &err) != LBS_OK)
+		die(&err, "run create");
+	double t0 = cpu_s();
+	if (lbs_run_execute(&run, NULL, NULL, NULL, &err) != LBS_OK)
+		die(&err, "run");
+	double cpu = cpu_s() - t0;
+	bsp_result r = { (double)run.stats.iterations * (double)run.n / cpu, (double)run.stats.events / cpu,
+			 run.stats.events };
+	lbs_run_destroy(&run);
+	return r;
+}
+
+/* Worker-iterations per CPU second of the naive DES. */
+static double bench_naive(size_t n, int64_t iterations)
+{
+	naive_des_result res;
+	double t0 = cpu_s();
+	if (naive_des_run(n, iterations, 1, &res) != 0) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(5);
 	}
-	return best;
+	double cpu = cpu_s() - t0;
+	if (res.events != (uint64_t)iterations * (n + 1)) {
+		fprintf(stderr, "bench: naive DES dispatched %" PRIu64 " events\n", res.events);
+		exit(1);
+	}
+	return (double)iterations * (double)n / cpu;
+}
+
+/* Worker-iterations per CPU second of the command line `lbsim run` on the
+ * scenario file, its setup, database and exit included (the CPU time of
+ * the child, from wait4). */
+static double bench_cli(const char *lbsim, const char *scenario, size_t n, int64_t iterations)
+{
+	const char *dir = getenv("TMPDIR");
+	char db[1024], it[64];
+	snprintf(db, sizeof db, "%s/lbsim-bench-%ld.db", dir && *dir ? dir : "/tmp", (long)getpid());
+	snprintf(it, sizeof it, "run.iterations=%" PRId64, iterations);
+	unlink(db);
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("bench: fork");
+		exit(4);
+	}
+	if (pid == 0) {
+		execl(lbsim, lbsim, "run", scenario, "-o", db, "--detail", "runs", "-q", "--set", it,
+		      (char *)NULL);
+		perror(lbsim);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "bench: %s run %s failed\n", lbsim, scenario);
+		exit(1);
+	}
+	unlink(db);
+	return (double)iterations * (double)n / (tv_s(ru.ru_utime) + tv_s(ru.ru_stime));
 }
 
 typedef struct decision_acc {
@@ -344,11 +436,13 @@ static void bench_memory(int scale)
 int main(int argc, char **argv)
 {
 	int scale = 1;
-	const char *decision = NULL;
+	const char *decision = NULL, *lbsim = NULL;
 	bool decision_only = false, memory_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			scale = 10;
+		} else if (strcmp(argv[i], "--lbsim") == 0 && i + 1 < argc) {
+			lbsim = argv[++i];
 		} else if (strcmp(argv[i], "--memory") == 0) {
 			memory_only = true;
 		} else if ((strcmp(argv[i], "--decision") == 0 || strcmp(argv[i], "--decision-only") == 0) &&
@@ -356,7 +450,7 @@ int main(int argc, char **argv)
 			decision_only = strcmp(argv[i], "--decision-only") == 0;
 			decision = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--memory | --decision | --decision-only SCENARIO.ini]\n",
+			fprintf(stderr, "usage: %s [--quick] [--lbsim PATH] [--memory | --decision | --decision-only SCENARIO.ini]\n",
 				argv[0]);
 			return 2;
 		}
@@ -382,47 +476,77 @@ int main(int argc, char **argv)
 	gsl_rng_free(rng);
 
 	uint64_t ops = HOLD_OPS / (uint64_t)scale;
-	printf("lbsim bench%s: wall time on one core, best of %d runs each\n\n",
+	printf("lbsim bench%s: CPU time (getrusage), median of %d interleaved repeats;\n"
+	       "spread = (max - min) / median of the repeats\n\n",
 	       scale > 1 ? " --quick (10x fewer events: a smoke test, not a measurement)" : "", REPEATS);
 	printf("engine, hold model: N events pending; pop the least, push at now + Exp(1)\n");
 	printf("(%" PRIu64 " pop+push pairs per run, increments precomputed)\n", ops);
-	printf("%8s %16s %16s\n", "N", "queue Mev/s", "engine Mev/s");
+	printf("%8s %12s %8s %12s %8s\n", "N", "queue Mev/s", "spread", "engine Mev/s", "spread");
 	for (size_t s = 0; s < N_SIZES; s++) {
-		double q = 0, e = 0;
+		double q[REPEATS], e[REPEATS];
 		for (int r = 0; r < REPEATS; r++) {
-			double x = hold_queue(sizes[s], ops, inc);
-			q = x > q ? x : q;
-			x = hold_engine(sizes[s], ops, inc);
-			e = x > e ? x : e;
+			q[r] = hold_queue(sizes[s], ops, inc);
+			e[r] = hold_engine(sizes[s], ops, inc);
 		}
-		printf("%8zu %16.1f %16.1f\n", sizes[s], q / 1e6, e / 1e6);
+		summary sq = summarise(q, REPEATS), se = summarise(e, REPEATS);
+		printf("%8zu %12.1f %7.0f%% %12.1f %7.0f%%\n", sizes[s], sq.median / 1e6, 100 * sq.spread,
+		       se.median / 1e6, 100 * se.spread);
 		fflush(stdout);
 	}
 	free(inc);
 
-	printf("\nfull BSP model: static, 32 samples/worker at 1 ms, every 4th worker at half speed,\n"
-	       "noise U[0,10%%], ring all-reduce 100 MB at 10 GB/s, 5 us/step; no observer\n");
-	printf("(%lld worker-iterations per run with worker_events = auto, %lld with always;\n"
-	       " Mwi/s = iterations * N / wall s)\n",
-	       (long long)(AUTO_FACTOR * WORKER_ITERATIONS / scale), (long long)(WORKER_ITERATIONS / scale));
-	printf("%8s %10s %8s %12s %12s %14s\n", "N", "iterations", "events", "Mwi/s", "Mev/s",
-	       "events/iter");
+	printf("\nfull BSP model, the canonical workload: static, 32 samples/worker at 1 ms, every 4th\n"
+	       "worker at half speed, noise U[0,10%%], ring all-reduce 100 MB at 10 GB/s, 5 us/step\n");
+	printf("(worker-iterations per run: naive DES %lld; lbsim %lld with worker_events = auto (in\n"
+	       " process, no observer; and `lbsim run --detail runs`), %lld with always.\n"
+	       " Mwi/s = iterations * N / CPU s; x naive = median over the repeats of lbsim's rate\n"
+	       " over the naive DES's in the same repeat)\n",
+	       (long long)(NAIVE_WORKER_ITERATIONS / scale), (long long)(AUTO_FACTOR * WORKER_ITERATIONS / scale),
+	       (long long)(WORKER_ITERATIONS / scale));
+	printf("%8s %9s %6s | %9s %6s %8s | %9s %6s %8s %9s | %9s %6s %8s\n", "N", "naive", "spread",
+	       "auto", "spread", "x naive", "always", "spread", "x naive", "Mev/s", "lbsim run", "spread",
+	       "x naive");
 	for (size_t s = 0; s < N_SIZES; s++) {
 		size_t n = sizes[s];
-		int64_t iterations[2] = { AUTO_FACTOR * WORKER_ITERATIONS / scale / (int64_t)n,
-					  WORKER_ITERATIONS / scale / (int64_t)n };
-		bsp_result res[2];
-		static const char *const modes[2] = { "auto", "always" };
-		for (int m = 0; m < 2; m++) {
-			lbs_scenario sc;
-			load_workload(&sc, n, iterations[m], modes[m]);
-			res[m] = bench_bsp(&sc);
-			lbs_scenario_destroy(&sc);
+		int64_t it_naive = NAIVE_WORKER_ITERATIONS / scale / (int64_t)n;
+		int64_t it_auto = AUTO_FACTOR * WORKER_ITERATIONS / scale / (int64_t)n;
+		int64_t it_always = WORKER_ITERATIONS / scale / (int64_t)n;
+		it_naive = it_naive > 1 ? it_naive : 2;
+		it_always = it_always > 1 ? it_always : 2;
+		lbs_scenario sc_auto, sc_always;
+		load_workload(&sc_auto, n, it_auto, "auto");
+		load_workload(&sc_always, n, it_always, "always");
+		char path[1024];
+		if (lbsim)
+			write_workload(n, path, sizeof path);
+		double naive[REPEATS], aut[REPEATS], alw[REPEATS], ev[REPEATS], cli[REPEATS];
+		double r_aut[REPEATS], r_alw[REPEATS], r_cli[REPEATS];
+		for (int r = 0; r < REPEATS; r++) {
+			naive[r] = bench_naive(n, it_naive);
+			aut[r] = bench_bsp(&sc_auto).worker_iter_per_s;
+			bsp_result b = bench_bsp(&sc_always);
+			alw[r] = b.worker_iter_per_s;
+			ev[r] = b.events_per_s;
+			cli[r] = lbsim ? bench_cli(lbsim, path, n, it_auto) : 0;
+			r_aut[r] = aut[r] / naive[r];
+			r_alw[r] = alw[r] / naive[r];
+			r_cli[r] = cli[r] / naive[r];
 		}
-		for (int m = 0; m < 2; m++)
-			printf("%8zu %10" PRId64 " %8s %12.2f %12.2f %14.1f\n", n, iterations[m],
-			       modes[m], res[m].worker_iter_per_s / 1e6, res[m].events_per_s / 1e6,
-			       (double)res[m].events / (double)iterations[m]);
+		if (lbsim)
+			unlink(path);
+		lbs_scenario_destroy(&sc_auto);
+		lbs_scenario_destroy(&sc_always);
+		summary sn = summarise(naive, REPEATS), sa = summarise(aut, REPEATS), sl = summarise(alw, REPEATS);
+		summary sc = summarise(cli, REPEATS);
+		printf("%8zu %9.2f %5.0f%% | %9.2f %5.0f%% %8.1f | %9.2f %5.0f%% %8.1f %9.2f |", n, sn.median / 1e6,
+		       100 * sn.spread, sa.median / 1e6, 100 * sa.spread, summarise(r_aut, REPEATS).median,
+		       sl.median / 1e6, 100 * sl.spread, summarise(r_alw, REPEATS).median,
+		       summarise(ev, REPEATS).median / 1e6);
+		if (lbsim)
+			printf(" %9.2f %5.0f%% %8.1f\n", sc.median / 1e6, 100 * sc.spread,
+			       summarise(r_cli, REPEATS).median);
+		else
+			printf(" %9s\n", "(--lbsim)");
 		fflush(stdout);
 	}
 	if (decision)

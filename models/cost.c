@@ -3,16 +3,9 @@
 
 #include "models/cost.h"
 
-static double linear_time(const lbs_cost *c, int64_t b)
-{
-	return c->t0_s + c->per_sample_s * (double)b;
-}
+static double linear_time(const lbs_cost *c, int64_t b) { return lbs_cost_linear_s(c, b); }
 
-static double piecewise_time(const lbs_cost *c, int64_t b)
-{
-	int64_t over = b - c->saturation_batch;
-	return over > 0 ? c->t_flat_s + c->per_sample_s * (double)over : c->t_flat_s;
-}
+static double piecewise_time(const lbs_cost *c, int64_t b) { return lbs_cost_piecewise_s(c, b); }
 
 const lbs_cost_ops lbs_cost_linear = { "linear", "t(b) = t0 + per_sample * b", linear_time };
 const lbs_cost_ops lbs_cost_piecewise = {

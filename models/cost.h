@@ -39,9 +39,28 @@ extern const lbs_cost_ops lbs_cost_piecewise;
 extern const lbs_cost_ops *const lbs_cost_kinds[];
 #define LBS_COST_CHOICES "linear|piecewise"
 
+/* The two kinds' formulas, inline for the run's per-worker loop. */
+static inline double lbs_cost_linear_s(const lbs_cost *c, int64_t b)
+{
+	return c->t0_s + c->per_sample_s * (double)b;
+}
+
+static inline double lbs_cost_piecewise_s(const lbs_cost *c, int64_t b)
+{
+	int64_t over = b - c->saturation_batch;
+	return over > 0 ? c->t_flat_s + c->per_sample_s * (double)over : c->t_flat_s;
+}
+
+/* t(batch), 0 for batch 0; the built-in kinds without an indirect call. */
 static inline double lbs_cost_time_s(const lbs_cost *c, int64_t batch)
 {
-	return batch > 0 ? c->ops->time_s(c, batch) : 0.0;
+	if (batch <= 0)
+		return 0.0;
+	if (c->ops == &lbs_cost_linear)
+		return lbs_cost_linear_s(c, batch);
+	if (c->ops == &lbs_cost_piecewise)
+		return lbs_cost_piecewise_s(c, batch);
+	return c->ops->time_s(c, batch);
 }
 
 #endif

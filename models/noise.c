@@ -7,7 +7,7 @@ double lbs_noise_draw(const lbs_noise *noise, gsl_rng *r)
 {
 	switch (noise->kind) {
 	case LBS_NOISE_UNIFORM:
-		return 1.0 + noise->low + (noise->high - noise->low) * gsl_rng_uniform(r);
+		return lbs_noise_uniform(noise, gsl_rng_uniform(r));
 	case LBS_NOISE_LOGNORMAL:
 		return gsl_ran_lognormal(r, -0.5 * noise->sigma * noise->sigma, noise->sigma);
 	default:

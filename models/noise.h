@@ -17,6 +17,13 @@ typedef struct lbs_noise {
 	double sigma; /* lognormal: factor = exp(N(-sigma^2/2, sigma^2)), mean 1 */
 } lbs_noise;
 
+/* The uniform factor for a draw u in [0, 1) (what lbs_noise_draw computes,
+ * for callers that draw u themselves). */
+static inline double lbs_noise_uniform(const lbs_noise *noise, double u)
+{
+	return 1.0 + noise->low + (noise->high - noise->low) * u;
+}
+
 /* Draws one factor (> 0). NONE draws nothing and returns 1. */
 double lbs_noise_draw(const lbs_noise *noise, gsl_rng *r);
 

@@ -66,6 +66,8 @@ typedef struct lbs_policy_info {
 	bool shrinks_global_batch; /* may plan fewer than B samples (DBS's own rounding) */
 	int64_t micro_batch;       /* > 0: workers run their share in micro-batches of
 				      this size and the steal hook is called */
+	bool fixed;                /* plans at iteration 0 only and never changes the
+				      batch: later barriers do not call plan */
 } lbs_policy_info;
 
 /* A named number of the policy's internal state, recorded each iteration. */

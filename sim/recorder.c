@@ -368,29 +368,42 @@ lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *er
 	}
 	sqlite3_finalize(q);
 
-	if (sqlite3_prepare_v2(r->db, "INSERT INTO workers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &q,
-			       NULL))
+	/* One statement per group, its workers' rows generated inside SQLite
+	 * (a group's workers are consecutive and alike): no bind, step and
+	 * reset per worker. */
+	if (sqlite3_prepare_v2(r->db,
+			       "WITH RECURSIVE k(i) AS (SELECT ?2 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?3) "
+			       "INSERT INTO workers SELECT ?1, i, ?4, ?5, ?6, ?7, ?8 FROM k",
+			       -1, &q, NULL))
 		return db_error(r, err, "cannot record the workers");
-	for (size_t i = 0; i < run->n; i++) {
-		const lbs_group_spec *g = &sc->groups[run->workers[i].group];
-		sqlite3_bind_int64(q, 1, r->run_id);
-		sqlite3_bind_int64(q, 2, (sqlite3_int64)i);
-		sqlite3_bind_text(q, 3, g->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 4, g->device == LBS_DEVICE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 5, g->cost.ops->name, -1, SQLITE_STATIC);
-		if (g->cost.max_batch == INT64_MAX)
-			sqlite3_bind_null(q, 6);
-		else
-			sqlite3_bind_int64(q, 6, g->cost.max_batch);
-		sqlite3_bind_double(q, 7, g->availability);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE) {
-			sqlite3_finalize(q);
-			return db_error(r, err, "cannot record the workers");
+	size_t first = 0;
+	for (size_t gi = 0; gi < sc->n_groups; gi++) {
+		const lbs_group_spec *g = &sc->groups[gi];
+		size_t end = first + (size_t)g->count;
+		if (g->count > 0) {
+			sqlite3_bind_int64(q, 1, r->run_id);
+			sqlite3_bind_int64(q, 2, (sqlite3_int64)first);
+			sqlite3_bind_int64(q, 3, (sqlite3_int64)end);
+			sqlite3_bind_text(q, 4, g->name, -1, SQLITE_STATIC);
+			sqlite3_bind_text(q, 5, g->device == LBS_DEVICE_GPU ? "gpu" : "cpu", -1, SQLITE_STATIC);
+			sqlite3_bind_text(q, 6, g->cost.ops->name, -1, SQLITE_STATIC);
+			if (g->cost.max_batch == INT64_MAX)
+				sqlite3_bind_null(q, 7);
+			else
+				sqlite3_bind_int64(q, 7, g->cost.max_batch);
+			sqlite3_bind_double(q, 8, g->availability);
+			rc = sqlite3_step(q);
+			sqlite3_reset(q);
+			if (rc != SQLITE_DONE) {
+				sqlite3_finalize(q);
+				return db_error(r, err, "cannot record the workers");
+			}
 		}
+		first = end;
 	}
 	sqlite3_finalize(q);
+	if (first != run->n)
+		return lbs_error_set(err, LBS_EINTERNAL, "groups hold %zu workers, the run %zu", first, run->n);
 	return LBS_OK;
 }
 

@@ -53,13 +53,23 @@ static double future_finish(const void *ctx, size_t i, int64_t batch)
 			      run->iteration);
 }
 
+/* Worker i's noise factor for the coming iteration, from its own stream. */
+static inline double draw_one(lbs_run *run, size_t i)
+{
+	const lbs_worker *w = &run->workers[i];
+	if (w->noise->kind == LBS_NOISE_UNIFORM)
+		return lbs_noise_uniform(w->noise, lbs_taus2_uniform(&run->taus[i]));
+	return w->rng ? lbs_noise_draw(w->noise, w->rng) : 1.0;
+}
+
 /* Draws every worker's noise factor for the coming iteration, from its own
- * stream: one draw per worker per iteration, whatever the policy. */
+ * stream: one draw per worker per iteration, whatever the policy (when no
+ * policy sees the factors before the shares start, start_shares draws them
+ * instead, the same draws). */
 static void draw_noise(lbs_run *run)
 {
 	for (size_t i = 0; i < run->n; i++)
-		run->noise[i] = run->workers[i].rng ? lbs_noise_draw(run->workers[i].noise, run->workers[i].rng)
-						    : 1.0;
+		run->noise[i] = draw_one(run, i);
 }
 
 static int64_t planned_sum(const lbs_run *run)
@@ -98,9 +108,14 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.readings = run->n_readings ? run->readings : NULL,
 	};
 	bool changed = false;
-	double t0 = lbs_monotonic_s();
-	lbs_status st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
-	run->decision_s = lbs_monotonic_s() - t0;
+	lbs_status st = LBS_OK;
+	if (run->info.fixed && run->iteration > 0) {
+		run->decision_s = 0; /* no decision: nothing to time */
+	} else {
+		double t0 = lbs_monotonic_s();
+		st = run->policy->plan(run->policy_state, &obs, run->batch, &changed, err);
+		run->decision_s = lbs_monotonic_s() - t0;
+	}
 	if (st == LBS_OK && run->policy->predictions)
 		run->predicted = run->policy->predictions(run->policy_state);
 	run->batch_changed = changed;
@@ -145,6 +160,69 @@ static lbs_status micro_next(lbs_run *run, size_t i, double t, lbs_engine *eng)
 	return lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i);
 }
 
+/* The pass that starts every worker's whole share at t0, group by group
+ * (a group's workers are consecutive and share its cost and noise models):
+ * the noise draw when draw_in_pass, the completion time, the least and most
+ * compute time and the samples, in one loop; the latest completion into
+ * *last. */
+static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine *eng)
+{
+	const lbs_scenario *sc = run->sc;
+	lbs_worker *w = run->workers;
+	const int64_t *batch = run->batch;
+	double *compute_s = run->compute_s, fin_max = *last, lo = INFINITY, hi = -INFINITY;
+	int64_t samples = 0;
+	size_t i = 0;
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		const lbs_cost *cost = &gs->cost;
+		const bool uniform = run->draw_in_pass && gs->noise.kind == LBS_NOISE_UNIFORM;
+		const bool other = run->draw_in_pass && !uniform;
+		const size_t end = i + (size_t)gs->count;
+		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events) {
+			/* The common case with the group's constants hoisted: the
+			 * same operations as below, in the same order. */
+			const double one_low = 1.0 + gs->noise.low, span = gs->noise.high - gs->noise.low;
+			const double c0 = cost->t0_s, c1 = cost->per_sample_s;
+			for (; i < end; i++) {
+				double f = one_low + span * lbs_taus2_uniform(&run->taus[i]);
+				int64_t b = batch[i];
+				double work = (b > 0 ? c0 + c1 * (double)b : 0.0) * f;
+				double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
+				double c = fin - t0;
+				compute_s[i] = c;
+				fin_max = fin > fin_max ? fin : fin_max;
+				lo = c < lo ? c : lo;
+				hi = c > hi ? c : hi;
+				samples += b;
+			}
+			continue;
+		}
+		for (; i < end; i++) {
+			double f = uniform ? lbs_noise_uniform(&gs->noise, lbs_taus2_uniform(&run->taus[i]))
+				 : other ? draw_one(run, i)
+					 : run->noise[i];
+			double work = lbs_cost_time_s(cost, batch[i]) * f;
+			double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
+			double c = fin - t0;
+			compute_s[i] = c;
+			fin_max = fin > fin_max ? fin : fin_max;
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
+			samples += batch[i];
+			lbs_status st;
+			if (run->per_worker_events && (st = lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i)))
+				return st;
+		}
+	}
+	assert(i == run->n);
+	*last = fin_max;
+	run->pass_lo_s = lo;
+	run->pass_hi_s = hi;
+	run->pass_samples = samples;
+	return LBS_OK;
+}
+
 /* Barrier released: every worker starts its share. The completion of worker
  * i is where the integral of its rate a(t)/T_i reaches 1, with T_i its cost
  * for its batch times this iteration's noise factor. */
@@ -154,13 +232,13 @@ static lbs_status on_begin(void *ctx, uint32_t arg, lbs_engine *eng)
 	lbs_run *run = ctx;
 	lbs_status st;
 	if (run->iteration > 0) {
-		draw_noise(run);
+		if (!run->draw_in_pass)
+			draw_noise(run);
 		if ((st = plan(run, eng->err)) != LBS_OK)
 			return st;
 	}
 	double t0 = lbs_engine_now(eng), last = t0;
 	run->iter_start_s = t0;
-	lbs_worker *w = run->workers;
 	if (run->info.micro_batch) {
 		run->remaining = run->n;
 		for (size_t i = 0; i < run->n; i++) {
@@ -175,15 +253,8 @@ static lbs_status on_begin(void *ctx, uint32_t arg, lbs_engine *eng)
 		}
 		return run->remaining ? LBS_OK : lbs_engine_at(eng, t0, run->h_compute_done);
 	}
-	for (size_t i = 0; i < run->n; i++) {
-		double work = lbs_cost_time_s(w[i].cost, run->batch[i]) * run->noise[i];
-		double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
-		run->compute_s[i] = fin - t0;
-		if (fin > last)
-			last = fin;
-		if (run->per_worker_events && (st = lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i)))
-			return st;
-	}
+	if ((st = start_shares(run, t0, &last, eng)) != LBS_OK)
+		return st;
 	if (run->per_worker_events) {
 		run->remaining = run->n;
 		return LBS_OK;
@@ -230,18 +301,22 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	(void)arg;
 	lbs_run *run = ctx;
 	double now = lbs_engine_now(eng);
-	double lo = run->compute_s[0], hi = run->compute_s[0];
-	for (size_t i = 1; i < run->n; i++) {
-		double c = run->compute_s[i];
-		lo = c < lo ? c : lo;
-		hi = c > hi ? c : hi;
+	double lo = run->pass_lo_s, hi = run->pass_hi_s;
+	int64_t samples = run->pass_samples;
+	const int64_t *processed = run->info.micro_batch ? run->done : run->batch;
+	if (run->info.micro_batch) { /* compute times and samples came one by one */
+		lo = hi = run->compute_s[0];
+		for (size_t i = 1; i < run->n; i++) {
+			double c = run->compute_s[i];
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
+		}
+		samples = 0;
+		for (size_t i = 0; i < run->n; i++)
+			samples += processed[i];
 	}
 	if (run->policy->vars) /* after the iteration, so steals made in it count */
 		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
-	const int64_t *processed = run->info.micro_batch ? run->done : run->batch;
-	int64_t samples = 0;
-	for (size_t i = 0; i < run->n; i++)
-		samples += processed[i];
 	lbs_iteration_record rec = {
 		.iteration = run->iteration,
 		.epoch = run->epoch,
@@ -376,6 +451,7 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 	int64_t cap_sum = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
+		const uint64_t noise_id = lbs_rng_stream_id("noise", gs->name);
 		for (int64_t k = 0; k < gs->count; k++, i++) {
 			lbs_worker *w = &run->workers[i];
 			w->cost = &gs->cost;
@@ -387,8 +463,10 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 				return st;
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
-			if (gs->noise.kind != LBS_NOISE_NONE &&
-			    !(w->rng = lbs_rng_stream((uint64_t)sc->run.seed, "noise", gs->name, (uint64_t)k, err)))
+			if (gs->noise.kind == LBS_NOISE_UNIFORM)
+				lbs_taus2_seed(&run->taus[i], lbs_rng_seed_of((uint64_t)sc->run.seed, noise_id, (uint64_t)k));
+			else if (gs->noise.kind != LBS_NOISE_NONE &&
+				 !(w->rng = lbs_rng_stream((uint64_t)sc->run.seed, "noise", gs->name, (uint64_t)k, err)))
 				return LBS_EINTERNAL;
 			run->max_batch[i] = gs->cost.max_batch;
 			run->device[i] = gs->device;
@@ -527,6 +605,7 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	    !(run->done = lbs_calloc(run->n, sizeof *run->done, err)) ||
 	    !(run->compute_s = lbs_calloc(run->n, sizeof *run->compute_s, err)) ||
 	    !(run->noise = lbs_calloc(run->n, sizeof *run->noise, err)) ||
+	    !(run->taus = lbs_calloc(run->n, sizeof *run->taus, err)) ||
 	    !(run->max_batch = lbs_calloc(run->n, sizeof *run->max_batch, err)) ||
 	    !(run->device = lbs_calloc(run->n, sizeof *run->device, err)))
 		return LBS_EINTERNAL;
@@ -589,7 +668,11 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	}
 	if ((st = check_bounds(run, err)) != LBS_OK)
 		return st;
-	draw_noise(run);
+	/* Only the oracle's look-ahead and micro-batches read the factors
+	 * between the draw and the start of the shares. */
+	run->draw_in_pass = !run->info.lookahead && !run->info.micro_batch;
+	if (!run->draw_in_pass)
+		draw_noise(run);
 	return plan(run, err);
 }
 
@@ -638,6 +721,7 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->done);
 	free(run->compute_s);
 	free(run->noise);
+	free(run->taus);
 	free(run->max_batch);
 	free(run->device);
 	free(run->pending);

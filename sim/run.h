@@ -25,11 +25,12 @@
 #include "traces/avail.h"
 #include "traces/binding.h"
 #include "traces/source.h"
+#include "util/rng.h"
 
 typedef struct lbs_worker {
 	const lbs_cost *cost;
 	const lbs_noise *noise;
-	gsl_rng *rng; /* the worker's noise stream; NULL without noise */
+	gsl_rng *rng; /* the worker's noise stream for lognormal noise (NULL: none) */
 	lbs_avail avail;
 	uint32_t group;
 } lbs_worker;
@@ -81,6 +82,9 @@ typedef struct lbs_run {
 	int64_t *done;      /* samples processed this iteration (micro-batch mode) */
 	double *compute_s;
 	double *noise;      /* each worker's noise factor for the coming iteration */
+	lbs_taus2 *taus;    /* the noise streams of workers with uniform noise */
+	bool draw_in_pass;  /* draw noise in the pass that starts the shares (no
+			       policy sees it before) rather than before planning */
 	int64_t *max_batch;
 	int *device;
 	int64_t *pending, *running, *incoming; /* micro-batch mode */
@@ -103,6 +107,8 @@ typedef struct lbs_run {
 	bool batch_changed;
 	int64_t iteration, epoch, epoch_iteration, epoch_length;
 	double iter_start_s, compute_end_s, decision_s;
+	double pass_lo_s, pass_hi_s; /* least and most compute time, from that pass */
+	int64_t pass_samples;        /* samples planned, from that pass */
 	size_t remaining;   /* workers still computing (per-worker events) */
 	lbs_iteration_fn observer;
 	void *observer_ctx;

@@ -16,10 +16,35 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 	return (h ^ 0xFF) * UINT64_C(0x100000001B3); /* terminator: "ab","c" != "a","bc" */
 }
 
+uint64_t lbs_rng_stream_id(const char *kind, const char *owner)
+{
+	return fnv1a(fnv1a(UINT64_C(0xCBF29CE484222325), kind), owner);
+}
+
+uint64_t lbs_rng_seed_of(uint64_t seed, uint64_t id, uint64_t index)
+{
+	return splitmix64(splitmix64(seed) ^ splitmix64(id ^ splitmix64(index)));
+}
+
 uint64_t lbs_rng_stream_seed(uint64_t seed, const char *kind, const char *owner, uint64_t index)
 {
-	uint64_t id = fnv1a(fnv1a(UINT64_C(0xCBF29CE484222325), kind), owner);
-	return splitmix64(splitmix64(seed) ^ splitmix64(id ^ splitmix64(index)));
+	return lbs_rng_seed_of(seed, lbs_rng_stream_id(kind, owner), index);
+}
+
+void lbs_taus2_init(lbs_taus2 *t, uint64_t seed, const char *kind, const char *owner, uint64_t index)
+{
+	lbs_taus2_seed(t, lbs_rng_stream_seed(seed, kind, owner, index));
+}
+
+void lbs_taus2_seed(lbs_taus2 *t, uint64_t s)
+{
+	/* The same state as lbs_rng_stream's, below, without a gsl_rng. */
+	uint64_t a = splitmix64(s), b = splitmix64(a);
+	t->s1 = (uint32_t)(a & 0xFFFFFFFFu) | 0x2u;
+	t->s2 = (uint32_t)(a >> 32) | 0x8u;
+	t->s3 = (uint32_t)(b & 0xFFFFFFFFu) | 0x10u;
+	for (int i = 0; i < 6; i++)
+		lbs_taus2_get(t);
 }
 
 gsl_rng *lbs_rng_stream(uint64_t seed, const char *kind, const char *owner, uint64_t index,

@@ -13,12 +13,13 @@ typedef struct static_state {
 static lbs_status static_create(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
 				void **state, lbs_policy_info *info, lbs_error *err)
 {
-	(void)options, (void)n_options, (void)info;
+	(void)options, (void)n_options;
 	static_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;
 	s->global_batch = env->global_batch;
 	s->n = env->n_workers;
+	info->fixed = true;
 	*state = s;
 	return LBS_OK;
 }
