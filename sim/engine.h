@@ -19,10 +19,10 @@
  * and a time that overflows to infinity is refused here, as bad input,
  * rather than reaching the queue's invariant. */
 #define LBS_ENGINE_MAX_TIME_S 1e18
-/* lbs_engine_run looks at the interrupt flag every LBS_ENGINE_POLL events:
- * microseconds of plain events, about a millisecond where each event costs
- * a scan of every worker (work stealing over 1e6 workers); the test costs
- * nothing measurable (5e7 micro-batch events: 0.60 s either way). */
+/* lbs_engine_run looks at the interrupt flag before every event (one event
+ * may cost a scan of every worker, or a background job's phases; the test
+ * costs nothing measurable: 5e7 micro-batch events take 0.60 s either way)
+ * and at event_limit every LBS_ENGINE_POLL events. */
 #define LBS_ENGINE_POLL 1024
 
 struct lbs_engine;
@@ -67,8 +67,7 @@ static inline lbs_status lbs_engine_at(lbs_engine *eng, double time, uint32_t ha
 
 /* Dispatches events in (time, sequence) order until the queue is empty, a
  * handler sets eng->stop, a handler fails (its status is returned), or
- * *eng->interrupt is set or event_limit reached (LBS_EINTR; both are looked
- * at every LBS_ENGINE_POLL events). */
+ * *eng->interrupt is set or event_limit reached (LBS_EINTR). */
 lbs_status lbs_engine_run(lbs_engine *eng);
 
 #endif
