@@ -4,11 +4,11 @@
  * included (a time of 1 ns or 1 h a sample, an availability of 1e-300, a
  * gradient of 1e13 parameters at 1e-300 bit/s, 1-sample steal chunks,
  * background jobs of 1 ns phases), which is written as an INI file, loaded,
- * built and run for a few iterations with an event cap, recording into a
- * results database with one row per worker per iteration.
+ * built and run for a few iterations with a cap on events and CPU time,
+ * recording into a results database with one row per worker per iteration.
  *
  * What must hold: the scenario is refused as bad input (LBS_EINPUT, exit 3
- * of lbsim run), or it runs to its end or to the event cap (LBS_EINTR), or
+ * of lbsim run), or it runs to its end or to a cap (LBS_EINTR), or
  * stops at the limit of simulated time (LBS_EINPUT); any other status is a
  * finding. Every iteration it completes is consistent: finite times, each
  * iteration starting where the previous ended, start <= compute end <= end,
@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <gsl/gsl_errno.h>
@@ -35,8 +37,20 @@
 
 /* The events a run may take here: enough for a few iterations of most
  * scenarios, few enough that an input takes milliseconds (the engine looks
- * at the cap every LBS_ENGINE_POLL events). */
+ * at the cap every LBS_ENGINE_POLL events). Events can be costly (a
+ * background job may draw 1e7 phases in one), so a second of CPU time is
+ * a cap too: SIGVTALRM (libFuzzer's own timeout is SIGALRM) sets the
+ * run's interrupt flag, which the engine looks at before every event. */
 #define EVENT_CAP 500000
+#define CPU_CAP_S 1
+
+static volatile sig_atomic_t out_of_time;
+
+static void on_cpu_cap(int sig)
+{
+	(void)sig;
+	out_of_time = 1;
+}
 
 typedef struct bytes {
 	const uint8_t *p;
@@ -296,7 +310,13 @@ int lbs_fuzz_simulate(const uint8_t *data, size_t size)
 	c.run = &run;
 	c.rec = &rec;
 	run.eng.event_limit = EVENT_CAP;
-	st = lbs_run_execute(&run, on_iteration, &c, NULL, &err);
+	struct sigaction sa = { .sa_handler = on_cpu_cap };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGVTALRM, &sa, NULL);
+	out_of_time = 0;
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ .it_value = { CPU_CAP_S, 0 } }, NULL);
+	st = lbs_run_execute(&run, on_iteration, &c, &out_of_time, &err);
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ 0 }, NULL);
 	int outcome = st == LBS_OK ? 1 : 2;
 	if (getenv("LBS_FUZZ_VERBOSE"))
 		fprintf(stderr, "status %d after %lld iterations, %llu events\n", (int)st,
