@@ -38,11 +38,11 @@
 /* The events a run may take here: enough for a few iterations of most
  * scenarios, few enough that an input takes milliseconds (the engine looks
  * at the cap every LBS_ENGINE_POLL events). Events can be costly (a
- * background job may draw 1e7 phases in one), so a second of CPU time is
- * a cap too: SIGVTALRM (libFuzzer's own timeout is SIGALRM) sets the
+ * background job may draw 1e7 phases in one), so a quarter of a second of
+ * CPU time is a cap too: SIGVTALRM (libFuzzer's own timeout is SIGALRM) sets the
  * run's interrupt flag, which the engine looks at before every event. */
 #define EVENT_CAP 500000
-#define CPU_CAP_S 1
+#define CPU_CAP_US 250000
 
 static volatile sig_atomic_t out_of_time;
 
@@ -314,7 +314,7 @@ int lbs_fuzz_simulate(const uint8_t *data, size_t size)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGVTALRM, &sa, NULL);
 	out_of_time = 0;
-	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ .it_value = { CPU_CAP_S, 0 } }, NULL);
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ .it_value = { 0, CPU_CAP_US } }, NULL);
 	st = lbs_run_execute(&run, on_iteration, &c, &out_of_time, &err);
 	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ 0 }, NULL);
 	int outcome = st == LBS_OK ? 1 : 2;
