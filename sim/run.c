@@ -488,7 +488,7 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 		 * job for every probe: a bisection of 64 steps over a search of
 		 * log2(B) probes, each as far as a whole batch takes. */
 		if (run->info.lookahead)
-			events = workers * 2 * (slowest / (1 - g->load)) / cycle * 64 * (log2((double)B) + 1);
+			events += workers * 2 * (slowest / (1 - g->load)) / cycle * 64 * (log2((double)B) + 1);
 		if (events > LBS_MAX_ITERATION_EVENTS) {
 			snprintf(section, sizeof section, "generator.%s", g->name);
 			lbs_fmt(msg, sizeof msg, "on and off phases of %g s and %g s on average in iterations "

@@ -26,6 +26,7 @@ typedef struct bg_state {
 	gsl_rng *rng;
 	lbs_background_params p;
 	bool on;
+	bool exhausted; /* a call ran past PHASE_BUDGET: every later one gives up at once */
 	double start_s, end_s; /* the current phase */
 } bg_state;
 
@@ -49,9 +50,13 @@ static void next_phase(gsl_rng *rng, const lbs_background_params *p, bool *on, d
 /* Moves the current phase to the one holding t; false past the budget. */
 static bool advance(bg_state *s, double t)
 {
+	if (s->exhausted)
+		return false;
 	for (long k = 0; s->end_s <= t; k++) {
-		if (k == PHASE_BUDGET)
+		if (k == PHASE_BUDGET) {
+			s->exhausted = true;
 			return false;
+		}
 		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
 	}
 	return true;
@@ -73,6 +78,7 @@ static double bg_finish(void *state, double t0, double work_s, int64_t iteration
 		t = s->end_s;
 		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
 	}
+	s->exhausted = true;
 	return INFINITY;
 }
 
