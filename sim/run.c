@@ -214,7 +214,9 @@ static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
 		if (st != LBS_OK || run->pending[worker] || run->running[worker] || run->incoming[worker])
 			return st;
 	} else {
-		assert(lbs_engine_now(eng) == run->iter_start_s + run->compute_s[worker]);
+		/* compute_s was fin - start: the same difference, exactly (start +
+		 * compute_s need not round back to fin once fin > 2 start). */
+		assert(lbs_engine_now(eng) - run->iter_start_s == run->compute_s[worker]);
 	}
 	/* This worker is done: the last one starts the aggregation. */
 	if (--run->remaining == 0)
