@@ -4,11 +4,11 @@
  * included (a time of 1 ns or 1 h a sample, an availability of 1e-300, a
  * gradient of 1e13 parameters at 1e-300 bit/s, 1-sample steal chunks,
  * background jobs of 1 ns phases), which is written as an INI file, loaded,
- * built and run for a few iterations with an event cap, recording into a
- * results database with one row per worker per iteration.
+ * built and run for a few iterations with a cap on events and CPU time,
+ * recording into a results database with one row per worker per iteration.
  *
  * What must hold: the scenario is refused as bad input (LBS_EINPUT, exit 3
- * of lbsim run), or it runs to its end or to the event cap (LBS_EINTR), or
+ * of lbsim run), or it runs to its end or to a cap (LBS_EINTR), or
  * stops at the limit of simulated time (LBS_EINPUT); any other status is a
  * finding. Every iteration it completes is consistent: finite times, each
  * iteration starting where the previous ended, start <= compute end <= end,
@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <gsl/gsl_errno.h>
@@ -34,8 +36,21 @@
 #include "util/buf.h"
 
 /* The events a run may take here: enough for a few iterations of most
- * scenarios, few enough that an input takes milliseconds. */
-#define EVENT_CAP 2000000
+ * scenarios, few enough that an input takes milliseconds (the engine looks
+ * at the cap every LBS_ENGINE_POLL events). Events can be costly (a
+ * background job may draw 1e7 phases in one), so a quarter of a second of
+ * CPU time is a cap too: SIGVTALRM (libFuzzer's own timeout is SIGALRM) sets the
+ * run's interrupt flag, which the engine looks at before every event. */
+#define EVENT_CAP 500000
+#define CPU_CAP_US 250000
+
+static volatile sig_atomic_t out_of_time;
+
+static void on_cpu_cap(int sig)
+{
+	(void)sig;
+	out_of_time = 1;
+}
 
 typedef struct bytes {
 	const uint8_t *p;
@@ -128,6 +143,11 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_err
 	return LBS_OK;
 }
 
+/* "KEY = one of the values" on its own line: one choice per statement, so
+ * the bytes are taken in the same order whatever the compiler (the order
+ * in which a call's arguments are evaluated is unspecified in C). */
+#define KV(t, b, key, ...) lbs_buf_printf(t, "%s = %s\n", key, ONE_OF(b, __VA_ARGS__))
+
 /* Writes the scenario the bytes choose. */
 static void scenario_text(bytes *b, lbs_buf *t)
 {
@@ -136,85 +156,106 @@ static void scenario_text(bytes *b, lbs_buf *t)
 	const char *policy = policies[pick(b, 7)];
 	static const long long batches[] = { 1, 7, 64, 64, 256, 256, 4096, 1000000, 1000000000 };
 	long long batch = batches[pick(b, 9)];
-	lbs_buf_printf(t, "[run]\nseed = %s\nglobal_batch = %lld\n", ONE_OF(b, "1", "2", "9007199254740991"), batch);
+	lbs_buf_printf(t, "[run]\n");
+	KV(t, b, "seed", "1", "2", "9007199254740991");
+	lbs_buf_printf(t, "global_batch = %lld\n", batch);
 	bool epochs = pick(b, 3) == 0;
-	if (epochs) /* an epoch of 1 to 4 batches, or (rarely) less than one */
-		lbs_buf_printf(t, "epochs = %u\ndataset_samples = %lld\n", 1 + pick(b, 3),
-			       pick(b, 8) ? batch * (1 + pick(b, 4)) : batch / 2 + 1);
-	else
+	if (epochs) { /* an epoch of 1 to 4 batches, or (rarely) less than one */
+		lbs_buf_printf(t, "epochs = %u\n", 1 + pick(b, 3));
+		long long samples = pick(b, 8) ? batch * (1 + pick(b, 4)) : batch / 2 + 1;
+		lbs_buf_printf(t, "dataset_samples = %lld\n", samples);
+	} else {
 		lbs_buf_printf(t, "iterations = %u\n", 1 + pick(b, 5));
-	lbs_buf_printf(t, "worker_events = %s\n", ONE_OF(b, "auto", "always"));
+	}
+	KV(t, b, "worker_events", "auto", "always");
 	lbs_buf_printf(t, "[model]\n");
-	if (pick(b, 2))
-		lbs_buf_printf(t, "parameters = %s\nbytes_per_parameter = %s\n",
-			       ONE_OF(b, "1", "1000", "25557032", "10000000000000"), ONE_OF(b, "4", "2", "1e-6", "64"));
-	else
-		lbs_buf_printf(t, "gradient = %s\n", ONE_OF(b, "0 B", "1 B", "100 MB", "10 TB"));
+	if (pick(b, 2)) {
+		KV(t, b, "parameters", "1", "1000", "25557032", "10000000000000");
+		KV(t, b, "bytes_per_parameter", "4", "2", "1e-6", "64");
+	} else {
+		KV(t, b, "gradient", "0 B", "1 B", "100 MB", "10 TB");
+	}
 	const char *topo = ONE_OF(b, "ring", "ps", "none");
 	lbs_buf_printf(t, "[network]\ntopology = %s\n", topo);
 	if (strcmp(topo, "none")) {
-		lbs_buf_printf(t, "bandwidth = %s\nlatency = %s\n",
-			       ONE_OF(b, "1e-300 bit/s", "1 bit/s", "1 Gbit/s", "10 Gbit/s", "100 TB/s"),
-			       ONE_OF(b, "0 s", "1 ns", "50 us", "10 s"));
+		KV(t, b, "bandwidth", "1e-300 bit/s", "1 bit/s", "1 Gbit/s", "10 Gbit/s", "100 TB/s");
+		KV(t, b, "latency", "0 s", "1 ns", "50 us", "10 s");
 		if (!strcmp(topo, "ps"))
-			lbs_buf_printf(t, "servers = %s\n", ONE_OF(b, "1", "4", "100000"));
+			KV(t, b, "servers", "1", "4", "100000");
 	}
 	lbs_buf_printf(t, "[policy]\nname = %s\n", policy);
-	if (!strcmp(policy, "work-stealing"))
-		lbs_buf_printf(t, "[policy.work-stealing]\nchunk = %s\nsteal_latency = %s\n",
-			       ONE_OF(b, "1", "8", "1000", "1000000000"), ONE_OF(b, "0 s", "1 ms", "1 h"));
-	else if (!strcmp(policy, "dbs"))
-		lbs_buf_printf(t, "[policy.dbs]\ninterval = %s\nrounding = %s\n", ONE_OF(b, "0", "1", "3"),
-			       ONE_OF(b, "largest-remainder", "authors"));
-	else if (!strcmp(policy, "lbbsp-gpu"))
-		lbs_buf_printf(t, "[policy.lbbsp-gpu]\nwindow = %s\nstep = %s\n", ONE_OF(b, "1", "5", "1000000"),
-			       ONE_OF(b, "0", "1", "1000000000"));
-	else if (!strcmp(policy, "lbbsp-cpu"))
-		lbs_buf_printf(t, "[policy.lbbsp-cpu]\npredictor = %s\n", ONE_OF(b, "narx", "ema", "last", "arima"));
+	if (!strcmp(policy, "work-stealing")) {
+		lbs_buf_printf(t, "[policy.work-stealing]\n");
+		KV(t, b, "chunk", "1", "8", "1000", "1000000000");
+		KV(t, b, "steal_latency", "0 s", "1 ms", "1 h");
+	} else if (!strcmp(policy, "dbs")) {
+		lbs_buf_printf(t, "[policy.dbs]\n");
+		KV(t, b, "interval", "0", "1", "3");
+		KV(t, b, "rounding", "largest-remainder", "authors");
+	} else if (!strcmp(policy, "lbbsp-gpu")) {
+		lbs_buf_printf(t, "[policy.lbbsp-gpu]\n");
+		KV(t, b, "window", "1", "5", "1000000");
+		KV(t, b, "step", "0", "1", "1000000000");
+	} else if (!strcmp(policy, "lbbsp-cpu")) {
+		lbs_buf_printf(t, "[policy.lbbsp-cpu]\n");
+		KV(t, b, "predictor", "narx", "ema", "last", "arima");
+	}
 	/* A generator drives group g0 (which then has no constant availability). */
 	unsigned gen = pick(b, 4);
 	unsigned groups = 1 + pick(b, 3);
 	for (unsigned g = 0; g < groups; g++) {
-		const char *device = ONE_OF(b, "cpu", "gpu");
-		lbs_buf_printf(t, "[workers.g%u]\ncount = %s\ndevice = %s\n", g, ONE_OF(b, "1", "2", "3", "1000"),
-			       device);
+		lbs_buf_printf(t, "[workers.g%u]\n", g);
+		/* Up to 300 workers: a policy's work per event may grow with them
+		 * (work stealing looks at every worker), and the event cap must
+		 * keep an input to milliseconds. */
+		KV(t, b, "count", "1", "2", "3", "100");
+		KV(t, b, "device", "cpu", "gpu");
+		if (pick(b, 2)) {
+			lbs_buf_printf(t, "cost = linear\n");
+			KV(t, b, "t0", "0 s", "1 ms", "1 h");
+			KV(t, b, "per_sample", "0 s", "1 ns", "1 us", "1 ms", "1 s", "1 h");
+		} else {
+			lbs_buf_printf(t, "cost = piecewise\n");
+			KV(t, b, "t_flat", "1 ns", "10 ms", "1 h");
+			KV(t, b, "saturation_batch", "1", "32", "1000000000");
+			KV(t, b, "per_sample", "0 s", "1 ns", "1 ms", "1 h");
+		}
 		if (pick(b, 2))
-			lbs_buf_printf(t, "cost = linear\nt0 = %s\nper_sample = %s\n", ONE_OF(b, "0 s", "1 ms", "1 h"),
-				       ONE_OF(b, "0 s", "1 ns", "1 us", "1 ms", "1 s", "1 h"));
-		else
-			lbs_buf_printf(t, "cost = piecewise\nt_flat = %s\nsaturation_batch = %s\nper_sample = %s\n",
-				       ONE_OF(b, "1 ns", "10 ms", "1 h"), ONE_OF(b, "1", "32", "1000000000"),
-				       ONE_OF(b, "0 s", "1 ns", "1 ms", "1 h"));
-		if (pick(b, 2))
-			lbs_buf_printf(t, "max_batch = %s\n", ONE_OF(b, "1", "16", "128", "1000000000"));
+			KV(t, b, "max_batch", "1", "16", "128", "1000000000");
 		const char *avail = ONE_OF(b, "1", "1", "1", "0.5", "0.5", "1e-6", "1e-300", "100");
 		if (g > 0 || gen == 0 || gen == 2)
 			lbs_buf_printf(t, "availability = %s\n", avail);
 		switch (pick(b, 3)) {
 		case 1:
-			lbs_buf_printf(t, "noise = uniform\nnoise_low = %s\nnoise_high = %s\n",
-				       ONE_OF(b, "-0.99", "0", "0.1"), ONE_OF(b, "0.1", "1", "100"));
+			lbs_buf_printf(t, "noise = uniform\n");
+			KV(t, b, "noise_low", "-0.99", "0", "0.1");
+			KV(t, b, "noise_high", "0.1", "1", "100");
 			break;
 		case 2:
-			lbs_buf_printf(t, "noise = lognormal\nnoise_sigma = %s\n", ONE_OF(b, "0.01", "0.5", "5"));
+			lbs_buf_printf(t, "noise = lognormal\n");
+			KV(t, b, "noise_sigma", "0.01", "0.5", "5");
 			break;
 		}
 	}
 	switch (gen) {
 	case 1:
-		lbs_buf_printf(t, "[generator.bg]\nkind = background\nworkers = g0\non_mean = %s\noff_mean = %s\n"
-			       "load = %s\n", ONE_OF(b, "1 ns", "1 us", "1 ms", "1 s", "1e9 s"),
-			       ONE_OF(b, "1 ns", "1 ms", "1 s", "1e9 s"), ONE_OF(b, "0", "0.5", "0.99"));
+		lbs_buf_printf(t, "[generator.bg]\nkind = background\nworkers = g0\n");
+		KV(t, b, "on_mean", "1 ns", "1 us", "1 ms", "1 s", "1e9 s");
+		KV(t, b, "off_mean", "1 ns", "1 ms", "1 s", "1e9 s");
+		KV(t, b, "load", "0", "0.5", "0.99");
 		break;
 	case 2:
-		if (epochs)
-			lbs_buf_printf(t, "[generator.d]\nkind = dbs_disturbance\nworkers = g0\nprobability = %s\n"
-				       "delay_min = %s\ndelay_max = 1e6 s\nepochs_min = 0\nepochs_max = %s\n",
-				       ONE_OF(b, "0", "0.1", "1"), ONE_OF(b, "0 s", "5 s", "1e6 s"), ONE_OF(b, "0", "2"));
+		if (epochs) {
+			lbs_buf_printf(t, "[generator.d]\nkind = dbs_disturbance\nworkers = g0\n");
+			KV(t, b, "probability", "0", "0.1", "1");
+			KV(t, b, "delay_min", "0 s", "5 s", "1e6 s");
+			lbs_buf_printf(t, "delay_max = 1e6 s\nepochs_min = 0\n");
+			KV(t, b, "epochs_max", "0", "2");
+		}
 		break;
 	case 3:
-		lbs_buf_printf(t, "[generator.c]\nkind = cpu_credits\nworkers = g0\ninstance_type = %s\n",
-			       ONE_OF(b, "t2.micro", "t2.xlarge", "t3.large"));
+		lbs_buf_printf(t, "[generator.c]\nkind = cpu_credits\nworkers = g0\n");
+		KV(t, b, "instance_type", "t2.micro", "t2.xlarge", "t3.large");
 		break;
 	}
 }
@@ -269,8 +310,17 @@ int lbs_fuzz_simulate(const uint8_t *data, size_t size)
 	c.run = &run;
 	c.rec = &rec;
 	run.eng.event_limit = EVENT_CAP;
-	st = lbs_run_execute(&run, on_iteration, &c, NULL, &err);
+	struct sigaction sa = { .sa_handler = on_cpu_cap };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGVTALRM, &sa, NULL);
+	out_of_time = 0;
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ .it_value = { 0, CPU_CAP_US } }, NULL);
+	st = lbs_run_execute(&run, on_iteration, &c, &out_of_time, &err);
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){ 0 }, NULL);
 	int outcome = st == LBS_OK ? 1 : 2;
+	if (getenv("LBS_FUZZ_VERBOSE"))
+		fprintf(stderr, "status %d after %lld iterations, %llu events\n", (int)st,
+			(long long)run.stats.iterations, (unsigned long long)run.stats.events);
 	if (st != LBS_OK && st != LBS_EINTR && st != LBS_EINPUT)
 		finding(&c, err.msg, (long long)c.next);
 	if (run.stats.iterations != c.next)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,8 +42,9 @@ lbs_status lbs_engine_time_error(lbs_engine *eng, double time)
 {
 	return lbs_error_set(eng->err, LBS_EINPUT,
 			     "simulated time reaches %g s at %g s, past the limit of %g s: a worker's "
-			     "availability or the network's bandwidth is too low for its work",
-			     time, eng->queue.now, LBS_ENGINE_MAX_TIME_S);
+			     "availability or the network's bandwidth is too low for its work%s",
+			     time, eng->queue.now, LBS_ENGINE_MAX_TIME_S,
+			     isinf(time) ? ", or a background job's phases are far shorter than the work" : "");
 }
 
 lbs_status lbs_engine_run(lbs_engine *eng)
@@ -51,14 +53,14 @@ lbs_status lbs_engine_run(lbs_engine *eng)
 	eng->stop = false;
 	while (!eng->stop && lbs_queue_pop(&eng->queue, &ev)) {
 		const lbs_handler *h = &eng->handlers[lbs_event_handle(&ev)];
-		if (++eng->events % LBS_ENGINE_POLL == 0) {
-			if (eng->interrupt && *eng->interrupt)
-				return lbs_error_set(eng->err, LBS_EINTR, "interrupted within an iteration, "
-						     "after %llu events", (unsigned long long)eng->events);
-			if (eng->event_limit && eng->events >= eng->event_limit)
-				return lbs_error_set(eng->err, LBS_EINTR, "stopped at the limit of %llu events",
-						     (unsigned long long)eng->event_limit);
-		}
+		/* The flag at every event: one event may be costly (a scan of
+		 * every worker, a background job's phases). */
+		if (eng->interrupt && *eng->interrupt)
+			return lbs_error_set(eng->err, LBS_EINTR, "interrupted within an iteration, after %llu "
+					     "events", (unsigned long long)eng->events);
+		if (++eng->events % LBS_ENGINE_POLL == 0 && eng->event_limit && eng->events >= eng->event_limit)
+			return lbs_error_set(eng->err, LBS_EINTR, "stopped at the limit of %llu events",
+					     (unsigned long long)eng->event_limit);
 		lbs_status st = h->fn(h->ctx, h->arg, eng);
 		if (st != LBS_OK)
 			return st;

@@ -288,7 +288,9 @@ static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
 		if (st != LBS_OK || run->pending[worker] || run->running[worker] || run->incoming[worker])
 			return st;
 	} else {
-		assert(lbs_engine_now(eng) == run->iter_start_s + run->compute_s[worker]);
+		/* compute_s was fin - start: the same difference, exactly (start +
+		 * compute_s need not round back to fin once fin > 2 start). */
+		assert(lbs_engine_now(eng) - run->iter_start_s == run->compute_s[worker]);
 	}
 	/* This worker is done: the last one starts the aggregation. */
 	if (--run->remaining == 0)
@@ -565,11 +567,17 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 		 * a(t) >= 1 - load makes the compute last at most split / (1 - load). */
 		double T = split / (1 - g->load) + agg, cycle = g->on_mean_s + g->off_mean_s;
 		double events = workers * 2 * T / cycle;
+		/* A policy that looks ahead (the oracle) replays each worker's
+		 * job for every probe: a bisection of 64 steps over a search of
+		 * log2(B) probes, each as far as a whole batch takes. */
+		if (run->info.lookahead)
+			events += workers * 2 * (slowest / (1 - g->load)) / cycle * 64 * (log2((double)B) + 1);
 		if (events > LBS_MAX_ITERATION_EVENTS) {
 			snprintf(section, sizeof section, "generator.%s", g->name);
 			lbs_fmt(msg, sizeof msg, "on and off phases of %g s and %g s on average in iterations "
-				"of about %g s: %.3g phases an iteration over %g workers, more than the limit of "
+				"of about %g s: %.3g phases an iteration over %g workers%s, more than the limit of "
 				"%.3g events", g->on_mean_s, g->off_mean_s, T, events, workers,
+				run->info.lookahead ? " (drawn again for each of the policy's look-ahead probes)" : "",
 				LBS_MAX_ITERATION_EVENTS);
 			return key_error(sc, section, g->on_mean_s <= g->off_mean_s ? "on_mean" : "off_mean", msg, err);
 		}

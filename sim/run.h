@@ -124,7 +124,7 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, const char *poli
 
 /* Simulates the whole run, calling observer(ctx, record) once per iteration.
  * Returns LBS_EINTR if *interrupt became non-zero (seen within
- * LBS_ENGINE_POLL events, at most a few milliseconds). */
+ * the next event). */
 lbs_status lbs_run_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
 			   const volatile sig_atomic_t *interrupt, lbs_error *err);
 

@@ -26,6 +26,7 @@ typedef struct bg_state {
 	gsl_rng *rng;
 	lbs_background_params p;
 	bool on;
+	bool exhausted; /* a call ran past PHASE_BUDGET: every later one gives up at once */
 	double start_s, end_s; /* the current phase */
 } bg_state;
 
@@ -38,20 +39,37 @@ static void next_phase(gsl_rng *rng, const lbs_background_params *p, bool *on, d
 	*end_s += gsl_ran_exponential(rng, *on ? p->on_mean_s : p->off_mean_s);
 }
 
-/* Moves the current phase to the one holding t. */
-static void advance(bg_state *s, double t)
+/* The most phases one call may draw (a fifth of a second or so): past it
+ * the phases are far shorter than the span asked about, and the source
+ * gives up: finish() returns +inf, which the engine refuses as bad input
+ * (lbs_engine_at), and a reading or level NAN. The scenario's bounds
+ * (sim/run.c) refuse most such jobs before the run; this catches what they
+ * cannot foresee, such as a policy's steal latency of an hour. */
+#define PHASE_BUDGET 10000000
+
+/* Moves the current phase to the one holding t; false past the budget. */
+static bool advance(bg_state *s, double t)
 {
-	while (s->end_s <= t)
+	if (s->exhausted)
+		return false;
+	for (long k = 0; s->end_s <= t; k++) {
+		if (k == PHASE_BUDGET) {
+			s->exhausted = true;
+			return false;
+		}
 		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
+	}
+	return true;
 }
 
 static double bg_finish(void *state, double t0, double work_s, int64_t iteration)
 {
 	(void)iteration;
 	bg_state *s = state;
-	advance(s, t0);
+	if (!advance(s, t0))
+		return INFINITY;
 	double t = t0, w = work_s;
-	for (;;) {
+	for (long k = 0; k < PHASE_BUDGET; k++) {
 		double a = s->on ? 1.0 - s->p.load : 1.0;
 		double room = a * (s->end_s - t); /* work the rest of this phase holds */
 		if (w <= room)
@@ -60,6 +78,8 @@ static double bg_finish(void *state, double t0, double work_s, int64_t iteration
 		t = s->end_s;
 		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
 	}
+	s->exhausted = true;
+	return INFINITY;
 }
 
 /* a(t) for t at or after the current phase's start; later phases are drawn
@@ -76,8 +96,13 @@ static double bg_level(const void *state, double t, int64_t iteration)
 		if (!copy)
 			return NAN;
 		double start = s->start_s, end = s->end_s;
-		while (end <= t)
+		for (long k = 0; end <= t; k++) {
+			if (k == PHASE_BUDGET) {
+				gsl_rng_free(copy);
+				return NAN;
+			}
 			next_phase(copy, &s->p, &on, &start, &end);
+		}
 		gsl_rng_free(copy);
 	}
 	return on ? 1.0 - s->p.load : 1.0;
@@ -90,7 +115,8 @@ static double bg_reading(void *state, double t, int64_t iteration, int kind)
 	if (kind != LBS_READING_CPU_UTIL && kind != LBS_READING_MEM_UTIL)
 		return NAN;
 	assert(t >= s->start_s);
-	advance(s, t);
+	if (!advance(s, t))
+		return NAN;
 	if (!s->on)
 		return 0.0;
 	return kind == LBS_READING_CPU_UTIL ? s->p.load : s->p.memory;

@@ -103,4 +103,16 @@ same() {
 check "background: same seed, identical runs" test "$(same 1 2)" = 0
 check "background: another seed differs" test "$(same 1 3)" != 0
 
+# worker_events = always checks each completion against its compute time;
+# once an iteration computes for longer than all the time before it, start +
+# (fin - start) need not round back to fin, and that check aborted (exit
+# 134; found by fuzz/fuzz_simulate.c).
+printf '[run]\nglobal_batch = 4096\nepochs = 1\ndataset_samples = 12288\nworker_events = always
+[model]\ngradient = 1 B\n[network]\ntopology = ps\nbandwidth = 10 Gbit/s\nlatency = 10 s\n[policy]
+name = oracle\n[workers.g0]\ncount = 1\ndevice = cpu\ncost = linear\nt0 = 1 ms\nper_sample = 1 h
+noise = uniform\nnoise_low = -0.99\nnoise_high = 0.1\n[generator.c]\nkind = cpu_credits\nworkers = g0
+instance_type = t2.micro\n' > "$TMP/always.ini"
+"$LBSIM" "$TMP/always.ini" -q -o "$TMP/always.db" --no-baseline; rc=$?
+check "worker_events = always, a compute longer than the run so far: runs (exit $rc)" test $rc -eq 0
+
 finish

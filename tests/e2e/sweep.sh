@@ -272,6 +272,10 @@ for i in 0 1; do
 	check "hostile folder $i: the sweep succeeds" test $rc -eq 0
 	[ $rc -eq 0 ] || cat "$TMP/herr"
 	check "hostile folder $i: its 4 points are in the results" test "$(q "$dir/out.db" 'SELECT count(*) FROM runs')" = 4
+	# gnuplot gets the folder's name too (as a gnuplot string)
+	command -v gnuplot > /dev/null || continue
+	(cd "$dir" && "$LBSIM" plot out.db --out "p'\$(touch INJECTED6)" -q); rc=$?
+	check "hostile folder $i: plot into it (exit $rc)" test $rc -eq 0 -a -s "$dir/p'\$(touch INJECTED6)/speedup.png"
 done
 check "hostile folders: no command in a folder name ran" test -z "$(find "$TMP" -name 'INJECTED*')"
 
