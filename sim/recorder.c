@@ -306,19 +306,38 @@ static const char *detail_name(lbs_detail d)
 	return d == LBS_DETAIL_RUNS ? "runs" : d == LBS_DETAIL_ITERATIONS ? "iterations" : "workers";
 }
 
-lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *err)
+/* Starts the transaction a batch of rows goes into: the current UTC time
+ * (ISO 8601) into now[32] and, when next_id_sql is given, the id of the
+ * first new row (what it selects, 1 if it selects nothing) into *id. */
+static lbs_status begin_rows(lbs_recorder *r, const char *next_id_sql, sqlite3_int64 *id, char now[32],
+			     lbs_error *err)
 {
-	const lbs_scenario *sc = run->sc;
 	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
 	if (st != LBS_OK)
 		return st;
 	r->in_run = true;
-	sqlite3_stmt *q = NULL;
-	char now[32];
+	if (next_id_sql) {
+		sqlite3_stmt *q = NULL;
+		*id = 1;
+		if (sqlite3_prepare_v2(r->db, next_id_sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+			*id = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strftime(now, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return LBS_OK;
+}
+
+lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *err)
+{
+	const lbs_scenario *sc = run->sc;
+	char now[32];
+	lbs_status st = begin_rows(r, NULL, NULL, now, err);
+	if (st != LBS_OK)
+		return st;
+	sqlite3_stmt *q = NULL;
 	/* The summary columns are filled at commit; nobody sees this row before. */
 	if (sqlite3_prepare_v2(r->db,
 			       "INSERT INTO runs (scenario, scenario_path, description, policy, seed, "
@@ -520,21 +539,12 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
 					const lbs_predictor_score *rows, size_t n, lbs_error *err)
 {
-	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
+	sqlite3_int64 id;
+	char now[32];
+	lbs_status st = begin_rows(r, "SELECT coalesce(max(eval_id), 0) + 1 FROM predictor_errors", &id, now, err);
 	if (st != LBS_OK)
 		return st;
-	r->in_run = true;
 	sqlite3_stmt *q = NULL;
-	sqlite3_int64 id = 1;
-	if (sqlite3_prepare_v2(r->db, "SELECT coalesce(max(eval_id), 0) + 1 FROM predictor_errors", -1, &q,
-			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		id = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	char now[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (sqlite3_prepare_v2(r->db, "INSERT INTO predictor_errors VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 			       -1, &q, NULL) != SQLITE_OK)
 		return db_error(r, err, "cannot record predictor errors");
@@ -566,21 +576,12 @@ lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
 lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *rows, size_t n,
 				   lbs_error *err)
 {
-	lbs_status st = exec(r, "BEGIN IMMEDIATE", err);
+	sqlite3_int64 id;
+	char now[32];
+	lbs_status st = begin_rows(r, "SELECT coalesce(max(validation_id), 0) + 1 FROM validations", &id, now, err);
 	if (st != LBS_OK)
 		return st;
-	r->in_run = true;
 	sqlite3_stmt *q = NULL;
-	sqlite3_int64 id = 1;
-	if (sqlite3_prepare_v2(r->db, "SELECT coalesce(max(validation_id), 0) + 1 FROM validations", -1, &q,
-			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		id = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	char now[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (sqlite3_prepare_v2(r->db, "INSERT INTO validations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 			       "?10, ?11, ?12, ?13, ?14)", -1, &q, NULL) != SQLITE_OK)
 		return db_error(r, err, "cannot record the validation");

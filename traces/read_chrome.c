@@ -53,31 +53,6 @@ static lbs_status int_arg(const lbs_ops_trace *t, size_t k, json_t *args, const 
 	return LBS_OK;
 }
 
-static bool grow(lbs_ops_trace *t, size_t cap)
-{
-#define GROW(a)                                                  \
-	do {                                                     \
-		void *p = realloc(t->a, cap * sizeof *t->a);     \
-		if (!p)                                          \
-			return false;                            \
-		t->a = p;                                        \
-	} while (0)
-	GROW(dp_rank);
-	GROW(stage);
-	GROW(rank);
-	GROW(seq_id);
-	GROW(mc);
-	GROW(mb_id);
-	GROW(gmc);
-	GROW(step);
-	GROW(optype);
-	GROW(start);
-	GROW(duration);
-	GROW(line);
-#undef GROW
-	return true;
-}
-
 /* Sorting rows by (step, dp_rank, stage, optype, ts) to number seq_id. */
 typedef struct seq_key {
 	const lbs_ops_trace *t;
@@ -125,7 +100,7 @@ static lbs_status read_events(lbs_ops_trace *t, json_t *events, double **ts_out,
 				ts = a;
 			if (b)
 				dur = b;
-			if (!s || !grow(t, c)) {
+			if (!s || !lbs_ops_reserve(t, c)) {
 				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory reading %s", t->path);
 				break;
 			}

@@ -74,10 +74,8 @@ typedef struct ops_ctx {
 	long pos[C_N];
 } ops_ctx;
 
-static bool grow(ops_ctx *c)
+bool lbs_ops_reserve(lbs_ops_trace *t, size_t cap)
 {
-	lbs_ops_trace *t = c->t;
-	size_t cap = c->cap ? 2 * c->cap : 4096;
 #define GROW(a)                                                  \
 	do {                                                     \
 		void *p = realloc(t->a, cap * sizeof *t->a);     \
@@ -98,6 +96,14 @@ static bool grow(ops_ctx *c)
 	GROW(duration);
 	GROW(line);
 #undef GROW
+	return true;
+}
+
+static bool grow(ops_ctx *c)
+{
+	size_t cap = c->cap ? 2 * c->cap : 4096;
+	if (!lbs_ops_reserve(c->t, cap))
+		return false;
 	c->cap = cap;
 	return true;
 }

@@ -82,6 +82,10 @@ lbs_status lbs_ops_read_chrome(const char *path, lbs_ops_trace *out, lbs_error *
 lbs_status lbs_ops_read_any(const char *path, lbs_ops_trace *out, lbs_error *err);
 void lbs_ops_free(lbs_ops_trace *t);
 
+/* Makes room for cap ops in every column of t (the readers' growth);
+ * false when out of memory (t keeps what it had). */
+bool lbs_ops_reserve(lbs_ops_trace *t, size_t cap);
+
 typedef struct lbs_ops_meta {
 	char path[1024];
 	char trial_name[128];
