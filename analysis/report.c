@@ -2,13 +2,15 @@
 /* `lbsim report`: one self-contained HTML file of a results database: the
  * summary of every run, the speedups per policy with their spread over
  * seeds, the keys that vary and the settings common to every run, and the
- * plots of `lbsim plot` inline as SVG. Nothing in it refers to another file
+ * plots of `lbsim plot` inline as SVG, and for a database of `lbsim
+ * validate` the measured against the simulated times. Nothing in it refers to another file
  * or to the network, so it can be mailed or archived on its own. */
 #include "analysis/report.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +166,134 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* The validations of `lbsim validate` (doc/validation.md), when the file
+ * has any: the number of their rows (0 in every other file, including one
+ * of schema version 2, which has no such table). */
+static long long validations(sqlite3 *db)
+{
+	sqlite3_stmt *q = NULL;
+	long long n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM validations", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return n;
+}
+
+/* At most this many points in the plot of the validations. */
+#define REPORT_MAX_POINTS 200
+
+/* The plot of measured against simulated mean iteration times, one point
+ * per policy of each validation, with the measured spread (one standard
+ * deviation over the repeats) as a horizontal bar and the line where the
+ * two agree; written here, not by gnuplot, so that it is there without it. */
+static void validation_plot(FILE *out, sqlite3 *db)
+{
+	double sim[REPORT_MAX_POINTS], meas[REPORT_MAX_POINTS], sd[REPORT_MAX_POINTS];
+	char label[REPORT_MAX_POINTS][80];
+	int n = 0;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT validation_id, policy, simulated_iteration_s, measured_iteration_s, "
+			       "coalesce(measured_iteration_sd_s, 0), (SELECT count(DISTINCT validation_id) "
+			       "FROM validations) FROM validations ORDER BY validation_id, policy",
+			       -1, &q, NULL) != SQLITE_OK)
+		return;
+	double hi = 0;
+	while (n < REPORT_MAX_POINTS && sqlite3_step(q) == SQLITE_ROW) {
+		const char *policy = (const char *)sqlite3_column_text(q, 1);
+		if (sqlite3_column_int64(q, 5) > 1)
+			snprintf(label[n], sizeof label[n], "%s (#%lld)", policy, sqlite3_column_int64(q, 0));
+		else
+			snprintf(label[n], sizeof label[n], "%s", policy);
+		sim[n] = sqlite3_column_double(q, 2);
+		meas[n] = sqlite3_column_double(q, 3);
+		sd[n] = sqlite3_column_double(q, 4);
+		hi = fmax(hi, fmax(sim[n], meas[n] + sd[n]));
+		n++;
+	}
+	sqlite3_finalize(q);
+	if (n == 0 || !(hi > 0))
+		return;
+	/* Ticks at a round step (1, 2 or 5 times a power of ten), at most 6. */
+	double step = pow(10, floor(log10(hi / 5)));
+	if (hi / step > 25)
+		step *= 5;
+	else if (hi / step > 10)
+		step *= 2;
+	int ticks = (int)ceil(hi * 1.05 / step);
+	hi = ticks * step;
+	const double w = 560, h = 460, left = 70, right = 150, top = 20, bottom = 50;
+	const double pw = w - left - right, ph = h - top - bottom;
+#define X(v) (left + (v) / hi * pw)
+#define Y(v) (top + ph - (v) / hi * ph)
+	fprintf(out, "<figure id=\"plot-validation\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
+		"font-size=\"12\">\n", w, h, w, h);
+	fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+		"stroke=\"#444\"/>\n", left, top, pw, ph);
+	for (int t = 0; t <= ticks; t++) {
+		double v = step * t;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3g</text>\n",
+			X(v), top + ph, X(v), top + ph + 5, X(v), top + ph + 18, v);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
+			left - 5, Y(v), left, Y(v), left - 8, Y(v) + 4, v);
+	}
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" "
+		"stroke-dasharray=\"6,4\"/>\n", X(0), Y(0), X(hi), Y(hi));
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">measured mean iteration time (s, real)"
+		"</text>\n", left + pw / 2, h - 10);
+	fprintf(out, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">simulated mean "
+		"iteration time (s)</text>\n", top + ph / 2);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "<g class=\"point\"><title>");
+		html(out, label[i]);
+		fprintf(out, ": measured %.6g s (sd %.6g), simulated %.6g s</title>"
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\"/>"
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\">", meas[i], sd[i], sim[i], X(meas[i] - sd[i]), Y(sim[i]),
+			X(meas[i] + sd[i]), Y(sim[i]), X(meas[i]), Y(sim[i]), X(meas[i]) + 7, Y(sim[i]) - 6);
+		html(out, label[i]);
+		fprintf(out, "</text></g>\n");
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">dashed: simulated = measured</text>\n",
+		left + 8, top + 16);
+#undef X
+#undef Y
+	fprintf(out, "</svg>\n<figcaption>Simulated against measured mean iteration time, per policy "
+		"(the bar: one standard deviation of the measured time over the repeats)</figcaption>\n"
+		"</figure>\n");
+}
+
+/* The section of a validation database: the measured and simulated mean
+ * iteration times and speedups over static of each policy, how far apart
+ * they are, the measured spread, and whether the simulated speedup is
+ * within the tolerance lbsim validate --tolerance auto applies. */
+static void validation_section(FILE *out, sqlite3 *db)
+{
+	fprintf(out, "<h2 id=\"validation\">Measured against simulated</h2>\n"
+		"<p>Each <code>lbsim validate</code> (the table <code>validations</code>): a simulated run of "
+		"each policy against its testbed runs. Measured times are real seconds; <code>_sd</code> is "
+		"the sample standard deviation over the repeats (empty with one); a gap is simulated / "
+		"measured - 1; the speedups are over static. The tolerance is that of <code>--tolerance "
+		"auto</code>: max(5%%, 3 x the measured speedup's relative standard deviation); the "
+		"speedup is within it when abs(simulated - measured) / measured is not more.</p>\n");
+	validation_plot(out, db);
+	table(out, db,
+	      "SELECT validation_id, policy, simulated_run, measured_runs, simulated_iteration_s, "
+	      "measured_iteration_s, measured_iteration_sd_s, "
+	      "simulated_iteration_s / measured_iteration_s - 1 AS iteration_gap, "
+	      "simulated_speedup, measured_speedup, measured_speedup_sd, "
+	      "simulated_speedup / measured_speedup - 1 AS speedup_gap, "
+	      "max(0.05, 3 * coalesce(measured_speedup_sd / measured_speedup, 0)) AS tolerance, "
+	      "CASE WHEN policy = 'static' THEN 'baseline' "
+	      "WHEN abs(simulated_speedup - measured_speedup) / measured_speedup <= "
+	      "max(0.05, 3 * coalesce(measured_speedup_sd / measured_speedup, 0)) THEN 'yes' ELSE 'no' END "
+	      "AS within_tolerance, error_mean, error_p95, batch_difference_mean, created_at "
+	      "FROM validations ORDER BY validation_id, policy = 'static' DESC, policy", "validation-table");
+}
+
 static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplot, const char *plot_dir,
 			       FILE *out, lbs_error *err)
 {
@@ -202,6 +332,8 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 	if (st != LBS_OK && st != LBS_EINPUT)
 		return st;
 	int plots = 0;
+	if (validations(db) > 0)
+		validation_section(out, db);
 	fprintf(out, "<h2 id=\"speedups\">Speedup per policy</h2>\n"
 		"<p>The static run's simulated time over the policy's, for each point (the runs that differ "
 		"only in their seed): the mean over seeds, with the least and the greatest.</p>\n");
@@ -262,7 +394,8 @@ static void usage(FILE *out)
 		     "Writes one self-contained HTML file of a results database: the plots of lbsim plot\n"
 		     "inline as SVG, the speedup of each policy with its spread over seeds, the straggler\n"
 		     "timeline, the summary of every run, and the settings (the keys that vary, and the\n"
-		     "rest). It refers to no other file and to no network.\n"
+		     "rest); for a database of lbsim validate, first the measured against the\n"
+		     "simulated times and speedups. It refers to no other file and to no network.\n"
 		     "\n"
 		     "  -o, --output FILE   the HTML file (default: report.html)\n"
 		     "  -q, --quiet         print nothing but errors\n"

@@ -18,7 +18,9 @@
 #   --doc        where to write the report, with its plots in a folder named
 #                after it without .md (default: none; the table is printed)
 #   -j N         sweep points run at once (default: 2)
-# Run from the source tree's top folder (make reproduce does).
+# Run from the source tree's top folder (make reproduce does). On a terminal,
+# the progress on standard error (step k of n, elapsed, an estimate of the
+# time left); nothing there without one.
 set -euo pipefail
 
 quick=0 lbsim=./lbsim bench="" work=reproduce.d doc="" jobs=2
@@ -48,7 +50,27 @@ else
 	gpu_len=() dbs_len=() cpu_len=() cpu_seeds=(1 2 3 4 5) steps_h=14 steps_bw=16
 fi
 
-progress() { [ -t 2 ] && printf '\r\033[Kreproduce: %s' "$*" >&2 || true; }
+# The steps, each announced by progress: the bisections' steps, the CPU
+# seeds, and the fixed steps of the table; with --doc, those of the report
+# (three sweeps, the five refits of the bandwidth, a few more).
+steps=$((steps_h + ${#cpu_seeds[@]} + 2 + 1 + steps_bw + 1 + 1))
+[ -n "$doc" ] && steps=$((steps + 3 + 1 + 5 * steps_bw + 1 + 2 + 1 + 1))
+[ -n "$doc" ] && [ -n "$bench" ] && steps=$((steps + 1))
+step=0
+# progress TEXT: on a terminal, "step k of n", the time since the start and
+# an estimate of the time left (the mean time of the steps done so far, times
+# the steps left: rough, the steps differ), on one line of standard error
+# rewritten in place. Nothing without a terminal. A step announced in a
+# subshell ($(...)) is counted by its caller (stepped).
+clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+progress() {
+	step=$((step + 1))
+	[ -t 2 ] || return 0
+	local k=$((step < steps ? step : steps)) left="estimating the time left"
+	[ $k -gt 1 ] && left="about $(clock $((SECONDS * (steps - k + 1) / (k - 1)))) left"
+	printf '\r\033[Kreproduce: step %d of %d, %s elapsed, %s: %s' "$k" "$steps" "$(clock $SECONDS)" "$left" "$*" >&2
+}
+stepped() { step=$((step + $1)); }
 calc() { awk "BEGIN { printf \"%.10g\", $* }"; }
 # run DB SCENARIO POLICIES [lbsim options...]: a fresh database of one setting
 run() {
@@ -170,6 +192,7 @@ fit_bw() {   # fit_bw SHARE_AVAIL: bandwidth (GB/s) giving 12% at 4 workers
 	printf '%.4g' "$(calc "sqrt($lo * $hi)")"
 }
 bw=$(fit_bw $share)
+stepped $steps_bw   # its steps, announced in the subshell
 # last_batches: the sharing and lone workers' batches (mean) at the run's last re-balancing
 last_batches() {
 	sqlite3 "$work/dbs-fit.db" "SELECT printf('%.0f and %.0f', avg(CASE WHEN w.group_name = 'shared' THEN b.batch_samples END),
@@ -346,6 +369,7 @@ dbs_alt_rows=""
 for x in 0.25 0.3333333333 0.4 0.5 0.6; do
 	a=$(calc "0.2222222222 * $x")
 	b=$(fit_bw "$a")
+	stepped $steps_bw
 	r4=$(dbs_at "$b" "$a" 1)
 	if awk "BEGIN { exit !($r4 < 11.5 || $r4 > 12.5) }"; then
 		dbs_alt_rows+="| $(printf '%.2f' "$x") | no bandwidth gives 12% (best $(printf '%.1f' "$r4")%) | | | |"$'\n'
@@ -463,6 +487,9 @@ values that are fitted (each to one figure, which then does not count as reprodu
 other figure, prints the table below and writes this page with its plots. Every run has a fixed
 seed and nothing in the table depends on the clock, so the same command prints the same table
 (\`tests/e2e/reproduce.sh\` checks that on shortened runs). It takes a few minutes on two cores.
+On a terminal it shows its progress on standard error (\`reproduce: step 12 of 70, 1:40 elapsed,
+about 8:10 left: ...\`, the estimate the mean time of the steps so far times the steps left: rough,
+the steps differ); without one it prints nothing there.
 
 \`\`\`sh
 ./configure && make && make reproduce        # the table on stdout, this page in doc/

@@ -3,7 +3,8 @@
 # End to end: `lbsim report` writes one self-contained HTML file, checked in
 # a real browser: headless Chromium renders it to a screenshot and to PDF
 # with no console message, and the rendered page (--dump-dom) holds the
-# expected tables and inline plots. The console check is first shown to
+# expected tables and inline plots, and for a validation database the
+# measured-against-simulated section. The console check is first shown to
 # catch a page with an error, so that its silence means something.
 . "$(dirname "$0")/lib.sh"
 need sqlite3 sqlite3
@@ -63,6 +64,43 @@ check "screenshot: 1200 pixels wide" test "$(od -An -tu1 -j16 -N4 "$png" | awk '
 check "screenshot: not blank (more than 100 kB)" test "$(stat -c %s "$png")" -gt 100000
 check "PDF: written" test "$(head -c 5 "$TMP/r.pdf")" = '%PDF-'
 check "PDF: more than 50 kB (the plots are in it)" test "$(stat -c %s "$TMP/r.pdf")" -gt 50000
+
+check "DOM: no validation section in a file without validations" test "$(grep -c 'id="validation' "$dom")" = 0
+
+# A validation database (lbsim validate writes it; here its comparisons are
+# inserted by hand into a copy of the sweep, three runs marked measured), so
+# that every expected figure is a hand calculation:
+#   static:              0.30 s simulated, 0.32 measured: gap 0.30/0.32 - 1 = -0.0625; the baseline
+#   static-proportional: speedups 1.666666667 and 1.6 +- 0.04: gap 0.0416667,
+#                        tolerance max(5%, 3 x 0.04/1.6 = 0.075) = 0.075: within
+#   lbbsp-cpu:           speedups 2 and 1.6, one repeat (no sd): gap 0.25, tolerance 0.05: not within
+cp "$TMP/bw.db" "$TMP/val.db"
+sqlite3 "$TMP/val.db" "UPDATE runs SET mode = 'measured' WHERE run_id IN (2, 4, 6);
+	INSERT INTO validations VALUES
+	(1, 'static', 1, '2', 0.30, 0.32, 0.01, 1, 1, 0, 0.05, 0.09, 0.02, '2026-12-01T11:00:00Z'),
+	(1, 'static-proportional', 3, '4', 0.18, 0.20, 0.004, 1.666666667, 1.6, 0.04, 0.06, 0.1, 0.03, '2026-12-01T11:00:00Z'),
+	(1, 'lbbsp-cpu', 5, '6', 0.15, 0.20, NULL, 2.0, 1.6, NULL, 0.25, 0.3, 0.1, '2026-12-01T11:00:00Z')"
+"$LBSIM" report "$TMP/val.db" -o "$TMP/val.html" -q
+check "validation report: exit 0" test $? -eq 0
+browse "$TMP/val.html" "$TMP/v"
+check "validation report: no console message" test ! -s "$TMP/v.console"
+vdom="$TMP/v.dom"
+for id in validation plot-validation validation-table; do
+	check "validation DOM: #$id" grep -q "id=\"$id\"" "$vdom"
+done
+check "validation DOM: 9 inline plots (the 8 and measured against simulated)" test "$(grep -o '<svg' "$vdom" | wc -l)" = 9
+check "validation DOM: a point per policy" test "$(sed -n '/id="plot-validation"/,/<\/figure>/p' "$vdom" | grep -o '<circle' | wc -l)" = 3
+vrow() { sed -n '/<table id="validation-table">/,/<\/table>/p' "$vdom" | grep "^<tr><td class=\"n\">1</td><td>$1</td>" | sed 's/<\/td>/\n/g; s/<td[^>]*>//g; s/<tr>//g' | sed -n "$2p"; }
+check "validation DOM: a row per policy" test "$(sed -n '/<table id="validation-table">/,/<\/table>/p' "$vdom" | grep -c '^<tr>')" = 3
+# Columns: 5 simulated_iteration_s, 6 measured, 7 its sd, 8 iteration_gap, 9 and 10
+# the speedups, 11 the measured speedup's sd, 12 speedup_gap, 13 tolerance, 14 within.
+check "static: times 0.3 and 0.32 +- 0.01" test "$(vrow static 5) $(vrow static 6) $(vrow static 7)" = "0.3 0.32 0.01"
+check "static: iteration gap -0.0625, the baseline" test "$(vrow static 8) $(vrow static 14)" = "-0.0625 baseline"
+check "static-proportional: speedups, gap, tolerance, within" test \
+	"$(vrow static-proportional 9) $(vrow static-proportional 10) $(vrow static-proportional 12) $(vrow static-proportional 13) $(vrow static-proportional 14)" = "1.66667 1.6 0.0416667 0.075 yes"
+check "static-proportional: iteration gap -0.1" test "$(vrow static-proportional 8)" = "-0.1"
+check "lbbsp-cpu: no sd with one repeat, gap 0.25 over a tolerance of 0.05: not within" test \
+	"[$(vrow lbbsp-cpu 11)] $(vrow lbbsp-cpu 12) $(vrow lbbsp-cpu 13) $(vrow lbbsp-cpu 14)" = "[] 0.25 0.05 no"
 
 # Without gnuplot, the tables alone, saying why.
 PATH=/nonexistent "$LBSIM" report "$TMP/bw.db" -o "$TMP/np.html" 2> "$TMP/err" > /dev/null
