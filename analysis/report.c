@@ -92,15 +92,11 @@ static long long table(FILE *out, sqlite3 *db, const char *sql, const char *id)
  * names gnuplot gives its definitions made unique to this plot. */
 static bool inline_svg(FILE *out, const char *path, int plot)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
 	lbs_buf b = { 0 };
-	char chunk[8192];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-		lbs_buf_printf(&b, "%.*s", (int)got, chunk);
-	fclose(f);
+	if (!lbs_buf_append_file(&b, path)) {
+		lbs_buf_free(&b);
+		return false;
+	}
 	const char *s = lbs_buf_str(&b), *start = strstr(s, "<svg");
 	static const char *const names[] = { "gpPt", "gpDot", "gnuplot_", "textbox", "greybox" };
 	for (const char *p = start; p && *p;) {

@@ -142,16 +142,8 @@ static lbs_status write_file(const char *path, const char *text, lbs_error *err)
 /* The whole file, or NULL. */
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
 	lbs_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		lbs_buf_printf(&b, "%.*s", (int)n, chunk);
-	fclose(f);
-	if (b.failed) {
+	if (!lbs_buf_append_file(&b, path)) {
 		lbs_buf_free(&b);
 		return NULL;
 	}

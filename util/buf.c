@@ -50,6 +50,20 @@ bool lbs_buf_shell_quote(lbs_buf *b, const char *s)
 	return lbs_buf_printf(b, "%s'", s);
 }
 
+bool lbs_buf_append_file(lbs_buf *b, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lbs_buf_printf(b, "%.*s", (int)n, chunk);
+	bool ok = !ferror(f) && !b->failed;
+	fclose(f);
+	return ok;
+}
+
 const char *lbs_buf_str(const lbs_buf *b)
 {
 	return b->s ? b->s : "";

@@ -18,6 +18,10 @@ bool lbs_buf_printf(lbs_buf *b, const char *fmt, ...) __attribute__((format(prin
 /* Appends s quoted for a POSIX shell: 'it'\''s'. */
 bool lbs_buf_shell_quote(lbs_buf *b, const char *s);
 
+/* Appends the whole file at path; false when it cannot be read (errno
+ * set) or memory runs out (failed set). */
+bool lbs_buf_append_file(lbs_buf *b, const char *path);
+
 /* The text so far ("" when empty). */
 const char *lbs_buf_str(const lbs_buf *b);
 
