@@ -786,6 +786,13 @@ static lbs_status plot_whatif_timeline(plot_ctx *c, lbs_error *err)
 	return render(c, "whatif-timeline", sql, c->whatif, title, vars, "no timeline recorded", err);
 }
 
+/* Both plots of the analysis c->whatif. */
+static lbs_status plot_whatif(plot_ctx *c, lbs_error *err)
+{
+	lbs_status st = plot_whatif_heatmap(c, err);
+	return st == LBS_OK ? plot_whatif_timeline(c, err) : st;
+}
+
 /* Names the setting by its first chosen run: scenario, size, seed and the
  * keys that vary. */
 static void name_setting(plot_ctx *c)
@@ -847,9 +854,7 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 	if (!runs) {
 		if (mkdir(o->dir, 0777) != 0 && errno != EEXIST)
 			return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", o->dir, strerror(errno));
-		lbs_status st = plot_whatif_heatmap(&c, err);
-		if (st == LBS_OK)
-			st = plot_whatif_timeline(&c, err);
+		lbs_status st = plot_whatif(&c, err);
 		if (st == LBS_OK && !c.n_made)
 			st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
 		return st;
@@ -882,11 +887,10 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
 		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share, plot_availability,
 	};
-	lbs_status (*const whatif_plots[])(plot_ctx *, lbs_error *) = { plot_whatif_heatmap, plot_whatif_timeline };
 	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
 		st = plots[i](&c, err);
-	for (size_t i = 0; c.whatif && st == LBS_OK && i < sizeof whatif_plots / sizeof *whatif_plots; i++)
-		st = whatif_plots[i](&c, err);
+	if (c.whatif && st == LBS_OK)
+		st = plot_whatif(&c, err);
 	free(c.keys);
 	if (st == LBS_OK && !c.n_made)
 		st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
