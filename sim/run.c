@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "traces/cfs.h"
 #include "util/clock.h"
 #include "util/rng.h"
 
@@ -417,6 +418,7 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 			.owner = gs->name,
 			.seed = (uint64_t)sc->run.seed,
 			.gain = gs->availability,
+			.loss = gs->timeshare_refill_s / gs->timeshare_slice_s,
 		};
 		char section[LBS_NAME_MAX + 16];
 		snprintf(section, sizeof section, "workers.%s", gs->name);
@@ -460,7 +462,20 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 			w->noise = &gs->noise;
 			w->group = (uint32_t)g;
 			w->avail = gs->trace.format ? lbs_source_avail(&run->sources[traced++])
-						    : (lbs_avail){ NULL, NULL, gs->availability };
+						    : (lbs_avail){ NULL, NULL,
+								   lbs_avail_timeshare(gs->availability,
+										       gs->timeshare_refill_s /
+											       gs->timeshare_slice_s) };
+			if (gs->cpu_quota_period_s > 0) {
+				/* The periods' phase: the worker's own stream ("cfs", group, index). */
+				gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, "cfs", gs->name, (uint64_t)k, err);
+				if (!r)
+					return LBS_EINTERNAL;
+				double phase = gsl_rng_uniform(r) * gs->cpu_quota_period_s;
+				gsl_rng_free(r);
+				if ((st = lbs_cfs_create(w->avail, gs->cpu_quota_period_s, phase, &w->avail, err)) != LBS_OK)
+					return st;
+			}
 			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK)
 				return st;
 			/* The stream's identity is (group, index in group): adding a

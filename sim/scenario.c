@@ -106,6 +106,18 @@ static const lbs_key_spec group_keys[] = {
 	{ "availability", LBS_T_REAL, G(availability), "1", 0, 100, LBS_K_MIN_OPEN, NULL, NULL,
 	  "constant fraction of nominal speed the worker delivers (0.5 = half speed); with a trace, "
 	  "it multiplies the trace's availability" },
+	{ "timeshare_refill", LBS_T_TIME, G(timeshare_refill_s), "0 s", 0, 1, 0, NULL, NULL,
+	  "CPU time a worker loses in each scheduling slice (timeshare_slice) while it time-shares "
+	  "its core, a(t) < 1 (its caches refilled after the other tenant ran): its availability is "
+	  "then a(t) - timeshare_refill/timeshare_slice, never below a(t)/10; `lbsim validate "
+	  "--calibrate` measures it (doc/validation.md); 0: the fluid rule alone" },
+	{ "cpu_quota_period", LBS_T_TIME, G(cpu_quota_period_s), "0 s", 0, 1, 0, NULL, NULL,
+	  "0: availability a(t) is a fluid share of the device; > 0: a(t) < 1 is a CPU limit as Linux "
+	  "enforces it (CFS bandwidth control, a container's CPU limit, the testbed): a(t) x this "
+	  "period of CPU time per period, run at full speed from the period's start, then throttled "
+	  "until the next; each worker's periods start at a phase drawn from its own stream" },
+	{ "timeshare_slice", LBS_T_TIME, G(timeshare_slice_s), "10 ms", 0, 1, LBS_K_MIN_OPEN, NULL, NULL,
+	  "the scheduling slice timeshare_refill is paid in (the testbed's CFS period is 10 ms)" },
 	{ "noise", LBS_T_ENUM, G(noise.kind), "none", 0, 0, 0, LBS_NOISE_CHOICES, NULL,
 	  "per-iteration multiplicative noise on compute time, drawn from the worker's own stream" },
 	{ "noise_low", LBS_T_REAL, G(noise.low), "0", -0.99, 100, 0, NULL, "noise=uniform",

@@ -99,6 +99,13 @@ lbs_status lbs_gen_resolve(lbs_scenario *sc, lbs_error *err)
 					"it: remove one", gs->name, at.file ? at.file : "?", at.line);
 				return lbs_gen_error(err, g, &g->workers_at, "workers", msg);
 			}
+			if (sets_availability(g->kind) && (gs->timeshare_refill_s > 0 || gs->cpu_quota_period_s > 0)) {
+				lbs_fmt(msg, sizeof msg,
+					"group '%s' sets `%s`, which applies to a constant or traced availability; this "
+					"generator's is not modelled with it: remove one", gs->name,
+					gs->timeshare_refill_s > 0 ? "timeshare_refill" : "cpu_quota_period");
+				return lbs_gen_error(err, g, &g->workers_at, "workers", msg);
+			}
 			if (sets_availability(g->kind) && gs->trace.format) {
 				lbs_fmt(msg, sizeof msg,
 					"group '%s' replays a trace, and this generator would replace it: remove "

@@ -60,6 +60,13 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 		if (gs->noise.kind != LBS_NOISE_NONE)
 			return refuse(sc, section, "noise", "the machine supplies its own noise: use noise = none",
 				      err);
+		if (gs->cpu_quota_period_s > 0 && fabs(gs->cpu_quota_period_s - 1e-6 * LBS_TESTBED_PERIOD_US) > 1e-9)
+			return refuse(sc, section, "cpu_quota_period", "the testbed's CFS period is 10 ms: set 10 ms "
+				      "or leave it out (lbsim validate simulates with 10 ms)", err);
+		if (gs->timeshare_refill_s > 0)
+			return refuse(sc, section, "timeshare_refill", "the testbed time-shares its cores for real; "
+				      "this key is the simulation's model of that: remove it (lbsim validate "
+				      "--calibrate measures it for the simulation)", err);
 	}
 	const lbs_policy_ops *ops = lbs_policy_find(policy ? policy : sc->policy.name);
 	if (ops == &lbs_policy_oracle)
@@ -81,6 +88,27 @@ lbs_status lbs_testbed_probe(lbs_error *err)
 static double level(const lbs_avail *a, double t, int64_t iteration)
 {
 	return a->ops ? a->ops->level(a->state, t, iteration) : a->level;
+}
+
+void lbs_testbed_place(const lbs_run *run, int *cpu)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double load[64] = { 0 };
+	for (size_t k = 0; k < run->n; k++)
+		cpu[k] = -1;
+	for (size_t k = 0; ncpu > 1 && ncpu <= 64 && k < run->n; k++) {
+		size_t best = run->n; /* the unbound worker of the largest a(0) */
+		for (size_t i = 0; i < run->n; i++)
+			if (cpu[i] < 0 && (best == run->n || level(&run->workers[i].avail, 0, 0) >
+								 level(&run->workers[best].avail, 0, 0)))
+				best = i;
+		int least = 0;
+		for (int j = 1; j < ncpu; j++)
+			if (load[j] < load[least])
+				least = j;
+		cpu[best] = least;
+		load[least] += fmin(1.0, level(&run->workers[best].avail, 0, 0));
+	}
 }
 
 typedef struct coordinator {
@@ -292,25 +320,10 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	 * and a worker left to migrate waits behind the others on its CPU and
 	 * loses the quota of the periods it waits in (doc/validation.md). */
 	int *cpu = lbs_calloc(run->n, sizeof *cpu, err);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double load[64] = { 0 };
 	if (!cpu)
 		st = LBS_EINTERNAL;
-	for (size_t k = 0; st == LBS_OK && k < run->n; k++)
-		cpu[k] = -1;
-	for (size_t k = 0; st == LBS_OK && ncpu > 1 && ncpu <= 64 && k < run->n; k++) {
-		size_t best = run->n; /* the unbound worker of the largest a(0) */
-		for (size_t i = 0; i < run->n; i++)
-			if (cpu[i] < 0 && (best == run->n || level(&run->workers[i].avail, 0, 0) >
-								 level(&run->workers[best].avail, 0, 0)))
-				best = i;
-		int least = 0;
-		for (int j = 1; j < ncpu; j++)
-			if (load[j] < load[least])
-				least = j;
-		cpu[best] = least;
-		load[least] += fmin(1.0, level(&run->workers[best].avail, 0, 0));
-	}
+	else
+		lbs_testbed_place(run, cpu);
 	/* Every worker is started (its buffers made at full speed, outside
 	 * any quota) before any is limited. */
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
@@ -409,5 +422,132 @@ lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bo
 	}
 	lbs_cgroup_remove(&g);
 	lbs_cgroup_close(&cg);
+	return st;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof *x, cmp_time);
+	return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* The median time of `reps` iterations at `batch` of each of the first
+ * n <= 2 workers, all kept busy at once: each is sent its next batch as
+ * soon as it answers, until every one has its count, and when n > 1 the
+ * first answer of each (which may have started alone) is not counted. */
+static lbs_status time_batches(lbs_tb_worker *w, int n, int64_t batch, int reps, double *med, double *cpu_med,
+			       lbs_error *err)
+{
+	enum { MAX_REPS = 64 };
+	const int first = n > 1, want = reps + first;
+	double t[2][MAX_REPS + 1], c[2][MAX_REPS + 1];
+	int got[2] = { 0, 0 }, busy = n;
+	lbs_status st = LBS_OK;
+	if (n < 1 || n > 2 || reps < 1 || reps > MAX_REPS)
+		return lbs_error_set(err, LBS_EINTERNAL, "time_batches: %d workers, %d repetitions", n, reps);
+	for (int i = 0; i < n && st == LBS_OK; i++)
+		st = lbs_tb_worker_send(&w[i], batch, err);
+	while (st == LBS_OK && busy > 0) {
+		struct pollfd fds[2];
+		for (int i = 0; i < n; i++)
+			fds[i] = (struct pollfd){ .fd = w[i].from_fd, .events = POLLIN };
+		if (poll(fds, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+		}
+		for (int i = 0; i < n && st == LBS_OK; i++) {
+			if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			lbs_tb_result r;
+			if ((st = lbs_tb_worker_read(&w[i], &r, err)) != LBS_OK)
+				break;
+			if (got[i] < want) {
+				c[i][got[i]] = r.cpu_s;
+				t[i][got[i]++] = r.compute_s;
+			}
+			bool done = true;
+			for (int j = 0; j < n; j++)
+				done = done && got[j] >= want;
+			if (done)
+				busy--; /* this one is idle now; the others answer once more */
+			else
+				st = lbs_tb_worker_send(&w[i], batch, err);
+		}
+	}
+	for (int i = 0; i < n && st == LBS_OK; i++) {
+		med[i] = median(t[i] + first, reps);
+		cpu_med[i] = median(c[i] + first, reps);
+	}
+	return st;
+}
+
+lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, int reps, lbs_tb_timeshare *out, lbs_error *err)
+{
+	lbs_cgroups cg;
+	lbs_cgroup g[2];
+	lbs_tb_worker w[2] = { { 0, -1, -1 }, { 0, -1, -1 } };
+	lbs_net net;
+	memset(g, 0, sizeof g);
+	const double quota = out->quota > 0 ? out->quota : 0.25;
+	int64_t batch = sc->run.global_batch / 4 > 0 ? sc->run.global_batch / 4 : 1;
+	for (size_t k = 0; k < sc->n_groups; k++) /* one every worker can hold */
+		if (sc->groups[k].cost.max_batch > 0 && sc->groups[k].cost.max_batch < batch)
+			batch = sc->groups[k].cost.max_batch;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = ncpu > 1 ? (int)ncpu - 1 : -1;
+	*out = (lbs_tb_timeshare){ .batch = batch, .quota = quota, .reps = reps };
+	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
+		return st;
+	st = lbs_cgroup_open(&cg, err);
+	for (int i = 0; i < 2 && st == LBS_OK; i++) {
+		char name[32];
+		if ((st = lbs_cgroup_create(&cg, lbs_fmt(name, sizeof name, "timeshare%d", i), &g[i], err)) ==
+			    LBS_OK &&
+		    (st = lbs_cgroup_set_cores(&cg, &g[i], 1.0, err)) == LBS_OK &&
+		    (st = lbs_tb_worker_start(&w[i], &net, batch, cpu, err)) == LBS_OK)
+			st = lbs_cgroup_attach(&g[i], w[i].pid, err);
+	}
+	double m[2], cm[2];
+	/* Alone without a quota, alone under the quota, then two under it. */
+	if (st == LBS_OK && (st = time_batches(w, 1, batch, reps, m, cm, err)) == LBS_OK) {
+		out->free_s = m[0];
+		out->free_cpu_s = cm[0];
+	}
+	for (int i = 0; i < 2 && st == LBS_OK; i++)
+		st = lbs_cgroup_set_cores(&cg, &g[i], quota, err);
+	if (st == LBS_OK && (st = time_batches(w, 1, batch, reps, m, cm, err)) == LBS_OK) {
+		out->alone_s = m[0];
+		out->alone_cpu_s = cm[0];
+	}
+	if (st == LBS_OK && (st = time_batches(w, 2, batch, reps, m, cm, err)) == LBS_OK) {
+		out->shared_s = 0.5 * (m[0] + m[1]);
+		out->shared_cpu_s = 0.5 * (cm[0] + cm[1]);
+	}
+	if (st == LBS_OK) {
+		const double period_s = 1e-6 * (double)cg.period_us;
+		/* Measured in CPU time: the wall time of one iteration under a
+		 * quota depends on where it starts in the periods (traces/cfs.h),
+		 * while what refilling the caches costs is CPU time. */
+		double lost_alone = quota * (1 - out->free_cpu_s / out->alone_cpu_s);
+		double lost_shared = quota * (1 - out->free_cpu_s / out->shared_cpu_s);
+		out->alone_refill_s = fmax(0.0, lost_alone) * period_s;
+		out->shared_refill_s = fmax(0.0, lost_shared) * period_s;
+	}
+	for (int i = 0; i < 2; i++) {
+		lbs_tb_worker_stop(&w[i]);
+		lbs_cgroup_remove(&g[i]);
+	}
+	lbs_cgroup_close(&cg);
+	lbs_net_destroy(&net);
 	return st;
 }

@@ -53,6 +53,31 @@ lbs_status lbs_testbed_probe(lbs_error *err);
  * Writes the profile to `profile`; quiet: the calibration prints nothing. */
 lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bool quiet, lbs_error *err);
 
+/* The CPU each worker of `run` is bound to (cpu[0..run->n), -1: unbound,
+ * on a machine of one CPU): the largest a(0) first, each onto the CPU
+ * with the least quota so far. */
+void lbs_testbed_place(const lbs_run *run, int *cpu);
+
+/* What time-sharing a core costs a worker of a network (doc/validation.md,
+ * "Time-sharing a core"): the median time of one iteration at `batch` on
+ * one CPU without a quota (free_s), under a quota of `quota` of that core
+ * alone on it (alone_s), and beside a second such worker on the same core
+ * under the same quota (shared_s). The fluid rule says free_s / quota for
+ * both; what is lost is a share of the core, quota - quota * free_s / t,
+ * paid per CFS period: refill = that * period. */
+typedef struct lbs_tb_timeshare {
+	int64_t batch;
+	double quota;
+	double free_s, alone_s, shared_s;
+	double free_cpu_s, alone_cpu_s, shared_cpu_s; /* CPU time of the same */
+	double alone_refill_s, shared_refill_s; /* CPU time lost per period, >= 0 */
+	int reps;
+} lbs_tb_timeshare;
+
+/* Measures it for sc's network at a quarter of the global batch, each
+ * phase `reps` times; out->quota is the quota to measure at (0: 0.25). */
+lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, int reps, lbs_tb_timeshare *out, lbs_error *err);
+
 /* Runs `run` (made by lbs_run_create, its iteration 0 planned) on the
  * testbed, calling observer once per iteration and filling run->stats as
  * the simulation does (sim_time_s: real seconds from the first barrier).

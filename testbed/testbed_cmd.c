@@ -50,7 +50,8 @@ static void usage(FILE *out, bool validate)
 			"      --seed N          seed of both runs\n"
 			"      --calibrate FILE  first measure the network's cost profile on this machine\n"
 			"                        (lbsim calibrate --blas, in a testbed worker's conditions)\n"
-			"                        into FILE, and give it to every worker group\n"
+			"                        into FILE, and give it to every worker group; then what\n"
+			"                        time-sharing a core costs (the simulation's timeshare_refill)\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
@@ -314,7 +315,77 @@ static void compare(const trail *sim, const trail *meas, int repeats, int64_t B,
 	free(e);
 }
 
-static int validate(const lbs_scenario *sc, const char **names, size_t np, const options *o)
+/* Loads the scenario the simulation of validate runs: sc's overrides
+ * (all[0..n)), then for each group the testbed's CPU limits
+ * (cpu_quota_period = its CFS period) and, when `measure`, what
+ * time-sharing a core costs a worker here (lbs_testbed_timeshare): the
+ * refill its workers pay where the testbed places them, the mean over the
+ * group of the shared refill for a worker whose CPU holds another worker
+ * and the alone one otherwise (either applies only while a(t) < 1).
+ * *sets holds the overrides' text. */
+static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const char **all, size_t n,
+			       const options *o, bool measure, lbs_scenario *sim_sc, char (**sets)[LBS_NAME_MAX + 64],
+			       lbs_error *err)
+{
+	lbs_tb_timeshare ts = { .quota = 0.25 };
+	lbs_status st = LBS_OK;
+	if (measure && !o->quiet)
+		fprintf(stderr, "lbsim validate: measuring what time-sharing a core costs\n");
+	if (measure && (st = lbs_testbed_timeshare(sc, 7, &ts, err)) != LBS_OK)
+		return st;
+	if (measure && !o->quiet)
+		printf("time-sharing a core (batch %lld, quota %.2f, CPU time of an iteration): %.2f ms without a "
+		       "quota, %.2f ms alone under it (%.0f us lost per %d ms period), %.2f ms beside a second "
+		       "worker (%.0f us lost per period)\n",
+		       (long long)ts.batch, ts.quota, 1e3 * ts.free_cpu_s, 1e3 * ts.alone_cpu_s,
+		       1e6 * ts.alone_refill_s, LBS_TESTBED_PERIOD_US / 1000, 1e3 * ts.shared_cpu_s,
+		       1e6 * ts.shared_refill_s);
+	lbs_run run;
+	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
+		return st;
+	int *cpu = lbs_calloc(run.n, sizeof *cpu, err);
+	const char **more = lbs_calloc(n + 2 * sc->n_groups + 1, sizeof *more, err);
+	if (!(*sets = lbs_calloc(2 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
+		st = LBS_EINTERNAL;
+	if (st == LBS_OK) {
+		lbs_testbed_place(&run, cpu);
+		size_t m = 0, i = 0;
+		for (; m < n; m++)
+			more[m] = all[m];
+		for (size_t g = 0; g < sc->n_groups; g++) {
+			double sum = 0;
+			for (int64_t k = 0; k < sc->groups[g].count; k++, i++) {
+				bool shared = cpu[i] < 0;
+				for (size_t j = 0; j < run.n; j++)
+					shared = shared || (j != i && cpu[j] == cpu[i]);
+				sum += shared ? ts.shared_refill_s : ts.alone_refill_s;
+			}
+			lbs_fmt((*sets)[2 * g], sizeof (*sets)[2 * g], "workers.%s.cpu_quota_period=%d us",
+				sc->groups[g].name, LBS_TESTBED_PERIOD_US);
+			more[m++] = (*sets)[2 * g];
+			if (measure) {
+				lbs_fmt((*sets)[2 * g + 1], sizeof (*sets)[2 * g + 1],
+					"workers.%s.timeshare_refill=%.6g us", sc->groups[g].name,
+					1e6 * sum / (double)sc->groups[g].count);
+				more[m++] = (*sets)[2 * g + 1];
+			}
+		}
+		st = lbs_scenario_load(sim_sc, path, more, m, err);
+	}
+	if (st != LBS_OK) {
+		free(*sets);
+		*sets = NULL;
+	}
+	free(more);
+	free(cpu);
+	lbs_run_destroy(&run);
+	return st;
+}
+
+/* sim: the scenario simulated; sc: the one run on the testbed (the same,
+ * but for the simulation's model of time-sharing a core). */
+static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const char **names, size_t np,
+		    const options *o)
 {
 	lbs_error err = { 0 };
 	lbs_status st = LBS_OK;
@@ -322,7 +393,7 @@ static int validate(const lbs_scenario *sc, const char **names, size_t np, const
 	memset(sim, 0, sizeof sim);
 	memset(meas, 0, sizeof meas);
 	for (size_t p = 0; p < np && st == LBS_OK; p++)
-		st = run_one(sc, names[p], false, o->output, o->detail, &sim[p], &err);
+		st = run_one(sim_sc, names[p], false, o->output, o->detail, &sim[p], &err);
 	/* Repeat-major, so that a drift of the machine's load touches every
 	 * policy alike, and each repeat's speedup compares neighbours in time. */
 	for (int r = 0; r < o->repeat && st == LBS_OK; r++)
@@ -453,6 +524,8 @@ static int command(int argc, char **argv, bool is_validate)
 	lbs_scenario sc;
 	lbs_status st = lbs_scenario_load(&sc, argv[optind], o.overrides, o.n_overrides, &err);
 	char (*profile_sets)[LBS_NAME_MAX + 1100] = NULL;
+	char (*refill_sets)[LBS_NAME_MAX + 64] = NULL;
+	lbs_scenario sim_sc;
 	if (st != LBS_OK) {
 		fprintf(stderr, "%s: %s\n", cmd, err.msg);
 		free(o.overrides);
@@ -491,8 +564,8 @@ static int command(int argc, char **argv, bool is_validate)
 		const char **all = NULL;
 		if (st == LBS_OK && !(all = lbs_calloc(o.n_overrides + sc.n_groups + 1, sizeof *all, &err)))
 			st = LBS_EINTERNAL;
+		size_t n = 0;
 		if (st == LBS_OK) {
-			size_t n = 0;
 			for (size_t i = 0; i < o.n_overrides - (o.seed[0] ? 1 : 0); i++)
 				all[n++] = o.overrides[i];
 			for (size_t g = 0; g < sc.n_groups; g++) {
@@ -502,22 +575,32 @@ static int command(int argc, char **argv, bool is_validate)
 			}
 			if (o.seed[0])
 				all[n++] = o.seed;
-			const char *path = argv[optind];
 			lbs_scenario_destroy(&sc);
-			st = lbs_scenario_load(&sc, path, all, n, &err);
+			st = lbs_scenario_load(&sc, argv[optind], all, n, &err);
 		}
+		/* What time-sharing a core costs, measured next, goes into the
+		 * simulation's scenario only: the testbed pays it for real. */
+		if (st == LBS_OK && is_validate)
+			st = sim_scenario(&sc, argv[optind], all, n, &o, true, &sim_sc, &refill_sets, &err);
 		free(all);
+	} else if (st == LBS_OK && is_validate) {
+		st = sim_scenario(&sc, argv[optind], (const char **)o.overrides, o.n_overrides, &o, false, &sim_sc,
+				  &refill_sets, &err);
 	}
 	if (st != LBS_OK) {
 		fprintf(stderr, "%s: %s\n", cmd, err.msg);
 		lbs_scenario_destroy(&sc);
 		free(profile_sets);
+		free(refill_sets);
 		free(o.overrides);
 		return st;
 	}
-	rc = is_validate ? validate(&sc, names, np, &o) : testbed(&sc, names, np, &o);
+	rc = is_validate ? validate(refill_sets ? &sim_sc : &sc, &sc, names, np, &o) : testbed(&sc, names, np, &o);
+	if (refill_sets)
+		lbs_scenario_destroy(&sim_sc);
 	lbs_scenario_destroy(&sc);
 	free(profile_sets);
+	free(refill_sets);
 	free(o.overrides);
 	return rc;
 }

@@ -25,6 +25,7 @@
 #define LBS_AVAIL_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What a reading measures. Utilisations are fractions of the machine in
@@ -69,6 +70,18 @@ typedef struct lbs_avail {
 	void *state;
 	double level;
 } lbs_avail;
+
+/* What is left of availability a to a worker that time-shares its core
+ * and loses `loss` of a core (refill / slice) to it: a - loss while a < 1,
+ * never below a / 10; a itself when loss is 0 or the core is its own. */
+static inline double lbs_avail_timeshare(double a, double loss)
+{
+	if (loss > 0 && a < 1) {
+		double left = a - loss;
+		return left > 0.1 * a ? left : 0.1 * a;
+	}
+	return a;
+}
 
 static inline double lbs_avail_finish(lbs_avail *a, double t0, double work_s, int64_t iteration)
 {

@@ -178,7 +178,7 @@ lbs_status lbs_trace_bind(lbs_trace_table *t, const lbs_trace_request *req, int6
 		.interp = spec->interp,
 		.end = spec->end,
 		.speed = spec->speed,
-		.map = { spec->map, spec->reference, spec->k, spec->floor, req->gain },
+		.map = { spec->map, spec->reference, spec->k, spec->floor, req->gain, req->loss },
 	};
 	if (so.map.kind == LBS_MAP_AUTO && (so.map.kind = lbs_trace_auto_map(column)) == LBS_MAP_AUTO) {
 		free(ids);

@@ -51,6 +51,7 @@ typedef struct lbs_trace_request {
 	const char *owner;    /* the group's name: identity of its random streams */
 	uint64_t seed;        /* the run's seed */
 	double gain;          /* multiplies the availability (the group's `availability`) */
+	double loss;          /* then lost to time-sharing (lbs_avail_timeshare; 0: none) */
 	double nominal;       /* a rate's default reference when > 0 (else the column's median) */
 } lbs_trace_request;
 

@@ -43,6 +43,7 @@ typedef struct lbs_avail_map {
 	double reference; /* time, rate */
 	double k, floor;  /* util */
 	double gain;      /* multiplies every availability (1: none) */
+	double loss;      /* lost to time-sharing, lbs_avail_timeshare (0: none) */
 } lbs_avail_map;
 
 static inline double lbs_avail_map_apply(const lbs_avail_map *m, double v)
@@ -54,7 +55,7 @@ static inline double lbs_avail_map_apply(const lbs_avail_map *m, double v)
 	case LBS_MAP_UTIL: a = 1.0 - m->k * v; a = a > m->floor ? a : m->floor; break;
 	default: a = v; break;
 	}
-	return a * m->gain;
+	return lbs_avail_timeshare(a * m->gain, m->loss);
 }
 
 typedef struct lbs_source_opts {

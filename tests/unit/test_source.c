@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tests/unit/suites.h"
+#include "traces/cfs.h"
 #include "traces/reader.h"
 #include "traces/source.h"
 
@@ -28,7 +29,7 @@ static lbs_series_set *load(const char *format, const char *text)
 }
 
 static const lbs_source_opts direct = { LBS_INTERP_STEP, LBS_END_HOLD, 0, 1,
-					{ LBS_MAP_DIRECT, 0, 0, 0, 1 } };
+					{ LBS_MAP_DIRECT, 0, 0, 0, 1, 0 } };
 
 /* a(t) = 1 on [0, 10), 0.5 on [10, 25), 1 from 25 on (held). */
 #define HALVES "# lbsim-trace 1\ntime_s,availability,cpu_util\n0,1,0.1\n10,0.5,0.55\n25,1,0.1\n"
@@ -127,7 +128,7 @@ static void test_iterations(void)
 	lbs_series_set *set = load("lbsim", "# lbsim-trace 1\niteration,id,batch_time\n0,w0,0.1\n0,w1,0.2\n"
 					    "5,w0,0.15\n10,w0,0.1\n");
 	lbs_source_opts o = direct;
-	o.map = (lbs_avail_map){ LBS_MAP_TIME, 0.1, 0, 0, 1 };
+	o.map = (lbs_avail_map){ LBS_MAP_TIME, 0.1, 0, 0, 1, 0 };
 	lbs_source s;
 	CU_ASSERT_EQUAL_FATAL(lbs_source_init(&s, set, 0, 0, &o, &err), LBS_OK);
 	CU_ASSERT_EQUAL(lbs_source_finish(&s, 7, 2, 3), 9.0);          /* iteration 3: a = 1 */
@@ -157,22 +158,22 @@ static void test_iterations(void)
 
 static void test_mappings(void)
 {
-	lbs_avail_map m = { LBS_MAP_UTIL, 0, 1, 0.1, 1 };
+	lbs_avail_map m = { LBS_MAP_UTIL, 0, 1, 0.1, 1, 0 };
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 0.25), 0.75, 1e-15);
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 0.95), 0.1, 1e-15); /* the floor */
 	m.k = 0.5;
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 1), 0.5, 1e-15);
-	m = (lbs_avail_map){ LBS_MAP_TIME, 410, 0, 0, 1 };
+	m = (lbs_avail_map){ LBS_MAP_TIME, 410, 0, 0, 1, 0 };
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 820), 0.5, 1e-15);
-	m = (lbs_avail_map){ LBS_MAP_RATE, 12510, 0, 0, 1 };
+	m = (lbs_avail_map){ LBS_MAP_RATE, 12510, 0, 0, 1, 0 };
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 6255), 0.5, 1e-15);
-	m = (lbs_avail_map){ LBS_MAP_DIRECT, 0, 0, 0, 0.5 };
+	m = (lbs_avail_map){ LBS_MAP_DIRECT, 0, 0, 0, 0.5, 0 };
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 0.8), 0.4, 1e-15); /* the gain */
 
 	/* A utilisation trace through a source: cpu_util 0.55 -> a = 0.45. */
 	lbs_series_set *set = load("lbsim", HALVES);
 	lbs_source_opts o = direct;
-	o.map = (lbs_avail_map){ LBS_MAP_UTIL, 0, 1, 0.05, 1 };
+	o.map = (lbs_avail_map){ LBS_MAP_UTIL, 0, 1, 0.05, 1, 0 };
 	lbs_source s;
 	CU_ASSERT_EQUAL_FATAL(lbs_source_init(&s, set, 0, 1, &o, &err), LBS_OK);
 	CU_ASSERT_DOUBLE_EQUAL(lbs_source_level(&s, 12, 0), 0.45, 1e-15);
@@ -189,7 +190,7 @@ static void test_validation(void)
 	CU_ASSERT_EQUAL(lbs_source_init(&s, set, 0, 0, &direct, &err), LBS_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":4: cpu_util: 0: trace_map = direct needs values > 0"));
 	lbs_source_opts o = direct;
-	o.map = (lbs_avail_map){ LBS_MAP_UTIL, 0, 1, 0.1, 1 };
+	o.map = (lbs_avail_map){ LBS_MAP_UTIL, 0, 1, 0.1, 1, 0 };
 	CU_ASSERT_EQUAL(lbs_source_init(&s, set, 0, 0, &o, &err), LBS_OK);
 	o.map.floor = 0;
 	CU_ASSERT_EQUAL(lbs_source_init(&s, set, 0, 0, &o, &err), LBS_EINPUT);
@@ -202,7 +203,7 @@ static void test_validation(void)
 	/* time with a reference that overflows: not finite. */
 	set = load("lbsim", "# lbsim-trace 1\ntime_s,batch_time\n0,1e-300\n");
 	o = direct;
-	o.map = (lbs_avail_map){ LBS_MAP_TIME, 1e300, 0, 0, 1 };
+	o.map = (lbs_avail_map){ LBS_MAP_TIME, 1e300, 0, 0, 1, 0 };
 	CU_ASSERT_EQUAL(lbs_source_init(&s, set, 0, 0, &o, &err), LBS_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: batch_time: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "gives availability inf"));
@@ -226,6 +227,58 @@ static void test_readings(void)
 	lbs_series_set_destroy(set);
 }
 
+/* CFS bandwidth control (traces/cfs.h) by hand: a quarter of a core, a
+ * 10 ms period starting at 0, so 2.5 ms of CPU in each period, run from
+ * the period's start. */
+static void test_cfs(void)
+{
+	lbs_avail a;
+	const double ms = 1e-3, eps = 1e-12;
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.25 }, 10 * ms, 0, &a, &err), LBS_OK);
+	/* 5 ms from 0: [0, 2.5] and [10, 12.5]; the fluid rule says 20 ms. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 0, 5 * ms, 0), 12.5 * ms, eps);
+	/* From 9 ms: 1 ms before the period ends, 2.5 in [10, 12.5], 1.5 from 20. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 9 * ms, 5 * ms, 0), 21.5 * ms, eps);
+	/* The quota a period has left carries over between pieces of work in
+	 * it: 1 ms at 0, then 3 ms from 2 ms: 1.5 ms left there, 1.5 from 10. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 1 * ms, 0), 1 * ms, eps);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 2 * ms, 3 * ms, 0), 11.5 * ms, eps);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 2 * ms, 3 * ms, 0), 11.5 * ms, eps);
+	/* ... and the peek above changed nothing: the next period is whole. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 12 * ms, 1 * ms, 0), 13 * ms, eps);
+	/* Exactly a period's quota from a period's start ends at 2.5 ms into it. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 30 * ms, 2.5 * ms, 0), 32.5 * ms, eps);
+	/* Over many periods, the fluid rule on average: 1 s of CPU from 40 ms
+	 * takes 399 whole periods and the 2.5 ms of the 400th. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 40 * ms, 1.0, 0), 40 * ms + 3.9925, 1e-9);
+	lbs_avail_destroy(&a);
+	/* Not limited at a >= 1: rate a. A phase moves the periods. */
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 2.0 }, 10 * ms, 0, &a, &err), LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 30 * ms, 0), 15 * ms, eps);
+	lbs_avail_destroy(&a);
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 10 * ms, 4 * ms, &a, &err), LBS_OK);
+	/* Periods [4, 14), [14, 24): from 0 the period [-6, 4) has 4 ms left
+	 * of room and 5 of quota: 4 ms there, then 5 in [4, 9], 1 from 14. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 10 * ms, 0), 15 * ms, eps);
+	CU_ASSERT_DOUBLE_EQUAL(a.ops->level(a.state, 0.5, 0), 0.5, 0);
+	lbs_avail_destroy(&a);
+	CU_ASSERT_EQUAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 0, 0, &a, &err), LBS_EINTERNAL);
+}
+
+/* Time-sharing a core (lbs_avail_timeshare): a - loss below one core,
+ * never below a tenth of a; nothing at a >= 1 or without a loss. */
+static void test_timeshare(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_timeshare(0.2, 0.02), 0.18, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_timeshare(0.05, 0.02), 0.03, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_timeshare(0.01, 0.02), 0.001, 1e-15);
+	CU_ASSERT_EQUAL(lbs_avail_timeshare(1.0, 0.02), 1.0);
+	CU_ASSERT_EQUAL(lbs_avail_timeshare(0.3, 0), 0.3);
+	/* Through a trace's mapping, after the gain: 0.8 x 0.5 - 0.02. */
+	lbs_avail_map m = { LBS_MAP_DIRECT, 0, 0, 0, 0.5, 0.02 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_map_apply(&m, 0.8), 0.38, 1e-15);
+}
+
 void suite_source(void)
 {
 	static const test_case tests[] = {
@@ -236,6 +289,8 @@ void suite_source(void)
 		{ "mappings", test_mappings },
 		{ "validation", test_validation },
 		{ "readings", test_readings },
+		{ "cfs bandwidth control by hand", test_cfs },
+		{ "time-sharing a core", test_timeshare },
 	};
 	add_suite("source", tests, sizeof tests / sizeof tests[0]);
 }

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* CPU limits as Linux enforces them (CFS bandwidth control: cgroup v2
+ * cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us, a container's CPU
+ * limit, the testbed's workers): a worker of availability a(t) < 1 may use
+ * a(t) x period of CPU time in each period and runs at full speed until it
+ * has, then waits, throttled, for the next period. The fluid rule (rate
+ * a(t) all the time) is its average over many periods; over one iteration
+ * of a few dozen periods the two differ by where the iteration starts and
+ * ends in the periods, which moves each worker's time by up to a period
+ * and the slowest one's (the barrier's) by more than the mean.
+ *
+ * The periods of a worker start at phase + k x period, the phase its own
+ * (drawn by the caller); quota unused at a period's end is lost, as the
+ * kernel does without cpu.max's burst. a(t) is the inner source's level at
+ * each period's start; at a(t) >= 1 the worker is not limited and runs at
+ * rate a(t). */
+#ifndef LBS_CFS_H
+#define LBS_CFS_H
+
+#include "traces/avail.h"
+#include "util/error.h"
+
+/* Wraps `inner` (the source takes it over; it must be constant or answer
+ * level(), as trace sources do). Readings and epochs pass through. */
+lbs_status lbs_cfs_create(lbs_avail inner, double period_s, double phase_s, lbs_avail *out, lbs_error *err);
+
+#endif
