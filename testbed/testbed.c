@@ -16,6 +16,7 @@
 #include "models/nets.h"
 #include "models/policy.h"
 #include "testbed/cgroup.h"
+#include "testbed/tenant.h"
 #include "testbed/worker.h"
 #include "util/clock.h"
 
@@ -45,9 +46,15 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 			      "yet: use topology = none", err);
 	if (sc->network_trace.format)
 		return refuse(sc, "network", "trace", "no network is emulated yet", err);
-	if (sc->n_generators)
-		return refuse(sc, "run", "name", "generators are not emulated yet (co-located processes, "
-			      "CPU credits): remove the [generator.*] sections", err);
+	for (size_t i = 0; i < sc->n_generators; i++) {
+		const lbs_gen_spec *g = &sc->generators[i];
+		char section[LBS_NAME_MAX + 16];
+		lbs_fmt(section, sizeof section, "generator.%s", g->name);
+		if (g->kind != LBS_GEN_BACKGROUND)
+			return refuse(sc, section, "kind", "of the generators only `background` is emulated (a real "
+				      "co-located process per worker); CPU credits, network buckets and DBS delays "
+				      "are not", err);
+	}
 	if (sc->iterations_per_epoch)
 		return refuse(sc, "run", "epochs", "runs given in epochs are not built yet: give "
 			      "run.iterations", err);
@@ -90,6 +97,22 @@ static double level(const lbs_avail *a, double t, int64_t iteration)
 	return a->ops ? a->ops->level(a->state, t, iteration) : a->level;
 }
 
+double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group)
+{
+	for (size_t i = 0; i < sc->n_generators; i++)
+		for (size_t j = 0; sc->generators[i].kind == LBS_GEN_BACKGROUND && j < sc->generators[i].n_groups; j++)
+			if (sc->generators[i].groups[j] == group)
+				return sc->generators[i].load;
+	return 0;
+}
+
+/* What worker i takes of its CPU: its a(0), or the whole core when a
+ * tenant shares it (the worker and its tenant fill it). */
+static double placed(const lbs_run *run, size_t i)
+{
+	return lbs_testbed_tenant_load(run->sc, run->workers[i].group) > 0 ? 1.0 : level(&run->workers[i].avail, 0, 0);
+}
+
 void lbs_testbed_place(const lbs_run *run, int *cpu)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -99,15 +122,14 @@ void lbs_testbed_place(const lbs_run *run, int *cpu)
 	for (size_t k = 0; ncpu > 1 && ncpu <= 64 && k < run->n; k++) {
 		size_t best = run->n; /* the unbound worker of the largest a(0) */
 		for (size_t i = 0; i < run->n; i++)
-			if (cpu[i] < 0 && (best == run->n || level(&run->workers[i].avail, 0, 0) >
-								 level(&run->workers[best].avail, 0, 0)))
+			if (cpu[i] < 0 && (best == run->n || placed(run, i) > placed(run, best)))
 				best = i;
 		int least = 0;
 		for (int j = 1; j < ncpu; j++)
 			if (load[j] < load[least])
 				least = j;
 		cpu[best] = least;
-		load[least] += fmin(1.0, level(&run->workers[best].avail, 0, 0));
+		load[least] += fmin(1.0, placed(run, best));
 	}
 }
 
@@ -117,6 +139,7 @@ typedef struct coordinator {
 	lbs_cgroup *groups;
 	lbs_cgroup self;    /* the coordinator's own */
 	lbs_tb_worker *workers;
+	lbs_tb_tenant *tenants; /* pid 0: the worker has none */
 	struct pollfd *fds;
 	double *cpu_s;      /* CPU time of each worker's last iteration */
 	double t0;          /* real time of the first barrier */
@@ -125,8 +148,18 @@ typedef struct coordinator {
 static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_error *err)
 {
 	lbs_status st = LBS_OK;
-	for (size_t i = 0; i < c->run->n && st == LBS_OK; i++)
-		st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], level(&c->run->workers[i].avail, t, iteration), err);
+	for (size_t i = 0; i < c->run->n && st == LBS_OK; i++) {
+		lbs_avail *a = &c->run->workers[i].avail;
+		if (c->tenants[i].pid > 0) {
+			/* The tenant takes its share for real: the worker's group
+			 * has the whole core (a generator's group has availability
+			 * 1), and the job's state is what the generator says. */
+			lbs_tb_tenant_set(&c->tenants[i], lbs_avail_reading(a, t, iteration, LBS_READING_CPU_UTIL) > 0);
+			st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], 1.0, err);
+		} else {
+			st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], level(a, t, iteration), err);
+		}
+	}
 	return st;
 }
 
@@ -278,6 +311,8 @@ static void teardown(coordinator *c)
 {
 	for (size_t i = 0; c->workers && i < c->run->n; i++)
 		lbs_tb_worker_stop(&c->workers[i]);
+	for (size_t i = 0; c->tenants && i < c->run->n; i++)
+		lbs_tb_tenant_stop(&c->tenants[i]);
 	for (size_t i = 0; c->groups && i < c->run->n; i++)
 		lbs_cgroup_remove(&c->groups[i]);
 	if (c->self.dir[0]) { /* back where it was, so that its group can go */
@@ -286,6 +321,7 @@ static void teardown(coordinator *c)
 	}
 	lbs_cgroup_close(&c->cg);
 	free(c->workers);
+	free(c->tenants);
 	free(c->groups);
 	free(c->fds);
 	free(c->cpu_s);
@@ -305,6 +341,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
 		return st;
 	if (!(c.workers = lbs_calloc(run->n, sizeof *c.workers, err)) ||
+	    !(c.tenants = lbs_calloc(run->n, sizeof *c.tenants, err)) ||
 	    !(c.groups = lbs_calloc(run->n, sizeof *c.groups, err)) ||
 	    !(c.fds = lbs_calloc(run->n, sizeof *c.fds, err)) ||
 	    !(c.cpu_s = lbs_calloc(run->n, sizeof *c.cpu_s, err))) {
@@ -341,10 +378,17 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	if (st == LBS_OK && (st = lbs_cgroup_create(&c.cg, "coordinator", &c.self, err)) == LBS_OK &&
 	    (st = lbs_cgroup_set_cores(&c.cg, &c.self, 1.0, err)) == LBS_OK)
 		st = lbs_cgroup_attach(&c.self, getpid(), err);
+	/* Each co-located job's process, stopped until the generator turns it
+	 * on, in its worker's group and on its CPU. */
+	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
+		double load = lbs_testbed_tenant_load(sc, run->workers[i].group);
+		if (load > 0 && (st = lbs_tb_tenant_start(&c.tenants[i], load, cpu[i], err)) == LBS_OK)
+			st = lbs_cgroup_attach(&c.groups[i], c.tenants[i].pid, err);
+	}
+	if (st == LBS_OK)
+		st = set_quotas(&c, 0, 0, err);
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++)
-		if ((st = lbs_cgroup_set_cores(&c.cg, &c.groups[i], level(&run->workers[i].avail, 0, 0), err)) ==
-		    LBS_OK)
-			st = lbs_cgroup_attach(&c.groups[i], c.workers[i].pid, err);
+		st = lbs_cgroup_attach(&c.groups[i], c.workers[i].pid, err);
 	c.t0 = lbs_monotonic_s();
 	for (; st == LBS_OK && run->iteration < sc->iterations; run->iteration++) {
 		if (run->iteration > 0)

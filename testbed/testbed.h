@@ -53,6 +53,11 @@ lbs_status lbs_testbed_probe(lbs_error *err);
  * Writes the profile to `profile`; quiet: the calibration prints nothing. */
 lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bool quiet, lbs_error *err);
 
+/* The load of the co-located job ([generator.NAME] of kind background)
+ * of group `group`'s workers, a real process beside each on the testbed;
+ * 0: none. */
+double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group);
+
 /* The CPU each worker of `run` is bound to (cpu[0..run->n), -1: unbound,
  * on a machine of one CPU): the largest a(0) first, each onto the CPU
  * with the least quota so far. */

@@ -354,6 +354,12 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			more[m] = all[m];
 		for (size_t g = 0; g < sc->n_groups; g++) {
 			double sum = 0;
+			/* A group beside a real co-located job: its generator sets
+			 * the availability, and neither model applies to it. */
+			if (lbs_testbed_tenant_load(sc, g) > 0) {
+				i += (size_t)sc->groups[g].count;
+				continue;
+			}
 			for (int64_t k = 0; k < sc->groups[g].count; k++, i++) {
 				bool shared = cpu[i] < 0;
 				for (size_t j = 0; j < run.n; j++)

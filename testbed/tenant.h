@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Co-located tenants for the testbed (doc/validation.md): the real
+ * process behind a [generator.NAME] of kind `background`. A tenant is a
+ * child process bound to its worker's CPU, in its worker's control group,
+ * at the highest priority (nice -20), that takes `load` of the core in
+ * every slot of 10 ms: it spins until it has used load x 10 ms of CPU time
+ * in the slot, then sleeps to the slot's end. Its priority lets it take
+ * that share whatever the worker does, as the generator's model says
+ * (availability 1 - load while the job is on). The coordinator stops it
+ * (SIGSTOP) while the generator's job is off and continues it (SIGCONT)
+ * while it is on. It dies with the coordinator (PR_SET_PDEATHSIG). */
+#ifndef LBS_TB_TENANT_H
+#define LBS_TB_TENANT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/error.h"
+
+typedef struct lbs_tb_tenant {
+	pid_t pid;  /* 0: none */
+	bool on;
+	double load;
+} lbs_tb_tenant;
+
+/* Starts a tenant taking `load` (0 < load < 1) of CPU `cpu` (< 0: any),
+ * stopped (off). */
+lbs_status lbs_tb_tenant_start(lbs_tb_tenant *t, double load, int cpu, lbs_error *err);
+
+/* Turns it on or off (nothing when it already is). */
+void lbs_tb_tenant_set(lbs_tb_tenant *t, bool on);
+
+/* CPU time it has used, in seconds (NaN: unknown). */
+double lbs_tb_tenant_cpu_s(const lbs_tb_tenant *t);
+
+/* Kills it and waits for it. */
+void lbs_tb_tenant_stop(lbs_tb_tenant *t);
+
+#endif
