@@ -708,7 +708,7 @@ NARX, not in the scenario: after a steady stretch the window's speeds have almos
 z-scores saturate the hidden units at a switch, and the forecast stayed at the old level for most
 of a window. NARX now models the change from the last speed (a skip connection, commit eff0551,
 doc/predictors.md; a unit test feeds it piecewise-constant speeds), and the same run gave +50.5% (+50.1% since NARX's
-default solver became `cholesky`).
+default solver became \`cholesky\`).
 No scenario value was changed, and the NARX defaults were not re-tuned; the table above is the
 run after that fix.
 
