@@ -109,7 +109,24 @@ final_batches() {   # final_batches POLICY: the workers' batches at the run's la
 		WHERE b.iteration = (SELECT max(iteration) FROM batches WHERE run_id = r.run_id) ORDER BY b.worker)"
 }
 gpu_b_lbbsp=$(final_batches lbbsp-gpu) gpu_b_dbs=$(final_batches dbs) gpu_b_oracle=$(final_batches oracle)
-gpu_tflat=$(awk -F' = ' '/^t_flat/ { v = $2 + 0; if ($2 ~ / ms/) v /= 1e3; if ($2 ~ / us/) v /= 1e6; print v }' profiles/v100-resnet18.ini)
+# t_at PROFILE B: the profile's t(B) in seconds, for each cost kind
+# (doc/profiles.md); flat_at PROFILE: the batch up to which it is flat.
+t_at() { awk -F' = ' -v b="$2" '
+	function sec(v) { x = v + 0; if (v ~ / ms/) x /= 1e3; else if (v ~ / us/) x /= 1e6; else if (v ~ / ns/) x /= 1e9; return x }
+	/^\[/ { c = $0 == "[cost]" } !c { next }
+	/^cost = / { kind = $2 } /^t_flat/ { tf = sec($2) } /^saturation_batch/ { sb = $2 + 0 }
+	/^t0/ { t0 = sec($2) } /^per_sample = / { ps = sec($2) } /^per_sample_sq/ { p2 = sec($2) }
+	/^exponent/ { ex = $2 + 0 } /^flat_below/ { fb = $2 + 0 }
+	END { if (kind != "piecewise" && b < fb) b = fb
+	      if (kind == "piecewise") t = b <= sb ? tf : tf + ps * (b - sb)
+	      else if (kind == "power") t = t0 + ps * b ^ ex
+	      else t = t0 + ps * b + p2 * b * b
+	      printf "%.6g", t }' "$1"; }
+flat_at() { awk -F' = ' '/^cost = / { kind = $2 } /^saturation_batch/ { sb = $2 } /^flat_below/ { fb = $2 }
+	END { print kind == "piecewise" ? sb : fb ? fb : 1 }' "$1"; }
+gpu_flat=$(flat_at profiles/v100-resnet18.ini)
+gpu_tflat=$(t_at profiles/v100-resnet18.ini "$gpu_flat")
+gpu_rise=$(calc "100 * ($(t_at profiles/v100-resnet18.ini $((2 * gpu_flat))) / $gpu_tflat - 1)")
 # The same cluster with real slow GPUs: T4s (Pollux's measured CIFAR-10
 # ResNet-18 table) in place of the slowed V100s: predicted, no fit.
 run "$work/gpu-t4.db" "$gpu" lbbsp-gpu "${gpu_len[@]}" --set workers.slow.availability= \
@@ -463,11 +480,6 @@ f1() { printf '%.1f' "$1"; }
 ratio_pct() { printf '%.1f%%' "$(calc "100 * (1 - $1)")"; }
 # The LB-BSP speedups of the real GPU pairs, and h of each pair: the slow
 # GPU's speed relative to a V100 at the balanced batch (~128 samples).
-t_at() { awk -F' = ' -v b="$2" '
-	/^t_flat/ { tf = $2 + 0; if ($2 ~ / ms/) tf /= 1e3; if ($2 ~ / us/) tf /= 1e6 }
-	/^saturation_batch/ { sb = $2 + 0 }
-	/^per_sample/ { ps = $2 + 0; if ($2 ~ / ms/) ps /= 1e3; if ($2 ~ / us/) ps /= 1e6 }
-	END { printf "%.6g", (b <= sb) ? tf : tf + ps * (b - sb) }' "$1"; }
 h_of() { calc "$(t_at profiles/v100-resnet18.ini 128) / $(t_at "$1" 128)"; }
 h_t4=$(h_of profiles/t4-cifar10.ini) h_p100=$(h_of profiles/p100-resnet18.ini) h_k80=$(h_of profiles/k80-resnet18.ini)
 cpu_ratio=$(sqlite3 "$work/cpu.db" "SELECT avg(mean_aggregation_s / mean_compute_s) FROM runs WHERE policy = 'static'")
@@ -526,7 +538,7 @@ do) $(pct "$gpu_oracle"), so LB-BSP's step search gets $(f1 "$(calc "100 * $gpu_
 
 What the fitted setting is, the runs' final batches show (fast GPUs, then slow ones): LB-BSP
 ${gpu_b_lbbsp}, DBS ${gpu_b_dbs}, the oracle ${gpu_b_oracle}. At this h a slow GPU's flat time (the V100's
-t_flat / h, $(printf '%.0f' "$(calc "1000 * $gpu_tflat / $h")") ms for any batch up to its saturation batch) already exceeds a fast GPU's
+t(b) / h, $(printf '%.0f' "$(calc "1000 * $gpu_tflat / $h")") ms for any batch up to ${gpu_flat}, where its profile is flat) already exceeds a fast GPU's
 time at its memory cap of 256 samples, so the best split leaves the slow GPUs idle, as the oracle
 does. LB-BSP's step search empties them too (a GPU at 0 samples took no time, which says
 nothing of its speed, so it is never the leader; it is probed with one sample every 100
@@ -639,8 +651,8 @@ layout (how the authors placed them is not known), with the same bandwidth: **$(
 **$(f1 "$dbs16")%** less time (paper: about 10%, and less). The trend holds: with the global batch fixed,
 each worker's share of the compute shrinks while a ring all-reduce's time grows with the workers,
 so the part DBS can balance shrinks. The runs show a second reason: DBS moves samples off the
-sharing processes until they reach the flat part of the GPU's t(b) (up to 25 samples the V100
-profile's time does not fall), where a smaller batch is no faster and DBS's rule (share
+sharing processes until they reach the flat part of the GPU's t(b) (up to ${gpu_flat} samples the V100
+profile's time does not fall, and at twice that it is only $(f1 "$gpu_rise")% higher), where a smaller batch is little faster and DBS's rule (share
 proportional to measured throughput, which falls with the batch there) keeps cutting. At the last
 re-balancing the sharing and lone workers hold $dbs4_batches samples at 4 workers, $dbs8_batches
 at 8 and $dbs16_batches at 16: with fewer samples each, more of the cluster sits on that floor.
@@ -696,7 +708,7 @@ NARX, not in the scenario: after a steady stretch the window's speeds have almos
 z-scores saturate the hidden units at a switch, and the forecast stayed at the old level for most
 of a window. NARX now models the change from the last speed (a skip connection, commit eff0551,
 doc/predictors.md; a unit test feeds it piecewise-constant speeds), and the same run gave +50.5% (+50.1% since NARX's
-default solver became `cholesky`).
+default solver became \`cholesky\`).
 No scenario value was changed, and the NARX defaults were not re-tuned; the table above is the
 run after that fix.
 

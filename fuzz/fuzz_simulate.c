@@ -214,11 +214,22 @@ static void scenario_text(bytes *b, lbs_buf *t)
 			lbs_buf_printf(t, "cost = linear\n");
 			KV(t, b, "t0", "0 s", "1 ms", "1 h");
 			KV(t, b, "per_sample", "0 s", "1 ns", "1 us", "1 ms", "1 s", "1 h");
-		} else {
+		} else if (pick(b, 2)) {
 			lbs_buf_printf(t, "cost = piecewise\n");
 			KV(t, b, "t_flat", "1 ns", "10 ms", "1 h");
 			KV(t, b, "saturation_batch", "1", "32", "1000000000");
 			KV(t, b, "per_sample", "0 s", "1 ns", "1 ms", "1 h");
+		} else {
+			bool power = pick(b, 2);
+			lbs_buf_printf(t, "cost = %s\n", power ? "power" : "quadratic");
+			KV(t, b, "t0", "0 s", "1 ms", "1 h");
+			KV(t, b, "per_sample", "0 s", "1 ns", "1 ms", "1 h");
+			if (power)
+				KV(t, b, "exponent", "1e-9", "0.5", "1", "4");
+			else
+				KV(t, b, "per_sample_sq", "0 s", "1 ns", "1 ms", "1 h");
+			if (pick(b, 2))
+				KV(t, b, "flat_below", "1", "16", "1000000000");
 		}
 		if (pick(b, 2))
 			KV(t, b, "max_batch", "1", "16", "128", "1000000000");

@@ -14,7 +14,20 @@
  * the least weighted squared error wins (ties: the smallest s), among those
  * with c >= 0 and t_flat > 0. With s at the smallest batch the fit is the
  * straight line through every point, so a device that is never flat in the
- * measured range gets that. */
+ * measured range gets that.
+ *
+ * power (GPUs): t(b) = t0 + a b^p. For each exponent p the model is linear
+ * in (t0, a), fitted by weighted least squares (weights 1/t^2) with t0, a
+ * >= 0 (gsl_multifit_wlinear on each subset of the terms, the best one
+ * with no negative coefficient); p is the best of 0.01, 0.02, ..., 4, then
+ * refined by golden-section search within 0.01 of it.
+ *
+ * quadratic (GPUs): t(b) = t0 + c1 b + c2 b^2 by the same weighted,
+ * non-negative least squares on (t0, c1, c2).
+ *
+ * Non-negative coefficients and p > 0 keep every fitted t(b) non-decreasing
+ * in b. Power and quadratic fits get flat_below = the smallest batch: as
+ * piecewise, they are flat below the data. */
 #ifndef LBS_CALIB_H
 #define LBS_CALIB_H
 
@@ -33,9 +46,9 @@ typedef struct lbs_fit {
 	double mape;     /* mean absolute percentage error, as a fraction */
 } lbs_fit;
 
-/* Fits cost kind `kind` (&lbs_cost_linear or &lbs_cost_piecewise) to the n
- * points (batch[i], time_s[i]); batches distinct and > 0, times > 0.
- * Needs 2 points for linear, 3 for piecewise. max_batch is left 0. */
+/* Fits cost kind `kind` (one of lbs_cost_kinds[]) to the n points
+ * (batch[i], time_s[i]); batches distinct and > 0, times > 0. Needs 2
+ * points for linear, 3 for the others. max_batch is left 0. */
 lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const double *time_s,
 			 size_t n, lbs_fit *fit, lbs_error *err);
 
@@ -46,6 +59,30 @@ lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const do
  * are too few points to leave any out). */
 lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, const double *time_s,
 			     size_t n, double *mape, size_t *n_heldout, lbs_error *err);
+
+/* One cost kind's held-out accuracy on a set of points. */
+#define LBS_CHOOSE_TIE 1e-4 /* 0.01 percentage points */
+
+typedef struct lbs_kind_score {
+	const lbs_cost_ops *kind;
+	bool fits;       /* false: the kind cannot fit the points (nor the rest is set) */
+	double mape;     /* held-out MAPE as a fraction; NAN when n is 0 */
+	size_t n;        /* batches predicted */
+} lbs_kind_score;
+
+/* The kind of kinds[] (NULL-terminated) with the lowest held-out MAPE on
+ * the points (lbs_calib_heldout), not the lowest in-sample error: a kind
+ * with more freedom always fits the points it saw at least as well, but
+ * may predict a batch it did not see worse. Ties (held-out MAPEs within
+ * LBS_CHOOSE_TIE, as when two kinds fit the same straight line by
+ * different arithmetic) go to the kind listed first; with too few points to hold any out, the first kind that fits.
+ * score[0..*n_score) (room for every kind) gets each kind's result. */
+lbs_status lbs_calib_choose(const lbs_cost_ops *const *kinds, const double *batch,
+			    const double *time_s, size_t n, lbs_kind_score *score, size_t *n_score,
+			    const lbs_cost_ops **best, lbs_error *err);
+
+/* The [fit] method of a profile fitted with `kind` to batches bmin..bmax. */
+void lbs_calib_method(const lbs_cost_ops *kind, double bmin, double bmax, char *buf, size_t len);
 
 /* Median of x[0..n) (sorts x). */
 double lbs_calib_median(double *x, size_t n);
@@ -153,11 +190,14 @@ struct lbs_profile;
 typedef struct lbs_table_profile {
 	char file[64];             /* e.g. "v100-resnet50.ini" */
 	struct lbs_profile *profile;
+	lbs_kind_score score[4];   /* each GPU kind's held-out MAPE (calibrate prints them) */
+	size_t n_score;
 } lbs_table_profile;
 
 /* Reads every table under data_dir (the layout of traces/data) and fits a
- * piecewise profile to each (device, model) series, its memory cap the
- * largest batch that ran; `software` names the versions that fit. The
+ * profile to each (device, model) series: of the GPU kinds (piecewise,
+ * power, quadratic), the one lbs_calib_choose picks by held-out error; its
+ * memory cap the largest batch that ran; `software` names the versions that fit. The
  * profiles come in a fixed order (Gavel's table order, then Pollux's
  * models). Free with lbs_table_profiles_free. */
 lbs_status lbs_calib_from_tables(const char *data_dir, const char *software,

@@ -8,6 +8,7 @@
 #ifndef LBS_COST_H
 #define LBS_COST_H
 
+#include <math.h>
 #include <stdint.h>
 
 struct lbs_cost;
@@ -22,8 +23,12 @@ typedef struct lbs_cost_ops {
 typedef struct lbs_cost {
 	const lbs_cost_ops *ops;
 	int kind;                 /* index in lbs_cost_kinds[] */
-	double t0_s;              /* linear: fixed time per iteration */
-	double per_sample_s;      /* linear: time per sample; piecewise: slope past saturation */
+	double t0_s;              /* linear, power, quadratic: fixed time per iteration */
+	double per_sample_s;      /* linear, quadratic: time per sample; piecewise: slope past
+				     saturation; power: the coefficient of b^exponent */
+	double exponent;          /* power: p > 0 */
+	double per_sample_sq_s;   /* quadratic: the coefficient of b^2 */
+	int64_t flat_below;       /* power, quadratic: a batch below this one takes t(flat_below) */
 	double t_flat_s;          /* piecewise: time of any batch up to saturation */
 	int64_t saturation_batch; /* piecewise: batch at which the device saturates */
 	int64_t max_batch;        /* memory cap in samples */
@@ -35,11 +40,22 @@ extern const lbs_cost_ops lbs_cost_linear;
 /* t(b) = t_flat for b <= b_sat, t_flat + c*(b - b_sat) above: GPUs are
  * under-used by small batches and linear once saturated. */
 extern const lbs_cost_ops lbs_cost_piecewise;
+/* t(b) = t0 + per_sample*b^p, p > 0: a GPU whose time grows faster (p > 1)
+ * or slower (p < 1) than the batch, with no sharp saturation point. Below
+ * flat_below (the smallest batch measured, for a fitted profile), the time
+ * of flat_below, as piecewise is flat there: the same for quadratic. */
+extern const lbs_cost_ops lbs_cost_power;
+#define LBS_COST_EXPONENT_MAX 4.0 /* the largest exponent a profile or scenario may give */
+/* t(b) = t0 + per_sample*b + per_sample_sq*b^2: a time that curves upward. */
+extern const lbs_cost_ops lbs_cost_quadratic;
 
+/* Every kind is non-decreasing in b for b >= 1 with its keys' ranges
+ * (t0, per_sample, per_sample_sq >= 0, exponent > 0): policies and the
+ * oracle's look-ahead rely on that. */
 extern const lbs_cost_ops *const lbs_cost_kinds[];
-#define LBS_COST_CHOICES "linear|piecewise"
+#define LBS_COST_CHOICES "linear|piecewise|power|quadratic"
 
-/* The two kinds' formulas, inline for the run's per-worker loop. */
+/* The kinds' formulas, inline for the run's per-worker loop. */
 static inline double lbs_cost_linear_s(const lbs_cost *c, int64_t b)
 {
 	return c->t0_s + c->per_sample_s * (double)b;
@@ -51,7 +67,20 @@ static inline double lbs_cost_piecewise_s(const lbs_cost *c, int64_t b)
 	return over > 0 ? c->t_flat_s + c->per_sample_s * (double)over : c->t_flat_s;
 }
 
-/* t(batch), 0 for batch 0; the built-in kinds without an indirect call. */
+static inline double lbs_cost_power_s(const lbs_cost *c, int64_t b)
+{
+	double x = (double)(b < c->flat_below ? c->flat_below : b);
+	return c->t0_s + c->per_sample_s * pow(x, c->exponent);
+}
+
+static inline double lbs_cost_quadratic_s(const lbs_cost *c, int64_t b)
+{
+	double x = (double)(b < c->flat_below ? c->flat_below : b);
+	return c->t0_s + (c->per_sample_s + c->per_sample_sq_s * x) * x;
+}
+
+/* t(batch), 0 for batch 0; the built-in kinds without an indirect call
+ * (linear and piecewise tested first, as before the others came). */
 static inline double lbs_cost_time_s(const lbs_cost *c, int64_t batch)
 {
 	if (batch <= 0)
@@ -60,6 +89,10 @@ static inline double lbs_cost_time_s(const lbs_cost *c, int64_t batch)
 		return lbs_cost_linear_s(c, batch);
 	if (c->ops == &lbs_cost_piecewise)
 		return lbs_cost_piecewise_s(c, batch);
+	if (c->ops == &lbs_cost_power)
+		return lbs_cost_power_s(c, batch);
+	if (c->ops == &lbs_cost_quadratic)
+		return lbs_cost_quadratic_s(c, batch);
 	return c->ops->time_s(c, batch);
 }
 

@@ -37,15 +37,25 @@ static const lbs_key_spec profile_keys[] = {
 static const lbs_key_spec cost_keys[] = {
 	{ "cost", LBS_T_ENUM, P(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t_flat up to saturation_batch, then "
-	  "+ per_sample per extra sample" },
-	{ "t0", LBS_T_TIME, P(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear",
+	  "+ per_sample per extra sample; `power`: t0 + per_sample*b^exponent; `quadratic`: "
+	  "t0 + per_sample*b + per_sample_sq*b^2" },
+	{ "t0", LBS_T_TIME, P(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear|power|quadratic",
 	  "fixed time of an iteration, whatever the batch" },
 	{ "per_sample", LBS_T_TIME, P(cost.per_sample_s), REQUIRED, 0, 3600, 0, NULL, NULL,
-	  "time per sample (linear), or per sample beyond saturation (piecewise)" },
+	  "time per sample (linear, quadratic), or per sample beyond saturation (piecewise), or the "
+	  "coefficient of b^exponent (power: t(1) - t0)" },
 	{ "t_flat", LBS_T_TIME, P(cost.t_flat_s), REQUIRED, 0, 3600, LBS_K_MIN_OPEN, NULL, "cost=piecewise",
 	  "time of any batch up to saturation_batch" },
 	{ "saturation_batch", LBS_T_INT, P(cost.saturation_batch), REQUIRED, 1, 1e9, 0, NULL,
 	  "cost=piecewise", "batch at which the device is saturated" },
+	{ "exponent", LBS_T_REAL, P(cost.exponent), REQUIRED, 0, LBS_COST_EXPONENT_MAX, LBS_K_MIN_OPEN,
+	  NULL, "cost=power", "power of the batch (dimensionless, > 0): above 1 the time grows faster "
+	  "than the batch, below 1 slower" },
+	{ "per_sample_sq", LBS_T_TIME, P(cost.per_sample_sq_s), REQUIRED, 0, 3600, 0, NULL,
+	  "cost=quadratic", "coefficient of b^2 (seconds per sample squared)" },
+	{ "flat_below", LBS_T_INT, P(cost.flat_below), "1", 1, 1e9, 0, NULL, "cost=power|quadratic",
+	  "samples: a smaller batch takes the time of this one (fits: the smallest batch measured, "
+	  "since the data cannot say how much faster a smaller batch would be); 1: no floor" },
 	{ "max_batch", LBS_T_INT, P(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch that ran (tables) or fits (model estimate); unset: no cap" },
 };
@@ -233,6 +243,9 @@ static lbs_status check_shape(const lbs_profile *p, const read_ctx *c, lbs_error
 			return kv_error(err, e, "%lld is above max_batch (%lld): a device cannot saturate at "
 					"a batch its memory does not hold", (long long)p->cost.saturation_batch,
 					(long long)cap);
+		if (!strcmp(e->section, "cost") && !strcmp(e->key, "flat_below") && p->cost.flat_below > cap)
+			return kv_error(err, e, "%lld is above max_batch (%lld): the floor must be a batch "
+					"the device holds", (long long)p->cost.flat_below, (long long)cap);
 	}
 	for (size_t i = 0, k = 0; i < c->n_kv; i++)
 		if (!strcmp(c->kv[i].section, "measurements") && p->point[k++].batch > cap)
@@ -421,6 +434,12 @@ lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
 		put_time(&w, "t0", p->cost.t0_s);
 	}
 	put_time(&w, "per_sample", p->cost.per_sample_s);
+	if (p->cost.ops == &lbs_cost_power)
+		put(&w, "exponent", lbs_fmt(s, sizeof s, "%.6g", p->cost.exponent));
+	if (p->cost.ops == &lbs_cost_quadratic)
+		put_time(&w, "per_sample_sq", p->cost.per_sample_sq_s);
+	if ((p->cost.ops == &lbs_cost_power || p->cost.ops == &lbs_cost_quadratic) && p->cost.flat_below > 1)
+		put_int(&w, "flat_below", p->cost.flat_below);
 	if (p->cost.max_batch != INT64_MAX && p->cost.max_batch > 0)
 		put_int(&w, "max_batch", p->cost.max_batch);
 

@@ -18,7 +18,8 @@
 #define LBS_PROFILE_FORMAT 1
 #define LBS_PROFILE_DEVICE_CHOICES "cpu|gpu"
 #define LBS_PROFILE_SOURCE_CHOICES "table|blas|cuda|measured"
-#define LBS_PROFILE_COST_KEYS 6 /* cost, t0, per_sample, t_flat, saturation_batch, max_batch */
+#define LBS_PROFILE_COST_KEYS 9 /* cost, t0, per_sample, t_flat, saturation_batch, exponent,
+				  per_sample_sq, flat_below, max_batch */
 
 typedef enum lbs_profile_source {
 	LBS_SOURCE_TABLE,

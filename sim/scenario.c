@@ -88,19 +88,28 @@ static const lbs_key_spec group_keys[] = {
 	{ "profile", LBS_T_STRING, G(profile), UNSET, 0, 0, 0, NULL, NULL,
 	  "cost profile file (doc/profiles.md), relative to this file's directory (with --set: to the "
 	  "current directory), then to LBSIM_PATH and the installed data (doc/scenario.md, \"Where "
-	  "files are found\"); it gives cost, t0, per_sample, t_flat, saturation_batch and max_batch, "
+	  "files are found\"); it gives cost, t0, per_sample, t_flat, saturation_batch, exponent, "
+	  "per_sample_sq, flat_below and max_batch, "
 	  "which may then not be set here, except max_batch, which overrides the profile's cap" },
 	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
-	  "then t_flat + per_sample*(b - saturation_batch); required unless `profile` gives it" },
-	{ "t0", LBS_T_TIME, G(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear",
+	  "then t_flat + per_sample*(b - saturation_batch); `power`: t(b) = t0 + per_sample*b^exponent; "
+	  "`quadratic`: t(b) = t0 + per_sample*b + per_sample_sq*b^2; required unless `profile` gives it" },
+	{ "t0", LBS_T_TIME, G(cost.t0_s), "0 s", 0, 3600, 0, NULL, "cost=linear|power|quadratic",
 	  "fixed time of an iteration, whatever the batch" },
 	{ "per_sample", LBS_T_TIME, G(cost.per_sample_s), REQUIRED, 0, 3600, 0, NULL, NULL,
-	  "time per sample (linear), or per sample beyond saturation (piecewise), at full availability" },
+	  "time per sample (linear, quadratic), or per sample beyond saturation (piecewise), or the "
+	  "coefficient of b^exponent (power), at full availability" },
 	{ "t_flat", LBS_T_TIME, G(cost.t_flat_s), REQUIRED, 0, 3600, LBS_K_MIN_OPEN, NULL,
 	  "cost=piecewise", "time of any batch up to saturation_batch" },
 	{ "saturation_batch", LBS_T_INT, G(cost.saturation_batch), REQUIRED, 1, 1e9, 0, NULL,
 	  "cost=piecewise", "batch at which the device is saturated" },
+	{ "exponent", LBS_T_REAL, G(cost.exponent), REQUIRED, 0, LBS_COST_EXPONENT_MAX, LBS_K_MIN_OPEN,
+	  NULL, "cost=power", "power of the batch (dimensionless, > 0)" },
+	{ "per_sample_sq", LBS_T_TIME, G(cost.per_sample_sq_s), REQUIRED, 0, 3600, 0, NULL,
+	  "cost=quadratic", "coefficient of b^2 (seconds per sample squared), at full availability" },
+	{ "flat_below", LBS_T_INT, G(cost.flat_below), "1", 1, 1e9, 0, NULL, "cost=power|quadratic",
+	  "samples: a smaller batch takes the time of this one (1: no floor)" },
 	{ "max_batch", LBS_T_INT, G(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch a worker's memory holds (samples); unset: no cap" },
 	{ "availability", LBS_T_REAL, G(availability), "1", 0, 100, LBS_K_MIN_OPEN, NULL, NULL,
@@ -537,7 +546,8 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 			      lbs_error *err)
 {
 	static const char *const given_by_profile[] = { "cost", "t0", "per_sample", "t_flat",
-							"saturation_batch" };
+							"saturation_batch", "exponent", "per_sample_sq",
+							"flat_below" };
 	const lbs_kv *given = NULL;
 	bool own_cap = false;
 	for (size_t i = 0; i < *n; i++) {

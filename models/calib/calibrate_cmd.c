@@ -49,8 +49,9 @@ static void usage(FILE *out)
 		"      --memory SIZE       device memory for the memory cap, e.g. '16 GB' (default:\n"
 		"                          this machine's RAM, or the GPU's memory)\n"
 		"      --from-table        fit a GPU profile to every (device, model) of the published\n"
-		"                          tables (Gavel: K80, P100, V100; Pollux: T4), write them and\n"
-		"                          print their fits and held-out errors\n"
+		"                          tables (Gavel: K80, P100, V100; Pollux: T4), of the kind\n"
+		"                          with the least held-out error; write them and print their\n"
+		"                          fits and held-out errors\n"
 		"      --data DIR          where the tables are (default: traces/data)\n"
 		"      --fit TIMES.csv     fit a profile to your own measured step times: a CSV with\n"
 		"                          the header batch,time[,repetitions] (doc/profiles.md); print\n"
@@ -112,6 +113,16 @@ static void print_fit(const char *label, const lbs_profile *p)
 		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
 		printf("%-28s flat %-11s to %5lld, then %-11s/sample", label, a,
 		       (long long)p->cost.saturation_batch, b);
+	} else if (p->cost.ops == &lbs_cost_power) {
+		lbs_format_quantity(p->cost.t0_s, LBS_DIM_TIME, a, sizeof a);
+		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
+		printf("%-28s t0 %-11s + %-11s * b^%-6.4g       ", label, a, b, p->cost.exponent);
+	} else if (p->cost.ops == &lbs_cost_quadratic) {
+		char c[32];
+		lbs_format_quantity(p->cost.t0_s, LBS_DIM_TIME, a, sizeof a);
+		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
+		lbs_format_quantity(p->cost.per_sample_sq_s, LBS_DIM_TIME, c, sizeof c);
+		printf("%-28s t0 %-11s + %-11s b + %-11s b^2", label, a, b, c);
 	} else {
 		lbs_format_quantity(p->cost.t0_s, LBS_DIM_TIME, a, sizeof a);
 		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
@@ -173,6 +184,24 @@ static void print_heldout(const lbs_table_profile *tp, size_t n)
 		nall += cnt[d];
 	}
 	printf("\nmean over all %zu fits: %.2f%%\n", nall, nall ? 100 * all / (double)nall : 0.0);
+
+	/* Each kind's held-out error: the profile takes the least (*). */
+	printf("\nheld-out MAPE by cost kind (* the kind chosen: the least held-out error):\n%-28s", "profile");
+	for (size_t k = 0; n && k < tp[0].n_score; k++)
+		printf(" %11s", tp[0].score[k].kind->name);
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		printf("%-28s", tp[i].file);
+		for (size_t k = 0; k < tp[i].n_score; k++) {
+			const lbs_kind_score *sc = &tp[i].score[k];
+			if (sc->fits && sc->n)
+				printf(" %9.2f%%%c", 100 * sc->mape,
+				       sc->kind == tp[i].profile->cost.ops ? '*' : ' ');
+			else
+				printf(" %11s", sc->fits ? "-" : "no fit");
+		}
+		printf("\n");
+	}
 }
 
 static int from_table(const char *data_dir, const char *out_dir)

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/calib.h"
+
+/* The power law's exponents tried before the golden-section search. */
+#define POWER_GRID 400
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -88,11 +92,188 @@ static lbs_status fit_piecewise(const double *b, const double *t, size_t n, lbs_
 	return LBS_OK;
 }
 
+/* Weighted least squares for t ~ sum_j c_j x_j(b) with every c_j >= 0,
+ * x[j*n + i] the j-th column (k <= 3): the unconstrained fit on each subset
+ * of the columns, the others held at 0; the best one with no negative
+ * coefficient is the constrained optimum (it satisfies the KKT conditions,
+ * and every candidate is feasible). Returns its chi^2, INFINITY if none. */
+static double nnls_small(const double *x, size_t k, const double *t, const double *w, size_t n,
+			 double c[3])
+{
+	double best = INFINITY;
+	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, k);
+	gsl_matrix *X = gsl_matrix_alloc(n, k), *cov = gsl_matrix_alloc(k, k);
+	gsl_vector *cv = gsl_vector_alloc(k);
+	gsl_vector_const_view tv = gsl_vector_const_view_array(t, n), wv = gsl_vector_const_view_array(w, n);
+	for (unsigned set = 1; ws && X && cov && cv && set < 1u << k; set++) {
+		size_t m = 0, col[3];
+		for (size_t j = 0; j < k; j++)
+			if (set >> j & 1)
+				col[m++] = j;
+		if (m > n)
+			continue;
+		gsl_multifit_linear_workspace *wm = m == k ? ws : gsl_multifit_linear_alloc(n, m);
+		gsl_matrix *Xm = m == k ? X : gsl_matrix_alloc(n, m), *cm = m == k ? cov : gsl_matrix_alloc(m, m);
+		gsl_vector *vm = m == k ? cv : gsl_vector_alloc(m);
+		double chisq = INFINITY;
+		if (wm && Xm && cm && vm) {
+			for (size_t i = 0; i < n; i++)
+				for (size_t j = 0; j < m; j++)
+					gsl_matrix_set(Xm, i, j, x[col[j] * n + i]);
+			if (gsl_multifit_wlinear(Xm, &wv.vector, &tv.vector, vm, cm, &chisq, wm))
+				chisq = INFINITY;
+			for (size_t j = 0; j < m; j++)
+				if (!(gsl_vector_get(vm, j) >= 0))
+					chisq = INFINITY;
+		}
+		/* ties (within rounding) go to the earlier subset: fewer terms first */
+		if (chisq < best - 1e-9 * best - 1e-20 || (isinf(best) && isfinite(chisq))) {
+			best = chisq;
+			for (size_t j = 0; j < k; j++)
+				c[j] = 0;
+			for (size_t j = 0; j < m; j++)
+				c[col[j]] = gsl_vector_get(vm, j);
+		}
+		if (m != k) {
+			if (wm)
+				gsl_multifit_linear_free(wm);
+			gsl_matrix_free(Xm);
+			gsl_matrix_free(cm);
+			gsl_vector_free(vm);
+		}
+	}
+	if (ws)
+		gsl_multifit_linear_free(ws);
+	gsl_matrix_free(X);
+	gsl_matrix_free(cov);
+	gsl_vector_free(cv);
+	return best;
+}
+
+/* The smallest batch: below it, power and quadratic fits stay flat (the
+ * data cannot say how much faster a smaller batch would be). */
+static int64_t smallest(const double *b, size_t n)
+{
+	double m = b[0];
+	for (size_t i = 1; i < n; i++)
+		m = fmin(m, b[i]);
+	return (int64_t)m;
+}
+
+/* Columns 1, b^p; the best (t0, a) >= 0 for this exponent. */
+static double power_at(double p, const double *b, const double *t, const double *w, size_t n,
+		       double *x, double c[3])
+{
+	for (size_t i = 0; i < n; i++) {
+		x[i] = 1.0;
+		x[n + i] = pow(b[i], p);
+	}
+	return nnls_small(x, 2, t, w, n, c);
+}
+
+static lbs_status fit_power(const double *b, const double *t, size_t n, lbs_fit *f, lbs_error *err)
+{
+	double *x = malloc(2 * n * sizeof *x), *w = malloc(n * sizeof *w);
+	if (!x || !w) {
+		free(x);
+		free(w);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		w[i] = 1.0 / (t[i] * t[i]);
+	/* The exponent: the best of a grid, then golden-section search in the
+	 * grid cells either side of it. */
+	double best = INFINITY, best_p = 1, c[3];
+	for (int k = 1; k <= POWER_GRID; k++) {
+		double p = LBS_COST_EXPONENT_MAX * k / POWER_GRID, chisq = power_at(p, b, t, w, n, x, c);
+		if (isfinite(chisq) && (isinf(best) || chisq < best - 1e-9 * best - 1e-20)) {
+			best = chisq;
+			best_p = p;
+		}
+	}
+	if (isfinite(best)) {
+		const double g = 0.5 * (sqrt(5.0) - 1), step = LBS_COST_EXPONENT_MAX / POWER_GRID;
+		double lo = fmax(best_p - step, step / 16), hi = fmin(best_p + step, LBS_COST_EXPONENT_MAX);
+		double p1 = hi - g * (hi - lo), p2 = lo + g * (hi - lo);
+		double f1 = power_at(p1, b, t, w, n, x, c), f2 = power_at(p2, b, t, w, n, x, c);
+		for (int it = 0; it < 60; it++) {
+			if (f1 <= f2) {
+				hi = p2;
+				p2 = p1;
+				f2 = f1;
+				p1 = hi - g * (hi - lo);
+				f1 = power_at(p1, b, t, w, n, x, c);
+			} else {
+				lo = p1;
+				p1 = p2;
+				f1 = f2;
+				p2 = lo + g * (hi - lo);
+				f2 = power_at(p2, b, t, w, n, x, c);
+			}
+		}
+		double pm = 0.5 * (lo + hi), fm = power_at(pm, b, t, w, n, x, c);
+		if (fm < best) {
+			best = fm;
+			best_p = pm;
+		}
+		best = power_at(best_p, b, t, w, n, x, c);
+	}
+	free(x);
+	free(w);
+	if (!isfinite(best) || !(c[0] + c[1] > 0))
+		return lbs_error_set(err, LBS_EINPUT, "no power-law fit with t0 >= 0 and a coefficient >= 0");
+	f->cost = (lbs_cost){ .ops = &lbs_cost_power, .kind = 2, .t0_s = c[0], .per_sample_s = c[1],
+			      .exponent = best_p, .flat_below = smallest(b, n) };
+	return LBS_OK;
+}
+
+static lbs_status fit_quadratic(const double *b, const double *t, size_t n, lbs_fit *f,
+				lbs_error *err)
+{
+	double *x = malloc(3 * n * sizeof *x), *w = malloc(n * sizeof *w), c[3];
+	if (!x || !w) {
+		free(x);
+		free(w);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		w[i] = 1.0 / (t[i] * t[i]);
+		x[i] = 1.0;
+		x[n + i] = b[i];
+		x[2 * n + i] = b[i] * b[i];
+	}
+	double chisq = nnls_small(x, 3, t, w, n, c);
+	free(x);
+	free(w);
+	if (!isfinite(chisq) || !(c[0] + c[1] + c[2] > 0))
+		return lbs_error_set(err, LBS_EINPUT, "no quadratic fit with every coefficient >= 0");
+	f->cost = (lbs_cost){ .ops = &lbs_cost_quadratic, .kind = 3, .t0_s = c[0], .per_sample_s = c[1],
+			      .per_sample_sq_s = c[2], .flat_below = smallest(b, n) };
+	return LBS_OK;
+}
+
+static size_t points_needed(const lbs_cost_ops *kind)
+{
+	return kind == &lbs_cost_linear ? 2 : 3;
+}
+
+static lbs_status fit_kind(const lbs_cost_ops *kind, const double *b, const double *t, size_t n,
+			   lbs_fit *f, lbs_error *err)
+{
+	if (kind == &lbs_cost_piecewise)
+		return fit_piecewise(b, t, n, f, err);
+	if (kind == &lbs_cost_power)
+		return fit_power(b, t, n, f, err);
+	if (kind == &lbs_cost_quadratic)
+		return fit_quadratic(b, t, n, f, err);
+	return fit_linear(b, t, n, f, err);
+}
+
 lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const double *time_s,
 			 size_t n, lbs_fit *fit, lbs_error *err)
 {
 	memset(fit, 0, sizeof *fit);
-	size_t need = kind == &lbs_cost_piecewise ? 3 : 2;
+	size_t need = points_needed(kind);
 	if (n < need)
 		return lbs_error_set(err, LBS_EINPUT, "%zu points: a %s fit needs at least %zu", n,
 				     kind->name, need);
@@ -106,8 +287,7 @@ lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const do
 			if (batch[j] == batch[i])
 				return lbs_error_set(err, LBS_EINPUT, "batch %g measured twice", batch[i]);
 	}
-	lbs_status st = kind == &lbs_cost_piecewise ? fit_piecewise(batch, time_s, n, fit, err)
-						     : fit_linear(batch, time_s, n, fit, err);
+	lbs_status st = fit_kind(kind, batch, time_s, n, fit, err);
 	if (st == LBS_OK)
 		judge(fit, batch, time_s, n);
 	return st;
@@ -118,7 +298,7 @@ lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, cons
 {
 	*mape = 0;
 	*n_heldout = 0;
-	size_t need = kind == &lbs_cost_piecewise ? 3 : 2;
+	size_t need = points_needed(kind);
 	if (n < need + 1)
 		return LBS_OK;
 	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t);
@@ -154,4 +334,60 @@ lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, cons
 	if (st == LBS_OK && *n_heldout)
 		*mape = sum / (double)*n_heldout;
 	return st;
+}
+
+lbs_status lbs_calib_choose(const lbs_cost_ops *const *kinds, const double *batch,
+			    const double *time_s, size_t n, lbs_kind_score *score, size_t *n_score,
+			    const lbs_cost_ops **best, lbs_error *err)
+{
+	*best = NULL;
+	*n_score = 0;
+	double best_mape = INFINITY;
+	bool with_heldout = false;
+	for (size_t k = 0; kinds[k]; k++) {
+		lbs_kind_score *s = &score[(*n_score)++];
+		*s = (lbs_kind_score){ .kind = kinds[k], .mape = NAN };
+		lbs_fit f;
+		lbs_error e = { 0 };
+		lbs_status st = lbs_calib_fit(kinds[k], batch, time_s, n, &f, &e);
+		if (st == LBS_OK)
+			st = lbs_calib_heldout(kinds[k], batch, time_s, n, &s->mape, &s->n, &e);
+		if (st == LBS_EINPUT)
+			continue; /* this kind cannot fit these points */
+		if (st != LBS_OK) {
+			*err = e;
+			return st;
+		}
+		s->fits = true;
+		if (!s->n)
+			s->mape = NAN;
+		/* the lowest held-out error; ties (within LBS_CHOOSE_TIE, and
+		 * no held-out points at all) go to the kind listed first */
+		if (s->n && (!with_heldout || s->mape < best_mape - LBS_CHOOSE_TIE)) {
+			with_heldout = true;
+			best_mape = s->mape;
+			*best = kinds[k];
+		} else if (!*best) {
+			*best = kinds[k];
+		}
+	}
+	if (!*best)
+		return lbs_error_set(err, LBS_EINPUT, "no cost kind fits these %zu points", n);
+	return LBS_OK;
+}
+
+void lbs_calib_method(const lbs_cost_ops *kind, double bmin, double bmax, char *buf, size_t len)
+{
+	if (kind == &lbs_cost_piecewise)
+		lbs_fmt(buf, len, "piecewise least squares, weights 1/t^2, breakpoint searched over "
+			"integers %g..%g", bmin, bmax - 1);
+	else if (kind == &lbs_cost_power)
+		lbs_fmt(buf, len, "power law by least squares, weights 1/t^2, t0 and per_sample >= 0, "
+			"exponent searched over 0.01..%g (of the GPU kinds, the least held-out MAPE)",
+			LBS_COST_EXPONENT_MAX);
+	else if (kind == &lbs_cost_quadratic)
+		lbs_fmt(buf, len, "quadratic by least squares, weights 1/t^2, every coefficient >= 0 (of the GPU "
+			"kinds, the least held-out MAPE)");
+	else
+		lbs_fmt(buf, len, "ordinary least squares (gsl_fit_linear)");
 }

@@ -62,7 +62,8 @@ for f in "$top_srcdir"/profiles/measured/*.ini; do
 	check "measured/$(basename "$f") drives a CPU scenario" "$LBSIM" "$TMP/one-cpu.ini" -q -o "$TMP/cpu-one.db" --set "workers.g.profile=$f"
 done
 check "the cost keys are recorded from the profile" test "$(q "$TMP/one.db" \
-	"SELECT count(*) FROM run_config WHERE section = 'workers.g' AND key IN ('cost', 't_flat', 'saturation_batch', 'per_sample', 'max_batch')")" = $((5 * 19))
+	"SELECT count(*) FROM run_config WHERE section = 'workers.g' AND key IN ('cost', 't0', 't_flat', 'saturation_batch', 'per_sample', 'exponent', 'per_sample_sq', 'flat_below', 'max_batch')")" = \
+	"$(cat "$top_srcdir"/profiles/*.ini | awk '/^\[/ { c = $0 == "[cost]" } c && / = / { n++ } END { print n }')"
 
 # The bundled scenarios take their compute costs from profiles that say how
 # and where they were measured; a scenario that gives them by hand says in

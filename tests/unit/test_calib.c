@@ -80,6 +80,99 @@ static void test_fit_piecewise(void)
 	CU_ASSERT(lbs_calib_median(x, 3) == 3 && lbs_calib_median(x, 2) == 2);
 }
 
+static void test_fit_power(void)
+{
+	/* 20 ms + 0.5 ms b^1.3, and the same through the origin. */
+	double b[] = { 4, 8, 16, 32, 64, 128, 256 }, t[7];
+	lbs_cost truth = { .ops = &lbs_cost_power, .t0_s = 0.020, .per_sample_s = 0.0005, .exponent = 1.3 };
+	for (int i = 0; i < 7; i++)
+		t[i] = lbs_cost_time_s(&truth, (int64_t)b[i]);
+	lbs_fit f;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_power, b, t, 7, &f, &err), LBS_OK);
+	CU_ASSERT(f.cost.ops == &lbs_cost_power && f.cost.kind == 2);
+	CU_ASSERT(NEAR(f.cost.exponent, 1.3, 1e-6));
+	CU_ASSERT(NEAR(f.cost.t0_s, 0.020, 1e-5));
+	CU_ASSERT(NEAR(f.cost.per_sample_s, 0.0005, 1e-5));
+	CU_ASSERT(f.mape < 1e-6);
+	CU_ASSERT_EQUAL(f.cost.flat_below, 4); /* flat below the smallest batch measured */
+	CU_ASSERT(lbs_cost_time_s(&f.cost, 1) == lbs_cost_time_s(&f.cost, 4));
+	truth.t0_s = 0;
+	truth.exponent = 0.7;
+	for (int i = 0; i < 7; i++)
+		t[i] = lbs_cost_time_s(&truth, (int64_t)b[i]);
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_power, b, t, 7, &f, &err), LBS_OK);
+	CU_ASSERT(NEAR(f.cost.exponent, 0.7, 1e-6) && fabs(f.cost.t0_s) < 1e-9);
+	/* Falling times: t0 alone (a = 0), the constant that fits best. With
+	 * weights 1/t^2 that is sum(1/t) / sum(1/t^2): 1/(1/0.3 + ...) terms. */
+	double falling[] = { 0.3, 0.2, 0.1 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_power, b, falling, 3, &f, &err), LBS_OK);
+	double num = 1 / 0.3 + 1 / 0.2 + 1 / 0.1, den = 1 / 0.09 + 1 / 0.04 + 1 / 0.01;
+	CU_ASSERT(f.cost.per_sample_s == 0 && NEAR(f.cost.t0_s, num / den, 1e-9));
+}
+
+static void test_fit_quadratic(void)
+{
+	/* 10 ms + 0.2 ms b + 0.01 ms b^2. */
+	double b[] = { 1, 2, 4, 8, 16, 32, 64 }, t[7];
+	lbs_cost truth = { .ops = &lbs_cost_quadratic, .t0_s = 0.010, .per_sample_s = 0.0002,
+			   .per_sample_sq_s = 0.00001 };
+	for (int i = 0; i < 7; i++)
+		t[i] = lbs_cost_time_s(&truth, (int64_t)b[i]);
+	lbs_fit f;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_quadratic, b, t, 7, &f, &err), LBS_OK);
+	CU_ASSERT(f.cost.ops == &lbs_cost_quadratic && f.cost.kind == 3);
+	CU_ASSERT(NEAR(f.cost.t0_s, 0.010, 1e-9) && NEAR(f.cost.per_sample_s, 0.0002, 1e-9) &&
+		  NEAR(f.cost.per_sample_sq_s, 0.00001, 1e-9));
+	CU_ASSERT_EQUAL(f.cost.flat_below, 1);
+	double mape;
+	size_t nh;
+	CU_ASSERT_EQUAL(lbs_calib_heldout(&lbs_cost_quadratic, b, t, 7, &mape, &nh, &err), LBS_OK);
+	CU_ASSERT(nh == 5 && mape < 1e-9);
+	/* Concave, 10 ms + 2 ms b - 0.01 ms b^2: the b^2 term would be negative
+	 * (the time would fall past b = 100), so it is 0 and the rest a line. */
+	for (int i = 0; i < 7; i++)
+		t[i] = 0.010 + 0.002 * b[i] - 0.00001 * b[i] * b[i];
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_quadratic, b, t, 7, &f, &err), LBS_OK);
+	CU_ASSERT(f.cost.per_sample_sq_s == 0 && f.cost.per_sample_s > 0.0015 && f.cost.t0_s > 0);
+}
+
+/* The kind chosen is the one with the least held-out error, not the best
+ * in-sample fit: on Gavel's LM on a V100 (profiles/v100-lm.ini) the power
+ * law fits the five points best, but predicts the three interior ones
+ * worse than piecewise (4.72% against 4.10%). */
+static void test_choose(void)
+{
+	double b[] = { 5, 10, 20, 40, 80 };
+	double t[] = { 9.16031e-3, 12.2472e-3, 15.4458e-3, 22.1056e-3, 35.4108e-3 };
+	const lbs_cost_ops *const kinds[] = { &lbs_cost_piecewise, &lbs_cost_power, &lbs_cost_quadratic,
+					      NULL };
+	lbs_kind_score score[3];
+	size_t ns;
+	const lbs_cost_ops *best;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_choose(kinds, b, t, 5, score, &ns, &best, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(ns, 3);
+	double in[3], out[3];
+	for (int k = 0; k < 3; k++) {
+		lbs_fit f;
+		size_t nh;
+		CU_ASSERT_EQUAL(lbs_calib_fit(kinds[k], b, t, 5, &f, &err), LBS_OK);
+		CU_ASSERT_EQUAL(lbs_calib_heldout(kinds[k], b, t, 5, &out[k], &nh, &err), LBS_OK);
+		in[k] = f.mape;
+		CU_ASSERT(score[k].fits && score[k].n == 3 && score[k].mape == out[k]);
+	}
+	CU_ASSERT(in[1] < in[0] && in[1] < in[2]); /* power fits best in sample */
+	CU_ASSERT(out[0] < out[1]);                 /* but piecewise predicts better */
+	CU_ASSERT(best == &lbs_cost_piecewise);
+	/* Exactly quadratic points: quadratic predicts them exactly and wins. */
+	for (int i = 0; i < 5; i++)
+		t[i] = 0.005 + 1e-4 * b[i] + 2e-6 * b[i] * b[i];
+	CU_ASSERT_EQUAL(lbs_calib_choose(kinds, b, t, 5, score, &ns, &best, &err), LBS_OK);
+	CU_ASSERT(best == &lbs_cost_quadratic && score[2].mape < 1e-9);
+}
+
 #define PROFILE \
 	"; a profile\n"                                        /* 1 */ \
 	"[profile]\nformat = 1\ndevice = Test GPU\n"           /* 2-4 */ \
@@ -172,6 +265,86 @@ static void test_profile_load(void)
 	CU_ASSERT_EQUAL(q.cost.saturation_batch, 24); /* exact from 24 on: the smallest such */
 	lbs_profile_destroy(&q);
 	lbs_profile_destroy(&p);
+}
+
+/* PROFILE with its piecewise [cost] lines 8-10 replaced by `cost3`. */
+static void profile_with(const char *cost3, char *text, size_t len)
+{
+	const char *from = "cost = piecewise\nt_flat = 50 ms\nsaturation_batch = 24\n";
+	const char *at = strstr(PROFILE, from);
+	snprintf(text, len, "%.*s%s%s", (int)(at - PROFILE), PROFILE, cost3, at + strlen(from));
+}
+
+/* The power and quadratic kinds in a profile: read, written, read back
+ * to the same file; their keys checked like the others. */
+static void test_profile_power_quadratic(void)
+{
+	char text[4096];
+	lbs_profile p, q;
+	lbs_error err = { 0 };
+	profile_with("cost = power\nt0 = 2 ms\nexponent = 1.25\n", text, sizeof text);
+	CU_ASSERT_EQUAL_FATAL(load_profile(&p, text), LBS_OK);
+	CU_ASSERT(p.cost.ops == &lbs_cost_power && p.cost.exponent == 1.25 && NEAR(p.cost.t0_s, 0.002, 1e-12));
+	CU_ASSERT(NEAR(lbs_cost_time_s(&p.cost, 16), 0.002 + 0.001 * 32, 1e-12)); /* 16^1.25 = 32 */
+	profile_with("cost = quadratic\nt0 = 2 ms\nper_sample_sq = 10 us\nflat_below = 8\n", text, sizeof text);
+	CU_ASSERT_EQUAL_FATAL(load_profile(&q, text), LBS_OK);
+	CU_ASSERT(q.cost.ops == &lbs_cost_quadratic && NEAR(q.cost.per_sample_sq_s, 1e-5, 1e-12));
+	CU_ASSERT(NEAR(lbs_cost_time_s(&q.cost, 10), 0.002 + 0.010 + 0.001, 1e-12));
+	CU_ASSERT(q.cost.flat_below == 8 && p.cost.flat_below == 1); /* 1 unless given */
+	CU_ASSERT(NEAR(lbs_cost_time_s(&q.cost, 2), 0.002 + 0.008 + 0.00064, 1e-12));
+	const lbs_profile *both[] = { &p, &q };
+	for (int k = 0; k < 2; k++) {
+		char *buf = NULL, *buf2 = NULL;
+		size_t len = 0, len2 = 0;
+		FILE *f = open_memstream(&buf, &len);
+		CU_ASSERT_EQUAL(lbs_profile_write(both[k], f, &err), LBS_OK);
+		fclose(f);
+		lbs_profile r;
+		CU_ASSERT_EQUAL_FATAL(load_profile(&r, buf), LBS_OK);
+		CU_ASSERT(r.cost.ops == both[k]->cost.ops && r.cost.exponent == both[k]->cost.exponent &&
+			  r.cost.per_sample_sq_s == both[k]->cost.per_sample_sq_s &&
+			  r.cost.t0_s == both[k]->cost.t0_s && r.cost.flat_below == both[k]->cost.flat_below &&
+			  r.cost.max_batch == 128);
+		f = open_memstream(&buf2, &len2);
+		CU_ASSERT_EQUAL(lbs_profile_write(&r, f, &err), LBS_OK);
+		fclose(f);
+		CU_ASSERT_STRING_EQUAL(buf, buf2);
+		free(buf);
+		free(buf2);
+		lbs_profile_destroy(&r);
+	}
+	lbs_profile_destroy(&p);
+	lbs_profile_destroy(&q);
+	/* Bad values name the file, the line and the key. */
+	static const struct {
+		const char *cost3;
+		int line;
+		const char *frag;
+	} bad[] = {
+		{ "cost = power\nt0 = 2 ms\nexponent = 0\n", 10, "[cost] exponent: '0' is out of range" },
+		{ "cost = power\nt0 = 2 ms\nexponent = 4.01\n", 10, "[cost] exponent" },
+		{ "cost = power\nt0 = 2 ms\nexponent = x\n", 10, "[cost] exponent" },
+		{ "cost = power\nt0 = 2 ms\n; no exponent\n", 7, "missing required key 'exponent'" },
+		{ "cost = quadratic\nt0 = 2 ms\nper_sample_sq = -1 us\n", 10, "[cost] per_sample_sq" },
+		{ "cost = quadratic\nexponent = 2\nper_sample_sq = 1 us\n", 9, "applies only when cost=power" },
+		{ "cost = piecewise\nt_flat = 5 ms\nsaturation_batch = 4\nper_sample_sq = 1 us\n", 11,
+		  "applies only when cost=quadratic" },
+		{ "cost = power\nexponent = 2\nflat_below = 129\n", 10, "above max_batch (128)" },
+		{ "cost = power\nexponent = 2\nflat_below = 0\n", 10, "[cost] flat_below" },
+		{ "cost = piecewise\nt_flat = 5 ms\nsaturation_batch = 4\nflat_below = 2\n", 11,
+		  "applies only when cost=power|quadratic" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		profile_with(bad[i].cost3, text, sizeof text);
+		lbs_profile e;
+		CU_ASSERT_EQUAL(load_profile(&e, text), LBS_EINPUT);
+		char where[300];
+		snprintf(where, sizeof where, "%s:%d:", ppath, bad[i].line);
+		if (!strstr(perr.msg, where) || !strstr(perr.msg, bad[i].frag)) {
+			fprintf(stderr, "\n  expected '%s' '%s' in: %s\n", where, bad[i].frag, perr.msg);
+			CU_FAIL("profile error lacks the location or the expected words");
+		}
+	}
 }
 
 static void test_profile_errors(void)
@@ -317,8 +490,12 @@ void suite_calib(void)
 	static const test_case tests[] = {
 		{ "linear fit", test_fit_linear },
 		{ "piecewise fit", test_fit_piecewise },
+		{ "power fit", test_fit_power },
+		{ "quadratic fit", test_fit_quadratic },
+		{ "kind chosen by held-out error", test_choose },
 		{ "profile: load, write, read back", test_profile_load },
 		{ "profile: bad input", test_profile_errors },
+		{ "profile: power and quadratic", test_profile_power_quadratic },
 		{ "scenario: profile = PATH", test_scenario_profile },
 		{ "published tables", test_tables },
 	};

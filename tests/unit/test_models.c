@@ -32,6 +32,70 @@ static void test_cost_piecewise(void)
 	CU_ASSERT(REL(lbs_cost_time_s(&c, 128), 0.34)); /* 0.1 + 96 * 2.5 ms */
 }
 
+static void test_cost_power(void)
+{
+	lbs_cost c = { .ops = &lbs_cost_power, .t0_s = 0.002, .per_sample_s = 0.001, .exponent = 1.5 };
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 1), 0.003));  /* 2 ms + 1 ms * 1 */
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 4), 0.010));  /* 2 ms + 1 ms * 4^1.5 = 2 + 8 */
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 9), 0.029));  /* 2 ms + 27 ms */
+	CU_ASSERT_EQUAL(lbs_cost_time_s(&c, 0), 0.0);
+	CU_ASSERT(REL(c.ops->time_s(&c, 9), 0.029));    /* the ops agree with the inline form */
+	c.flat_below = 4;                               /* below 4 samples: t(4) */
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 1), 0.010) && REL(lbs_cost_time_s(&c, 3), 0.010));
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 9), 0.029));
+	CU_ASSERT_EQUAL(lbs_cost_time_s(&c, 0), 0.0);
+}
+
+static void test_cost_quadratic(void)
+{
+	lbs_cost c = { .ops = &lbs_cost_quadratic, .t0_s = 0.005, .per_sample_s = 0.001,
+		       .per_sample_sq_s = 0.00025 };
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 2), 0.008));  /* 5 + 2 + 0.25 * 4 ms */
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 10), 0.040)); /* 5 + 10 + 25 ms */
+	CU_ASSERT_EQUAL(lbs_cost_time_s(&c, 0), 0.0);
+	CU_ASSERT(REL(c.ops->time_s(&c, 10), 0.040));
+	c.flat_below = 10;
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 2), 0.040) && REL(lbs_cost_time_s(&c, 11), 0.04625));
+}
+
+/* Every kind, with its keys at the ends of their ranges, is non-decreasing
+ * in b for b >= 1: what the oracle's bisection and the policies need. */
+static void test_cost_monotone(void)
+{
+	const lbs_cost cases[] = {
+		{ .ops = &lbs_cost_linear, .t0_s = 0, .per_sample_s = 0 },
+		{ .ops = &lbs_cost_linear, .t0_s = 1, .per_sample_s = 1e-9 },
+		{ .ops = &lbs_cost_piecewise, .t_flat_s = 1e-9, .saturation_batch = 1, .per_sample_s = 0 },
+		{ .ops = &lbs_cost_piecewise, .t_flat_s = 0.1, .saturation_batch = 500, .per_sample_s = 1e-3 },
+		{ .ops = &lbs_cost_power, .t0_s = 0, .per_sample_s = 1e-3, .exponent = 1e-6 },
+		{ .ops = &lbs_cost_power, .t0_s = 0.5, .per_sample_s = 1e-9, .exponent = 0.3 },
+		{ .ops = &lbs_cost_power, .t0_s = 0, .per_sample_s = 1e-3, .exponent = LBS_COST_EXPONENT_MAX },
+		{ .ops = &lbs_cost_power, .t0_s = 0.1, .per_sample_s = 0, .exponent = 2 },
+		{ .ops = &lbs_cost_quadratic, .t0_s = 0, .per_sample_s = 0, .per_sample_sq_s = 1e-12 },
+		{ .ops = &lbs_cost_quadratic, .t0_s = 0.1, .per_sample_s = 1e-3, .per_sample_sq_s = 0 },
+		{ .ops = &lbs_cost_quadratic, .t0_s = 0, .per_sample_s = 1e-3, .per_sample_sq_s = 1e-6,
+		  .flat_below = 700 },
+		{ .ops = &lbs_cost_power, .per_sample_s = 1e-3, .exponent = 0.5, .flat_below = 1000000000 },
+	};
+	int bad = 0, kinds = 0;
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		double prev = lbs_cost_time_s(&cases[k], 1);
+		for (int64_t b = 2; b <= 100000; b += 1 + b / 64) {
+			double t = lbs_cost_time_s(&cases[k], b);
+			bad += !(t >= prev);
+			prev = t;
+		}
+	}
+	for (int i = 0; lbs_cost_kinds[i]; i++)
+		for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+			if (cases[k].ops == lbs_cost_kinds[i]) {
+				kinds++;
+				break;
+			}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(lbs_cost_kinds[kinds], NULL); /* every registered kind is covered */
+}
+
 static void test_ring(void)
 {
 	/* N = 4, M = 100 MB, BW = 10 GB/s, alpha = 5 us:
@@ -158,6 +222,9 @@ void suite_models(void)
 	static const test_case tests[] = {
 		{ "linear cost", test_cost_linear },
 		{ "piecewise cost", test_cost_piecewise },
+		{ "power cost", test_cost_power },
+		{ "quadratic cost", test_cost_quadratic },
+		{ "every cost kind is non-decreasing", test_cost_monotone },
 		{ "ring all-reduce", test_ring },
 		{ "parameter server", test_ps },
 		{ "noise distributions", test_noise },

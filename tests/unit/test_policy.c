@@ -394,6 +394,30 @@ static void test_lbbsp_gpu_idle(void)
 	capture_free(&c);
 }
 
+/* The oracle over the power and quadratic kinds (it bisects each worker's
+ * finish time over integer batches, which needs t(b) non-decreasing):
+ * p takes b^2 ms, q 10 ms + b ms + 0.5 b^2 ms, B = 30. By hand: p 13, q 17
+ * gives max(169, 10 + 17 + 144.5) = 171.5 ms; p 14, q 16 gives 196 ms; p 12,
+ * q 18 gives 190 ms: 13/17 is the unique best split. */
+static void test_oracle_power_quadratic(void)
+{
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate("[run]\nglobal_batch = 30\niterations = 3\n"
+					 "[model]\ngradient = 1 MB\n[network]\ntopology = none\n"
+					 "[workers.p]\ncount = 1\ndevice = gpu\ncost = power\nper_sample = 1 ms\n"
+					 "exponent = 2\n"
+					 "[workers.q]\ncount = 1\ndevice = gpu\ncost = quadratic\nt0 = 10 ms\n"
+					 "per_sample = 1 ms\nper_sample_sq = 0.5 ms\n",
+					 NULL, 0, "oracle", &c, &err) == LBS_OK);
+	const int64_t want[2] = { 13, 17 };
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++)
+		bad += !batches_are(&c, k, want) || !rel_eq(compute_of(&c, k), 0.1715);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
 void suite_policy(void)
 {
 	static const test_case tests[] = {
@@ -401,6 +425,7 @@ void suite_policy(void)
 		{ "dbs: the authors' rounding", test_dbs_authors_rounding },
 		{ "static-proportional: balanced time", test_static_proportional },
 		{ "oracle: balanced time", test_oracle_balanced },
+		{ "oracle: power and quadratic costs", test_oracle_power_quadratic },
 		{ "lbbsp-gpu: converges", test_lbbsp_converges },
 		{ "lbbsp-cpu: proportional to measured speed", test_lbbsp_cpu_proportional },
 		{ "work-stealing: fluid limit, latency cost", test_work_stealing_fluid },
