@@ -481,10 +481,13 @@ static double median(double *x, int n)
 	return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-/* The median time of `reps` iterations at `batch` of each of the first
- * n <= 2 workers, all kept busy at once: each is sent its next batch as
- * soon as it answers, until every one has its count, and when n > 1 the
- * first answer of each (which may have started alone) is not counted. */
+/* The mean wall time and the median CPU time of `reps` iterations at
+ * `batch` of each of the first n <= 2 workers, all kept busy at once: each
+ * is sent its next batch as soon as it answers, until every one has its
+ * count, and when n > 1 the first answer of each (which may have started
+ * alone) is not counted. The mean, not the median, of the wall times:
+ * back to back, an iteration's place in the CFS periods is where the last
+ * one ended, and over the repetitions the mean averages those places. */
 static lbs_status time_batches(lbs_tb_worker *w, int n, int64_t batch, int reps, double *med, double *cpu_med,
 			       lbs_error *err)
 {
@@ -526,7 +529,10 @@ static lbs_status time_batches(lbs_tb_worker *w, int n, int64_t batch, int reps,
 		}
 	}
 	for (int i = 0; i < n && st == LBS_OK; i++) {
-		med[i] = median(t[i] + first, reps);
+		double sum = 0;
+		for (int k = first; k < want; k++)
+			sum += t[i][k];
+		med[i] = sum / reps;
 		cpu_med[i] = median(c[i] + first, reps);
 	}
 	return st;

@@ -19,10 +19,13 @@
  * times are seconds of the real clock since the first barrier, so the
  * recorder writes a measured run in the schema of a simulated one.
  *
+ * A `background` generator's job is a real co-located process beside each
+ * of its workers (testbed/tenant.h), on while the generator says so.
+ *
  * Not emulated (refused by lbs_testbed_check, with the reason): GPU
  * groups; a network (its exchange over tc-shaped links is not built yet);
- * generators (co-located processes are not built yet; a CPU-credit bucket
- * depends on busy time the coordinator does not integrate); noise (the
+ * other generators (a CPU-credit bucket depends on busy time the
+ * coordinator does not integrate); noise (the
  * machine supplies its own); runs given in epochs; policies that look
  * ahead (the oracle: a real run has no future to look at) or steal
  * micro-batches within an iteration (not built yet). */
@@ -64,12 +67,14 @@ double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group);
 void lbs_testbed_place(const lbs_run *run, int *cpu);
 
 /* What time-sharing a core costs a worker of a network (doc/validation.md,
- * "Time-sharing a core"): the median time of one iteration at `batch` on
- * one CPU without a quota (free_s), under a quota of `quota` of that core
- * alone on it (alone_s), and beside a second such worker on the same core
- * under the same quota (shared_s). The fluid rule says free_s / quota for
- * both; what is lost is a share of the core, quota - quota * free_s / t,
- * paid per CFS period: refill = that * period. */
+ * "What the simulation of a validation models"): the mean wall time of one
+ * iteration at `batch`, back to back, on one CPU without a quota (free_s),
+ * under a quota of `quota` of that core alone on it (alone_s), and beside
+ * a second such worker on the same core under the same quota (shared_s),
+ * and the median CPU time of each. The fluid rule says free_s / quota for
+ * both wall times and free_cpu_s for both CPU times; the refills are what
+ * the CPU times add, as a share of the core, quota x (1 - free_cpu_s /
+ * cpu_s), paid per CFS period: refill = that x period. */
 typedef struct lbs_tb_timeshare {
 	int64_t batch;
 	double quota;

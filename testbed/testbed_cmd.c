@@ -51,7 +51,9 @@ static void usage(FILE *out, bool validate)
 			"      --calibrate FILE  first measure the network's cost profile on this machine\n"
 			"                        (lbsim calibrate --blas, in a testbed worker's conditions)\n"
 			"                        into FILE, and give it to every worker group; then what\n"
-			"                        time-sharing a core costs (the simulation's timeshare_refill)\n"
+			"                        time-sharing a core costs (printed)\n"
+			"      --timeshare-refill  with --calibrate: give the simulation that cost\n"
+			"                        (timeshare_refill, measured in CPU time; doc/validation.md)\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
@@ -161,6 +163,7 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measu
 
 typedef struct options {
 	bool validate, quiet;
+	bool timeshare; /* give the simulation the refill measured (validate --calibrate) */
 	const char *output;
 	const char *calibrate; /* measure the profile here first, into this file */
 	char *policies;
@@ -180,6 +183,7 @@ static int parse(int argc, char **argv, options *o)
 		{ "detail", required_argument, NULL, 'd' },  { "repeat", required_argument, NULL, 'r' },
 		{ "tolerance", required_argument, NULL, 't' }, { "quiet", no_argument, NULL, 'q' },
 		{ "calibrate", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
+		{ "timeshare-refill", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -191,6 +195,13 @@ static int parse(int argc, char **argv, options *o)
 		case 'S': o->overrides[o->n_overrides++] = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'c': o->calibrate = optarg; break;
+		case 'T':
+			if (!o->validate) {
+				fprintf(stderr, "%s: --timeshare-refill: validate only\n", cmd);
+				return LBS_EUSAGE;
+			}
+			o->timeshare = true;
+			break;
 		case 's': {
 			char *end;
 			long long v = strtoll(optarg, &end, 10);
@@ -331,15 +342,16 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 	lbs_status st = LBS_OK;
 	if (measure && !o->quiet)
 		fprintf(stderr, "lbsim validate: measuring what time-sharing a core costs\n");
-	if (measure && (st = lbs_testbed_timeshare(sc, 7, &ts, err)) != LBS_OK)
+	if (measure && (st = lbs_testbed_timeshare(sc, 21, &ts, err)) != LBS_OK)
 		return st;
 	if (measure && !o->quiet)
-		printf("time-sharing a core (batch %lld, quota %.2f, CPU time of an iteration): %.2f ms without a "
+		printf("time-sharing a core (batch %lld, quota %.2f): an iteration takes %.2f ms of CPU without a "
 		       "quota, %.2f ms alone under it (%.0f us lost per %d ms period), %.2f ms beside a second "
-		       "worker (%.0f us lost per period)\n",
+		       "worker (%.0f us lost per period); in wall time the worker got %.3f of the core alone "
+		       "and %.3f beside the second\n",
 		       (long long)ts.batch, ts.quota, 1e3 * ts.free_cpu_s, 1e3 * ts.alone_cpu_s,
 		       1e6 * ts.alone_refill_s, LBS_TESTBED_PERIOD_US / 1000, 1e3 * ts.shared_cpu_s,
-		       1e6 * ts.shared_refill_s);
+		       1e6 * ts.shared_refill_s, ts.free_s / ts.alone_s, ts.free_s / ts.shared_s);
 	lbs_run run;
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
 		return st;
@@ -369,7 +381,7 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			lbs_fmt((*sets)[2 * g], sizeof (*sets)[2 * g], "workers.%s.cpu_quota_period=%d us",
 				sc->groups[g].name, LBS_TESTBED_PERIOD_US);
 			more[m++] = (*sets)[2 * g];
-			if (measure) {
+			if (measure && o->timeshare) {
 				lbs_fmt((*sets)[2 * g + 1], sizeof (*sets)[2 * g + 1],
 					"workers.%s.timeshare_refill=%.6g us", sc->groups[g].name,
 					1e6 * sum / (double)sc->groups[g].count);
