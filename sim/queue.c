@@ -70,11 +70,73 @@ static int cmp_event(const void *a, const void *b)
 	return before(x, y) ? -1 : before(y, x) ? 1 : 0;
 }
 
+/* (time, key) as one 128-bit integer: time >= 0, so its IEEE bits order as
+ * unsigned integers; -0.0 is not produced (times are sums of >= 0 values). */
+static inline unsigned __int128 ord(const lbs_event *e)
+{
+	uint64_t b;
+	memcpy(&b, &e->time, sizeof b);
+	return (unsigned __int128)b << 64 | e->key;
+}
+
+/* Moves the hole at the root down to a leaf, along least children, and
+ * returns the leaf's index. Slots n..n+3 hold +inf sentinels, so every node
+ * has four readable children. The pick is branch-free: which child is least
+ * is a coin toss the branch predictor would lose half the time. */
+static inline size_t hole_to_leaf(lbs_event *s, size_t n)
+{
+	size_t k = 0;
+	for (;;) {
+		size_t c = 4 * k + 1;
+		if (c >= n)
+			return k;
+		const lbs_event *kids = &s[c + ROOT];
+		unsigned __int128 o0 = ord(&kids[0]), o1 = ord(&kids[1]), o2 = ord(&kids[2]), o3 = ord(&kids[3]);
+		size_t a = o1 < o0, b = 2 + (o3 < o2);
+		unsigned __int128 oa = a ? o1 : o0, ob = b == 3 ? o3 : o2;
+		size_t best = a + ((b - a) & -(size_t)(ob < oa));
+		s[k + ROOT] = kids[best];
+		k = c + best;
+	}
+}
+
+/* Puts ev into the hole at k, sifting it up past greater parents. */
+static inline void sift_up(lbs_event *s, size_t k, lbs_event ev)
+{
+	unsigned __int128 o = ord(&ev);
+	while (k > 0) {
+		size_t parent = (k - 1) >> 2;
+		if (!(o < ord(&s[parent + ROOT])))
+			break;
+		s[k + ROOT] = s[parent + ROOT];
+		k = parent;
+	}
+	s[k + ROOT] = ev;
+}
+
+/* Removes the root that the last pop handed out (Floyd's bottom-up
+ * deletion: the hole goes down to a leaf, the last event up from there). */
+static void remove_root(lbs_queue *q)
+{
+	lbs_event *s = q->slot;
+	lbs_event last = s[--q->n + ROOT];
+	s[q->n + ROOT] = (lbs_event){ __builtin_inf(), UINT64_MAX };
+	sift_up(s, hole_to_leaf(s, q->n), last);
+	q->root_taken = false;
+}
+
+static void settle(lbs_queue *q)
+{
+	if (q->root_taken)
+		remove_root(q);
+}
+
 /* Sequence numbers are about to overflow their 40 bits: renumber every
  * pending event 0, 1, 2, ... in its current order. A sorted array is a valid
  * heap, and FIFO events (all at `now`, pushed last) keep following. */
 static void renumber(lbs_queue *q)
 {
+	settle(q);
 	lbs_event *h = q->slot + ROOT;
 	qsort(h, q->n, sizeof *h, cmp_event);
 	uint64_t seq = 0;
@@ -102,33 +164,24 @@ lbs_status lbs_queue_push(lbs_queue *q, double time, uint32_t handle, lbs_error 
 		q->fifo[(q->fifo_head + q->fifo_n++) & q->fifo_mask] = key;
 		return LBS_OK;
 	}
+	lbs_event ev = { time, key };
+	if (q->root_taken) {
+		/* Replace-top: the popped root's slot takes the new event, so one
+		 * descent serves the pop and the push (the engine's common case:
+		 * an event's handler schedules its successor). */
+		q->root_taken = false;
+		sift_up(q->slot, hole_to_leaf(q->slot, q->n), ev);
+		return LBS_OK;
+	}
 	if (q->n == q->cap && heap_reserve(q, q->cap * 2, err) != LBS_OK)
 		return err ? err->status : LBS_EINTERNAL;
-	lbs_event ev = { time, key };
-	lbs_event *s = q->slot;
-	size_t k = q->n++;
-	while (k > 0) { /* sift up */
-		size_t parent = (k - 1) >> 2;
-		if (!before(&ev, &s[parent + ROOT]))
-			break;
-		s[k + ROOT] = s[parent + ROOT];
-		k = parent;
-	}
-	s[k + ROOT] = ev;
+	sift_up(q->slot, q->n++, ev);
 	return LBS_OK;
-}
-
-/* (time, key) as one 128-bit integer: time >= 0, so its IEEE bits order as
- * unsigned integers; -0.0 is not produced (times are sums of >= 0 values). */
-static inline unsigned __int128 ord(const lbs_event *e)
-{
-	uint64_t b;
-	memcpy(&b, &e->time, sizeof b);
-	return (unsigned __int128)b << 64 | e->key;
 }
 
 bool lbs_queue_pop(lbs_queue *q, lbs_event *ev)
 {
+	settle(q);
 	lbs_event *s = q->slot;
 	if (q->fifo_n && !(q->n && s[ROOT].time == q->now)) {
 		ev->time = q->now;
@@ -141,32 +194,8 @@ bool lbs_queue_pop(lbs_queue *q, lbs_event *ev)
 		return false;
 	*ev = s[ROOT];
 	q->now = ev->time;
-	lbs_event last = s[--q->n + ROOT];
-	size_t n = q->n, k = 0;
-	/* slots n..n+3 hold +inf sentinels so every node has 4 readable kids */
-	s[n + ROOT] = (lbs_event){ __builtin_inf(), UINT64_MAX };
-	/* bottom-up: move the hole down to a leaf along least children */
-	for (;;) {
-		size_t c = 4 * k + 1;
-		if (c >= n)
-			break;
-		const lbs_event *kids = &s[c + ROOT];
-		unsigned __int128 o0 = ord(&kids[0]), o1 = ord(&kids[1]), o2 = ord(&kids[2]), o3 = ord(&kids[3]);
-		size_t a = o1 < o0, b = 2 + (o3 < o2);
-		unsigned __int128 oa = a ? o1 : o0, ob = b == 3 ? o3 : o2;
-		size_t best = ob < oa ? b : a;
-		s[k + ROOT] = kids[best];
-		k = c + best;
-	}
-	/* then sift `last` up from the hole */
-	while (k > 0) {
-		size_t parent = (k - 1) >> 2;
-		if (!before(&last, &s[parent + ROOT]))
-			break;
-		s[k + ROOT] = s[parent + ROOT];
-		k = parent;
-	}
-	s[k + ROOT] = last;
+	/* The root stays until the next push (which takes its slot) or pop. */
+	q->root_taken = true;
 	return true;
 }
 

@@ -12,7 +12,13 @@
  * The heap is laid out with its root at index 3, so the four children of a
  * node always share one 64-byte cache line; slots past the last event hold
  * +inf sentinels, so every node has four readable children and the least
- * is picked without branches (pop is Floyd's bottom-up sift). */
+ * is picked without branches (pop is Floyd's bottom-up sift).
+ *
+ * A pop from the heap leaves the popped root in place, marked taken: the
+ * next push fills its slot (replace-top, one descent for the pop and the
+ * push, which is the engine's common case of an event scheduling its
+ * successor), the next pop removes it first. Either way the pending set,
+ * and so the order of events, is that of a pop followed by a push. */
 #ifndef LBS_QUEUE_H
 #define LBS_QUEUE_H
 
@@ -33,13 +39,14 @@ typedef struct lbs_event {
 
 typedef struct lbs_queue {
 	lbs_event *slot; /* heap storage; node k lives at slot[k + 3] */
-	size_t n;        /* events in the heap */
+	size_t n;        /* events in the heap, the taken root included */
 	size_t cap;      /* heap capacity in events */
 	uint64_t *fifo;  /* keys of events at time `now`, in push order */
 	size_t fifo_head, fifo_n, fifo_mask;
 	double now;           /* time of the last event popped */
 	uint64_t next_seq;    /* sequence number of the next push */
 	uint64_t seq_limit;   /* renumber when next_seq reaches this (tests lower it) */
+	bool root_taken;      /* slot[ROOT] was popped; the next push or pop replaces it */
 	void *mem;            /* allocation behind slot (aligned) */
 } lbs_queue;
 
@@ -55,7 +62,7 @@ lbs_status lbs_queue_push(lbs_queue *q, double time, uint32_t handle, lbs_error 
  * Returns false when the queue is empty. */
 bool lbs_queue_pop(lbs_queue *q, lbs_event *ev);
 
-static inline size_t lbs_queue_size(const lbs_queue *q) { return q->n + q->fifo_n; }
+static inline size_t lbs_queue_size(const lbs_queue *q) { return q->n - q->root_taken + q->fifo_n; }
 static inline uint32_t lbs_event_handle(const lbs_event *ev)
 {
 	return (uint32_t)(ev->key & LBS_HANDLE_MAX);

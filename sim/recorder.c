@@ -389,10 +389,18 @@ lbs_status lbs_recorder_begin(lbs_recorder *r, const lbs_run *run, lbs_error *er
 
 	/* One statement per group, its workers' rows generated inside SQLite
 	 * (a group's workers are consecutive and alike): no bind, step and
-	 * reset per worker. */
+	 * reset per worker. The numbers first..end-1 come from a join of a
+	 * 1024-row table with itself (hi * 1024 + lo), not from a recursive
+	 * CTE counting to end: the recursion's queue cost a third of the
+	 * insert (at 1,000,000 workers, 0.32 s against 0.23 s of CPU). The
+	 * rows and so the table are the same; their insert order is that of
+	 * the nested loop, ascending, which keeps the B-tree appending. */
+	_Static_assert(LBS_MAX_WORKERS <= 1024 * 1024, "a group's workers are numbered hi * 1024 + lo");
 	if (sqlite3_prepare_v2(r->db,
-			       "WITH RECURSIVE k(i) AS (SELECT ?2 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?3) "
-			       "INSERT INTO workers SELECT ?1, i, ?4, ?5, ?6, ?7, ?8 FROM k",
+			       "WITH RECURSIVE d(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM d WHERE i < 1023) "
+			       "INSERT INTO workers SELECT ?1, w, ?4, ?5, ?6, ?7, ?8 FROM "
+			       "(SELECT ?2 + hi.i * 1024 + lo.i AS w FROM d AS hi, d AS lo WHERE hi.i * 1024 < ?3 - ?2) "
+			       "WHERE w < ?3",
 			       -1, &q, NULL))
 		return db_error(r, err, "cannot record the workers");
 	size_t first = 0;
