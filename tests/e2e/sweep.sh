@@ -115,6 +115,41 @@ check "their runs are the ones merged" test "$(while read -r f _ _ run; do
 	AND s.key = 'seed' WHERE s.point = $p AND r.created_at || r.wall_s = '$run'"; done < "$TMP/before" | sort -u)" = 1
 check "no temporary files left" test -z "$(ls "$pts" | grep -v '^[0-9]*\.db$')"
 
+# ---- jobs of several points: the same results, row for row ---------------
+# The 8 points (at --detail workers, short runs) in jobs of 3, 3 and 2
+# points, and in jobs of one point each, as separate processes: the merged
+# databases hold the same rows in every table, in the same order, but for
+# the columns of real time that doc/results.md lists as differing from run
+# to run (created_at, wall_s, decision_s, mean_decision_s). Reals are
+# compared as -quote prints them: to 20 significant digits, which tells
+# every double apart.
+sed -e "s|^scenario = .*|scenario = $D/scenario.ini\ndetail = workers|" -e 's/^name = test$/name = rows/' "$SW" > "$TMP/rows.ini"
+printf 'run.iterations = 300\n' >> "$TMP/rows.ini"
+"$LBSIM" sweep "$TMP/rows.ini" -j2 --points-per-job 3 --keep -q -o "$TMP/batched.db"
+check "--points-per-job 3: exit 0" test $? -eq 0
+check "--points-per-job 3: one database a job, named by its points" \
+	test "$(ls "$TMP/batched.db.sweep/points" | tr '\n' ' ')" = "000001-000003.db 000004-000006.db 000007-000008.db "
+check "... holding 3, 3 and 2 runs" test "$(for f in "$TMP"/batched.db.sweep/points/*.db; do q "$f" 'SELECT count(*) FROM runs'; done | tr '\n' ' ')" = "3 3 2 "
+check "... 3 jobs in the job log" test "$(tail -n +2 "$TMP/batched.db.sweep/joblog" | wc -l)" = 3
+"$LBSIM" sweep "$TMP/rows.ini" -j2 --points-per-job 1 -q -o "$TMP/single.db"
+check "--points-per-job 1: exit 0" test $? -eq 0
+rows_of() { # DB: every table's rows, all but the real-time columns, as SQL literals
+	local t cols
+	for t in $(q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"); do
+		cols=$(q "$1" "SELECT group_concat('\"' || name || '\"', ', ') FROM pragma_table_info('$t')
+			WHERE name NOT IN ('created_at', 'wall_s', 'decision_s', 'mean_decision_s')")
+		echo "table $t"
+		sqlite3 -quote "$1" "SELECT $cols FROM \"$t\" ORDER BY $cols"
+	done
+}
+rows_of "$TMP/batched.db" > "$TMP/batched.rows"
+rows_of "$TMP/single.db" > "$TMP/single.rows"
+check "batched and one point a job: the same rows in every table" cmp -s "$TMP/batched.rows" "$TMP/single.rows"
+check "... which are all there: 8 runs, 8 x 300 x 8 / 2 worker rows" test \
+	"$(q "$TMP/batched.db" 'SELECT (SELECT count(*) FROM runs) || " " || (SELECT count(*) FROM worker_iterations)')" = "8 $((4 * 300 * 4 + 4 * 300 * 8))"
+check "... and the run ids are the same" test "$(q "$TMP/batched.db" 'SELECT group_concat(run_id || p.point) FROM sweep_points p WHERE key = "seed"')" = \
+	"$(q "$TMP/single.db" 'SELECT group_concat(run_id || p.point) FROM sweep_points p WHERE key = "seed"')"
+
 # A different sweep into the same unfinished work folder is refused.
 sed -e 's/^seeds = 1..2/seeds = 3..4/' -e "s|^scenario = .*|scenario = $D/scenario.ini|" "$SW" > "$TMP/other.ini"
 "$LBSIM" sweep "$TMP/other.ini" -o "$TMP/k.db" 2> "$TMP/err"
