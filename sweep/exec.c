@@ -531,8 +531,8 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 			pl->points[pl->n++] = p + 1;
 	/* Consecutive points a job, as many as make about 4 jobs for each
 	 * that runs at once, so that the jobs still balance the load; fewer
-	 * where a job's command would be long (the kernel takes at most 128
-	 * KiB a shell argument). */
+	 * where a job's command would pass 32 KiB (the kernel takes at most
+	 * 128 KiB a shell argument, and over ssh GNU parallel quotes it again). */
 	size_t slots = job_slots(o), per_job = o->per_job;
 	if (!per_job)
 		per_job = (pl->n + 4 * slots - 1) / (4 * slots);
@@ -543,7 +543,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 		for (;;) {
 			line.len = 0;
 			job_line(&line, sw, o, pl, from, to, lbsim);
-			if (line.failed || line.len <= 64 * 1024 || to - from == 1)
+			if (line.failed || line.len <= 32 * 1024 || to - from == 1)
 				break;
 			to = from + (to - from) / 2;
 		}
