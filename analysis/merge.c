@@ -365,11 +365,12 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 	lbs_status st = lbs_merge_check(in, m->path, err);
 	if (st != LBS_OK)
 		return st;
-	/* Read-only, as a URI (every byte but [A-Za-z0-9/._~-] percent-encoded):
+	/* Read-only, as a URI (every byte but [A-Za-z0-9/._~-] percent-encoded;
+	 * an absolute path after an empty authority, so that "//x" is no host):
 	 * a transaction of the merge is then one of the output alone, which
 	 * commits without the super-journal of a transaction over two files. */
 	lbs_buf uri = { 0 };
-	lbs_buf_printf(&uri, "file:");
+	lbs_buf_printf(&uri, in[0] == '/' ? "file://" : "file:");
 	for (const unsigned char *p = (const unsigned char *)in; *p; p++)
 		lbs_buf_printf(&uri, isalnum(*p) || strchr("/._~-", *p) ? "%c" : "%%%02X", *p);
 	lbs_buf_printf(&uri, "?mode=ro");
