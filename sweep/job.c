@@ -342,13 +342,10 @@ int lbs_sweep_batch_command(int argc, char **argv)
 		}
 		if (!s.rec.db) {
 			snprintf(s.tmp, sizeof s.tmp, "%s/%06zu.tmp.%ld", b.dir, points[i], (long)getpid());
-			if ((st = lbs_recorder_open(&s.rec, s.tmp, b.detail, &err)) != LBS_OK)
-				break;
 			/* A scratch file until it is put in place, synced once then
-			 * (end_segment): each run's commit need not wait for the disk,
-			 * and a run that fails rolls back from memory. */
-			sqlite3_exec(s.rec.db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY", NULL, NULL,
-				     NULL);
+			 * (end_segment). */
+			if ((st = lbs_recorder_open_scratch(&s.rec, s.tmp, b.detail, &err)) != LBS_OK)
+				break;
 			s.first = points[i];
 		}
 		char *const *values = argv + optind + i * group + 1;
