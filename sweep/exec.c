@@ -69,7 +69,7 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  -j, --jobs N          jobs run at once (default: one per CPU core)\n"
 		"      --points-per-job K  points each job runs, one after the other in one\n"
-		"                        process (default: the points / (4 x the jobs run at\n"
+		"                        process (default: the points / (2 x the jobs run at\n"
 		"                        once), rounded up)\n"
 		"  -o, --output FILE     results database (default: results.db); the work folder\n"
 		"                        FILE.sweep/ holds the job log until the sweep is done\n"
@@ -432,6 +432,25 @@ static lbs_status wait_for_jobs(const char *dir, bool quiet, lbs_error *err)
 	return st;
 }
 
+/* The jobs each running one made, by default, so that they balance the
+ * load when points take different times, with few enough that the cost of
+ * a job (GNU parallel's, a process's, a database's) stays small. */
+#define JOBS_PER_SLOT 2
+
+typedef struct job_range {
+	size_t from, to; /* plan indices [from, to) */
+	uint64_t cost;
+	size_t order;
+} job_range;
+
+static int by_cost(const void *a, const void *b)
+{
+	const job_range *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /* Creates or reopens the work folder. A fresh one gets the job list of the
  * shard's points that the output lacks; an existing one must belong to the
  * same sweep and shard, and keeps its job list (GNU parallel resumes by line
@@ -495,7 +514,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 			free(text);
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 		}
-		/* "POINT JOB\n" a line, both ascending */
+		/* "POINT JOB\n" a line, the points ascending */
 		for (char *p = text, *end; *p; p = end + (*end != '\0')) {
 			size_t v = strtoull(p, &end, 10);
 			if (end == p || *end != ' ' || v < 1 || v > sw->n_points || pl->n >= n ||
@@ -503,12 +522,11 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 				break;
 			p = end;
 			size_t job = strtoull(p, &end, 10);
-			if (end == p || *end != '\n' || job < 1 || job > pl->n + 1 ||
-			    (pl->n && job < pl->job[pl->n - 1]))
+			if (end == p || *end != '\n' || job < 1 || job > n)
 				break;
 			pl->points[pl->n] = v;
 			pl->job[pl->n++] = job;
-			pl->n_jobs = job;
+			pl->n_jobs = job > pl->n_jobs ? job : pl->n_jobs;
 		}
 		free(text);
 		if (pl->n != n)
@@ -529,15 +547,19 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n)
 		if (!lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
 			pl->points[pl->n++] = p + 1;
-	/* Consecutive points a job, as many as make about 4 jobs for each
-	 * that runs at once, so that the jobs still balance the load; fewer
-	 * where a job's command would pass 32 KiB (the kernel takes at most
-	 * 128 KiB a shell argument, and over ssh GNU parallel quotes it again). */
+	/* Consecutive points a job, as many as make about JOBS_PER_SLOT jobs
+	 * for each that runs at once; fewer where a job's command would pass
+	 * 32 KiB (the kernel takes at most 128 KiB a shell argument, and over
+	 * ssh GNU parallel quotes it again). */
 	size_t slots = job_slots(o), per_job = o->per_job;
 	if (!per_job)
-		per_job = (pl->n + 4 * slots - 1) / (4 * slots);
+		per_job = (pl->n + JOBS_PER_SLOT * slots - 1) / (JOBS_PER_SLOT * slots);
 	per_job = per_job ? per_job : 1;
+	job_range *jr = calloc(pl->n + 1, sizeof *jr);
 	lbs_buf jobs = { 0 }, list = { 0 }, line = { 0 };
+	if (!jr)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	size_t n_jobs = 0;
 	for (size_t from = 0; from < pl->n;) {
 		size_t to = from + per_job < pl->n ? from + per_job : pl->n;
 		for (;;) {
@@ -547,13 +569,29 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 				break;
 			to = from + (to - from) / 2;
 		}
-		lbs_buf_printf(&jobs, "%s%c", lbs_buf_str(&line), '\0');
-		pl->n_jobs++;
-		for (; from < to; from++) {
-			pl->job[from] = pl->n_jobs;
-			lbs_buf_printf(&list, "%zu %zu\n", pl->points[from], pl->n_jobs);
-		}
+		jr[n_jobs] = (job_range){ from, to, 0, n_jobs };
+		/* its cost: iterations x workers of each point, and one more a
+		 * point for what costs the same at any size */
+		for (size_t i = from; i < to; i++)
+			jr[n_jobs].cost += sw->point_rows[pl->points[i] - 1] + 1;
+		n_jobs++;
+		from = to;
 	}
+	/* The costliest first (GNU parallel starts them in order), so that
+	 * the last to finish are short: a sweep listing its largest points
+	 * last would otherwise end on its largest job alone. */
+	qsort(jr, n_jobs, sizeof *jr, by_cost);
+	for (size_t j = 0; j < n_jobs; j++) {
+		line.len = 0;
+		job_line(&line, sw, o, pl, jr[j].from, jr[j].to, lbsim);
+		lbs_buf_printf(&jobs, "%s%c", lbs_buf_str(&line), '\0');
+		for (size_t i = jr[j].from; i < jr[j].to; i++)
+			pl->job[i] = j + 1;
+	}
+	pl->n_jobs = n_jobs;
+	for (size_t i = 0; i < pl->n; i++)
+		lbs_buf_printf(&list, "%zu %zu\n", pl->points[i], pl->job[i]);
+	free(jr);
 	lbs_buf_free(&line);
 	if (jobs.failed || list.failed)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");

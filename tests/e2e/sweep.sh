@@ -37,8 +37,10 @@ check "sweep_points match the runs" test "$(q "$TMP/a.db" "SELECT count(*) FROM 
 	JOIN sweep_points s ON s.run_id = r.run_id AND s.key = 'seed' AND s.value = r.seed")" = 8
 check "sweep: the schema version stays 3" test "$(q "$TMP/a.db" 'PRAGMA user_version')" = 3
 log="$TMP/a.db.sweep/joblog"
-check "job log: 8 jobs, each once, each exit 0" test "$(awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$log" | sort -n | uniq | wc -l) $(tail -n +2 "$log" | wc -l)" = "8 8"
-check "each point database holds one run" test "$(for f in "$TMP"/a.db.sweep/points/*.db; do q "$f" 'SELECT count(*) FROM runs'; done | tr -d '\n')" = 11111111
+# 8 points at -j 2: 2 jobs for each of the 2 running, of 2 points each.
+check "job log: 4 jobs, each once, each exit 0" test "$(awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$log" | sort -n | uniq | wc -l) $(tail -n +2 "$log" | wc -l)" = "4 4"
+check "each job's database holds its 2 runs" test "$(for f in "$TMP"/a.db.sweep/points/*.db; do echo "${f##*/} $(q "$f" 'SELECT count(*) FROM runs')"; done | tr '\n' ' ')" = \
+	"000001-000002.db 2 000003-000004.db 2 000005-000006.db 2 000007-000008.db 2 "
 # The same runs as `lbsim run` with the same settings.
 "$LBSIM" run "$D/scenario.ini" -q --no-baseline --policy lbbsp-gpu --seed 2 --set workers.k80.count=6 -o "$TMP/one.db"
 check "a point is the run lbsim run makes" test "$(q "$TMP/one.db" 'SELECT sim_time_s FROM runs')" = \
@@ -60,13 +62,20 @@ if command -v script > /dev/null; then
 fi
 
 # ---- killed midway, then resumed: 8 runs, none run twice -------------------
-setsid "$LBSIM" sweep "$SW" -j2 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err" &
+# One point a job, to follow each point's database and job log line (the
+# kills of tests/e2e/kill.sh and tests/ci/slurm-sweep.sh take jobs of more).
+# done_points DIR: the points the job databases there hold (NNNNNN.db one,
+# A-B.db those from A to B).
+done_points() {
+	ls "$1" 2> /dev/null | grep -E '^[0-9]{6}(-[0-9]{6})?\.db$' |
+		awk -F'[-.]' '{ n += $2 == "db" ? 1 : $2 - $1 + 1 } END { print n + 0 }'
+}
+setsid "$LBSIM" sweep "$SW" -j2 --points-per-job 1 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err" &
 pid=$!
 pgid=$(ps -o pgid= -p $pid | tr -d ' ')
 pts="$TMP/k.db.sweep/points"
 for _ in $(seq 600); do
-	n=$(ls "$pts" 2> /dev/null | grep -c '^[0-9]*\.db$')
-	[ "$n" -ge 2 ] && break
+	[ "$(done_points "$pts")" -ge 2 ] && break
 	sleep 0.05
 done
 kill -TERM -- "-$pgid"
@@ -79,7 +88,7 @@ for _ in $(seq 200); do
 	pgrep -g "$pgid" > /dev/null || break
 	sleep 0.05
 done
-done_before=$(ls "$pts" | grep -c '^[0-9]*\.db$')
+done_before=$(done_points "$pts")
 check "killed sweep: exit 130" test $rc -eq 130
 check "killed sweep: says how to resume" grep -q 'run the same command again to resume' "$TMP/err"
 if [ "$done_before" -ge 1 ] && [ "$done_before" -lt 8 ]; then
@@ -91,7 +100,7 @@ check "killed sweep: nothing merged yet" test "$(q "$TMP/k.db" 'SELECT count(*) 
 # What was finished before: the point files (inode and time) and their runs.
 (cd "$pts" && for f in [0-9]*.db; do echo "$f $(stat -c '%i %Y' "$f") $(q "$f" 'SELECT created_at || wall_s FROM runs')"; done) > "$TMP/before"
 awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$TMP/k.db.sweep/joblog" | sort -n > "$TMP/logged_before"
-"$LBSIM" sweep "$SW" -j2 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err"
+"$LBSIM" sweep "$SW" -j2 --points-per-job 1 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err"
 check "resumed sweep: exit 0" test $? -eq 0
 # The resumed sweep reruns only what was not finished: what it ran plus what
 # it found done is 8, and it found at least the points counted above (a
