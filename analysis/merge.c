@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "analysis/merge.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -113,7 +114,9 @@ lbs_status lbs_merge_open(lbs_merge *m, const char *path, lbs_error *err)
 	if (st != LBS_OK)
 		return st;
 	lbs_recorder_close(&rec);
-	if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	/* URIs allowed: the inputs are attached read-only (merge); the output's
+	 * path is never one (lbs_recorder_check_path). */
+	if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
 		st = db_error(m->db, err, path, "cannot open results database");
 		lbs_merge_close(m);
 		return st;
@@ -285,12 +288,14 @@ static bool step_done(sqlite3_stmt *q)
 	return rc == SQLITE_DONE;
 }
 
-/* Copies run `old` in its own transaction. *added: whether it was new. */
+/* Copies run `old`, in its own transaction unless `within` one already.
+ * *added: whether it was new. */
 static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int64 old,
-			   const lbs_merge_tag *tag, bool *added, sqlite3_int64 *new_id, lbs_error *err)
+			   const lbs_merge_tag *tag, bool within, bool *added, sqlite3_int64 *new_id,
+			   lbs_error *err)
 {
 	*added = false;
-	if (sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (!within && sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return db_error(m->db, err, m->path, "cannot write");
 	bool skip = false;
 	char *key = NULL;
@@ -339,6 +344,10 @@ static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int6
 			st = db_error(m->db, err, m->path, "cannot write");
 	}
 	free(key);
+	if (within) {
+		*added = st == LBS_OK && !skip;
+		return st;
+	}
 	if (st == LBS_OK && sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		st = db_error(m->db, err, m->path, "cannot commit");
 	if (st != LBS_OK)
@@ -348,18 +357,32 @@ static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int6
 	return st;
 }
 
-lbs_status lbs_merge_file(lbs_merge *m, const char *in, const lbs_merge_tag *tag,
-			  const volatile sig_atomic_t *interrupt, lbs_merge_counts *counts, lbs_error *err)
+/* lbs_merge_file (tags NULL or one tag for every run, a transaction per
+ * run) and lbs_merge_points (n_tags tags, one per run, one transaction). */
+static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags, size_t n_tags, bool per_run,
+			const volatile sig_atomic_t *interrupt, lbs_merge_counts *counts, lbs_error *err)
 {
 	lbs_status st = lbs_merge_check(in, m->path, err);
 	if (st != LBS_OK)
 		return st;
+	/* Read-only, as a URI (every byte but [A-Za-z0-9/._~-] percent-encoded;
+	 * an absolute path after an empty authority, so that "//x" is no host):
+	 * a transaction of the merge is then one of the output alone, which
+	 * commits without the super-journal of a transaction over two files. */
+	lbs_buf uri = { 0 };
+	lbs_buf_printf(&uri, in[0] == '/' ? "file://" : "file:");
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++)
+		lbs_buf_printf(&uri, isalnum(*p) || strchr("/._~-", *p) ? "%c" : "%%%02X", *p);
+	lbs_buf_printf(&uri, "?mode=ro");
 	sqlite3_stmt *q = NULL;
-	if (sqlite3_prepare_v2(m->db, "ATTACH ?1 AS src", -1, &q, NULL) != SQLITE_OK)
+	if (uri.failed || sqlite3_prepare_v2(m->db, "ATTACH ?1 AS src", -1, &q, NULL) != SQLITE_OK) {
+		lbs_buf_free(&uri);
 		return db_error(m->db, err, in, "cannot attach");
-	sqlite3_bind_text(q, 1, in, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_text(q, 1, lbs_buf_str(&uri), -1, SQLITE_STATIC);
 	int rc = sqlite3_step(q);
 	sqlite3_finalize(q);
+	lbs_buf_free(&uri);
 	if (rc != SQLITE_DONE)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", in, sqlite3_errmsg(m->db));
 	copier c;
@@ -380,27 +403,63 @@ lbs_status lbs_merge_file(lbs_merge *m, const char *in, const lbs_merge_tag *tag
 		ids[n++] = sqlite3_column_int64(q, 0);
 	}
 	sqlite3_finalize(q);
+	if (st == LBS_OK && !per_run && n != n_tags)
+		st = lbs_error_set(err, LBS_EINPUT, "%s: holds %zu runs where %zu were expected, one per point",
+				   in, n, n_tags);
+	if (st == LBS_OK && interrupt && *interrupt)
+		st = lbs_error_set(err, LBS_EINTR, "interrupted while merging %s", in);
+	if (st == LBS_OK && !per_run && sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		st = db_error(m->db, err, m->path, "cannot write");
+	lbs_merge_counts got = { 0 };
 	for (size_t i = 0; st == LBS_OK && i < n; i++) {
-		if (interrupt && *interrupt) {
+		if (per_run && interrupt && *interrupt) {
 			st = lbs_error_set(err, LBS_EINTR, "interrupted while merging %s", in);
 			break;
 		}
 		bool added;
 		sqlite3_int64 id = 0;
-		st = copy_run(m, &c, in, ids[i], tag, &added, &id, err);
+		st = copy_run(m, &c, in, ids[i], per_run ? tags : &tags[i], !per_run, &added, &id, err);
 		if (st == LBS_OK && added) {
-			counts->added++;
-			if (!counts->first_run_id)
-				counts->first_run_id = id;
-			counts->last_run_id = id;
+			got.added++;
+			if (!got.first_run_id)
+				got.first_run_id = id;
+			got.last_run_id = id;
 		} else if (st == LBS_OK) {
-			counts->skipped++;
+			got.skipped++;
+		}
+		/* Counted as they commit: one by one, or all at the end. */
+		if (per_run || i + 1 == n) {
+			if (!per_run && st == LBS_OK && sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+				st = db_error(m->db, err, m->path, "cannot commit");
+			if (st != LBS_OK)
+				break;
+			counts->added += got.added;
+			counts->skipped += got.skipped;
+			if (got.added && !counts->first_run_id)
+				counts->first_run_id = got.first_run_id;
+			if (got.added)
+				counts->last_run_id = got.last_run_id;
+			got = (lbs_merge_counts){ 0 };
 		}
 	}
+	if (!per_run && st != LBS_OK)
+		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
 	free(ids);
 	copier_free(&c);
 	sqlite3_exec(m->db, "DETACH src", NULL, NULL, NULL);
 	return st;
+}
+
+lbs_status lbs_merge_file(lbs_merge *m, const char *in, const lbs_merge_tag *tag,
+			  const volatile sig_atomic_t *interrupt, lbs_merge_counts *counts, lbs_error *err)
+{
+	return merge(m, in, tag, tag != NULL, true, interrupt, counts, err);
+}
+
+lbs_status lbs_merge_points(lbs_merge *m, const char *in, const lbs_merge_tag *tags, size_t n,
+			    const volatile sig_atomic_t *interrupt, lbs_merge_counts *counts, lbs_error *err)
+{
+	return merge(m, in, tags, n, false, interrupt, counts, err);
 }
 
 static void usage(FILE *out)

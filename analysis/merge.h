@@ -58,6 +58,13 @@ bool lbs_merge_has_point(lbs_merge *m, const char *hash, int64_t point);
 lbs_status lbs_merge_file(lbs_merge *m, const char *in, const lbs_merge_tag *tag,
 			  const volatile sig_atomic_t *interrupt, lbs_merge_counts *counts, lbs_error *err);
 
+/* Copies the runs of `in`, a sweep job's database holding exactly n runs:
+ * the i-th in run_id order is point tags[i]. All of them go in one
+ * transaction (points already in the output are skipped); LBS_EINPUT if
+ * the file holds another number of runs. */
+lbs_status lbs_merge_points(lbs_merge *m, const char *in, const lbs_merge_tag *tags, size_t n,
+			    const volatile sig_atomic_t *interrupt, lbs_merge_counts *counts, lbs_error *err);
+
 void lbs_merge_close(lbs_merge *m);
 
 /* The `lbsim merge OUT.db IN.db...` command; returns the exit status. */

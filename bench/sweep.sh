@@ -9,6 +9,17 @@
 # of REPEATS (default 3); wall time includes checking the sweep, GNU
 # parallel and the merge.
 #
+# Then batching, on the 54 points of scenarios/sweeps/cluster-size.ini (3
+# to 96 GPUs, three policies, three seeds, 500 iterations each: runs of a
+# few milliseconds): `lbsim sweep -j 2` with its default points per job,
+# the same with one point per job (--points-per-job 1, as lbsim did before
+# jobs ran batches), and a plain sequential loop of `lbsim run` over the
+# same points into one database, measured in turn in each of REPEATS
+# rounds, so that the ratios compare runs under the same load. Wall and
+# CPU time (user + system, the children's included) of the best round of
+# each; the target is a batched sweep at least 1.8 times as fast as the
+# loop.
+#
 #   bench/sweep.sh [POINTS [ITERATIONS]]      (LBSIM: the binary, default ./lbsim)
 set -euo pipefail
 points=${1:-48}
@@ -60,3 +71,64 @@ for it in 50 "$long"; do
 		report "$it iterations: lbsim sweep -j $j" "$(best sweep "i$it" "$j")"
 	done
 done
+
+# ---- batching: 54 small points -------------------------------------------
+cs="$top/scenarios/sweeps/cluster-size.ini"
+"$lbsim" sweep "$cs" --list > "$tmp/cs.list"
+n_cs=$(($(wc -l < "$tmp/cs.list") - 1))
+# The loop: one `lbsim run` a point, the point's keys as --set, --policy
+# and --seed, as a user would write it.
+cs_loop() {
+	rm -f "$tmp/cs-loop.db"
+	local IFS=$'\t' keys row args i
+	read -r -a keys < "$tmp/cs.list"
+	tail -n +2 "$tmp/cs.list" | while read -r -a row; do
+		args=()
+		for ((i = 1; i < ${#keys[@]}; i++)); do
+			case ${keys[$i]} in
+			policy) args+=(--policy "${row[$i]}") ;;
+			seed) args+=(--seed "${row[$i]}") ;;
+			*) args+=(--set "${keys[$i]}=${row[$i]}") ;;
+			esac
+		done
+		"$lbsim" run "$top/scenarios/default.ini" -q --no-baseline "${args[@]}" -o "$tmp/cs-loop.db"
+	done
+}
+cs_sweep() {
+	rm -rf "$tmp/cs.db" "$tmp/cs.db.sweep"
+	"$lbsim" sweep "$cs" -q -j 2 "$@" -o "$tmp/cs.db"
+}
+# timed NAME COMMAND...: appends "NAME wall cpu" to $tmp/times.
+timed() {
+	local name=$1 t
+	shift
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" > /dev/null; } 2>&1 | tail -1)
+	echo "$name $t" >> "$tmp/times"
+}
+: > "$tmp/times"
+for _ in $(seq "$repeats"); do
+	timed loop cs_loop
+	timed batched cs_sweep
+	timed unbatched cs_sweep --points-per-job 1
+done
+[ "$(sqlite3 "$tmp/cs-loop.db" 'SELECT count(*) FROM runs')" = "$n_cs" ] &&
+	[ "$(sqlite3 "$tmp/cs.db" 'SELECT count(*) FROM runs')" = "$n_cs" ] ||
+	{ echo "bench/sweep.sh: a batching run has the wrong number of runs" >&2; exit 1; }
+echo
+echo "Batching: the $n_cs points of scenarios/sweeps/cluster-size.ini, best of $repeats rounds"
+awk -v n="$n_cs" '
+	{ cpu = $3 + $4; if (!($1 in w) || $2 < w[$1]) { w[$1] = $2; c[$1] = cpu } }
+	END {
+		printf "%-42s %9s %9s %9s %9s\n", "", "wall_s", "cpu_s", "runs/s", "x loop"
+		split("loop batched unbatched", order, " ")
+		label["loop"] = "lbsim run in a sequential loop"
+		label["batched"] = "lbsim sweep -j 2 (points per job: auto)"
+		label["unbatched"] = "lbsim sweep -j 2 --points-per-job 1"
+		for (i = 1; i <= 3; i++) {
+			k = order[i]
+			printf "%-42s %9.3f %9.3f %9.1f %9.2f\n", label[k], w[k], c[k], n / w[k], w["loop"] / w[k]
+		}
+		printf "batched sweep: %.2f times as fast as the loop (target 1.8: %s), %.2f times as fast as unbatched\n",
+			w["loop"] / w["batched"], (w["loop"] / w["batched"] >= 1.8 ? "met" : "NOT met"),
+			w["unbatched"] / w["batched"]
+	}' "$tmp/times"

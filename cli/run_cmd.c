@@ -83,7 +83,7 @@ static void usage(FILE *out)
 		"      --format F        the summary as a table (default), csv or json, with the\n"
 		"                        columns of the database's runs table\n"
 		"  -q, --quiet           print nothing but errors\n"
-		"      --sweep-job LOCK  (used in the job lines of lbsim sweep) write the output\n"
+		"      --sweep-job LOCK  (a sweep job's protocol) write the output\n"
 		"                        whole or not at all: into a temporary file put in place when\n"
 		"                        every run completed; nothing if the output exists; hold a\n"
 		"                        shared lock on LOCK while running\n"

@@ -227,7 +227,7 @@ lbs_status lbs_recorder_check_path(const char *option, const char *path, lbs_err
 			       "elsewhere; ./file:... names a file of that name");
 }
 
-lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
+static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, bool scratch, lbs_error *err)
 {
 	memset(r, 0, sizeof *r);
 	lbs_status bad = lbs_recorder_check_path("results database", path, err);
@@ -242,7 +242,8 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 		return st;
 	}
 	sqlite3_busy_timeout(r->db, 60000); /* several processes may append */
-	lbs_status st = exec(r, "PRAGMA foreign_keys = ON", err);
+	lbs_status st = exec(r, scratch ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = OFF; "
+				   "PRAGMA journal_mode = MEMORY" : "PRAGMA foreign_keys = ON", err);
 	if (st != LBS_OK) {
 		lbs_recorder_close(r);
 		return st;
@@ -299,6 +300,16 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
 		lbs_recorder_close(r);
 	}
 	return st;
+}
+
+lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
+{
+	return open_db(r, path, detail, false, err);
+}
+
+lbs_status lbs_recorder_open_scratch(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err)
+{
+	return open_db(r, path, detail, true, err);
 }
 
 static const char *detail_name(lbs_detail d)

@@ -46,6 +46,12 @@ typedef struct lbs_recorder {
  * version. Several runs, from one process or several, append to one file. */
 lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err);
 
+/* The same for a scratch file that is synced once when complete (a sweep
+ * job's database, put in place only then): no commit, the schema's
+ * included, waits for the disk, and a run that fails rolls back from a
+ * journal in memory. A crash leaves the file unusable: it must not be kept. */
+lbs_status lbs_recorder_open_scratch(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err);
+
 /* Checks that db (opened from path) is an lbsim results database of this
  * schema version with a runs table; LBS_EINPUT naming path otherwise. */
 lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err);

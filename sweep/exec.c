@@ -1,24 +1,27 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Running a sweep: GNU parallel runs one `lbsim run` per point, each writing
- * its own small database, then the points are merged into the output.
+/* Running a sweep: GNU parallel runs jobs of one or more consecutive points
+ * each, one process a job (lbsim sweep --run-batch, sweep/job.c) writing
+ * small databases, then the points are merged into the output.
  *
  * Next to the output OUT lives the work folder OUT.sweep/ while a sweep is
  * unfinished:
  *   sweep        the sweep's identity (hash, shard): a rerun must match it
- *   jobs         one shell command per point, each ended by a NUL byte (GNU
+ *   jobs         one shell command per job, each ended by a NUL byte (GNU
  *                parallel --null): a path may hold any byte but NUL, a
  *                newline too, and every one is single-quoted
- *   points.list  the point number of each line of jobs
+ *   points.list  each point's number and the line of jobs that runs it
  *   joblog       GNU parallel's job log (--joblog, --resume-failed)
- *   points/N.db  point N's results, put in place when its run succeeded
+ *   points/N.db  point N's results, put in place when its run succeeded;
+ *   points/A-B.db  those of the job's points A to B, consecutive runs of
+ *                one job put in place together
  *   lock         held (flock) by the sweep using the folder
- *   jobs.lock    held shared by each running point job (lbsim run
- *                --sweep-job): a sweep resuming after a crash waits until
- *                the jobs of the crashed one are gone before it cleans up
+ *   jobs.lock    held shared by each running job: a sweep resuming after a
+ *                crash waits until the jobs of the crashed one are gone
+ *                before it cleans up
  * A rerun after an interruption skips the jobs the log records as done and,
- * because a job does nothing when its database exists, the ones that
- * finished but were not logged; points already merged are skipped by the
- * merge. On success the folder is removed (unless --keep). */
+ * because a job runs only the points no database holds, the points that
+ * finished; points already merged are skipped by the merge. On success the
+ * folder is removed (unless --keep). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,12 +61,16 @@ static void usage(FILE *out)
 		"Usage: lbsim sweep SWEEP.ini [-j N] [-o FILE] [--shard K/N] [options]\n"
 		"\n"
 		"Runs every point of the sweep SWEEP.ini (a base scenario and the keys to vary)\n"
-		"as its own `lbsim run`, in parallel with GNU parallel, and merges the runs into\n"
-		"one results database. An interrupted sweep resumes where it stopped when run\n"
-		"again with the same arguments. See doc/sweeps.md.\n"
+		"as `lbsim run` would, in jobs of a few points each run in parallel by GNU\n"
+		"parallel, and merges the runs into one results database. An interrupted sweep\n"
+		"resumes where it stopped when run again with the same arguments. See\n"
+		"doc/sweeps.md.\n"
 		"\n"
 		"Options:\n"
-		"  -j, --jobs N          points run at once (default: one per CPU core)\n"
+		"  -j, --jobs N          jobs run at once (default: one per CPU core)\n"
+		"      --points-per-job K  points each job runs, one after the other in one\n"
+		"                        process (default: the points / (2 x the jobs run at\n"
+		"                        once), rounded up)\n"
 		"  -o, --output FILE     results database (default: results.db); the work folder\n"
 		"                        FILE.sweep/ holds the job log until the sweep is done\n"
 		"      --shard K/N       run only points K, K+N, K+2N, ... (for job arrays);\n"
@@ -90,6 +97,17 @@ static lbs_status check_parallel(lbs_error *err)
 	if (!lbs_proc_find("parallel", path, sizeof path))
 		return lbs_error_set(err, LBS_EIO, "sweeps run their points with GNU parallel, which is not "
 				     "on PATH: install it (Debian package parallel)");
+	/* GNU parallel is a Perl script whose third line names its author;
+	 * moreutils' parallel is a compiled program. Reading that saves
+	 * starting Perl (tens of milliseconds) for --version. */
+	char head[512] = "";
+	FILE *f = fopen(path, "r");
+	size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+	if (f)
+		fclose(f);
+	head[got] = '\0';
+	if (!strncmp(head, "#!", 2) && strstr(head, "Copyright (C) 2007-") && strstr(head, "Ole Tange"))
+		return LBS_OK;
 	int fd[2];
 	if (pipe(fd) != 0)
 		return lbs_error_set(err, LBS_EIO, "cannot run %s: %s", path, strerror(errno));
@@ -150,31 +168,86 @@ static char *read_file(const char *path)
 	return b.s ? b.s : strdup("");
 }
 
-static void point_db(char *buf, size_t len, const char *dir, size_t point)
-{
-	snprintf(buf, len, "%s/points/%06zu.db", dir, point);
-}
-
 static bool exists(const char *path)
 {
 	struct stat sb;
 	return stat(path, &sb) == 0;
 }
 
-/* Points done: files NNNNNN.db in dir/points. */
-static size_t count_done(const char *dir)
+typedef struct plan {
+	char dir[4096];
+	size_t *points; /* 1-based point numbers, ascending */
+	size_t *job;    /* the line of jobs (from 1) that runs each */
+	size_t n, n_jobs;
+	int lock_fd;
+	bool resumed;
+} plan;
+
+/* The first index i of the plan with pl->points[i] >= p. */
+static size_t plan_index(const plan *pl, size_t p)
+{
+	size_t lo = 0, hi = pl->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pl->points[mid] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+typedef struct segment {
+	size_t first, last; /* plan indices, inclusive */
+} segment;
+
+static int by_first(const void *a, const void *b)
+{
+	const segment *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The points databases in dir/points, in plan order (NULL, 0 if none). */
+static segment *list_segments(const plan *pl, size_t *n)
 {
 	char path[4200];
-	snprintf(path, sizeof path, "%s/points", dir);
+	snprintf(path, sizeof path, "%s/points", pl->dir);
 	DIR *d = opendir(path);
-	size_t n = 0;
+	segment *seg = NULL;
+	size_t cap = 0;
+	*n = 0;
 	for (struct dirent *e; d && (e = readdir(d));) {
-		size_t len = strlen(e->d_name);
-		n += len == 9 && !strcmp(e->d_name + 6, ".db");
+		size_t a, b;
+		if (!lbs_sweep_segment_parse(e->d_name, &a, &b))
+			continue;
+		size_t i = plan_index(pl, a), k = plan_index(pl, b + 1);
+		if (i >= pl->n || pl->points[i] != a || k == 0 || pl->points[k - 1] != b)
+			continue; /* not this plan's: never merged */
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			segment *x = realloc(seg, cap * sizeof *x);
+			if (!x)
+				break;
+			seg = x;
+		}
+		seg[(*n)++] = (segment){ i, k - 1 };
 	}
 	if (d)
 		closedir(d);
-	return n;
+	if (seg)
+		qsort(seg, *n, sizeof *seg, by_first);
+	return seg;
+}
+
+/* Points done: those the databases in dir/points hold. */
+static size_t count_done(const plan *pl)
+{
+	size_t n, done = 0;
+	segment *seg = list_segments(pl, &n);
+	for (size_t i = 0; i < n; i++)
+		done += seg[i].last - seg[i].first + 1;
+	free(seg);
+	return done;
 }
 
 /* Removes points' leftovers of a killed attempt (*.tmp.PID, *-journal). */
@@ -186,8 +259,8 @@ static void remove_leftovers(const char *dir, bool everything)
 	for (struct dirent *e; d && (e = readdir(d));) {
 		if (e->d_name[0] == '.')
 			continue;
-		bool db = strlen(e->d_name) == 9 && !strcmp(e->d_name + 6, ".db");
-		if (everything || !db) {
+		size_t a, b;
+		if (everything || !lbs_sweep_segment_parse(e->d_name, &a, &b)) {
 			char f[4500];
 			snprintf(f, sizeof f, "%s/%s", path, e->d_name);
 			unlink(f);
@@ -237,53 +310,65 @@ typedef struct options {
 	const char *logins[16];
 	size_t n_logins;
 	size_t shard_k, shard_n;
+	size_t per_job; /* 0: chosen from the jobs run at once */
 	int64_t max_rows;
 	bool list, keep, quiet;
 } options;
 
-/* The shell command of one point: nothing when its database exists, else
- * `lbsim run --sweep-job`, which puts the database in place only whole. */
-static bool job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, size_t p, const char *lbsim,
-		     const char *dir)
+/* The shell command of the job of plan points [from, to): `lbsim sweep
+ * --run-batch` (sweep/job.c), which runs those of them that no database in
+ * points/ holds. exec: the job's parent is the shell's, GNU parallel, and it
+ * stops if that dies (--parent). OpenBLAS, which lbsim uses on one thread
+ * here, is told so before it starts rather than after (it would start a
+ * thread per core, spinning, for a job of milliseconds). */
+static void job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, const plan *pl, size_t from, size_t to,
+		     const char *lbsim)
 {
-	char db[4200], lock[4200];
-	point_db(db, sizeof db, dir, p + 1);
-	snprintf(lock, sizeof lock, "%s/jobs.lock", dir);
+	char dir[4200], lock[4200];
+	snprintf(dir, sizeof dir, "%s/points", pl->dir);
+	snprintf(lock, sizeof lock, "%s/jobs.lock", pl->dir);
 	static const char *const detail[] = { "runs", "iterations", "workers" };
-	lbs_buf_printf(b, "test -e ");
-	lbs_buf_shell_quote(b, db);
-	/* exec: the run's parent is the shell's, GNU parallel, and it stops if
-	 * that dies (--parent). */
-	lbs_buf_printf(b, " || exec ");
+	lbs_buf_printf(b, "OPENBLAS_NUM_THREADS=1 exec ");
 	lbs_buf_shell_quote(b, lbsim);
-	lbs_buf_printf(b, " run ");
+	lbs_buf_printf(b, " sweep --run-batch ");
+	lbs_buf_shell_quote(b, dir);
+	lbs_buf_printf(b, " --lock ");
+	lbs_buf_shell_quote(b, lock);
+	lbs_buf_printf(b, " --scenario ");
 	lbs_buf_shell_quote(b, sw->scenario);
-	lbs_buf_printf(b, " -q --no-baseline --detail %s", detail[sw->detail]);
+	lbs_buf_printf(b, " --detail %s", detail[sw->detail]);
 	if (sw->detail == LBS_DETAIL_WORKERS) /* the sweep checked the total; each point is within it */
 		lbs_buf_printf(b, " --max-rows %lld", (long long)o->max_rows);
 	if (lbs_trace_max_rows() != LBS_SERIES_DEFAULT_MAX_ROWS)
 		lbs_buf_printf(b, " --max-trace-rows %lld", (long long)lbs_trace_max_rows());
 	for (size_t k = 0; k < sw->n_keys; k++) {
-		const char *name = sw->keys[k].name, *value = lbs_sweep_value(sw, p, k);
-		if (!strcmp(name, "policy")) {
-			lbs_buf_printf(b, " --policy ");
-			lbs_buf_shell_quote(b, value);
-		} else if (!strcmp(name, "seed")) {
-			lbs_buf_printf(b, " --seed ");
-			lbs_buf_shell_quote(b, value);
-		} else {
-			char set[LBS_VALUE_MAX + LBS_NAME_MAX * 2 + 32];
-			snprintf(set, sizeof set, "%s=%s", name, value);
-			lbs_buf_printf(b, " --set ");
-			lbs_buf_shell_quote(b, set);
+		lbs_buf_printf(b, " --key ");
+		lbs_buf_shell_quote(b, sw->keys[k].name);
+	}
+	lbs_buf_printf(b, " --parent \"$PPID\" --");
+	for (size_t i = from; i < to; i++) {
+		size_t p = pl->points[i];
+		lbs_buf_printf(b, " %zu", p);
+		for (size_t k = 0; k < sw->n_keys; k++) {
+			lbs_buf_printf(b, " ");
+			lbs_buf_shell_quote(b, lbs_sweep_value(sw, p - 1, k));
 		}
 	}
-	lbs_buf_printf(b, " -o ");
-	lbs_buf_shell_quote(b, db);
-	lbs_buf_printf(b, " --sweep-job ");
-	lbs_buf_shell_quote(b, lock);
-	lbs_buf_printf(b, " --parent \"$PPID\"%c", '\0');
-	return !b->failed;
+}
+
+/* The jobs GNU parallel runs at once: -j N (default: one per core) on this
+ * machine, and on each --sshlogin host as many as its N/ says or as -j. */
+static size_t job_slots(const options *o)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t per_host = o->jobs ? strtoull(o->jobs, NULL, 10) : cores > 0 ? (size_t)cores : 1, slots = 0;
+	for (size_t i = 0; i < o->n_logins; i++)
+		for (const char *h = o->logins[i]; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] == ',')) {
+			char *end;
+			unsigned long long n = strtoull(h, &end, 10);
+			slots += end > h && *end == '/' && n > 0 ? (size_t)n : per_host;
+		}
+	return slots ? slots : per_host;
 }
 
 /* The absolute path of this program, for the job commands. */
@@ -314,14 +399,6 @@ static lbs_status work_dir(const char *output, char *dir, size_t len, lbs_error 
 	free(abs);
 	return LBS_OK;
 }
-
-typedef struct plan {
-	char dir[4096];
-	size_t *points; /* 1-based point numbers of the jobs */
-	size_t n;
-	int lock_fd;
-	bool resumed;
-} plan;
 
 /* Waits until no point job of an earlier sweep on this folder is running
  * (jobs whose GNU parallel was killed stop on their own, their runs rolling
@@ -355,6 +432,25 @@ static lbs_status wait_for_jobs(const char *dir, bool quiet, lbs_error *err)
 	return st;
 }
 
+/* The jobs each running one made, by default, so that they balance the
+ * load when points take different times, with few enough that the cost of
+ * a job (GNU parallel's, a process's, a database's) stays small. */
+#define JOBS_PER_SLOT 2
+
+typedef struct job_range {
+	size_t from, to; /* plan indices [from, to) */
+	uint64_t cost;
+	size_t order;
+} job_range;
+
+static int by_cost(const void *a, const void *b)
+{
+	const job_range *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /* Creates or reopens the work folder. A fresh one gets the job list of the
  * shard's points that the output lacks; an existing one must belong to the
  * same sweep and shard, and keeps its job list (GNU parallel resumes by line
@@ -363,7 +459,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 			  plan *pl, lbs_error *err)
 {
 	char path[4200], identity[512];
-	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\njobs nul\n", sw->hash,
+	snprintf(identity, sizeof identity, "lbsim sweep\nhash %s\nshard %zu/%zu\nname %s\njobs batch\n", sw->hash,
 		 o->shard_k, o->shard_n, sw->name);
 	if (mkdir(pl->dir, 0777) != 0 && errno != EEXIST)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create the work folder: %s", pl->dir,
@@ -384,10 +480,12 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	snprintf(path, sizeof path, "%s/sweep", pl->dir);
 	char *old = read_file(path);
 	/* A folder of an lbsim whose job list was one command a line (before
-	 * "jobs nul"): the same sweep, but its jobs are not run as they are:
-	 * started afresh (points already merged stay merged). */
-	size_t cut = strlen(identity) - strlen("jobs nul\n");
-	if (old && strlen(old) == cut && !strncmp(old, identity, cut)) {
+	 * "jobs nul") or one `lbsim run` a point (before "jobs batch"): the
+	 * same sweep, but its jobs are not run as they are: started afresh
+	 * (points already merged stay merged). */
+	size_t cut = strlen(identity) - strlen("jobs batch\n");
+	if (old && strcmp(old, identity) && !strncmp(old, identity, cut) &&
+	    (strlen(old) == cut || !strncmp(old + cut, "jobs ", 5))) {
 		free(old);
 		old = NULL;
 	}
@@ -411,15 +509,24 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 		for (char *p = text; *p; p++)
 			n += *p == '\n';
 		pl->points = calloc(n + 1, sizeof *pl->points);
-		if (!pl->points) {
+		pl->job = calloc(n + 1, sizeof *pl->job);
+		if (!pl->points || !pl->job) {
 			free(text);
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 		}
+		/* "POINT JOB\n" a line, the points ascending */
 		for (char *p = text, *end; *p; p = end + (*end != '\0')) {
 			size_t v = strtoull(p, &end, 10);
-			if (end == p || v < 1 || v > sw->n_points || pl->n >= n)
+			if (end == p || *end != ' ' || v < 1 || v > sw->n_points || pl->n >= n ||
+			    (pl->n && v <= pl->points[pl->n - 1]))
 				break;
-			pl->points[pl->n++] = v;
+			p = end;
+			size_t job = strtoull(p, &end, 10);
+			if (end == p || *end != '\n' || job < 1 || job > n)
+				break;
+			pl->points[pl->n] = v;
+			pl->job[pl->n++] = job;
+			pl->n_jobs = job > pl->n_jobs ? job : pl->n_jobs;
 		}
 		free(text);
 		if (pl->n != n)
@@ -434,16 +541,58 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	snprintf(path, sizeof path, "%s/joblog", pl->dir);
 	unlink(path);
 	pl->points = calloc(sw->n_points / o->shard_n + 1, sizeof *pl->points);
-	if (!pl->points)
+	pl->job = calloc(sw->n_points / o->shard_n + 1, sizeof *pl->job);
+	if (!pl->points || !pl->job)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	lbs_buf jobs = { 0 }, list = { 0 };
-	for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n) {
-		if (lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
-			continue;
-		pl->points[pl->n++] = p + 1;
-		job_line(&jobs, sw, o, p, lbsim, pl->dir);
-		lbs_buf_printf(&list, "%zu\n", p + 1);
+	for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n)
+		if (!lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
+			pl->points[pl->n++] = p + 1;
+	/* Consecutive points a job, as many as make about JOBS_PER_SLOT jobs
+	 * for each that runs at once; fewer where a job's command would pass
+	 * 32 KiB (the kernel takes at most 128 KiB a shell argument, and over
+	 * ssh GNU parallel quotes it again). */
+	size_t slots = job_slots(o), per_job = o->per_job;
+	if (!per_job)
+		per_job = (pl->n + JOBS_PER_SLOT * slots - 1) / (JOBS_PER_SLOT * slots);
+	per_job = per_job ? per_job : 1;
+	job_range *jr = calloc(pl->n + 1, sizeof *jr);
+	lbs_buf jobs = { 0 }, list = { 0 }, line = { 0 };
+	if (!jr)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	size_t n_jobs = 0;
+	for (size_t from = 0; from < pl->n;) {
+		size_t to = from + per_job < pl->n ? from + per_job : pl->n;
+		for (;;) {
+			line.len = 0;
+			job_line(&line, sw, o, pl, from, to, lbsim);
+			if (line.failed || line.len <= 32 * 1024 || to - from == 1)
+				break;
+			to = from + (to - from) / 2;
+		}
+		jr[n_jobs] = (job_range){ from, to, 0, n_jobs };
+		/* its cost: iterations x workers of each point, and one more a
+		 * point for what costs the same at any size */
+		for (size_t i = from; i < to; i++)
+			jr[n_jobs].cost += sw->point_rows[pl->points[i] - 1] + 1;
+		n_jobs++;
+		from = to;
 	}
+	/* The costliest first (GNU parallel starts them in order), so that
+	 * the last to finish are short: a sweep listing its largest points
+	 * last would otherwise end on its largest job alone. */
+	qsort(jr, n_jobs, sizeof *jr, by_cost);
+	for (size_t j = 0; j < n_jobs; j++) {
+		line.len = 0;
+		job_line(&line, sw, o, pl, jr[j].from, jr[j].to, lbsim);
+		lbs_buf_printf(&jobs, "%s%c", lbs_buf_str(&line), '\0');
+		for (size_t i = jr[j].from; i < jr[j].to; i++)
+			pl->job[i] = j + 1;
+	}
+	pl->n_jobs = n_jobs;
+	for (size_t i = 0; i < pl->n; i++)
+		lbs_buf_printf(&list, "%zu %zu\n", pl->points[i], pl->job[i]);
+	free(jr);
+	lbs_buf_free(&line);
 	if (jobs.failed || list.failed)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	if (st == LBS_OK)
@@ -503,7 +652,7 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 		_exit(127);
 	}
 	double t0 = lbs_monotonic_s(), next = t0;
-	size_t done0 = count_done(pl->dir);
+	size_t done0 = count_done(pl);
 	bool forwarded = false;
 	int status = 0;
 	for (;;) {
@@ -519,7 +668,7 @@ static int run_parallel(const options *o, const lbs_sweep *sw, const plan *pl, b
 		if (show && w == 0) {
 			double now = lbs_monotonic_s();
 			if (now >= next) {
-				size_t done = count_done(pl->dir);
+				size_t done = count_done(pl);
 				char el[32], left[48] = "";
 				format_duration(el, sizeof el, now - t0);
 				if (done > done0 && done < pl->n) {
@@ -569,6 +718,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "list", no_argument, NULL, 'l' },         { "keep", no_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 		{ "max-rows", required_argument, NULL, 'M' }, { "max-trace-rows", required_argument, NULL, 'T' },
+		{ "points-per-job", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1, .max_rows = LBS_DEFAULT_MAX_ROWS };
@@ -587,6 +737,17 @@ static int parse_options(int argc, char **argv, options *o)
 			break;
 		}
 		case 'o': o->output = optarg; break;
+		case 'B': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || v < 1 || v > LBS_SWEEP_MAX_POINTS) {
+				fprintf(stderr, "lbsim sweep: --points-per-job %s: expected a number of points from "
+					"1 to %d\n", optarg, LBS_SWEEP_MAX_POINTS);
+				return LBS_EUSAGE;
+			}
+			o->per_job = (size_t)v;
+			break;
+		}
 		case 'k': {
 			unsigned long long k, n;
 			char tail;
@@ -647,36 +808,50 @@ static void list_points(const lbs_sweep *sw, const options *o)
 	}
 }
 
-/* Merges every job's point database, each run tagged with its point. */
+/* Merges the points databases in plan order, each in one transaction, each
+ * run tagged with its point. */
 static lbs_status merge_points(const lbs_sweep *sw, const plan *pl, lbs_merge *m, lbs_merge_counts *n,
 			       lbs_error *err)
 {
+	size_t n_seg;
+	segment *seg = list_segments(pl, &n_seg);
 	const char **keys = calloc(sw->n_keys + 1, sizeof *keys);
-	const char **values = calloc(sw->n_keys + 1, sizeof *values);
-	lbs_status st = keys && values ? LBS_OK : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	const char **values = calloc(pl->n * sw->n_keys + 1, sizeof *values);
+	lbs_merge_tag *tags = calloc(pl->n + 1, sizeof *tags);
+	lbs_status st = keys && values && tags ? LBS_OK : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	for (size_t k = 0; k < sw->n_keys && st == LBS_OK; k++)
 		keys[k] = sw->keys[k].name;
-	for (size_t i = 0; i < pl->n && st == LBS_OK; i++) {
-		size_t p = pl->points[i];
-		if (lbs_merge_has_point(m, sw->hash, (int64_t)p)) {
-			n->skipped++;
+	for (size_t s = 0; s < n_seg && st == LBS_OK; s++) {
+		size_t count = seg[s].last - seg[s].first + 1, have = 0;
+		for (size_t i = 0; i < count; i++) {
+			size_t p = pl->points[seg[s].first + i];
+			const char **v = values + i * sw->n_keys;
+			for (size_t k = 0; k < sw->n_keys; k++)
+				v[k] = lbs_sweep_value(sw, p - 1, k);
+			tags[i] = (lbs_merge_tag){ .sweep = sw->name, .hash = sw->hash, .point = (int64_t)p,
+						   .n = sw->n_keys, .keys = keys, .values = v };
+			have += lbs_merge_has_point(m, sw->hash, (int64_t)p);
+		}
+		if (have == count) { /* merged before an interruption */
+			n->skipped += count;
 			continue;
 		}
-		for (size_t k = 0; k < sw->n_keys; k++)
-			values[k] = lbs_sweep_value(sw, p - 1, k);
-		lbs_merge_tag tag = { .sweep = sw->name, .hash = sw->hash, .point = (int64_t)p,
-				      .n = sw->n_keys, .keys = keys, .values = values };
-		char db[4200];
-		point_db(db, sizeof db, pl->dir, p);
-		st = lbs_merge_file(m, db, &tag, &interrupted, n, err);
+		char db[4200], dir[4200];
+		snprintf(dir, sizeof dir, "%s/points", pl->dir);
+		lbs_sweep_segment_path(db, sizeof db, dir, pl->points[seg[s].first], pl->points[seg[s].last]);
+		st = lbs_merge_points(m, db, tags, count, &interrupted, n, err);
 	}
+	free(seg);
 	free(keys);
 	free(values);
+	free(tags);
 	return st;
 }
 
 int lbs_sweep_command(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--run-batch"))
+		return lbs_sweep_batch_command(argc, argv);
 	double t0 = lbs_monotonic_s();
 	options o;
 	int rc = parse_options(argc, argv, &o);
@@ -753,11 +928,11 @@ int lbs_sweep_command(int argc, char **argv)
 	}
 	if (st == LBS_OK && interrupted)
 		st = lbs_error_set(&err, LBS_EINTR, "interrupted before any point ran");
-	size_t before = st == LBS_OK ? count_done(pl.dir) : 0;
+	size_t before = st == LBS_OK ? count_done(&pl) : 0;
 	bool show = !o.quiet && isatty(STDERR_FILENO);
 	if (st == LBS_OK && before < pl.n) {
 		int prc = run_parallel(&o, &sw, &pl, show);
-		size_t done = count_done(pl.dir);
+		size_t done = count_done(&pl);
 		char joblog[4200];
 		snprintf(joblog, sizeof joblog, "%s/joblog", pl.dir);
 		if (prc < 0) {
@@ -766,17 +941,22 @@ int lbs_sweep_command(int argc, char **argv)
 			st = lbs_error_set(&err, LBS_EINTR, "interrupted with %zu of %zu points done; run the "
 					   "same command again to resume", done, pl.n);
 		} else if (done < pl.n) {
-			/* The exit status of a failed point's run, as the job log has it. */
+			/* The exit status of a failed point's job, as the job log has it. */
 			int code = LBS_EINTERNAL;
-			for (size_t i = 0; i < pl.n; i++) {
-				char db[4200];
-				point_db(db, sizeof db, pl.dir, pl.points[i]);
-				int c = exists(db) ? -1 : logged_exit(joblog, i + 1);
+			size_t n_seg;
+			segment *seg = list_segments(&pl, &n_seg);
+			for (size_t i = 0, s = 0; i < pl.n; i++) {
+				while (s < n_seg && seg[s].last < i)
+					s++;
+				if (s < n_seg && seg[s].first <= i)
+					continue; /* done */
+				int c = logged_exit(joblog, pl.job[i]);
 				if (c == LBS_EINPUT || c == LBS_EIO || c == LBS_EINTERNAL || c == LBS_EINTR) {
 					code = c;
 					break;
 				}
 			}
+			free(seg);
 			st = lbs_error_set(&err, (lbs_status)code,
 					   "%zu of %zu points failed (their errors are above; the job log is "
 					   "%s): run the same command again to retry them", pl.n - done, pl.n,
@@ -796,6 +976,7 @@ int lbs_sweep_command(int argc, char **argv)
 	if (pl.lock_fd >= 0)
 		close(pl.lock_fd);
 	free(pl.points);
+	free(pl.job);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
 		lbs_sweep_destroy(&sw);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Sweeps: a sweep file names a base scenario and the keys to vary; lbsim
- * expands their cartesian product into points, each one `lbsim run` of the
- * scenario with --set overrides, a policy and a seed, run in parallel by GNU
- * parallel and merged into one results database (analysis/merge.h).
+ * expands their cartesian product into points, each one run of the
+ * scenario with --set overrides, a policy and a seed, as `lbsim run` makes
+ * it. Jobs of a few consecutive points each, one process a job, run in
+ * parallel under GNU parallel, and the runs are merged into one results
+ * database (analysis/merge.h).
  *
  *   [sweep]
  *   scenario = ../default.ini        ; relative to the sweep file
@@ -101,6 +103,24 @@ lbs_status lbs_sweep_job_begin(lbs_sweep_job *j, const char *lock, pid_t parent,
  * otherwise; releases the lock. Returns LBS_EIO (errno set) if the
  * database could not be put in place. */
 lbs_status lbs_sweep_job_end(lbs_sweep_job *j, lbs_status status);
+
+/* A job's database of points first..last (those of the job's points in
+ * that range, in order, one run each) in the work folder's points/ folder
+ * dir: NNNNNN.db for one point, FIRST-LAST.db (six digits each) for several. */
+void lbs_sweep_segment_path(char *buf, size_t len, const char *dir, size_t first, size_t last);
+
+/* Whether a file name in points/ is such a database, and of which points. */
+bool lbs_sweep_segment_parse(const char *name, size_t *first, size_t *last);
+
+/* A job of several points (`lbsim sweep --run-batch DIR --lock LOCK
+ * --scenario FILE --key NAME... [--parent PID] [--detail D] [--max-rows N]
+ * [--max-trace-rows N] -- POINT VALUE... POINT VALUE...`, the job lines of
+ * sweep/exec.c): runs each point not yet in a database of DIR as `lbsim run
+ * --sweep-job` would, the runs of consecutive points into one database put
+ * in place whole (lbs_sweep_segment_path). A point that fails is reported
+ * with its number and parameters and has no run; the others keep theirs.
+ * Returns the exit status: the first failed point's, else 0. */
+int lbs_sweep_batch_command(int argc, char **argv);
 
 /* The `lbsim sweep` command (sweep/exec.c); returns the exit status. */
 int lbs_sweep_command(int argc, char **argv);

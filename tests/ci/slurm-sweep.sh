@@ -121,7 +121,12 @@ sed -i "s/^run.iterations = .*/run.iterations = ${LONG_ITERATIONS:-100000}/" swe
 LBSIM=$LBSIM ./array.sh sweep.ini kill 3 > submit.out
 job=$(sed -n 's/.*(job \([0-9]*\)).*/\1/p' submit.out)
 merge=$(squeue -h -o '%i %j' | awk '$2 == "lbsim-merge" { print $1 }')
-done_points() { ls kill/shard-2-of-3.db.sweep/points/ 2> /dev/null | grep -c '^[0-9]\{6\}\.db$' || true; }
+# The points of shard 2 (2, 5, 8, 11) its job databases hold: NNNNNN.db
+# one, A-B.db those from A to B (its jobs are of 2 points: 2 for its 1 CPU).
+done_points() {
+	ls kill/shard-2-of-3.db.sweep/points/ 2> /dev/null | grep -E '^[0-9]{6}(-[0-9]{6})?\.db$' |
+		awk -F'[-.]' '{ n += $2 == "db" ? 1 : ($2 - $1) / 3 + 1 } END { print n + 0 }'
+}
 for _ in $(seq 1200); do # until task 2 has finished a point of its 4
 	[ "$(done_points)" -ge 1 ] && break
 	sleep 0.1

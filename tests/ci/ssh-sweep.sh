@@ -88,5 +88,12 @@ per_point="SELECT group_concat(point || '=' || sim_time_s, ' ') FROM (SELECT DIS
 check "... with the results of the same sweep on one machine" test "$(q both.db "$per_point")" = "$(q one.db "$per_point")"
 "$LBSIM" sweep sweep.ini -j 1 -S 2/second,2/: -q -o both.db
 check "run again: nothing added" test "$(q both.db "SELECT count(*) FROM runs")" = 12
+# Jobs of three points each (four jobs for the four slots): the same again.
+"$LBSIM" sweep sweep.ini -j 1 -S 2/second,2/: --points-per-job 3 --keep -q -o batched.db
+check "jobs of 3 points over ssh and here: exit 0" test $? -eq 0
+hosts=$(awk -F'\t' 'NR > 1 && $7 == 0 { print $2 }' batched.db.sweep/joblog | sort | uniq -c | awk '{ print $2 }' | tr '\n' ' ')
+check "... 4 jobs, on both machines (joblog hosts: $hosts)" \
+	test "$(tail -n +2 batched.db.sweep/joblog | wc -l) $hosts" = "4 : second "
+check "... with the results of the sweep on one machine" test "$(q batched.db "$per_point")" = "$(q one.db "$per_point")"
 echo "ssh-sweep: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -22,7 +22,7 @@ valid() {
 # sleep a random 0.00 .. $1.99 s
 nap() { sleep "$((RANDOM % ($1 + 1))).$((RANDOM % 100))"; }
 # point runs of session $1 still going
-points_running() { pgrep -s "$1" -f 'points/[0-9]' > /dev/null; }
+points_running() { pgrep -s "$1" -f 'sweep --run-batch' > /dev/null; }
 # wait for them to stop: at most $2 steps of 0.05 s
 await_points() { for _ in $(seq "$2"); do points_running "$1" || break; sleep 0.05; done; }
 # kill what is left of session $1 (a process forked as the signal went out
@@ -92,7 +92,7 @@ sleep 0.3
 kill -KILL -- "-$pid" 2> /dev/null
 wait $pid 2> /dev/null
 await_points "$pid" 60
-check "killed parallel: its running jobs stop within 3 s" sh -c "! pgrep -s $pid -f 'points/[0-9]' > /dev/null"
+check "killed parallel: its running jobs stop within 3 s" sh -c "! pgrep -s $pid -f 'sweep --run-batch' > /dev/null"
 reap "$pid"
 check "killed parallel: no point database left" sh -c "! ls '$TMP'/long.db.sweep/points/*.db 2> /dev/null"
 

@@ -57,6 +57,31 @@ if command -v parallel > /dev/null; then
 	check "a sweep runs the plugin's policy" test "$(q s.db "SELECT group_concat(policy, ' ') FROM (SELECT policy FROM runs ORDER BY policy)")" = "myrule static"
 fi
 
+# 3b. A point that fails while it runs (a plugin whose plan fails at
+#     iteration 3), in a job with two points that do not: it is reported by
+#     number and parameters, the others keep their runs, in a database each
+#     (the one before it put in place as it failed), nothing is merged, and
+#     the sweep exits with the point's status (3). Run again, it retries
+#     that point alone.
+if command -v parallel > /dev/null; then
+	build failat.so "$plugins/fail_at.c" -Wall -Wextra -Werror
+	sed -e 's/^name = myrule$/name = failat/' -e 's/^plugin = myrule.so$/plugin = failat.so/' example.ini > failat.ini
+	printf '[sweep]\nscenario = failat.ini\n[vary]\npolicy.failat.at = 0, 3, 1000\n' > fail-sweep.ini
+	rc=0; "$LBSIM" sweep fail-sweep.ini -j 1 --points-per-job 3 -q -o f.db 2> err || rc=$?
+	check "a point that fails: the sweep exits 3" test $rc -eq 3
+	check "... naming the point and its parameters" \
+		grep -q '^lbsim sweep: point 2 (policy.failat.at=3, policy=failat, seed=1): .*failing at iteration 3' err
+	check "... and how many failed" grep -q '1 of 3 points failed' err
+	check "... the points before and after it keep their runs" \
+		test "$(q f.db.sweep/points/000001.db 'SELECT count(*) FROM runs') $(q f.db.sweep/points/000003.db 'SELECT count(*) FROM runs')" = "1 1"
+	check "... the failed point has none" test "$(ls f.db.sweep/points)" = "$(printf '000001.db\n000003.db')"
+	check "... nothing is merged" test "$(q f.db 'SELECT count(*) FROM runs')" = 0
+	stat -c '%i %Y' f.db.sweep/points/*.db > kept
+	rc=0; "$LBSIM" sweep fail-sweep.ini -j 1 --points-per-job 3 -q -o f.db 2> err || rc=$?
+	check "run again: the point fails again (exit 3)" cond 'test $rc -eq 3 && grep -q "^lbsim sweep: point 2 " err'
+	check "... and only it ran: the others' databases are the same files" test "$(stat -c '%i %Y' f.db.sweep/points/*.db)" = "$(cat kept)"
+fi
+
 # 4. A predictor plugin: `last` again under another name gives the same run.
 build last-again.so "$plugins/last_again.c" -Wall -Wextra -Werror
 s=$top_srcdir/scenarios/predict/cpu-bursty.ini

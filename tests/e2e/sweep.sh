@@ -37,8 +37,10 @@ check "sweep_points match the runs" test "$(q "$TMP/a.db" "SELECT count(*) FROM 
 	JOIN sweep_points s ON s.run_id = r.run_id AND s.key = 'seed' AND s.value = r.seed")" = 8
 check "sweep: the schema version stays 3" test "$(q "$TMP/a.db" 'PRAGMA user_version')" = 3
 log="$TMP/a.db.sweep/joblog"
-check "job log: 8 jobs, each once, each exit 0" test "$(awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$log" | sort -n | uniq | wc -l) $(tail -n +2 "$log" | wc -l)" = "8 8"
-check "each point database holds one run" test "$(for f in "$TMP"/a.db.sweep/points/*.db; do q "$f" 'SELECT count(*) FROM runs'; done | tr -d '\n')" = 11111111
+# 8 points at -j 2: 2 jobs for each of the 2 running, of 2 points each.
+check "job log: 4 jobs, each once, each exit 0" test "$(awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$log" | sort -n | uniq | wc -l) $(tail -n +2 "$log" | wc -l)" = "4 4"
+check "each job's database holds its 2 runs" test "$(for f in "$TMP"/a.db.sweep/points/*.db; do echo "${f##*/} $(q "$f" 'SELECT count(*) FROM runs')"; done | tr '\n' ' ')" = \
+	"000001-000002.db 2 000003-000004.db 2 000005-000006.db 2 000007-000008.db 2 "
 # The same runs as `lbsim run` with the same settings.
 "$LBSIM" run "$D/scenario.ini" -q --no-baseline --policy lbbsp-gpu --seed 2 --set workers.k80.count=6 -o "$TMP/one.db"
 check "a point is the run lbsim run makes" test "$(q "$TMP/one.db" 'SELECT sim_time_s FROM runs')" = \
@@ -60,13 +62,20 @@ if command -v script > /dev/null; then
 fi
 
 # ---- killed midway, then resumed: 8 runs, none run twice -------------------
-setsid "$LBSIM" sweep "$SW" -j2 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err" &
+# One point a job, to follow each point's database and job log line (the
+# kills of tests/e2e/kill.sh and tests/ci/slurm-sweep.sh take jobs of more).
+# done_points DIR: the points the job databases there hold (NNNNNN.db one,
+# A-B.db those from A to B).
+done_points() {
+	ls "$1" 2> /dev/null | grep -E '^[0-9]{6}(-[0-9]{6})?\.db$' |
+		awk -F'[-.]' '{ n += $2 == "db" ? 1 : $2 - $1 + 1 } END { print n + 0 }'
+}
+setsid "$LBSIM" sweep "$SW" -j2 --points-per-job 1 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err" &
 pid=$!
 pgid=$(ps -o pgid= -p $pid | tr -d ' ')
 pts="$TMP/k.db.sweep/points"
 for _ in $(seq 600); do
-	n=$(ls "$pts" 2> /dev/null | grep -c '^[0-9]*\.db$')
-	[ "$n" -ge 2 ] && break
+	[ "$(done_points "$pts")" -ge 2 ] && break
 	sleep 0.05
 done
 kill -TERM -- "-$pgid"
@@ -79,7 +88,7 @@ for _ in $(seq 200); do
 	pgrep -g "$pgid" > /dev/null || break
 	sleep 0.05
 done
-done_before=$(ls "$pts" | grep -c '^[0-9]*\.db$')
+done_before=$(done_points "$pts")
 check "killed sweep: exit 130" test $rc -eq 130
 check "killed sweep: says how to resume" grep -q 'run the same command again to resume' "$TMP/err"
 if [ "$done_before" -ge 1 ] && [ "$done_before" -lt 8 ]; then
@@ -91,7 +100,7 @@ check "killed sweep: nothing merged yet" test "$(q "$TMP/k.db" 'SELECT count(*) 
 # What was finished before: the point files (inode and time) and their runs.
 (cd "$pts" && for f in [0-9]*.db; do echo "$f $(stat -c '%i %Y' "$f") $(q "$f" 'SELECT created_at || wall_s FROM runs')"; done) > "$TMP/before"
 awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$TMP/k.db.sweep/joblog" | sort -n > "$TMP/logged_before"
-"$LBSIM" sweep "$SW" -j2 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err"
+"$LBSIM" sweep "$SW" -j2 --points-per-job 1 -o "$TMP/k.db" --keep > "$TMP/out" 2> "$TMP/err"
 check "resumed sweep: exit 0" test $? -eq 0
 # The resumed sweep reruns only what was not finished: what it ran plus what
 # it found done is 8, and it found at least the points counted above (a
@@ -114,6 +123,41 @@ check "their runs are the ones merged" test "$(while read -r f _ _ run; do
 	p=$((10#${f%.db})); q "$TMP/k.db" "SELECT count(*) FROM runs r JOIN sweep_points s ON s.run_id = r.run_id
 	AND s.key = 'seed' WHERE s.point = $p AND r.created_at || r.wall_s = '$run'"; done < "$TMP/before" | sort -u)" = 1
 check "no temporary files left" test -z "$(ls "$pts" | grep -v '^[0-9]*\.db$')"
+
+# ---- jobs of several points: the same results, row for row ---------------
+# The 8 points (at --detail workers, short runs) in jobs of 3, 3 and 2
+# points, and in jobs of one point each, as separate processes: the merged
+# databases hold the same rows in every table, in the same order, but for
+# the columns of real time that doc/results.md lists as differing from run
+# to run (created_at, wall_s, decision_s, mean_decision_s). Reals are
+# compared as -quote prints them: to 20 significant digits, which tells
+# every double apart.
+sed -e "s|^scenario = .*|scenario = $D/scenario.ini\ndetail = workers|" -e 's/^name = test$/name = rows/' "$SW" > "$TMP/rows.ini"
+printf 'run.iterations = 300\n' >> "$TMP/rows.ini"
+"$LBSIM" sweep "$TMP/rows.ini" -j2 --points-per-job 3 --keep -q -o "$TMP/batched.db"
+check "--points-per-job 3: exit 0" test $? -eq 0
+check "--points-per-job 3: one database a job, named by its points" \
+	test "$(ls "$TMP/batched.db.sweep/points" | tr '\n' ' ')" = "000001-000003.db 000004-000006.db 000007-000008.db "
+check "... holding 3, 3 and 2 runs" test "$(for f in "$TMP"/batched.db.sweep/points/*.db; do q "$f" 'SELECT count(*) FROM runs'; done | tr '\n' ' ')" = "3 3 2 "
+check "... 3 jobs in the job log" test "$(tail -n +2 "$TMP/batched.db.sweep/joblog" | wc -l)" = 3
+"$LBSIM" sweep "$TMP/rows.ini" -j2 --points-per-job 1 -q -o "$TMP/single.db"
+check "--points-per-job 1: exit 0" test $? -eq 0
+rows_of() { # DB: every table's rows, all but the real-time columns, as SQL literals
+	local t cols
+	for t in $(q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"); do
+		cols=$(q "$1" "SELECT group_concat('\"' || name || '\"', ', ') FROM pragma_table_info('$t')
+			WHERE name NOT IN ('created_at', 'wall_s', 'decision_s', 'mean_decision_s')")
+		echo "table $t"
+		sqlite3 -quote "$1" "SELECT $cols FROM \"$t\" ORDER BY $cols"
+	done
+}
+rows_of "$TMP/batched.db" > "$TMP/batched.rows"
+rows_of "$TMP/single.db" > "$TMP/single.rows"
+check "batched and one point a job: the same rows in every table" cmp -s "$TMP/batched.rows" "$TMP/single.rows"
+check "... which are all there: 8 runs, 8 x 300 x 8 / 2 worker rows" test \
+	"$(q "$TMP/batched.db" 'SELECT (SELECT count(*) FROM runs) || " " || (SELECT count(*) FROM worker_iterations)')" = "8 $((4 * 300 * 4 + 4 * 300 * 8))"
+check "... and the run ids are the same" test "$(q "$TMP/batched.db" 'SELECT group_concat(run_id || p.point) FROM sweep_points p WHERE key = "seed"')" = \
+	"$(q "$TMP/single.db" 'SELECT group_concat(run_id || p.point) FROM sweep_points p WHERE key = "seed"')"
 
 # A different sweep into the same unfinished work folder is refused.
 sed -e 's/^seeds = 1..2/seeds = 3..4/' -e "s|^scenario = .*|scenario = $D/scenario.ini|" "$SW" > "$TMP/other.ini"

@@ -242,6 +242,31 @@ static void test_missing(void)
 	free(path);
 }
 
+/* A job's databases: NNNNNN.db for one point, FIRST-LAST.db for several,
+ * and nothing else in points/ (temporary files, journals) taken for one. */
+static void test_segment_names(void)
+{
+	char path[64];
+	size_t a = 0, b = 0;
+	lbs_sweep_segment_path(path, sizeof path, "d", 7, 7);
+	CU_ASSERT_STRING_EQUAL(path, "d/000007.db");
+	lbs_sweep_segment_path(path, sizeof path, "d", 3, 12);
+	CU_ASSERT_STRING_EQUAL(path, "d/000003-000012.db");
+	CU_ASSERT_TRUE(lbs_sweep_segment_parse("000007.db", &a, &b));
+	CU_ASSERT(a == 7 && b == 7);
+	CU_ASSERT_TRUE(lbs_sweep_segment_parse("000003-000012.db", &a, &b));
+	CU_ASSERT(a == 3 && b == 12);
+	CU_ASSERT_TRUE(lbs_sweep_segment_parse("010000.db", &a, &b));
+	CU_ASSERT(a == 10000 && b == 10000);
+	static const char *const not_ones[] = {
+		"000000.db", "00007.db", "0000007.db", "000007.db-journal", "000007.tmp.123",
+		"000007-000007.db", "000012-000003.db", "000003-00012.db", "00003a.db", "000003_000012.db",
+		"000003-000012.dbx", ".db", "",
+	};
+	for (size_t i = 0; i < sizeof not_ones / sizeof *not_ones; i++)
+		CU_ASSERT_FALSE(lbs_sweep_segment_parse(not_ones[i], &a, &b));
+}
+
 void suite_sweep(void)
 {
 	static const test_case tests[] = {
@@ -252,6 +277,7 @@ void suite_sweep(void)
 		{ "identity hash", test_hash },
 		{ "errors name file, line and key", test_errors },
 		{ "missing scenario", test_missing },
+		{ "job database names", test_segment_names },
 	};
 	add_suite("sweep", tests, sizeof tests / sizeof tests[0]);
 }
