@@ -100,6 +100,21 @@ static lbs_status write_profile(const lbs_profile *p, const char *path, lbs_erro
 	return st;
 }
 
+/* Checks, before anything is measured, that write_profile can write
+ * path (its directory exists and takes files): a calibration takes
+ * minutes, and its result is not to be lost to a typing error. */
+static lbs_status check_writable(const char *path, lbs_error *err)
+{
+	char tmp[1100];
+	lbs_fmt(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	fclose(f);
+	unlink(tmp);
+	return LBS_OK;
+}
+
 static void software(char *buf, size_t len)
 {
 	lbs_fmt(buf, len, "lbsim %s, GSL %s", PACKAGE_VERSION, gsl_version);
@@ -426,6 +441,11 @@ static int bench(bench_opts *o)
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: %s %s\n", o->cuda ? "--cuda" : "--blas", err.msg);
 		return LBS_EUSAGE;
+	}
+	if (o->output && (st = check_writable(o->output, &err)) != LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
+		lbs_net_destroy(&net);
+		return st;
 	}
 	lbs_profile *p = calloc(1, sizeof *p);
 	double *times = calloc((size_t)o->reps, sizeof *times);

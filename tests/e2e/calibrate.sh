@@ -124,8 +124,12 @@ check "--blas: the profile drives a CPU scenario" "$LBSIM" "$TMP/one.ini" -q -o 
 "$LBSIM" calibrate --blas cifarnet --batches 8 2> /dev/null; check "--batches one: exit 2" test $? -eq 2
 "$LBSIM" calibrate --blas cifarnet --reps 0 2> /dev/null; check "--reps 0: exit 2" test $? -eq 2
 "$LBSIM" calibrate --blas cifarnet --memory 12 2> /dev/null; check "--memory without unit: exit 2" test $? -eq 2
-"$LBSIM" calibrate --blas cifarnet --batches 1,32 --reps 1 -o "$TMP/nowhere/p.ini" > /dev/null 2>&1
-check "--blas to a missing directory: exit 4" test $? -eq 4
+rc=0
+"$LBSIM" calibrate --blas cifarnet --batches 1,32 --reps 1 -o "$TMP/nowhere/p.ini" > "$TMP/out" 2> "$TMP/err" || rc=$?
+cat "$TMP/err"
+check "--blas to a missing directory: exit 4 (got $rc)" test $rc -eq 4
+check "--blas to a missing directory: refused before measuring anything, naming the file" \
+	test ! -s "$TMP/out" -a -n "$(grep "nowhere/p.ini.tmp: cannot write" "$TMP/err")"
 
 # --cuda: where this build has no CUDA, or the machine no GPU, it says so.
 "$LBSIM" calibrate --cuda cifarnet --batches 2,8,32 --reps 2 -o "$TMP/gpu.ini" > "$TMP/cuda" 2> "$TMP/err"; rc=$?
