@@ -17,13 +17,6 @@
 
 #define SLOT_S 0.010
 
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The child: never returns. */
 static void spin(double load, int cpu, pid_t parent)
 {
@@ -46,8 +39,8 @@ static void spin(double load, int cpu, pid_t parent)
 		if (now > next + SLOT_S) /* continued after a stop: a new slot from now */
 			next = now;
 		next += SLOT_S;
-		double c0 = thread_cpu_s();
-		while (thread_cpu_s() - c0 < load * SLOT_S && lbs_monotonic_s() < next)
+		double c0 = lbs_cpu_time_s();
+		while (lbs_cpu_time_s() - c0 < load * SLOT_S && lbs_monotonic_s() < next)
 			for (int k = 0; k < 1000; k++)
 				sink += (unsigned long)k;
 		struct timespec ts = { .tv_sec = (time_t)next, .tv_nsec = (long)(1e9 * (next - floor(next))) };

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "models/calib.h"
 #include "models/calib/calibrate_cmd.h"
 #include "models/nets.h"
 #include "models/policy.h"
@@ -91,12 +92,6 @@ lbs_status lbs_testbed_probe(lbs_error *err)
 	return lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, err);
 }
 
-/* a(t) of a worker's source during `iteration`. */
-static double level(const lbs_avail *a, double t, int64_t iteration)
-{
-	return a->ops ? a->ops->level(a->state, t, iteration) : a->level;
-}
-
 double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group)
 {
 	for (size_t i = 0; i < sc->n_generators; i++)
@@ -110,7 +105,9 @@ double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group)
  * tenant shares it (the worker and its tenant fill it). */
 static double placed(const lbs_run *run, size_t i)
 {
-	return lbs_testbed_tenant_load(run->sc, run->workers[i].group) > 0 ? 1.0 : level(&run->workers[i].avail, 0, 0);
+	if (lbs_testbed_tenant_load(run->sc, run->workers[i].group) > 0)
+		return 1.0;
+	return lbs_avail_level(&run->workers[i].avail, 0, 0);
 }
 
 void lbs_testbed_place(const lbs_run *run, int *cpu)
@@ -157,7 +154,7 @@ static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_er
 			lbs_tb_tenant_set(&c->tenants[i], lbs_avail_reading(a, t, iteration, LBS_READING_CPU_UTIL) > 0);
 			st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], 1.0, err);
 		} else {
-			st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], level(a, t, iteration), err);
+			st = lbs_cgroup_set_cores(&c->cg, &c->groups[i], lbs_avail_level(a, t, iteration), err);
 		}
 	}
 	return st;
@@ -469,18 +466,6 @@ lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bo
 	return st;
 }
 
-static int cmp_time(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof *x, cmp_time);
-	return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 /* The mean wall time and the median CPU time of `reps` iterations at
  * `batch` of each of the first n <= 2 workers, all kept busy at once: each
  * is sent its next batch as soon as it answers, until every one has its
@@ -533,7 +518,7 @@ static lbs_status time_batches(lbs_tb_worker *w, int n, int64_t batch, int reps,
 		for (int k = first; k < want; k++)
 			sum += t[i][k];
 		med[i] = sum / reps;
-		cpu_med[i] = median(c[i] + first, reps);
+		cpu_med[i] = lbs_calib_median(c[i] + first, (size_t)reps);
 	}
 	return st;
 }

@@ -43,13 +43,6 @@ static bool read_all(int fd, void *buf, size_t n)
 	return true;
 }
 
-static double cpu_time_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The child: never returns. */
 static void serve(const lbs_net *net, int64_t max_batch, int cpu, int in, int out, pid_t parent)
 {
@@ -79,10 +72,10 @@ static void serve(const lbs_net *net, int64_t max_batch, int cpu, int in, int ou
 		_exit(1);
 	int64_t batch;
 	while (read_all(in, &batch, sizeof batch) && batch >= 0) {
-		double c0 = cpu_time_s(), t0 = lbs_monotonic_s();
+		double c0 = lbs_cpu_time_s(), t0 = lbs_monotonic_s();
 		lbs_blas_work_run(work, batch);
 		r.compute_s = lbs_monotonic_s() - t0;
-		r.cpu_s = cpu_time_s() - c0;
+		r.cpu_s = lbs_cpu_time_s() - c0;
 		if (!write_all(out, &r, sizeof r))
 			break;
 	}

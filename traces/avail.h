@@ -88,6 +88,12 @@ static inline double lbs_avail_finish(lbs_avail *a, double t0, double work_s, in
 	return a->ops ? a->ops->finish(a->state, t0, work_s, iteration) : t0 + work_s / a->level;
 }
 
+/* a(t) during `iteration`: the level of a constant source, or its ops'. */
+static inline double lbs_avail_level(const lbs_avail *a, double t, int64_t iteration)
+{
+	return a->ops ? a->ops->level(a->state, t, iteration) : a->level;
+}
+
 /* The source's reading of `kind` at t; NAN when it has none. */
 static inline double lbs_avail_reading(lbs_avail *a, double t, int64_t iteration, int kind)
 {

@@ -11,11 +11,6 @@ typedef struct cfs {
 	double used;  /* CPU seconds of it used */
 } cfs;
 
-static double inner_level(const lbs_avail *a, double t, int64_t iteration)
-{
-	return a->ops ? a->ops->level(a->state, t, iteration) : a->level;
-}
-
 /* Completion of `work` seconds of CPU started at t0, from the quota state
  * (*start, *used), which it advances. */
 static double run(const cfs *s, double *start, double *used, double t0, double work, int64_t iteration)
@@ -39,7 +34,7 @@ static double run(const cfs *s, double *start, double *used, double t0, double w
 			*start = ps;
 			*used = 0;
 		}
-		double a = inner_level(&s->inner, t, iteration);
+		double a = lbs_avail_level(&s->inner, t, iteration);
 		if (a >= 1) { /* not limited: rate a up to the period's end */
 			double can = a * (end - t);
 			if (work <= can)
@@ -73,7 +68,7 @@ static double cfs_peek(void *state, double t0, double work_s, int64_t iteration)
 static double cfs_level(const void *state, double t, int64_t iteration)
 {
 	const cfs *s = state;
-	return inner_level(&s->inner, t, iteration);
+	return lbs_avail_level(&s->inner, t, iteration);
 }
 
 static double cfs_reading(void *state, double t, int64_t iteration, int kind)

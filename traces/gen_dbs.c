@@ -107,7 +107,7 @@ static double dbs_finish(void *state, double t0, double work_s, int64_t iteratio
 static double dbs_level(const void *state, double t, int64_t iteration)
 {
 	const dbs_state *s = state;
-	return s->inner.ops ? s->inner.ops->level(s->inner.state, t, iteration) : s->inner.level;
+	return lbs_avail_level(&s->inner, t, iteration);
 }
 
 static double dbs_reading(void *state, double t, int64_t iteration, int kind)
