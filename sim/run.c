@@ -299,6 +299,44 @@ static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
 	return LBS_OK;
 }
 
+void lbs_run_close_iteration(lbs_run *run, double start_s, double compute_end_s, double end_s,
+			     const int64_t *processed, int64_t samples, double lo, double hi,
+			     lbs_iteration_record *rec)
+{
+	if (run->policy->vars) /* after the iteration, so steals made in it count */
+		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
+	*rec = (lbs_iteration_record){
+		.iteration = run->iteration,
+		.epoch = run->epoch,
+		.start_s = start_s,
+		.compute_end_s = compute_end_s,
+		.end_s = end_s,
+		.straggler_gap_s = hi - lo,
+		.aggregation_s = end_s - compute_end_s,
+		.decision_s = run->decision_s,
+		.global_batch = samples,
+		.batch_changed = run->batch_changed,
+		.n_workers = run->n,
+		.batch = processed,
+		.planned = run->batch,
+		.compute_s = run->compute_s,
+		.vars = run->vars,
+		.n_vars = run->n_vars,
+		.predicted_speed = run->predicted,
+		.readings = run->n_readings ? run->readings : NULL,
+		.n_readings = run->n_readings,
+	};
+	lbs_run_stats *s = &run->stats;
+	s->iterations++;
+	s->samples += samples;
+	s->sim_time_s = end_s;
+	s->sum_iteration_s += end_s - start_s;
+	s->sum_compute_s += compute_end_s - start_s;
+	s->sum_aggregation_s += rec->aggregation_s;
+	s->sum_gap_s += rec->straggler_gap_s;
+	s->sum_decision_s += rec->decision_s;
+}
+
 static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 {
 	(void)arg;
@@ -318,38 +356,8 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 		for (size_t i = 0; i < run->n; i++)
 			samples += processed[i];
 	}
-	if (run->policy->vars) /* after the iteration, so steals made in it count */
-		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
-	lbs_iteration_record rec = {
-		.iteration = run->iteration,
-		.epoch = run->epoch,
-		.start_s = run->iter_start_s,
-		.compute_end_s = run->compute_end_s,
-		.end_s = now,
-		.straggler_gap_s = hi - lo,
-		.aggregation_s = now - run->compute_end_s,
-		.decision_s = run->decision_s,
-		.global_batch = samples,
-		.batch_changed = run->batch_changed,
-		.n_workers = run->n,
-		.batch = processed,
-		.planned = run->batch,
-		.compute_s = run->compute_s,
-		.vars = run->vars,
-		.n_vars = run->n_vars,
-		.predicted_speed = run->predicted,
-		.readings = run->n_readings ? run->readings : NULL,
-		.n_readings = run->n_readings,
-	};
-	lbs_run_stats *s = &run->stats;
-	s->iterations++;
-	s->samples += samples;
-	s->sim_time_s = now;
-	s->sum_iteration_s += now - run->iter_start_s;
-	s->sum_compute_s += run->compute_end_s - run->iter_start_s;
-	s->sum_aggregation_s += rec.aggregation_s;
-	s->sum_gap_s += rec.straggler_gap_s;
-	s->sum_decision_s += rec.decision_s;
+	lbs_iteration_record rec;
+	lbs_run_close_iteration(run, run->iter_start_s, run->compute_end_s, now, processed, samples, lo, hi, &rec);
 	if (run->observer) {
 		lbs_status st = run->observer(run->observer_ctx, &rec, eng->err);
 		if (st != LBS_OK)
@@ -357,7 +365,7 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	}
 	if (run->interrupt && *run->interrupt)
 		return lbs_error_set(eng->err, LBS_EINTR, "interrupted after %lld iterations",
-				     (long long)s->iterations);
+				     (long long)run->stats.iterations);
 	run->iteration++;
 	run->epoch_iteration++;
 	bool finished = run->sc->iterations_per_epoch

@@ -128,6 +128,16 @@ lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, const char *poli
 lbs_status lbs_run_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
 			   const volatile sig_atomic_t *interrupt, lbs_error *err);
 
+/* Closes the current iteration, simulated or measured (the testbed): the
+ * policy's variables read, the record filled from the run's state and the
+ * times given (start, end of compute, end; `processed` the samples each
+ * worker did, `samples` their sum, lo and hi the least and largest
+ * compute time), and the run's totals updated. The caller hands rec to its
+ * observer. */
+void lbs_run_close_iteration(lbs_run *run, double start_s, double compute_end_s, double end_s,
+			     const int64_t *processed, int64_t samples, double lo, double hi,
+			     lbs_iteration_record *rec);
+
 void lbs_run_destroy(lbs_run *run);
 
 #endif

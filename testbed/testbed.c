@@ -265,40 +265,12 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 		hi = fmax(hi, run->compute_s[i]);
 		samples += run->batch[i];
 	}
-	if (run->policy->vars)
-		run->n_vars = run->policy->vars(run->policy_state, run->vars, LBS_POLICY_VARS_MAX);
 	/* No network yet: the iteration ends when the last answer is in; its
 	 * "aggregation" is the coordinator's own time from there to the
 	 * next release, recorded as 0 and counted in the next iteration. */
-	lbs_iteration_record rec = {
-		.iteration = run->iteration,
-		.start_s = start,
-		.compute_end_s = compute_end,
-		.end_s = compute_end,
-		.straggler_gap_s = hi - lo,
-		.aggregation_s = 0,
-		.decision_s = run->decision_s,
-		.global_batch = samples,
-		.batch_changed = run->batch_changed,
-		.n_workers = run->n,
-		.batch = run->batch,
-		.planned = run->batch,
-		.compute_s = run->compute_s,
-		.vars = run->vars,
-		.n_vars = run->n_vars,
-		.predicted_speed = run->predicted,
-		.readings = run->n_readings ? run->readings : NULL,
-		.n_readings = run->n_readings,
-	};
-	lbs_run_stats *s = &run->stats;
-	s->iterations++;
-	s->samples += samples;
-	s->sim_time_s = compute_end;
-	s->sum_iteration_s += compute_end - start;
-	s->sum_compute_s += compute_end - start;
-	s->sum_gap_s += rec.straggler_gap_s;
-	s->sum_decision_s += rec.decision_s;
-	s->events += run->n;
+	lbs_iteration_record rec;
+	lbs_run_close_iteration(run, start, compute_end, compute_end, run->batch, samples, lo, hi, &rec);
+	run->stats.events += run->n;
 	if (observer && (st = observer(ctx, &rec, err)) != LBS_OK)
 		return st;
 	return LBS_OK;
