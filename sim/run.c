@@ -528,8 +528,9 @@ static lbs_status key_error(const lbs_scenario *sc, const char *section, const c
  * (micro-batches, phases of a background job), which no run could finish.
  * The slowest iteration is bounded by every worker computing the whole
  * global batch (or its cap) at its constant availability, with the highest
- * uniform noise, then the aggregation at nominal bandwidth; the events by
- * the equal split. Sources that vary over time are bounded as they run
+ * noise (uniform: its upper end; lognormal: six standard deviations), then
+ * the aggregation at nominal bandwidth; the events by the equal split with
+ * the same noise. Sources that vary over time are bounded as they run
  * (lbs_engine_at refuses a time past the limit). */
 static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 {
@@ -540,7 +541,13 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 	const int64_t share = (B + (int64_t)run->n - 1) / (int64_t)run->n;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
-		double noise = gs->noise.kind == LBS_NOISE_UNIFORM ? 1 + gs->noise.high : 1;
+		/* Lognormal noise has no upper end: its factor at six standard
+		 * deviations, exp(6 sigma - sigma^2 / 2), exceeded once in 1e9
+		 * draws, bounds it here. */
+		double noise = gs->noise.kind == LBS_NOISE_UNIFORM     ? 1 + gs->noise.high
+			       : gs->noise.kind == LBS_NOISE_LOGNORMAL ? exp(6 * gs->noise.sigma -
+									     0.5 * gs->noise.sigma * gs->noise.sigma)
+								       : 1;
 		int64_t b = B < gs->cost.max_batch ? B : gs->cost.max_batch;
 		int64_t s = share < b ? share : b;
 		double t = lbs_cost_time_s(&gs->cost, b) * noise / gs->availability;
@@ -552,7 +559,7 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 			return key_error(sc, section, gs->availability < 1 ? "availability" : "per_sample", msg, err);
 		}
 		slowest = t > slowest ? t : slowest;
-		t = lbs_cost_time_s(&gs->cost, s) / gs->availability;
+		t = lbs_cost_time_s(&gs->cost, s) * noise / gs->availability;
 		split = t > split ? t : split;
 	}
 	double agg = run->net.latency_s + run->net.transfer_s;
