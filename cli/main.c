@@ -47,13 +47,6 @@ static const struct {
 int main(int argc, char **argv)
 {
 	gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
-	/* BLAS on one thread everywhere but calibrate (whose --threads sets
-	 * its own count): GSL's QR solver in NARX training calls BLAS, whose
-	 * rounding depends on the thread count, so the default (one thread
-	 * per core) would make a scenario's results depend on the machine.
-	 * These calls are small, too: idle threads cost more than they save. */
-	if (argc < 2 || strcmp(argv[1], "calibrate") != 0)
-		lbs_blas_set_threads(1);
 	if (argc >= 2)
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 			if (strcmp(argv[1], commands[i].name) == 0) {

@@ -140,33 +140,41 @@ void lbs_step_times_free(lbs_step_times *t);
 
 struct lbs_net;
 
+/* The optimised CBLAS (OpenBLAS), loaded on demand from lbsim's BLAS
+ * module, lbsim-blas.so ($LBSIM_BLAS_MODULE; else beside the program;
+ * else the installed one): only what runs real matrix products opens it,
+ * so no other command starts its threads. threads > 0 fixes the library's
+ * thread count before it starts (OPENBLAS_NUM_THREADS) and after; 0 keeps
+ * its default (one per core). LBS_EIO if the module cannot be loaded,
+ * LBS_EUSAGE if threads > 0 and the library cannot set its count. */
+typedef struct lbs_blas lbs_blas;
+lbs_status lbs_blas_open(int threads, lbs_blas **out, lbs_error *err);
+void lbs_blas_close(lbs_blas *b);
+/* The library's thread count (0 if unknown). */
+int lbs_blas_threads(const lbs_blas *b);
+/* What BLAS this is: "OpenBLAS 0.3.21 ..., cblas_sgemm from libopenblas.so.0". */
+void lbs_blas_describe(const lbs_blas *b, char *buf, size_t len);
+
 /* Times one training iteration of `net` at `batch` samples: every layer's
  * GEMMs (doc/nets.md) in the order training runs them (forward through the
  * layers, then input and weight gradients back through them), on buffers
  * of random values in [-1, 1]. Runs `warmup` untimed iterations, then
  * `reps` timed ones, and stores their wall-clock times in times_s[0..reps).
  * Fails (LBS_EINPUT) if the buffers would need more than max_bytes. */
-lbs_status lbs_blas_bench(const struct lbs_net *net, int64_t batch, int warmup, int reps,
+lbs_status lbs_blas_bench(lbs_blas *b, const struct lbs_net *net, int64_t batch, int warmup, int reps,
 			  double max_bytes, double *times_s, lbs_error *err);
 
 /* The same iteration on buffers kept between calls (the testbed's workers
  * run one per barrier): made once for batches up to max_batch (LBS_EINPUT
  * beyond max_bytes), then run for any batch <= max_batch (0: nothing). */
 typedef struct lbs_blas_work lbs_blas_work;
-lbs_status lbs_blas_work_create(const struct lbs_net *net, int64_t max_batch, double max_bytes,
+lbs_status lbs_blas_work_create(lbs_blas *b, const struct lbs_net *net, int64_t max_batch, double max_bytes,
 				lbs_blas_work **out, lbs_error *err);
 void lbs_blas_work_run(lbs_blas_work *w, int64_t batch);
 void lbs_blas_work_destroy(lbs_blas_work *w);
 
 /* Bytes of the buffers lbs_blas_bench needs at `batch`. */
 double lbs_bench_buffer_bytes(const struct lbs_net *net, int64_t batch);
-
-/* Sets the BLAS thread count; false if this BLAS cannot. */
-bool lbs_blas_set_threads(int n);
-/* The BLAS thread count (0 if unknown). */
-int lbs_blas_threads(void);
-/* What BLAS this is: "OpenBLAS 0.3.21 ... (cblas_sgemm from libopenblas.so.0)". */
-void lbs_blas_describe(char *buf, size_t len);
 
 /* CUDA (built only when configure finds nvcc, HAVE_CUDA): the same
  * iteration as cuBLAS SGEMMs, timed with CUDA events. */

@@ -318,9 +318,7 @@ typedef struct options {
 /* The shell command of the job of plan points [from, to): `lbsim sweep
  * --run-batch` (sweep/job.c), which runs those of them that no database in
  * points/ holds. exec: the job's parent is the shell's, GNU parallel, and it
- * stops if that dies (--parent). OpenBLAS, which lbsim uses on one thread
- * here, is told so before it starts rather than after (it would start a
- * thread per core, spinning, for a job of milliseconds). */
+ * stops if that dies (--parent). */
 static void job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, const plan *pl, size_t from, size_t to,
 		     const char *lbsim)
 {
@@ -328,7 +326,7 @@ static void job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, const pl
 	snprintf(dir, sizeof dir, "%s/points", pl->dir);
 	snprintf(lock, sizeof lock, "%s/jobs.lock", pl->dir);
 	static const char *const detail[] = { "runs", "iterations", "workers" };
-	lbs_buf_printf(b, "OPENBLAS_NUM_THREADS=1 exec ");
+	lbs_buf_printf(b, "exec ");
 	lbs_buf_shell_quote(b, lbsim);
 	lbs_buf_printf(b, " sweep --run-batch ");
 	lbs_buf_shell_quote(b, dir);

@@ -58,11 +58,13 @@ static void serve(const lbs_net *net, int64_t max_batch, int cpu, int in, int ou
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
-	lbs_blas_set_threads(1);
 	lbs_error err = { 0 };
+	lbs_blas *blas = NULL;
 	lbs_blas_work *work = NULL;
 	lbs_tb_result r = { 0 };
-	r.status = lbs_blas_work_create(net, max_batch, 1e12, &work, &err);
+	r.status = lbs_blas_open(1, &blas, &err); /* one thread per worker, none started */
+	if (r.status == LBS_OK)
+		r.status = lbs_blas_work_create(blas, net, max_batch, 1e12, &work, &err);
 	/* One untimed iteration at the largest batch, as the calibration warms
 	 * up: every page of the buffers and the BLAS's own are touched before
 	 * the first timed one. */
@@ -80,6 +82,7 @@ static void serve(const lbs_net *net, int64_t max_batch, int cpu, int in, int ou
 			break;
 	}
 	lbs_blas_work_destroy(work);
+	lbs_blas_close(blas);
 	_exit(0);
 }
 

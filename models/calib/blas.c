@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The CPU microbenchmark: a network's training GEMMs through CBLAS. */
-#include <cblas.h>
+/* The CPU microbenchmark: a network's training GEMMs through the
+ * optimised CBLAS of lbsim's BLAS module (models/calib/blas_module.h). */
 #include <dlfcn.h>
+#include <gsl/gsl_cblas.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +12,7 @@
 #include "config.h"
 #include "models/calib.h"
 #include "models/calib/bench.h"
+#include "models/calib/blas_module.h"
 #include "models/nets.h"
 #include "util/clock.h"
 
@@ -60,7 +63,32 @@ static void fill(float *x, size_t n, uint64_t *s)
 		x[i] = (float)((double)(next(s) >> 11) * (2.0 / 9007199254740992.0) - 1.0);
 }
 
+/* The CBLAS and OpenBLAS functions, from the module's dependencies. */
+typedef void (*sgemm_fn)(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+			 int m, int n, int k, float alpha, const float *a, int lda, const float *b, int ldb,
+			 float beta, float *c, int ldc);
+typedef void (*set_threads_fn)(int n);
+typedef int (*threads_fn)(void);
+typedef char *(*config_fn)(void);
+
+struct lbs_blas {
+	void *handle;
+	sgemm_fn sgemm;
+	set_threads_fn set_threads; /* NULL: not OpenBLAS; likewise below */
+	threads_fn threads;
+	config_fn config;
+};
+
+/* C (m x n) = op(A) op(B), row-major, alpha 1, beta 0. */
+static void sgemm(const lbs_blas *b, bool trans_a, bool trans_b, int m, int n, int k, const float *a, int lda,
+		  const float *bm, int ldb, float *c, int ldc)
+{
+	b->sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+		 1.0f, a, lda, bm, ldb, 0.0f, c, ldc);
+}
+
 typedef struct buffers {
+	const lbs_blas *blas;
 	float *a, *b, *c, *w, *dw, *g, *dg, *x;
 	unsigned *idx;
 } buffers;
@@ -70,16 +98,13 @@ static void gemm(const lbs_gemm *g, int pass, const buffers *m)
 	int mi = (int)g->m, ni = (int)g->n, ki = (int)g->k;
 	switch (pass) {
 	case LBS_GEMM_FORWARD: /* Y (M x N) = W (M x K) X (K x N) */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, m->a, ki, m->b, ni,
-			    0.0f, m->c, ni);
+		sgemm(m->blas, false, false, mi, ni, ki, m->a, ki, m->b, ni, m->c, ni);
 		break;
 	case LBS_GEMM_BACKWARD_DATA: /* dX (K x N) = W^T (K x M) dY (M x N) */
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, mi, ni, ki, 1.0f, m->a, mi, m->b, ni,
-			    0.0f, m->c, ni);
+		sgemm(m->blas, true, false, mi, ni, ki, m->a, mi, m->b, ni, m->c, ni);
 		break;
 	default: /* dW (M x K) = dY (M x N) X^T (N x K) */
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, mi, ni, ki, 1.0f, m->a, ki, m->b, ki,
-			    0.0f, m->c, ni);
+		sgemm(m->blas, false, true, mi, ni, ki, m->a, ki, m->b, ki, m->c, ni);
 		break;
 	}
 }
@@ -97,11 +122,9 @@ static void sparse(const lbs_layer *l, int64_t batch, bool forward, const buffer
 			for (int j = 0; j < nnz; j++)
 				memcpy(m->g + (size_t)j * out, m->w + (idx[j] % features) * out,
 				       out * sizeof(float));
-			cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, 1, nnz, 1.0f, m->g, out, x, 1,
-				    0.0f, m->c + s * out, 1);
+			sgemm(m->blas, true, false, out, 1, nnz, m->g, out, x, 1, m->c + s * out, 1);
 		} else {
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, out, nnz, 1, 1.0f, m->c + s * out,
-				    1, x, nnz, 0.0f, m->dg, nnz);
+			sgemm(m->blas, false, false, out, nnz, 1, m->c + s * out, 1, x, nnz, m->dg, nnz);
 			for (int j = 0; j < nnz; j++)
 				for (int o = 0; o < out; o++)
 					m->dw[(idx[j] % features) * out + o] += m->dg[(size_t)o * nnz + j];
@@ -153,8 +176,8 @@ void lbs_blas_work_destroy(lbs_blas_work *w)
 	free(w);
 }
 
-lbs_status lbs_blas_work_create(const lbs_net *net, int64_t max_batch, double max_bytes, lbs_blas_work **out,
-				lbs_error *err)
+lbs_status lbs_blas_work_create(lbs_blas *b, const lbs_net *net, int64_t max_batch, double max_bytes,
+				lbs_blas_work **out, lbs_error *err)
 {
 	*out = NULL;
 	double need = lbs_bench_buffer_bytes(net, max_batch);
@@ -173,6 +196,7 @@ lbs_status lbs_blas_work_create(const lbs_net *net, int64_t max_batch, double ma
 	w->net = net;
 	w->max_batch = max_batch;
 	buffers *m = &w->m;
+	m->blas = b;
 	bool ok = (m->a = malloc((size_t)z.a * sizeof(float) + 64)) &&
 		  (m->b = malloc((size_t)z.b * sizeof(float) + 64)) &&
 		  (m->c = malloc((size_t)fmax(z.c, 1) * sizeof(float) + 64));
@@ -208,11 +232,11 @@ void lbs_blas_work_run(lbs_blas_work *w, int64_t batch)
 		iteration(w->net, batch <= w->max_batch ? batch : w->max_batch, &w->m);
 }
 
-lbs_status lbs_blas_bench(const lbs_net *net, int64_t batch, int warmup, int reps, double max_bytes,
-			  double *times_s, lbs_error *err)
+lbs_status lbs_blas_bench(lbs_blas *b, const lbs_net *net, int64_t batch, int warmup, int reps,
+			  double max_bytes, double *times_s, lbs_error *err)
 {
 	lbs_blas_work *w;
-	lbs_status st = lbs_blas_work_create(net, batch, max_bytes, &w, err);
+	lbs_status st = lbs_blas_work_create(b, net, batch, max_bytes, &w, err);
 	if (st != LBS_OK)
 		return st;
 	for (int r = 0; r < warmup; r++)
@@ -226,39 +250,69 @@ lbs_status lbs_blas_bench(const lbs_net *net, int64_t batch, int warmup, int rep
 	return LBS_OK;
 }
 
-bool lbs_blas_set_threads(int n)
+lbs_status lbs_blas_open(int threads, lbs_blas **out, lbs_error *err)
 {
-#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
-	openblas_set_num_threads(n);
-	return true;
-#else
-	(void)n;
-	return false;
-#endif
+	*out = NULL;
+	if (threads > 0) {
+		/* read by OpenBLAS when it starts: it makes no more threads */
+		char n[16];
+		lbs_fmt(n, sizeof n, "%d", threads);
+		setenv("OPENBLAS_NUM_THREADS", n, 1);
+	}
+	char why[512];
+	void *handle = lbs__module_open("LBSIM_BLAS_MODULE", "lbsim-blas.so", why, sizeof why);
+	if (!handle)
+		return lbs_error_set(err, LBS_EIO, "cannot load lbsim's BLAS module: %s", why);
+	lbs_blas b = { handle, NULL, NULL, NULL, NULL };
+	lbs_blas_module_abi_fn abi = (lbs_blas_module_abi_fn)dlsym(handle, LBS_BLAS_MODULE_SYMBOL);
+	/* (dlsym on the handle: the module's dependencies, not GSL's CBLAS) */
+	b.sgemm = (sgemm_fn)dlsym(handle, "cblas_sgemm");
+	b.set_threads = (set_threads_fn)dlsym(handle, "openblas_set_num_threads");
+	b.threads = (threads_fn)dlsym(handle, "openblas_get_num_threads");
+	b.config = (config_fn)dlsym(handle, "openblas_get_config");
+	lbs_status st = LBS_OK;
+	if (!abi || abi() != LBS_BLAS_MODULE_ABI || !b.sgemm)
+		st = lbs_error_set(err, LBS_EIO, "cannot load lbsim's BLAS module: it is not the BLAS module of "
+				   "this lbsim");
+	else if (threads > 0 && !b.set_threads)
+		st = lbs_error_set(err, LBS_EUSAGE, "this BLAS cannot set its thread count");
+	lbs_blas *copy = st == LBS_OK ? malloc(sizeof *copy) : NULL;
+	if (st == LBS_OK && !copy)
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	if (st != LBS_OK) {
+		dlclose(handle);
+		return st;
+	}
+	if (threads > 0)
+		b.set_threads(threads);
+	*copy = b;
+	*out = copy;
+	return LBS_OK;
 }
 
-int lbs_blas_threads(void)
+void lbs_blas_close(lbs_blas *b)
 {
-#ifdef HAVE_OPENBLAS_GET_NUM_THREADS
-	return openblas_get_num_threads();
-#else
-	return 0;
-#endif
+	if (!b)
+		return;
+	dlclose(b->handle);
+	free(b);
 }
 
-void lbs_blas_describe(char *buf, size_t len)
+int lbs_blas_threads(const lbs_blas *b)
+{
+	return b->threads ? b->threads() : 0;
+}
+
+void lbs_blas_describe(const lbs_blas *b, char *buf, size_t len)
 {
 	char lib[128] = "an unknown library";
 	Dl_info info;
-	if (dladdr((void *)cblas_sgemm, &info) && info.dli_fname) {
+	if (dladdr((void *)b->sgemm, &info) && info.dli_fname) {
 		const char *base = strrchr(info.dli_fname, '/');
 		lbs_fmt(lib, sizeof lib, "%s", base ? base + 1 : info.dli_fname);
 	}
-#ifdef HAVE_OPENBLAS_GET_CONFIG
-	char config[96];
-	lbs_fmt(config, sizeof config, "%s", openblas_get_config());
-	lbs_fmt(buf, len, "%s, cblas_sgemm from %s", config, lib);
-#else
-	lbs_fmt(buf, len, "CBLAS, cblas_sgemm from %s", lib);
-#endif
+	if (b->config)
+		lbs_fmt(buf, len, "%.95s, cblas_sgemm from %s", b->config(), lib);
+	else
+		lbs_fmt(buf, len, "CBLAS, cblas_sgemm from %s", lib);
 }

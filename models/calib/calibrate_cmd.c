@@ -459,6 +459,7 @@ static int bench(bench_opts *o)
 	char sw[128], blas[160];
 	software(sw, sizeof sw);
 	double device_memory = 0;
+	lbs_blas *lib = NULL;
 	if (o->cuda) {
 		lbs_gpu_info gi;
 		if ((st = lbs_cuda_info((int)o->gpu, &gi, &err)) == LBS_OK) {
@@ -471,19 +472,20 @@ static int bench(bench_opts *o)
 			p->source = LBS_SOURCE_CUDA;
 		}
 	} else {
-		if (o->threads > 0 && !lbs_blas_set_threads((int)o->threads)) {
-			fprintf(stderr, "lbsim calibrate: --threads: this BLAS cannot set its thread count\n");
-			st = LBS_EUSAGE;
-		}
+		/* (--threads 0: the library's default, one per core) */
+		if ((st = lbs_blas_open((int)o->threads, &lib, &err)) == LBS_EUSAGE)
+			lbs_fmt(err.msg, sizeof err.msg, "--threads: this BLAS cannot set its thread count");
+	}
+	if (!o->cuda && st == LBS_OK) {
 		cpu_host(p->host, sizeof p->host, &device_memory);
 		char cpu[128];
 		lbs_fmt(cpu, sizeof cpu, "%s", p->host);
 		cpu[strcspn(cpu, ",")] = '\0';
-		lbs_blas_describe(blas, sizeof blas);
-		lbs_fmt(p->device, sizeof p->device, "%s (%d BLAS thread%s)", cpu, lbs_blas_threads(),
-			lbs_blas_threads() == 1 ? "" : "s");
+		lbs_blas_describe(lib, blas, sizeof blas);
+		lbs_fmt(p->device, sizeof p->device, "%s (%d BLAS thread%s)", cpu, lbs_blas_threads(lib),
+			lbs_blas_threads(lib) == 1 ? "" : "s");
 		lbs_fmt(p->software, sizeof p->software, "%s, %s", sw, blas);
-		p->threads = lbs_blas_threads();
+		p->threads = lbs_blas_threads(lib);
 		p->device_class = 0;
 		p->source = LBS_SOURCE_BLAS;
 	}
@@ -504,8 +506,8 @@ static int bench(bench_opts *o)
 		if (o->cuda)
 			st = lbs_cuda_bench((int)o->gpu, &net, b, (int)o->warmup, (int)o->reps, times, &err);
 		else
-			st = lbs_blas_bench(&net, b, (int)o->warmup, (int)o->reps, 0.5 * device_memory, times,
-					    &err);
+			st = lbs_blas_bench(lib, &net, b, (int)o->warmup, (int)o->reps, 0.5 * device_memory,
+					    times, &err);
 		if (st != LBS_OK) {
 			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
 			goto out;
@@ -581,6 +583,7 @@ static int bench(bench_opts *o)
 			printf("profile: %s\n", o->output);
 	}
 out:
+	lbs_blas_close(lib);
 	lbs_profile_destroy(p);
 	free(p);
 	free(times);

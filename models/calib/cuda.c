@@ -4,10 +4,8 @@
  * models/calib/cuda.cu when configure finds nvcc) only when a GPU is
  * measured, so that lbsim itself does not load cuBLAS at every start. */
 #include <dlfcn.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "models/calib.h"
@@ -25,43 +23,18 @@ typedef struct module {
  * directory); else the installed one. */
 static lbs_status load(module *m, lbs_error *err)
 {
-	char here[PATH_MAX], path[PATH_MAX + 32];
-	const char *env = getenv("LBSIM_CUDA_MODULE");
-	const char *tried[3];
-	size_t n = 0;
-	if (env && *env) {
-		tried[n++] = env;
-	} else {
-		ssize_t len = readlink("/proc/self/exe", here, sizeof here - 1);
-		if (len > 0) {
-			here[len] = '\0';
-			char *slash = strrchr(here, '/');
-			if (slash) {
-				lbs_fmt(path, sizeof path, "%.*s/lbsim-cuda.so", (int)(slash - here), here);
-				tried[n++] = path;
-			}
-		}
-		tried[n++] = LBS_PKGLIBDIR "/lbsim-cuda.so";
-	}
-	char why[512] = "";
-	for (size_t i = 0; i < n; i++) {
-		if (access(tried[i], F_OK) != 0 && i + 1 < n)
-			continue;
-		m->handle = dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
-		if (!m->handle) {
-			lbs_fmt(why, sizeof why, "%s", dlerror());
-			continue;
-		}
-		lbs_cuda_abi_fn abi = (lbs_cuda_abi_fn)dlsym(m->handle, "lbs_cuda_module_abi");
-		m->info = (lbs_cuda_info_fn)dlsym(m->handle, "lbs_cuda_module_info");
-		m->bench = (lbs_cuda_bench_fn)dlsym(m->handle, "lbs_cuda_module_bench");
-		if (abi && m->info && m->bench && abi() == LBS_CUDA_MODULE_ABI)
-			return LBS_OK;
-		lbs_fmt(why, sizeof why, "%s is not a CUDA module of this lbsim", tried[i]);
-		dlclose(m->handle);
-		m->handle = NULL;
-	}
-	return lbs_error_set(err, LBS_EIO, "--cuda: cannot load the CUDA module: %s", why);
+	char why[512];
+	if (!(m->handle = lbs__module_open("LBSIM_CUDA_MODULE", "lbsim-cuda.so", why, sizeof why)))
+		return lbs_error_set(err, LBS_EIO, "--cuda: cannot load the CUDA module: %s", why);
+	lbs_cuda_abi_fn abi = (lbs_cuda_abi_fn)dlsym(m->handle, "lbs_cuda_module_abi");
+	m->info = (lbs_cuda_info_fn)dlsym(m->handle, "lbs_cuda_module_info");
+	m->bench = (lbs_cuda_bench_fn)dlsym(m->handle, "lbs_cuda_module_bench");
+	if (abi && m->info && m->bench && abi() == LBS_CUDA_MODULE_ABI)
+		return LBS_OK;
+	dlclose(m->handle);
+	m->handle = NULL;
+	return lbs_error_set(err, LBS_EIO, "--cuda: cannot load the CUDA module: it is not a CUDA module "
+			     "of this lbsim");
 }
 
 lbs_status lbs_cuda_info(int device, lbs_gpu_info *info, lbs_error *err)

@@ -39,7 +39,7 @@ if command -v man > /dev/null && command -v col > /dev/null; then
 			grep -E "^       $cmd( |\$)")"
 	done
 	# An entry starts after a blank line; the paragraph after them, on calibrate, is no entry.
-	check "man page: every EXIT STATUS entry is a status" test -z "$(sed -n '/^EXIT STATUS/,/^FILES/p' "$TMP/man.txt" |
+	check "man page: every EXIT STATUS entry is a status" test -z "$(sed -n '/^EXIT STATUS/,/^ENVIRONMENT/p' "$TMP/man.txt" |
 		awk 'blank && /^       [^ ]/ && !/^       [0-9]+ / && !/^       calibrate exits/ { print } { blank = /^$/ }')"
 fi
 if command -v mandoc > /dev/null; then

@@ -9,7 +9,7 @@
 : "${PKGDATADIR:?set PKGDATADIR to the installed data folder (make installcheck does)}"
 need sqlite3 sqlite3
 need parallel parallel
-unset LBSIM_PATH
+unset LBSIM_PATH LBSIM_BLAS_MODULE
 cd "$TMP" || exit 1
 # cond 'A && B': check's form for a condition of several commands.
 cond() { eval "$1"; }
@@ -30,6 +30,10 @@ t=$(q path.db "SELECT sim_time_s FROM runs")
 check "lbsim run default runs the installed default" [ "$(q name.db "SELECT sim_time_s FROM runs")" = "$t" ]
 check "... as its installed path does" [ -n "$t" ]
 check "... and a copy of it elsewhere, finding the installed profiles" [ "$(q copy.db "SELECT sim_time_s FROM runs")" = "$t" ]
+
+# The BLAS module, from the installed $(pkglibdir) (nothing beside the program).
+"$LBSIM" calibrate --blas cifarnet --batches 2,4 --reps 1 --warmup 0 --threads 1 > cal 2>&1
+check "calibrate --blas loads the installed BLAS module" grep -q "cblas_sgemm from libopenblas" cal
 
 "$LBSIM" run traces/azure-b8ms -q -o trace.db --set run.iterations=100
 check "a trace scenario runs on the installed trace" \
