@@ -81,6 +81,17 @@ lbs_status lbs_calib_choose(const lbs_cost_ops *const *kinds, const double *batc
 			    const double *time_s, size_t n, lbs_kind_score *score, size_t *n_score,
 			    const lbs_cost_ops **best, lbs_error *err);
 
+struct lbs_profile;
+
+/* Fits profile p to its points (p->point[0..n_points), batches ascending)
+ * with the GPU kind (piecewise, power, quadratic: piecewise first, so it
+ * keeps a tie) of least held-out error (lbs_calib_choose), keeping its
+ * memory cap, and writes the kind's [fit] method. With fewer than three
+ * points, only the kinds that can fit them are tried. score[0..*n_score)
+ * (room for four) gets each kind's result. The one rule for every GPU
+ * profile: published tables, `calibrate --fit --device gpu` and `--cuda`. */
+lbs_status lbs_calib_fit_gpu(struct lbs_profile *p, lbs_kind_score *score, size_t *n_score, lbs_error *err);
+
 /* The [fit] method of a profile fitted with `kind` to batches bmin..bmax. */
 void lbs_calib_method(const lbs_cost_ops *kind, double bmin, double bmax, char *buf, size_t len);
 

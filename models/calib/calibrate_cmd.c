@@ -40,7 +40,8 @@ static void usage(FILE *out)
 		"Options:\n"
 		"      --blas MODEL        time MODEL's training GEMMs through CBLAS on this machine\n"
 		"                          at each batch, fit t(b) = t0 + per_sample*b (CPU)\n"
-		"      --cuda MODEL        the same through cuBLAS on a GPU; fit the piecewise model\n"
+		"      --cuda MODEL        the same through cuBLAS on a GPU; fit the GPU cost kind\n"
+		"                          (piecewise, power, quadratic) of least held-out error\n"
 		"      --batches LIST      batch sizes, comma-separated (default 1,2,4,8,16,32)\n"
 		"      --reps N            timed repetitions per batch (default 5); the median counts\n"
 		"      --warmup N          untimed repetitions before them (default 1)\n"
@@ -57,7 +58,7 @@ static void usage(FILE *out)
 		"                          the header batch,time[,repetitions] (doc/profiles.md); print\n"
 		"                          the fit and its held-out error\n"
 		"      --device cpu|gpu    --fit: the device class: cpu fits t0 + per_sample*b, gpu the\n"
-		"                          piecewise model with the largest batch measured as the cap\n"
+		"                          GPU kind of least held-out error, capped at the largest batch\n"
 		"      --model NAME        --fit: the model trained (default: the CSV's name)\n"
 		"      --device-name TEXT  --fit: the device measured, e.g. 'NVIDIA A100 40GB'\n"
 		"  -o, --output PATH       --blas, --cuda, --fit: write the profile there;\n"
@@ -146,6 +147,23 @@ static void print_fit(const char *label, const lbs_profile *p)
 	printf("  R^2 %.4f  MAPE %5.2f%%", p->r2, 100 * p->mape);
 	if (p->heldout_points > 0)
 		printf("  held-out %5.2f%% (%lld)", 100 * p->heldout_mape, (long long)p->heldout_points);
+	printf("\n");
+}
+
+/* Each GPU kind's held-out MAPE on one set of points, the chosen kind
+ * starred (nothing when no kind was compared). */
+static void print_scores(const lbs_kind_score *score, size_t n, const lbs_cost_ops *chosen)
+{
+	if (!n)
+		return;
+	printf("held-out MAPE by cost kind (* chosen: the least):");
+	for (size_t k = 0; k < n; k++) {
+		if (score[k].fits && score[k].n)
+			printf(" %s %.2f%%%s", score[k].kind->name, 100 * score[k].mape,
+			       score[k].kind == chosen ? "*" : "");
+		else
+			printf(" %s %s", score[k].kind->name, score[k].fits ? "-" : "(no fit)");
+	}
 	printf("\n");
 }
 
@@ -279,7 +297,7 @@ static int fit_times(const fit_opts *o)
 	size_t need = gpu ? 3 : 2;
 	if (t.n < need) {
 		fprintf(stderr, "lbsim calibrate: --fit %s: %zu distinct batch%s: a %s profile needs at least "
-			"%zu\n", o->csv, t.n, t.n == 1 ? "" : "es", gpu ? "GPU (piecewise)" : "CPU (linear)",
+			"%zu\n", o->csv, t.n, t.n == 1 ? "" : "es", gpu ? "GPU" : "CPU (linear)",
 			need);
 		lbs_step_times_free(&t);
 		return LBS_EINPUT;
@@ -297,8 +315,13 @@ static int fit_times(const fit_opts *o)
 	/* A GPU's cap, as for the published tables: the largest batch that
 	 * ran. A CPU's memory is rarely the limit: none. */
 	p->cost.max_batch = gpu ? (int64_t)t.batch[t.n - 1] : INT64_MAX;
-	const lbs_cost_ops *kind = gpu ? &lbs_cost_piecewise : &lbs_cost_linear;
-	if ((st = lbs_profile_fit(p, kind, &err)) != LBS_OK) {
+	lbs_kind_score score[4];
+	size_t n_score = 0;
+	if (gpu)
+		st = lbs_calib_fit_gpu(p, score, &n_score, &err);
+	else
+		st = lbs_profile_fit(p, &lbs_cost_linear, &err);
+	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --fit %s: %s\n", o->csv, err.msg);
 		goto out;
 	}
@@ -314,10 +337,7 @@ static int fit_times(const fit_opts *o)
 	lbs_fmt(p->model, sizeof p->model, "%.150s", o->model ? o->model : name);
 	lbs_fmt(p->description, sizeof p->description, "measured step times, batch sizes %g to %g (%zu rows)",
 		t.batch[0], t.batch[t.n - 1], t.rows);
-	if (gpu)
-		lbs_fmt(p->method, sizeof p->method, "piecewise least squares, weights 1/t^2, breakpoint "
-			"searched over integers %g..%g", t.batch[0], t.batch[t.n - 1] - 1);
-	else
+	if (!gpu)
 		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the means (gsl_fit_linear)");
 	lbs_fmt(p->origin, sizeof p->origin, "step times measured by the user (CSV batch,time"
 		"[,repetitions]); per batch the mean of its rows, weighted by repetitions");
@@ -335,8 +355,9 @@ static int fit_times(const fit_opts *o)
 	gmtime_r(&now, &tm);
 	strftime(p->date, sizeof p->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-	printf("calibrate --fit %s: %zu rows, %zu batches, %s\n", o->csv, t.rows, t.n,
-	       gpu ? "gpu: piecewise" : "cpu: linear");
+	printf("calibrate --fit %s: %zu rows, %zu batches, %s: %s\n", o->csv, t.rows, t.n, gpu ? "gpu" : "cpu",
+	       p->cost.ops->name);
+	print_scores(score, n_score, p->cost.ops);
 	printf("%8s %12s %12s %8s\n", "batch", "time_s", "fit_s", "spread");
 	for (size_t i = 0; i < t.n; i++) {
 		printf("%8lld %12.6g %12.6g", (long long)p->point[i].batch, p->point[i].time_s,
@@ -530,23 +551,26 @@ static int bench(bench_opts *o)
 			       (long long)p->point[i].batch, (long long)p->point[i - 1].batch);
 	int64_t cap = lbs_net_max_batch(&net, memory);
 	p->cost.max_batch = cap > 0 ? cap : INT64_MAX;
-	const lbs_cost_ops *kind = o->cuda ? &lbs_cost_piecewise : &lbs_cost_linear;
-	if (o->cuda && p->n_points < 3)
-		kind = &lbs_cost_linear;
-	if ((st = lbs_profile_fit(p, kind, &err)) != LBS_OK) {
+	/* a GPU: the GPU kinds, chosen by held-out error (with two batches,
+	 * only those that fit two points) */
+	lbs_kind_score score[4];
+	size_t n_score = 0;
+	if (o->cuda)
+		st = lbs_calib_fit_gpu(p, score, &n_score, &err);
+	else
+		st = lbs_profile_fit(p, &lbs_cost_linear, &err);
+	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: fit: %s\n", err.msg);
 		goto out;
 	}
+	const lbs_cost_ops *kind = p->cost.ops;
+	print_scores(score, n_score, kind);
 	p->format = LBS_PROFILE_FORMAT;
 	lbs_fmt(p->model, sizeof p->model, "%s", net.title);
 	lbs_fmt(p->description, sizeof p->description, "%s: the training GEMMs of %s (doc/nets.md)",
 		o->cuda ? "cuBLAS" : "CBLAS", net.name);
 	if (kind == &lbs_cost_linear)
 		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear)");
-	else
-		lbs_fmt(p->method, sizeof p->method, "piecewise least squares, weights 1/t^2, breakpoint "
-			"searched over integers %lld..%lld", (long long)o->batches[0],
-			(long long)o->batches[o->n_batches - 1] - 1);
 	lbs_fmt(p->origin, sizeof p->origin, "measured by lbsim calibrate: wall time of one training "
 		"iteration's GEMMs (forward, input and weight gradients), median of the repetitions");
 	/* a profile line holds at most 198 characters */
@@ -565,16 +589,15 @@ static int bench(bench_opts *o)
 		lbs_format_quantity(p->cost.t0_s, LBS_DIM_TIME, a, sizeof a);
 		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
 		printf("fit: t(b) = t0 + per_sample*b, t0 = %s, per_sample = %s", a, b);
+		printf(", R^2 = %.6f, MAPE %.2f%%", p->r2, 100 * p->mape);
+		if (p->heldout_points)
+			printf(", held-out MAPE %.2f%% (%lld)", 100 * p->heldout_mape,
+			       (long long)p->heldout_points);
+		printf("\n");
 	} else {
-		lbs_format_quantity(p->cost.t_flat_s, LBS_DIM_TIME, a, sizeof a);
-		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
-		printf("fit: t(b) = %s up to %lld, then + %s per sample", a,
-		       (long long)p->cost.saturation_batch, b);
+		print_fit("fit:", p);
 	}
-	printf(", R^2 = %.6f, MAPE %.2f%%", p->r2, 100 * p->mape);
-	if (p->heldout_points)
-		printf(", held-out MAPE %.2f%% (%lld)", 100 * p->heldout_mape, (long long)p->heldout_points);
-	printf("\nmemory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
+	printf("memory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
 	if (o->output) {
 		if ((st = write_profile(p, o->output, &err)) != LBS_OK)

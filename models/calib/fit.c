@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/calib.h"
+#include "models/profile.h"
 
 /* The power law's exponents tried before the golden-section search. */
 #define POWER_GRID 400
@@ -374,6 +375,32 @@ lbs_status lbs_calib_choose(const lbs_cost_ops *const *kinds, const double *batc
 	if (!*best)
 		return lbs_error_set(err, LBS_EINPUT, "no cost kind fits these %zu points", n);
 	return LBS_OK;
+}
+
+lbs_status lbs_calib_fit_gpu(lbs_profile *p, lbs_kind_score *score, size_t *n_score, lbs_error *err)
+{
+	static const lbs_cost_ops *const kinds[] = { &lbs_cost_piecewise, &lbs_cost_power, &lbs_cost_quadratic,
+						     NULL };
+	size_t n = p->n_points;
+	double *b = malloc((n ? n : 1) * sizeof *b), *t = malloc((n ? n : 1) * sizeof *t);
+	if (!b || !t) {
+		free(b);
+		free(t);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		b[i] = (double)p->point[i].batch;
+		t[i] = p->point[i].time_s;
+	}
+	const lbs_cost_ops *kind;
+	lbs_status st = lbs_calib_choose(kinds, b, t, n, score, n_score, &kind, err);
+	if (st == LBS_OK)
+		st = lbs_profile_fit(p, kind, err);
+	if (st == LBS_OK)
+		lbs_calib_method(kind, b[0], b[n - 1], p->method, sizeof p->method);
+	free(b);
+	free(t);
+	return st;
 }
 
 void lbs_calib_method(const lbs_cost_ops *kind, double bmin, double bmax, char *buf, size_t len)

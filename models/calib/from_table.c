@@ -100,19 +100,11 @@ static lbs_status fit_series(const lbs_curve *s, bool gavel, const char *softwar
 	p->n_points = s->n;
 	/* The memory cap: the largest batch that ran. */
 	p->cost.max_batch = (int64_t)s->batch[s->n - 1];
-	/* The GPU shapes, piecewise first: it keeps a tie. */
-	static const lbs_cost_ops *const kinds[] = { &lbs_cost_piecewise, &lbs_cost_power,
-						     &lbs_cost_quadratic, NULL };
-	const lbs_cost_ops *kind;
-	lbs_status st = lbs_calib_choose(kinds, s->batch, s->time_s, s->n, tp->score, &tp->n_score,
-					 &kind, err);
-	if (st == LBS_OK)
-		st = lbs_profile_fit(p, kind, err);
+	lbs_status st = lbs_calib_fit_gpu(p, tp->score, &tp->n_score, err);
 	if (st != LBS_OK) {
 		lbs_error_prefix(err, "%s on %s", s->model, s->device);
 		return st;
 	}
-	lbs_calib_method(kind, s->batch[0], s->batch[s->n - 1], p->method, sizeof p->method);
 	return LBS_OK;
 }
 

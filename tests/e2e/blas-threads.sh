@@ -33,7 +33,7 @@ LD_DEBUG=files "$LBSIM" "$S" -p lbbsp-cpu --set run.epochs=1 -q -o "$TMP/ld.db" 
 	bad "lbsim run under LD_DEBUG failed"
 check "lbsim run: the loader ran (LD_DEBUG output)" grep -q "file=libgsl" "$TMP/ld-run"
 check "lbsim run: no OpenBLAS loaded" sh -c "! grep -q 'file=.*openblas' '$TMP/ld-run'"
-LD_DEBUG=files "$LBSIM" calibrate --blas cifarnet --batches 2,4 --reps 1 --warmup 0 --threads 1 \
+LD_DEBUG=files "$LBSIM" calibrate --blas cifarnet --batches 1,16 --reps 3 --warmup 1 --threads 1 \
 	> "$TMP/cal" 2> "$TMP/ld-cal" || bad "lbsim calibrate --blas under LD_DEBUG failed"
 check "calibrate --blas: OpenBLAS loaded" grep -q "file=.*openblas" "$TMP/ld-cal"
 check "calibrate --blas: through the BLAS module" grep -q "file=.*lbsim-blas.so" "$TMP/ld-cal"

@@ -34,6 +34,21 @@ check "gpu: the command reruns it" \
 	grep -qx "command = lbsim calibrate --fit gpu.csv --device gpu --model 'BERT (mine)' --device-name 'NVIDIA A100 40GB' -o gpu.ini" gpu.ini
 check "gpu: held-out error of the 4 interior batches: 0" grep -q '^held-out MAPE .*: 0.00% over 4 batches$' out
 
+check "gpu: every GPU kind compared, piecewise chosen" grep -q '^held-out MAPE by cost kind (\* chosen: the least): piecewise 0.00%\* power ' out
+
+# 1b. A GPU whose times follow a power law exactly, t(b) = 20 ms + 0.5 ms b^1.5
+#     (t(4) = 24 ms, t(16) = 52 ms, t(64) = 276 ms, ...): of the GPU kinds the
+#     power law is chosen, as held-out error says, and gives the parameters back.
+awk 'BEGIN { print "batch,time"; for (b = 2; b <= 256; b *= 2) printf "%d,%.12g\n", b, 0.02 + 0.0005 * b ^ 1.5 }' > pow.csv
+"$LBSIM" calibrate --fit pow.csv --device gpu -o pow.ini > out
+check "gpu power law: exit 0" test $? -eq 0
+check "gpu power law: the power kind is chosen" grep -qx 'cost = power' pow.ini
+check "gpu power law: ... with its exponent" \
+	awk -F' = ' '$1 == "exponent" { exit !($2 > 1.4999 && $2 < 1.5001) } END { if (NR == 0) exit 1 }' pow.ini
+check "gpu power law: held-out error under 0.01%" \
+	awk '/^held-out MAPE by cost kind/ { for (i = 1; i <= NF; i++) if ($i == "power") { v = $(i + 1); sub(/%.*/, "", v); ok = v + 0 < 0.01 } } END { exit !ok }' out
+check "gpu power law: the method says so" grep -q '^method = power law' pow.ini
+
 # ... and drives a scenario: 2 GPUs at 48 samples each take 0.1 + 0.005 x 32 = 0.26 s.
 cat > one.ini << 'INI'
 [run]
@@ -114,7 +129,7 @@ refuse "an extra field" 'batch,time,repetitions\n1,0.1,2,9\n' cpu "bad.csv:2: 4 
 refuse "repetitions 0" 'batch,time,repetitions\n1,0.1,0\n2,0.2,1\n' cpu "bad.csv:2: repetitions: '0'"
 refuse "an empty file" '' cpu "bad.csv: empty: expected the header line"
 refuse "only a header" 'batch,time\n' cpu "0 distinct batches: a CPU (linear) profile needs at least 2"
-refuse "a GPU with two batches" 'batch,time\n1,0.1\n2,0.1\n2,0.12\n' gpu "2 distinct batches: a GPU (piecewise) profile needs at least 3"
+refuse "a GPU with two batches" 'batch,time\n1,0.1\n2,0.1\n2,0.12\n' gpu "2 distinct batches: a GPU profile needs at least 3"
 rc=0; "$LBSIM" calibrate --fit nowhere.csv --device cpu 2> err || rc=$?
 check "a missing file: exit 3 naming it" cond 'test $rc -eq 3 && grep -q "nowhere.csv: cannot read" err'
 rc=0; "$LBSIM" calibrate --fit cpu.csv 2> err || rc=$?

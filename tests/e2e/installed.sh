@@ -32,7 +32,7 @@ check "... as its installed path does" [ -n "$t" ]
 check "... and a copy of it elsewhere, finding the installed profiles" [ "$(q copy.db "SELECT sim_time_s FROM runs")" = "$t" ]
 
 # The BLAS module, from the installed $(pkglibdir) (nothing beside the program).
-"$LBSIM" calibrate --blas cifarnet --batches 2,4 --reps 1 --warmup 0 --threads 1 > cal 2>&1
+"$LBSIM" calibrate --blas cifarnet --batches 1,16 --reps 3 --warmup 1 --threads 1 > cal 2>&1
 check "calibrate --blas loads the installed BLAS module" grep -q "cblas_sgemm from libopenblas" cal
 
 "$LBSIM" run traces/azure-b8ms -q -o trace.db --set run.iterations=100
