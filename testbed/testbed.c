@@ -101,6 +101,15 @@ double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group)
 	return 0;
 }
 
+double lbs_testbed_tenant_memory(const lbs_scenario *sc, size_t group)
+{
+	for (size_t i = 0; i < sc->n_generators; i++)
+		for (size_t j = 0; sc->generators[i].kind == LBS_GEN_BACKGROUND && j < sc->generators[i].n_groups; j++)
+			if (sc->generators[i].groups[j] == group)
+				return sc->generators[i].memory;
+	return 0;
+}
+
 /* What worker i takes of its CPU: its a(0), or the whole core when a
  * tenant shares it (the worker and its tenant fill it). */
 static double placed(const lbs_run *run, size_t i)
@@ -179,17 +188,21 @@ static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 
 /* The policy at the barrier before `run->iteration`, with the measured
  * compute times of the one before. */
-static lbs_status plan(lbs_run *run, const double *cpu_s, double now_s, lbs_error *err)
+static lbs_status plan(lbs_run *run, const double *cpu_s, const lbs_tb_tenant *tenants, double now_s,
+		       lbs_error *err)
 {
 	/* Readings, where the scenario's sources have them: what a monitor of
-	 * each worker's machine measures, the share of the core the worker was
-	 * not given during its last iteration, 1 - CPU time / wall time (its
-	 * trace's cpu_util in the simulation); no co-tenant holds memory here,
-	 * so mem_util is 0. */
+	 * each worker's machine measures. cpu_util: the share of the core the
+	 * worker was not given during its last iteration, 1 - CPU time / wall
+	 * time (its trace's cpu_util in the simulation). mem_util: the memory
+	 * its co-located process holds now, at the barrier (the simulation
+	 * samples its readings there too), over the machine's memory as the
+	 * testbed scales it; 0 without one. */
 	for (size_t i = 0; run->n_readings && i < run->n; i++) {
 		double u = run->compute_s[i] > 0 ? 1 - cpu_s[i] / run->compute_s[i] : 0;
 		run->readings[i * run->n_readings + LBS_READING_CPU_UTIL] = u < 0 ? 0 : u > 1 ? 1 : u;
-		run->readings[i * run->n_readings + LBS_READING_MEM_UTIL] = 0;
+		double m = tenants[i].pid > 0 ? lbs_tb_tenant_memory_bytes(&tenants[i]) / LBS_TESTBED_MACHINE_MEMORY : 0;
+		run->readings[i * run->n_readings + LBS_READING_MEM_UTIL] = !(m > 0) ? 0 : m > 1 ? 1 : m;
 	}
 	lbs_observation obs = {
 		.iteration = run->iteration,
@@ -351,7 +364,8 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	 * on, in its worker's group and on its CPU. */
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
 		double load = lbs_testbed_tenant_load(sc, run->workers[i].group);
-		if (load > 0 && (st = lbs_tb_tenant_start(&c.tenants[i], load, cpu[i], err)) == LBS_OK)
+		size_t bytes = (size_t)(lbs_testbed_tenant_memory(sc, run->workers[i].group) * LBS_TESTBED_MACHINE_MEMORY);
+		if (load > 0 && (st = lbs_tb_tenant_start(&c.tenants[i], load, bytes, cpu[i], err)) == LBS_OK)
 			st = lbs_cgroup_attach(&c.groups[i], c.tenants[i].pid, err);
 	}
 	if (st == LBS_OK)
@@ -361,7 +375,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	c.t0 = lbs_monotonic_s();
 	for (; st == LBS_OK && run->iteration < sc->iterations; run->iteration++) {
 		if (run->iteration > 0)
-			st = plan(run, c.cpu_s, lbs_monotonic_s() - c.t0, err);
+			st = plan(run, c.cpu_s, c.tenants, lbs_monotonic_s() - c.t0, err);
 		if (st == LBS_OK)
 			st = iterate(&c, observer, ctx, interrupt, err);
 		if (st == LBS_OK && interrupt && *interrupt)

@@ -39,6 +39,10 @@
 #include "sim/scenario.h"
 
 #define LBS_TESTBED_PERIOD_US 10000 /* the CFS period of every worker */
+/* The memory of a worker's machine, as the testbed scales it: a co-located
+ * job of memory share m holds m x this while it is on, and the mem_util a
+ * policy reads is what it measurably holds over this. */
+#define LBS_TESTBED_MACHINE_MEMORY (64.0 * 1024 * 1024)
 
 /* LBS_OK if the testbed can run scenario sc with policy `policy` (NULL:
  * the scenario's); LBS_EINPUT naming the key or policy it cannot emulate. */
@@ -60,6 +64,8 @@ lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bo
  * of group `group`'s workers, a real process beside each on the testbed;
  * 0: none. */
 double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group);
+/* ... and the memory share it holds while on (0: none). */
+double lbs_testbed_tenant_memory(const lbs_scenario *sc, size_t group);
 
 /* The CPU each worker of `run` is bound to (cpu[0..run->n), -1: unbound,
  * on a machine of one CPU): the largest a(0) first, each onto the CPU
