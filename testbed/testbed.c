@@ -80,9 +80,6 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 	if (ops == &lbs_policy_oracle)
 		return lbs_error_set(err, LBS_EINPUT, "policy oracle: the testbed cannot run it: a real run has "
 				     "no future to look at (the oracle exists to give the simulation's lower bound)");
-	if (ops == &lbs_policy_work_stealing)
-		return lbs_error_set(err, LBS_EINPUT, "policy work-stealing: the testbed cannot run it yet: "
-				     "moving unstarted micro-batches between worker processes is not built");
 	return LBS_OK;
 }
 
@@ -148,6 +145,7 @@ typedef struct coordinator {
 	lbs_tb_tenant *tenants; /* pid 0: the worker has none */
 	struct pollfd *fds;
 	double *cpu_s;      /* CPU time of each worker's last iteration */
+	double *steal_at;   /* micro-batch mode: when a steal's samples may start (INFINITY: none) */
 	double t0;          /* real time of the first barrier */
 } coordinator;
 
@@ -208,7 +206,7 @@ static lbs_status plan(lbs_run *run, const double *cpu_s, const lbs_tb_tenant *t
 		.iteration = run->iteration,
 		.epoch_start = false,
 		.now_s = now_s,
-		.batch = run->batch,
+		.batch = run->info.micro_batch ? run->done : run->batch,
 		.compute_s = run->compute_s,
 		.readings = run->n_readings ? run->readings : NULL,
 	};
@@ -224,21 +222,77 @@ static lbs_status plan(lbs_run *run, const double *cpu_s, const lbs_tb_tenant *t
 	return st;
 }
 
-/* One iteration: send the batches, follow a(t) with the quotas until every
- * worker has answered, hand the record to the observer. */
+/* Micro-batch mode (work stealing), as the simulation runs it: worker i,
+ * free at `now` (since the iteration's start), starts its next micro-batch
+ * of its own share; or, with none left, asks the policy for samples not yet
+ * started by another worker and, after the steal's latency, starts on
+ * them; or is done, its compute time the time from the start. The samples
+ * move for real: they are the next micro-batches the coordinator sends to
+ * the thief instead of to the victim. `now` counts from the iteration's
+ * start. Sets *busy: whether i has work. */
+static lbs_status micro_next(coordinator *c, size_t i, double now, bool *busy, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	*busy = true;
+	if (run->pending[i] == 0 && run->incoming[i] == 0) {
+		lbs_steal s;
+		double t0 = lbs_monotonic_s();
+		bool got = run->policy->steal && run->policy->steal(run->policy_state, i, run->pending, run->n, &s);
+		run->decision_s += lbs_monotonic_s() - t0;
+		if (got && s.victim < run->n && s.victim != i && s.samples > 0 && s.samples <= run->pending[s.victim] &&
+		    s.latency_s >= 0) {
+			run->pending[s.victim] -= s.samples;
+			run->incoming[i] = s.samples;
+			c->steal_at[i] = now + s.latency_s; /* sent then (iterate's loop waits for it) */
+			return LBS_OK;
+		}
+		run->compute_s[i] = now;
+		*busy = false;
+		return LBS_OK;
+	}
+	if (run->pending[i] == 0) { /* stolen samples, their latency passed */
+		run->pending[i] = run->incoming[i];
+		run->incoming[i] = 0;
+	}
+	int64_t m = run->pending[i] < run->info.micro_batch ? run->pending[i] : run->info.micro_batch;
+	run->pending[i] -= m;
+	run->running[i] = m;
+	c->steal_at[i] = INFINITY;
+	c->fds[i].fd = c->workers[i].from_fd;
+	return lbs_tb_worker_send(&c->workers[i], m, err);
+}
+
+/* One iteration: send the batches (or, under work stealing, the first
+ * micro-batches), follow a(t) with the quotas until every worker is done,
+ * hand the record to the observer. */
 static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 			  const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	lbs_run *run = c->run;
 	const double period_s = 1e-6 * (double)c->cg.period_us;
+	const bool micro = run->info.micro_batch > 0;
 	double start = lbs_monotonic_s() - c->t0;
 	lbs_status st = set_quotas(c, start, run->iteration, err);
+	size_t remaining = run->n;
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
 		c->fds[i].fd = c->workers[i].from_fd;
 		c->fds[i].events = POLLIN;
-		st = lbs_tb_worker_send(&c->workers[i], run->batch[i], err);
+		c->steal_at[i] = INFINITY;
+		if (!micro) {
+			st = lbs_tb_worker_send(&c->workers[i], run->batch[i], err);
+			continue;
+		}
+		run->pending[i] = run->batch[i];
+		run->done[i] = run->running[i] = run->incoming[i] = 0;
+		run->compute_s[i] = c->cpu_s[i] = 0;
 	}
-	size_t remaining = run->n;
+	for (size_t i = 0; micro && i < run->n && st == LBS_OK; i++) {
+		bool busy;
+		if ((st = micro_next(c, i, 0, &busy, err)) == LBS_OK && !busy) {
+			c->fds[i].fd = -1;
+			remaining--; /* nothing to do, nothing to steal */
+		}
+	}
 	double next_tick = start + period_s;
 	while (st == LBS_OK && remaining > 0) {
 		if (interrupt && *interrupt)
@@ -252,7 +306,15 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 			if (next_tick <= now)
 				next_tick = now + period_s;
 		}
-		int wait_ms = (int)ceil(1e3 * (next_tick - now));
+		double wake = next_tick;
+		for (size_t i = 0; micro && i < run->n; i++) /* a steal's latency ends */
+			wake = fmin(wake, c->steal_at[i] + start);
+		for (size_t i = 0; micro && i < run->n && st == LBS_OK; i++)
+			if (c->steal_at[i] + start <= now) {
+				bool busy;
+				st = micro_next(c, i, now - start, &busy, err);
+			}
+		int wait_ms = (int)ceil(1e3 * (wake - now));
 		int k = poll(c->fds, run->n, wait_ms < 1 ? 1 : wait_ms);
 		if (k < 0 && errno != EINTR)
 			st = lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
@@ -262,27 +324,42 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 			lbs_tb_result r;
 			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) != LBS_OK)
 				break;
-			run->compute_s[i] = r.compute_s;
-			c->cpu_s[i] = r.cpu_s;
-			c->fds[i].fd = -1; /* done for this iteration */
-			remaining--;
+			c->fds[i].fd = -1; /* answered */
+			if (micro) {
+				/* The compute time is the wall time from the start to
+				 * when it is done, steal latencies included, as the
+				 * simulation counts it; the CPU time its own. */
+				c->cpu_s[i] += r.cpu_s;
+				run->done[i] += run->running[i];
+				run->running[i] = 0;
+				bool busy;
+				if ((st = micro_next(c, i, lbs_monotonic_s() - c->t0 - start, &busy, err)) !=
+					    LBS_OK ||
+				    busy)
+					continue;
+			} else {
+				run->compute_s[i] = r.compute_s;
+				c->cpu_s[i] = r.cpu_s;
+			}
+			remaining--; /* done for this iteration */
 		}
 	}
 	if (st != LBS_OK)
 		return st;
 	double compute_end = lbs_monotonic_s() - c->t0;
+	const int64_t *processed = micro ? run->done : run->batch;
 	double lo = run->compute_s[0], hi = run->compute_s[0];
 	int64_t samples = 0;
 	for (size_t i = 0; i < run->n; i++) {
 		lo = fmin(lo, run->compute_s[i]);
 		hi = fmax(hi, run->compute_s[i]);
-		samples += run->batch[i];
+		samples += processed[i];
 	}
 	/* No network yet: the iteration ends when the last answer is in; its
 	 * "aggregation" is the coordinator's own time from there to the
 	 * next release, recorded as 0 and counted in the next iteration. */
 	lbs_iteration_record rec;
-	lbs_run_close_iteration(run, start, compute_end, compute_end, run->batch, samples, lo, hi, &rec);
+	lbs_run_close_iteration(run, start, compute_end, compute_end, processed, samples, lo, hi, &rec);
 	run->stats.events += run->n;
 	if (observer && (st = observer(ctx, &rec, err)) != LBS_OK)
 		return st;
@@ -307,6 +384,7 @@ static void teardown(coordinator *c)
 	free(c->groups);
 	free(c->fds);
 	free(c->cpu_s);
+	free(c->steal_at);
 }
 
 lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
@@ -326,7 +404,8 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	    !(c.tenants = lbs_calloc(run->n, sizeof *c.tenants, err)) ||
 	    !(c.groups = lbs_calloc(run->n, sizeof *c.groups, err)) ||
 	    !(c.fds = lbs_calloc(run->n, sizeof *c.fds, err)) ||
-	    !(c.cpu_s = lbs_calloc(run->n, sizeof *c.cpu_s, err))) {
+	    !(c.cpu_s = lbs_calloc(run->n, sizeof *c.cpu_s, err)) ||
+	    !(c.steal_at = lbs_calloc(run->n, sizeof *c.steal_at, err))) {
 		lbs_net_destroy(&net);
 		teardown(&c);
 		return LBS_EINTERNAL;

@@ -146,6 +146,28 @@ check "a co-located process: read near 0 while the job is off" \
 	test "$(q "$TMP/tenant-off.db" "SELECT cpu_util < 0.1 FROM worker_iterations WHERE worker = 0 AND iteration > 0
 		ORDER BY cpu_util LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM worker_iterations WHERE worker = 0 AND iteration > 0)")" = 1
 
+# Work stealing for real (small.ini: 0.2, 0.3 and 0.5 of a core, 32
+# samples each to start with, micro-batches of 8): the coordinator sends
+# each worker its next micro-batch, and a worker with none left gets a
+# not-yet-started one of another's. Every iteration still processes the
+# global batch (96); samples move from the slowest worker to the fastest
+# (with stealing they tend to the speed shares, 19 / 29 / 48: the bounds
+# are half-way from the even 32); and the spread of compute times, 2.5 to
+# 1 with the even split, closes to the last micro-batch's (8 samples on
+# the 0.2 worker, about 70 ms of 0.2 s): under 2 in the median iteration.
+"$LBSIM" testbed "$sc" --policy work-stealing --set run.iterations=6 --detail workers -q \
+	-o "$TMP/ws.db" || bad "work stealing on the testbed failed"
+ws="FROM worker_iterations JOIN runs USING (run_id) WHERE policy = 'work-stealing'"
+check "work stealing: every iteration processes the global batch" \
+	test "$(q "$TMP/ws.db" "SELECT count(*) FROM (SELECT sum(batch) AS b $ws GROUP BY iteration) WHERE b = 96")" = 6
+w0=$(q "$TMP/ws.db" "SELECT avg(batch) $ws AND worker = 0")
+w2=$(q "$TMP/ws.db" "SELECT avg(batch) $ws AND worker = 2")
+check "work stealing: samples move from the 0.2 worker (got $w0 a iteration) to the 0.5 one (got $w2)" \
+	awk -v a="$w0" -v b="$w2" 'BEGIN { exit !(a < 26 && b > 40) }'
+ratio=$(q "$TMP/ws.db" "SELECT printf('%.3f', max(compute_s) / min(compute_s)) AS r $ws GROUP BY iteration ORDER BY r LIMIT 1 OFFSET 2")
+check "work stealing: the median iteration's slowest over fastest compute time is under 2 (got $ratio)" \
+	awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r < 2) }'
+
 # What it cannot emulate is refused before anything runs (exit 3).
 rc=0
 "$LBSIM" testbed "$sc" --policy oracle -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
