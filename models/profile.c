@@ -327,19 +327,31 @@ void lbs_profile_destroy(lbs_profile *p)
 	p->n_points = 0;
 }
 
-lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err)
+lbs_status lbs_profile_point_arrays(const lbs_profile *p, double **batch, double **time_s, lbs_error *err)
 {
 	size_t n = p->n_points;
 	double *b = malloc((n ? n : 1) * sizeof *b), *t = malloc((n ? n : 1) * sizeof *t);
 	if (!b || !t) {
 		free(b);
 		free(t);
+		*batch = *time_s = NULL;
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
 		b[i] = (double)p->point[i].batch;
 		t[i] = p->point[i].time_s;
 	}
+	*batch = b;
+	*time_s = t;
+	return LBS_OK;
+}
+
+lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err)
+{
+	size_t n = p->n_points;
+	double *b, *t;
+	if (lbs_profile_point_arrays(p, &b, &t, err) != LBS_OK)
+		return LBS_EINTERNAL;
 	lbs_fit f;
 	int64_t cap = p->cost.max_batch;
 	lbs_status st = lbs_calib_fit(kind, b, t, n, &f, err);

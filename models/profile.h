@@ -79,6 +79,8 @@ void lbs_profile_destroy(lbs_profile *p);
 /* Fills p's [cost] and [fit] from a fit to its points (p->cost.max_batch
  * is kept) and the held-out accuracy of the same kind of fit. */
 lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err);
+/* p's points as two new arrays (free both): batches and times in seconds. */
+lbs_status lbs_profile_point_arrays(const lbs_profile *p, double **batch, double **time_s, lbs_error *err);
 
 /* Writes p in the documented format (the form lbs_profile_load reads back).
  * Fails with LBS_EINTERNAL if a value would make a line longer than a

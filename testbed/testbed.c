@@ -89,22 +89,37 @@ lbs_status lbs_testbed_probe(lbs_error *err)
 	return lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, err);
 }
 
-double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group)
+void lbs_testbed_describe(char *buf, size_t len)
+{
+	lbs_cgroups c;
+	lbs_error e = { 0 };
+	if (lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, &e) == LBS_OK)
+		lbs_fmt(buf, len, "%s at %s", c.ops->name, c.mount);
+	else
+		lbs_fmt(buf, len, "no control groups");
+}
+
+/* The co-located job (a [generator.NAME] of kind background) of group
+ * `group`'s workers, or NULL. */
+static const lbs_gen_spec *tenant_job(const lbs_scenario *sc, size_t group)
 {
 	for (size_t i = 0; i < sc->n_generators; i++)
 		for (size_t j = 0; sc->generators[i].kind == LBS_GEN_BACKGROUND && j < sc->generators[i].n_groups; j++)
 			if (sc->generators[i].groups[j] == group)
-				return sc->generators[i].load;
-	return 0;
+				return &sc->generators[i];
+	return NULL;
+}
+
+double lbs_testbed_tenant_load(const lbs_scenario *sc, size_t group)
+{
+	const lbs_gen_spec *g = tenant_job(sc, group);
+	return g ? g->load : 0;
 }
 
 double lbs_testbed_tenant_memory(const lbs_scenario *sc, size_t group)
 {
-	for (size_t i = 0; i < sc->n_generators; i++)
-		for (size_t j = 0; sc->generators[i].kind == LBS_GEN_BACKGROUND && j < sc->generators[i].n_groups; j++)
-			if (sc->generators[i].groups[j] == group)
-				return sc->generators[i].memory;
-	return 0;
+	const lbs_gen_spec *g = tenant_job(sc, group);
+	return g ? g->memory : 0;
 }
 
 /* What worker i takes of its CPU: its a(0), or the whole core when a

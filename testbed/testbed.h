@@ -52,6 +52,9 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
  * controller); LBS_ENOTESTBED saying exactly what is missing. */
 lbs_status lbs_testbed_probe(lbs_error *err);
 
+/* What the testbed runs on here: "cgroup v1 at /sys/fs/cgroup/cpu". */
+void lbs_testbed_describe(char *buf, size_t len);
+
 /* Measures the cost profile of sc's network with `lbsim calibrate --blas`
  * (one BLAS thread, batches 4, 8, ... up to half the global batch) in the
  * conditions of a testbed worker of availability 1: a child process in its

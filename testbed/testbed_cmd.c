@@ -434,9 +434,12 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 	double tol_used[MAX_POLICIES];
 	int misses = 0;
 	if (!o->quiet) {
-		printf("scenario %s (%s), seed %lld, %lld workers, global batch %lld, %d testbed run%s per policy\n",
+		char on[128];
+		lbs_testbed_describe(on, sizeof on);
+		printf("scenario %s (%s), seed %lld, %lld workers, global batch %lld, %d testbed run%s per policy "
+		       "on %s\n",
 		       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
-		       (long long)sc->run.global_batch, o->repeat, o->repeat == 1 ? "" : "s");
+		       (long long)sc->run.global_batch, o->repeat, o->repeat == 1 ? "" : "s", on);
 		printf("%-20s %11s %11s %8s %8s %8s %8s %8s %8s %8s\n", "policy", "sim_iter_s", "meas_iter_s", "+-sd",
 		       "sim_spd", "meas_spd", "+-sd", "err_mean", "err_p95", "batch_d");
 	}
@@ -511,8 +514,11 @@ static int testbed(const lbs_scenario *sc, const char **names, size_t np, const 
 	if (st != LBS_OK)
 		done--;
 	if (st == LBS_OK && !o->quiet) {
-		printf("scenario %s (%s), seed %lld, %lld workers, global batch %lld, measured\n", sc->run.name,
-		       sc->path, (long long)sc->run.seed, (long long)sc->n_workers, (long long)sc->run.global_batch);
+		char on[128];
+		lbs_testbed_describe(on, sizeof on);
+		printf("scenario %s (%s), seed %lld, %lld workers, global batch %lld, measured on %s\n",
+		       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
+		       (long long)sc->run.global_batch, on);
 		printf("%-20s %10s %11s %8s %6s\n", "policy", "iterations", "iteration_s", "speedup", "run");
 		for (size_t p = 0; p < np; p++)
 			printf("%-20s %10lld %11.6f %8.3f %6lld\n", names[p], (long long)t[p].count, t[p].mean_s,

@@ -382,16 +382,9 @@ lbs_status lbs_calib_fit_gpu(lbs_profile *p, lbs_kind_score *score, size_t *n_sc
 	static const lbs_cost_ops *const kinds[] = { &lbs_cost_piecewise, &lbs_cost_power, &lbs_cost_quadratic,
 						     NULL };
 	size_t n = p->n_points;
-	double *b = malloc((n ? n : 1) * sizeof *b), *t = malloc((n ? n : 1) * sizeof *t);
-	if (!b || !t) {
-		free(b);
-		free(t);
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++) {
-		b[i] = (double)p->point[i].batch;
-		t[i] = p->point[i].time_s;
-	}
+	double *b, *t;
+	if (lbs_profile_point_arrays(p, &b, &t, err) != LBS_OK)
+		return LBS_EINTERNAL;
 	const lbs_cost_ops *kind;
 	lbs_status st = lbs_calib_choose(kinds, b, t, n, score, n_score, &kind, err);
 	if (st == LBS_OK)
