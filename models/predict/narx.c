@@ -55,7 +55,7 @@ static const lbs_key_spec narx_keys[] = {
 	  "weight decay: adds lambda * |w|^2 to the squared error" },
 	{ "solver", LBS_T_ENUM, O(solver), "cholesky", 0, 0, 0, "qr|cholesky", NULL,
 	  "Levenberg-Marquardt steps by GSL's trust-region solver with QR (qr) or from the normal "
-	  "equations by Cholesky (cholesky: 4-5x less CPU; the same steps up to rounding, which "
+	  "equations by Cholesky (cholesky: about 5x less CPU; the same steps up to rounding, which "
 	  "warm-started trainings amplify, so runs differ slightly)" },
 };
 #undef O
