@@ -44,6 +44,8 @@ extern const lbs_predictor_ops lbs_predictor_arima;
 /* narx: a one-hidden-layer network over tapped delay lines of speed and
  * readings, trained online by Levenberg-Marquardt. */
 extern const lbs_predictor_ops lbs_predictor_narx;
+/* arx: the linear model over the same delay lines, by ridge least squares. */
+extern const lbs_predictor_ops lbs_predictor_arx;
 
 extern const lbs_predictor_ops *const lbs_predictors[];
 const lbs_predictor_ops *lbs_predictor_find(const char *name);

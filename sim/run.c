@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "traces/cfs.h"
+#include "traces/monitor.h"
 #include "util/clock.h"
 #include "util/rng.h"
 
@@ -94,8 +95,10 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 	 * none). */
 	for (size_t i = 0; run->n_readings && i < run->n; i++)
 		for (size_t k = 0; k < run->n_readings; k++) {
-			double v = lbs_avail_reading(&run->workers[i].avail, lbs_engine_now(&run->eng),
-						     run->iteration, (int)k);
+			double now = lbs_engine_now(&run->eng);
+			double v = run->monitors ? lbs_monitor_read(&run->monitors[i], &run->workers[i].avail, now,
+								    run->iteration, (int)k)
+						 : lbs_avail_reading(&run->workers[i].avail, now, run->iteration, (int)k);
 			run->readings[i * run->n_readings + k] = isfinite(v) ? v : 0.0;
 		}
 	lbs_observation obs = {
@@ -453,6 +456,9 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 	return LBS_OK;
 }
 
+static lbs_status key_error(const lbs_scenario *sc, const char *section, const char *key,
+			    const char *msg, lbs_error *err);
+
 static lbs_status build_workers(lbs_run *run, lbs_error *err)
 {
 	const lbs_scenario *sc = run->sc;
@@ -461,8 +467,20 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 		return st;
 	size_t i = 0, traced = 0;
 	int64_t cap_sum = 0;
+	for (size_t g = 0; g < sc->n_groups && !run->monitors; g++)
+		if (!lbs_monitor_exact(&sc->groups[g].readings) &&
+		    !(run->monitors = lbs_calloc(run->n, sizeof *run->monitors, err)))
+			return LBS_EINTERNAL;
 	for (size_t g = 0; g < sc->n_groups; g++) {
 		const lbs_group_spec *gs = &sc->groups[g];
+		if (gs->trace.format && lbs_monitor_horizon_s(&gs->readings) > 0 &&
+		    run->sources[traced].kind == LBS_INDEX_ITERATION) {
+			char section[LBS_NAME_MAX + 16];
+			snprintf(section, sizeof section, "workers.%s", gs->name);
+			return key_error(sc, section, gs->readings.lag_s > 0 ? "readings_lag" : "readings_period",
+					 "the group's trace is indexed by iteration: a lag or sampling period in "
+					 "seconds applies only to readings indexed by time", err);
+		}
 		const uint64_t noise_id = lbs_rng_stream_id("noise", gs->name);
 		for (int64_t k = 0; k < gs->count; k++, i++) {
 			lbs_worker *w = &run->workers[i];
@@ -486,6 +504,10 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 			}
 			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK)
 				return st;
+			if (run->monitors)
+				run->monitors[i] = (lbs_monitor){
+					gs->readings, lbs_rng_stream_seed((uint64_t)sc->run.seed, "readings", gs->name,
+									  (uint64_t)k) };
 			/* The stream's identity is (group, index in group): adding a
 			 * worker anywhere leaves every other worker's draws alone. */
 			if (gs->noise.kind == LBS_NOISE_UNIFORM)
@@ -766,6 +788,7 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->running);
 	free(run->incoming);
 	free(run->readings);
+	free(run->monitors);
 	lbs_engine_destroy(&run->eng);
 	memset(run, 0, sizeof *run);
 }

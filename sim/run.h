@@ -90,6 +90,7 @@ typedef struct lbs_run {
 	int64_t *pending, *running, *incoming; /* micro-batch mode */
 	size_t n_readings;  /* readings per worker at a barrier (0: no source gives any) */
 	double *readings;   /* n x n_readings */
+	lbs_monitor *monitors; /* how each worker's readings are seen (NULL: all exactly) */
 	lbs_net_time net;   /* aggregation time at nominal bandwidth */
 	lbs_avail net_avail; /* the network's bandwidth factor over time (constant 1 by default) */
 	lbs_source *net_source; /* its replay, with a [network] trace */

@@ -135,6 +135,17 @@ static const lbs_key_spec group_keys[] = {
 	  "uniform noise: upper end (e.g. 10% for up to 10% slower)" },
 	{ "noise_sigma", LBS_T_REAL, G(noise.sigma), REQUIRED, 0, 5, LBS_K_MIN_OPEN, NULL,
 	  "noise=lognormal", "lognormal noise: sigma of log factor; the factor's mean is 1" },
+	{ "readings_noise", LBS_T_REAL, G(readings.noise), "0", 0, 1, 0, NULL, NULL,
+	  "standard deviation of the error a monitor adds to each CPU and memory utilisation reading "
+	  "policies see (utilisation units; the result clamped to [0, 1]), drawn from the worker's own "
+	  "stream; 0: exact (doc/generators.md, \"What the monitor reads\"; 0.02 to 0.05 recommended)" },
+	{ "readings_lag", LBS_T_TIME, G(readings.lag_s), "0 s", 0, 3600, 0, NULL, NULL,
+	  "delay from a monitor's sample to the policy seeing it: the reading at t is the source's "
+	  "at t - readings_lag (before time 0: at 0); 0: none" },
+	{ "readings_period", LBS_T_TIME, G(readings.period_s), "0 s", 0, 3600, 0, NULL, NULL,
+	  "time between a monitor's samples, taken at 0, P, 2P, ...: a policy sees the latest sample "
+	  "published (readings_lag after it was taken); 0: sampled when read (1 s, cAdvisor's default "
+	  "interval, recommended)" },
 };
 #undef G
 

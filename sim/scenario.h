@@ -16,6 +16,7 @@
 #include "traces/binding.h"
 #include "traces/avail.h"
 #include "traces/gen.h"
+#include "traces/monitor.h"
 #include "sim/plugin.h"
 
 #define LBS_MAX_WORKERS 1000000
@@ -57,6 +58,7 @@ typedef struct lbs_group_spec {
 	double cpu_quota_period_s; /* > 0: a(t) < 1 enforced per period as CFS does (traces/cfs.h) */
 	lbs_noise noise;
 	lbs_trace_spec trace;    /* trace_format = none: no trace */
+	lbs_monitor_params readings; /* how policies see its readings (traces/monitor.h) */
 	lbs_origin at;           /* where the section starts */
 	char profile[LBS_VALUE_MAX];  /* `profile` as given; "" when none */
 	char profile_path[1024];      /* it resolved; the origin of the cost keys it gave */

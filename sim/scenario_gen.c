@@ -106,6 +106,23 @@ lbs_status lbs_gen_resolve(lbs_scenario *sc, lbs_error *err)
 					gs->timeshare_refill_s > 0 ? "timeshare_refill" : "cpu_quota_period");
 				return lbs_gen_error(err, g, &g->workers_at, "workers", msg);
 			}
+			double horizon = lbs_monitor_horizon_s(&gs->readings);
+			if (g->kind == LBS_GEN_BACKGROUND &&
+			    horizon / (g->on_mean_s < g->off_mean_s ? g->on_mean_s : g->off_mean_s) > 1e5) {
+				/* The job's phases within the horizon are kept for the
+				 * lagged readings: bound how many. */
+				char section[LBS_NAME_MAX + 16];
+				const char *k = gs->readings.lag_s > 0 ? "readings_lag" : "readings_period";
+				snprintf(section, sizeof section, "workers.%s", gs->name);
+				lbs_origin at = lbs_scenario_origin(sc, section, k);
+				char label[LBS_ERROR_MAX / 2];
+				lbs_origin_format(&at, section, k, label, sizeof label);
+				return lbs_error_set(err, LBS_EINPUT,
+						     "%s: reads %g s into the past (readings_lag + readings_period), more "
+						     "than 100000 of the shortest mean phase (%g s) of [generator.%s]",
+						     label, horizon,
+						     g->on_mean_s < g->off_mean_s ? g->on_mean_s : g->off_mean_s, g->name);
+			}
 			if (sets_availability(g->kind) && gs->trace.format) {
 				lbs_fmt(msg, sizeof msg,
 					"group '%s' replays a trace, and this generator would replace it: remove "
@@ -148,7 +165,8 @@ lbs_status lbs_gen_attach_worker(const lbs_scenario *sc, size_t group, int64_t i
 						       g->initial_credits, avail, err);
 				break;
 			case LBS_GEN_BACKGROUND: {
-				lbs_background_params p = { g->on_mean_s, g->off_mean_s, g->load, g->memory };
+				lbs_background_params p = { g->on_mean_s, g->off_mean_s, g->load, g->memory,
+							    lbs_monitor_horizon_s(&gs->readings) };
 				st = lbs_background_create(&p, rng, avail, err);
 				break;
 			}

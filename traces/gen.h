@@ -66,12 +66,14 @@ typedef struct lbs_background_params {
 	double off_mean_s; /* mean of the exponential off durations */
 	double load;       /* CPU share the job takes while on, in [0, 1) */
 	double memory;     /* memory share it holds while on, in [0, 1] */
+	double history_s;  /* how far back readings must reach (a monitor's lag + period); 0: none */
 } lbs_background_params;
 
 /* An on/off job drawn from `rng` (which the source takes over and frees):
  * a(t) = 1 - load while on, 1 while off, starting in the stationary state.
  * Readings: LBS_READING_CPU_UTIL = load or 0, LBS_READING_MEM_UTIL = memory
- * or 0. */
+ * or 0, at any time from history_s before the current phase's start on (the
+ * phases that ended within it are kept); earlier ones are NAN. */
 lbs_status lbs_background_create(const lbs_background_params *p, gsl_rng *rng, lbs_avail *out,
 				 lbs_error *err);
 

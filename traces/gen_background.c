@@ -14,13 +14,19 @@
  * memory of the exponential the rest of the first phase is again
  * exponential with the phase's mean. Completions are exact: the work is
  * integrated phase by phase. */
-#include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "traces/gen.h"
+
+/* A phase that has ended, kept for readings of the past. */
+typedef struct bg_phase {
+	double start_s, end_s;
+	bool on;
+} bg_phase;
 
 typedef struct bg_state {
 	gsl_rng *rng;
@@ -28,6 +34,8 @@ typedef struct bg_state {
 	bool on;
 	bool exhausted; /* a call ran past PHASE_BUDGET: every later one gives up at once */
 	double start_s, end_s; /* the current phase */
+	bg_phase *past;        /* ended phases, oldest first, from past[head] to past[n - 1] */
+	size_t head, n, cap;   /* cap 0: none kept (history_s 0, or a look-ahead's copy) */
 } bg_state;
 
 /* Draws the next phase after one ending at `end_s`. */
@@ -47,6 +55,35 @@ static void next_phase(gsl_rng *rng, const lbs_background_params *p, bool *on, d
  * cannot foresee, such as a policy's steal latency of an hour. */
 #define PHASE_BUDGET 10000000
 
+/* Ends the current phase and draws the next, keeping the one that ended
+ * while it may still be read (its end within history_s of the new
+ * phase's start). */
+static void step(bg_state *s)
+{
+	if (s->cap) {
+		double keep_from = s->end_s - s->p.history_s;
+		while (s->head < s->n && s->past[s->head].end_s <= keep_from)
+			s->head++;
+		if (s->n == s->cap) { /* compact, then grow if still full */
+			memmove(s->past, s->past + s->head, (s->n - s->head) * sizeof *s->past);
+			s->n -= s->head;
+			s->head = 0;
+			if (s->n == s->cap) {
+				bg_phase *p = realloc(s->past, 2 * s->cap * sizeof *p);
+				if (p) {
+					s->past = p;
+					s->cap *= 2;
+				} else { /* out of memory: forget the oldest */
+					memmove(s->past, s->past + 1, (s->n - 1) * sizeof *s->past);
+					s->n--;
+				}
+			}
+		}
+		s->past[s->n++] = (bg_phase){ s->start_s, s->end_s, s->on };
+	}
+	next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
+}
+
 /* Moves the current phase to the one holding t; false past the budget. */
 static bool advance(bg_state *s, double t)
 {
@@ -57,7 +94,7 @@ static bool advance(bg_state *s, double t)
 			s->exhausted = true;
 			return false;
 		}
-		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
+		step(s);
 	}
 	return true;
 }
@@ -76,7 +113,7 @@ static double bg_finish(void *state, double t0, double work_s, int64_t iteration
 			return t + w / a;
 		w -= room;
 		t = s->end_s;
-		next_phase(s->rng, &s->p, &s->on, &s->start_s, &s->end_s);
+		step(s);
 	}
 	s->exhausted = true;
 	return INFINITY;
@@ -114,10 +151,20 @@ static double bg_reading(void *state, double t, int64_t iteration, int kind)
 	bg_state *s = state;
 	if (kind != LBS_READING_CPU_UTIL && kind != LBS_READING_MEM_UTIL)
 		return NAN;
-	assert(t >= s->start_s);
-	if (!advance(s, t))
-		return NAN;
-	if (!s->on)
+	bool on = s->on;
+	if (t < s->start_s) { /* a kept phase (a monitor's lagged reading) */
+		size_t i = s->n;
+		while (i > s->head && s->past[i - 1].start_s > t)
+			i--;
+		if (i == s->head || t >= s->past[i - 1].end_s)
+			return NAN; /* older than history_s: not kept */
+		on = s->past[i - 1].on;
+	} else {
+		if (!advance(s, t))
+			return NAN;
+		on = s->on;
+	}
+	if (!on)
 		return 0.0;
 	return kind == LBS_READING_CPU_UTIL ? s->p.load : s->p.memory;
 }
@@ -126,6 +173,7 @@ static void bg_destroy(void *state)
 {
 	bg_state *s = state;
 	gsl_rng_free(s->rng);
+	free(s->past);
 	free(s);
 }
 
@@ -134,6 +182,7 @@ static void bg_destroy(void *state)
 static double bg_peek(void *state, double t0, double work_s, int64_t iteration)
 {
 	bg_state copy = *(const bg_state *)state;
+	copy.past = NULL, copy.head = copy.n = copy.cap = 0; /* keeps no history of its own */
 	copy.rng = gsl_rng_clone(copy.rng);
 	if (!copy.rng)
 		return NAN;
@@ -155,10 +204,11 @@ lbs_status lbs_background_create(const lbs_background_params *p, gsl_rng *rng, l
 				 lbs_error *err)
 {
 	if (!(p->on_mean_s > 0) || !(p->off_mean_s > 0) || !(p->load >= 0 && p->load < 1) ||
-	    !(p->memory >= 0 && p->memory <= 1)) {
+	    !(p->memory >= 0 && p->memory <= 1) || !(p->history_s >= 0 && p->history_s < INFINITY)) {
 		gsl_rng_free(rng);
 		return lbs_error_set(err, LBS_EINPUT,
-				     "background job: means must be > 0, load in [0, 1), memory in [0, 1]");
+				     "background job: means must be > 0, load in [0, 1), memory in [0, 1], "
+				     "history >= 0 and finite");
 	}
 	bg_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s) {
@@ -167,6 +217,14 @@ lbs_status lbs_background_create(const lbs_background_params *p, gsl_rng *rng, l
 	}
 	s->rng = rng;
 	s->p = *p;
+	if (p->history_s > 0) {
+		if (!(s->past = lbs_calloc(16, sizeof *s->past, err))) {
+			gsl_rng_free(rng);
+			free(s);
+			return LBS_EINTERNAL;
+		}
+		s->cap = 16;
+	}
 	/* Stationary start: draw the state, then the rest of its phase. */
 	s->on = gsl_rng_uniform(rng) < p->on_mean_s / (p->on_mean_s + p->off_mean_s);
 	s->start_s = 0.0;

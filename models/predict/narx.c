@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "models/predict.h"
+#include "models/predict/lags.h"
 
 typedef struct narx_options {
 	int64_t hidden, dy, dx, window, retrain, warmup, max_iter;
@@ -62,9 +63,8 @@ static const lbs_key_spec narx_keys[] = {
 
 typedef struct narx_state {
 	narx_options opt;
-	size_t n_exog, nin, np, cap;
-	double *y, *x;      /* history, oldest first: y[t], x[t * n_exog + j] */
-	size_t n;
+	size_t n_exog, nin, np;
+	lbs_lags h;         /* the history (models/predict/lags.h) */
 	double *w;          /* weights: per hidden h: c_h, W_h[nin]; then v[H]; then b */
 	double ymean, ystd, *xmean, *xstd;
 	double *u;          /* scratch input vector */
@@ -79,8 +79,7 @@ static void narx_destroy(void *state)
 {
 	narx_state *s = state;
 	if (s) {
-		free(s->y);
-		free(s->x);
+		lbs_lags_free(&s->h);
 		free(s->w);
 		free(s->xmean);
 		free(s->xstd);
@@ -107,9 +106,7 @@ static lbs_status narx_create(const lbs_kv *options, size_t n_options, size_t n_
 	size_t H = (size_t)s->opt.hidden;
 	s->np = H * (s->nin + 1) + H + 1;
 	size_t lag = (size_t)(s->opt.dy > s->opt.dx ? s->opt.dy : s->opt.dx);
-	s->cap = (size_t)s->opt.window + lag + 1;
-	if (!(s->y = lbs_calloc(s->cap, sizeof *s->y, err)) ||
-	    !(s->x = lbs_calloc(s->cap * (n_exog ? n_exog : 1), sizeof *s->x, err)) ||
+	if (lbs_lags_init(&s->h, (size_t)s->opt.window + lag + 1, n_exog, err) != LBS_OK ||
 	    !(s->w = lbs_calloc(s->np, sizeof *s->w, err)) ||
 	    !(s->xmean = lbs_calloc(n_exog + 1, sizeof *s->xmean, err)) ||
 	    !(s->xstd = lbs_calloc(n_exog + 1, sizeof *s->xstd, err)) ||
@@ -136,14 +133,13 @@ static lbs_status narx_create(const lbs_kv *options, size_t n_options, size_t n_
  * x[t..t-dx+1]; xnow replaces x[t] when t == n, the decision time). */
 static void inputs(const narx_state *s, size_t t, const double *xnow, double *u)
 {
+	lbs_lags_row(&s->h, t, s->opt.dy, s->opt.dx, xnow, u);
 	size_t k = 0;
-	for (int64_t i = 1; i <= s->opt.dy; i++)
-		u[k++] = (s->y[t - (size_t)i] - s->ymean) / s->ystd;
+	for (int64_t i = 1; i <= s->opt.dy; i++, k++)
+		u[k] = (u[k] - s->ymean) / s->ystd;
 	for (size_t j = 0; j < s->n_exog; j++)
-		for (int64_t i = 0; i < s->opt.dx; i++) {
-			double v = (t == s->n && i == 0) ? xnow[j] : s->x[(t - (size_t)i) * s->n_exog + j];
-			u[k++] = (v - s->xmean[j]) / s->xstd[j];
-		}
+		for (int64_t i = 0; i < s->opt.dx; i++, k++)
+			u[k] = (u[k] - s->xmean[j]) / s->xstd[j];
 }
 
 /* Network output (normalised) for input u; hidden activations into a. */
@@ -178,7 +174,7 @@ static int narx_f(const gsl_vector *x, void *params, gsl_vector *f)
 	for (size_t i = 0; i < c->m; i++) {
 		size_t t = c->t0 + i;
 		inputs(s, t, NULL, c->u);
-		double dt = (s->y[t] - s->y[t - 1]) / s->ystd;
+		double dt = (s->h.y[t] - s->h.y[t - 1]) / s->ystd;
 		f->data[i] = forward(s, x->data, c->u, NULL) - dt;
 	}
 	double l = sqrt(s->opt.lambda);
@@ -215,18 +211,18 @@ static int narx_df(const gsl_vector *x, void *params, gsl_matrix *J)
 
 static void normalise(narx_state *s, size_t from)
 {
-	double sum = 0, sum2 = 0, k = (double)(s->n - from);
-	for (size_t t = from; t < s->n; t++) {
-		sum += s->y[t];
-		sum2 += s->y[t] * s->y[t];
+	double sum = 0, sum2 = 0, k = (double)(s->h.n - from);
+	for (size_t t = from; t < s->h.n; t++) {
+		sum += s->h.y[t];
+		sum2 += s->h.y[t] * s->h.y[t];
 	}
 	s->ymean = sum / k;
 	double var = sum2 / k - s->ymean * s->ymean;
 	s->ystd = sqrt(var > 0 ? var : 0) + 1e-3 * fabs(s->ymean) + 1e-12;
 	for (size_t j = 0; j < s->n_exog; j++) {
 		sum = sum2 = 0;
-		for (size_t t = from; t < s->n; t++) {
-			double v = s->x[t * s->n_exog + j];
+		for (size_t t = from; t < s->h.n; t++) {
+			double v = s->h.x[t * s->n_exog + j];
 			sum += v;
 			sum2 += v * v;
 		}
@@ -439,7 +435,7 @@ static int lm_train(narx_state *s, size_t t0, size_t m)
 	for (size_t i = 0; i < m; i++) {
 		size_t t = t0 + i;
 		inputs(s, t, NULL, w->U + i * s->nin);
-		w->dt[i] = (s->y[t] - s->y[t - 1]) / s->ystd;
+		w->dt[i] = (s->h.y[t] - s->h.y[t - 1]) / s->ystd;
 	}
 	const double l = sqrt(s->opt.lambda), xtol = 1e-6, gtol = 1e-6;
 	memcpy(w->x, s->w, np * sizeof *w->x);
@@ -549,13 +545,13 @@ static void train_qr(narx_state *s, size_t t0, size_t m)
 
 static void train(narx_state *s)
 {
-	size_t lag = (size_t)(s->opt.dy > s->opt.dx - 1 ? s->opt.dy : s->opt.dx - 1);
-	if (s->n <= lag + 2)
+	size_t lag = lbs_lags_first(s->opt.dy, s->opt.dx);
+	if (s->h.n <= lag + 2)
 		return;
-	size_t m = s->n - lag;
+	size_t m = s->h.n - lag;
 	if (m > (size_t)s->opt.window)
 		m = (size_t)s->opt.window;
-	size_t t0 = s->n - m;
+	size_t t0 = s->h.n - m;
 	s->trainings++;
 	normalise(s, t0 > lag ? t0 - lag : 0);
 	if (s->opt.solver == SOLVER_QR) {
@@ -579,18 +575,9 @@ static void narx_observe(void *state, double speed, const double *exog)
 	narx_state *s = state;
 	if (!isfinite(speed))
 		return;
-	if (s->n == s->cap) { /* drop the oldest */
-		memmove(s->y, s->y + 1, (s->cap - 1) * sizeof *s->y);
-		if (s->n_exog)
-			memmove(s->x, s->x + s->n_exog, (s->cap - 1) * s->n_exog * sizeof *s->x);
-		s->n--;
-	}
-	s->y[s->n] = speed;
-	for (size_t j = 0; j < s->n_exog; j++)
-		s->x[s->n * s->n_exog + j] = exog ? exog[j] : 0.0;
-	s->n++;
+	lbs_lags_push(&s->h, speed, exog);
 	s->ema = isfinite(s->ema) ? 0.5 * speed + 0.5 * s->ema : speed;
-	if (++s->since >= (size_t)s->opt.retrain && s->n >= (size_t)s->opt.warmup) {
+	if (++s->since >= (size_t)s->opt.retrain && s->h.n >= (size_t)s->opt.warmup) {
 		s->since = 0;
 		train(s);
 	}
@@ -599,14 +586,14 @@ static void narx_observe(void *state, double speed, const double *exog)
 static double narx_predict(void *state, const double *exog)
 {
 	narx_state *s = state;
-	size_t lag = (size_t)(s->opt.dy > s->opt.dx - 1 ? s->opt.dy : s->opt.dx - 1);
-	if (!s->trained || s->n < lag + 1) {
+	size_t lag = lbs_lags_first(s->opt.dy, s->opt.dx);
+	if (!s->trained || s->h.n < lag + 1) {
 		s->fallbacks++;
 		return s->ema;
 	}
 	double zero[1] = { 0 };
-	inputs(s, s->n, exog ? exog : zero, s->u);
-	double y = s->y[s->n - 1] + s->ystd * forward(s, s->w, s->u, NULL);
+	inputs(s, s->h.n, exog ? exog : zero, s->u);
+	double y = s->h.y[s->h.n - 1] + s->ystd * forward(s, s->w, s->u, NULL);
 	if (!isfinite(y)) {
 		s->fallbacks++;
 		return s->ema;

@@ -8,6 +8,7 @@ const lbs_predictor_ops *const lbs_predictors[] = {
 	&lbs_predictor_ema,
 	&lbs_predictor_arima,
 	&lbs_predictor_narx,
+	&lbs_predictor_arx,
 	NULL,
 };
 

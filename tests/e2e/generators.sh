@@ -115,4 +115,31 @@ instance_type = t2.micro\n' > "$TMP/always.ini"
 "$LBSIM" "$TMP/always.ini" -q -o "$TMP/always.db" --no-baseline; rc=$?
 check "worker_events = always, a compute longer than the run so far: runs (exit $rc)" test $rc -eq 0
 
+# What the monitor reads (readings_noise, readings_lag, readings_period of
+# [workers.NAME]): with the three at 0 given explicitly, every row is the
+# default's; with noise, lag and sampling, the static run (whose batches do
+# not depend on readings) computes exactly as before, its readings differ,
+# and every noisy reading lies in [0, 1]: the monitor's draws come from a
+# stream of their own and shift no other.
+B="$top_srcdir/scenarios/predict/cpu-bursty.ini"
+P="--policy lbbsp-cpu --set run.epochs=2 --detail workers -q"
+"$LBSIM" "$B" -o "$TMP/mon.db" $P
+"$LBSIM" "$B" -o "$TMP/mon.db" $P --set workers.cpu.readings_noise=0 --set 'workers.cpu.readings_lag=0 s' \
+	--set 'workers.cpu.readings_period=0 s'
+"$LBSIM" "$B" -o "$TMP/mon.db" $P --set workers.cpu.readings_noise=0.05 --set 'workers.cpu.readings_lag=1 s' \
+	--set 'workers.cpu.readings_period=1 s'
+rows() {
+	q "$TMP/mon.db" "SELECT count(*) FROM (
+	  SELECT iteration, worker, batch, compute_s, predicted_speed, cpu_util, mem_util FROM worker_iterations WHERE run_id = $1
+	  EXCEPT SELECT iteration, worker, batch, compute_s, predicted_speed, cpu_util, mem_util FROM worker_iterations WHERE run_id = $2)"
+}
+check "monitor: readings keys at 0 change no row (static and lbbsp-cpu)" test "$(rows 1 3)$(rows 2 4)" = 00
+check "monitor: noise and lag leave the static run's compute times alone" test "$(q "$TMP/mon.db" "SELECT count(*) FROM (
+	  SELECT iteration, worker, compute_s FROM worker_iterations WHERE run_id = 1
+	  EXCEPT SELECT iteration, worker, compute_s FROM worker_iterations WHERE run_id = 5)")" = 0
+check "monitor: the noisy readings differ, within [0, 1]" test "$(q "$TMP/mon.db" "SELECT
+	  (SELECT count(*) FROM worker_iterations a JOIN worker_iterations b USING (iteration, worker)
+	   WHERE a.run_id = 1 AND b.run_id = 5 AND a.cpu_util != b.cpu_util) > 100,
+	  (SELECT count(*) FROM worker_iterations WHERE run_id IN (5, 6) AND NOT cpu_util BETWEEN 0 AND 1)")" = "1|0"
+
 finish

@@ -15,6 +15,7 @@
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "traces/gen.h"
+#include "traces/monitor.h"
 #include "traces/netfit.h"
 #include "tests/unit/suites.h"
 
@@ -879,6 +880,150 @@ static void test_gen_scenario(void)
 	free(path);
 }
 
+/* ---- what the monitor reads (traces/monitor.c) -------------------------- */
+
+/* A lagged, sampled reading is the exact reading of the sample's time: a
+ * monitored background job (lag 1.5 s, or lag 0.5 s with samples every
+ * 1 s) against a second job from the same stream, read exactly at
+ * P floor((t - L) / P). The monitored one is also made to finish work up
+ * to t before each reading, as a run does, so that its own state is past
+ * the time it must read (the kept phases answer). */
+static void monitor_lag_case(double lag_s, double period_s)
+{
+	lbs_background_params p = { .on_mean_s = 2, .off_mean_s = 4, .load = 0.6, .memory = 0.3,
+				    .history_s = lag_s + period_s };
+	lbs_background_params q = p;
+	q.history_s = 0;
+	lbs_error err;
+	lbs_avail a, b;
+	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(3, "test", "m", 0, &err), &a, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_background_create(&q, lbs_rng_stream(3, "test", "m", 0, &err), &b, &err) == LBS_OK);
+	lbs_monitor m = { { 0, lag_s, period_s }, 1 };
+	long bad = 0, on = 0, changed = 0;
+	double prev = 0;
+	double t = 0;
+	for (int i = 0; i < 4000; i++) {
+		/* An iteration from t, its barrier (and the reading) at t1. */
+		double t1 = lbs_avail_finish(&a, t, 0.3, i) + 0.01;
+		t = t1;
+		uint64_t k;
+		double s = lbs_monitor_sample_time(&m.p, t1, &k);
+		double want = lbs_avail_reading(&b, s, i, LBS_READING_CPU_UTIL);
+		double got = lbs_monitor_read(&m, &a, t1, i, LBS_READING_CPU_UTIL);
+		double want_mem = lbs_avail_reading(&b, s, i, LBS_READING_MEM_UTIL);
+		double got_mem = lbs_monitor_read(&m, &a, t1, i, LBS_READING_MEM_UTIL);
+		bad += got != want || got_mem != want_mem;
+		bad += !(s <= t1 - lag_s || s == 0) || (period_s > 0 && fabs(s / period_s - round(s / period_s)) > 1e-12);
+		bad += period_s > 0 && s > 0 && !(s > t1 - lag_s - period_s);
+		on += got > 0;
+		changed += i > 0 && got != prev;
+		prev = got;
+	}
+	/* Both states are seen, and often enough for the comparison to mean
+	 * something. */
+	CU_ASSERT(bad == 0);
+	CU_ASSERT(on > 400 && on < 3600);
+	CU_ASSERT(changed > 100);
+	lbs_avail_destroy(&a);
+	lbs_avail_destroy(&b);
+}
+
+static void test_monitor_lag(void)
+{
+	monitor_lag_case(1.5, 0);
+	monitor_lag_case(0.5, 1);
+	monitor_lag_case(0, 0.25);
+	/* Before time 0 + lag: the reading at 0. */
+	lbs_monitor_params p = { 0, 2, 0 };
+	uint64_t k;
+	CU_ASSERT(lbs_monitor_sample_time(&p, 1.5, &k) == 0);
+	CU_ASSERT(lbs_monitor_sample_time(&p, 2.5, &k) == 0.5);
+	p = (lbs_monitor_params){ 0, 0.25, 1 };
+	CU_ASSERT(lbs_monitor_sample_time(&p, 3.2, &k) == 2 && k == 2);
+	CU_ASSERT(lbs_monitor_sample_time(&p, 3.3, &k) == 3 && k == 3);
+}
+
+/* A constant reading for the noise tests. */
+static double const_reading(void *state, double t, int64_t iteration, int kind)
+{
+	(void)t, (void)iteration, (void)kind;
+	return *(const double *)state;
+}
+static double const_finish(void *state, double t0, double work_s, int64_t iteration)
+{
+	(void)state, (void)iteration;
+	return t0 + work_s;
+}
+static double const_level(const void *state, double t, int64_t iteration)
+{
+	(void)state, (void)t, (void)iteration;
+	return 1;
+}
+
+/* Noise: over N = 20000 samples of a reading of 0.5 with sd 0.05 (ten sd
+ * from either clamp), the mean error is within 4 standard errors
+ * (4 x 0.05 / sqrt(N) = 0.0014) of 0 and the sample sd within 4 of its
+ * standard errors (sd / sqrt(2N) = 0.00025) of 0.05; a sample read twice
+ * reads the same; noise 0 reads exactly what the source does, bit for bit;
+ * a different stream gives different errors. */
+static void test_monitor_noise(void)
+{
+	static const lbs_avail_ops ops = { .name = "const", .finish = const_finish, .level = const_level,
+					   .reading = const_reading };
+	double v = 0.5;
+	lbs_avail a = { &ops, &v, 1 };
+	lbs_monitor m = { { 0.05, 0, 0.1 }, lbs_rng_stream_seed(1, "readings", "g", 0) };
+	lbs_monitor other = m;
+	other.seed = lbs_rng_stream_seed(1, "readings", "g", 1);
+	const int N = 20000;
+	double sum = 0, sum2 = 0;
+	long same = 0, differs = 0, mem_same = 0;
+	for (int i = 0; i < N; i++) {
+		double t = 0.1 * i + 0.05;
+		double r = lbs_monitor_read(&m, &a, t, 0, LBS_READING_CPU_UTIL);
+		same += r == lbs_monitor_read(&m, &a, t + 0.01, 0, LBS_READING_CPU_UTIL); /* one sample */
+		differs += r != lbs_monitor_read(&other, &a, t, 0, LBS_READING_CPU_UTIL);
+		mem_same += r == lbs_monitor_read(&m, &a, t, 0, LBS_READING_MEM_UTIL);
+		sum += r - v;
+		sum2 += (r - v) * (r - v);
+	}
+	double mean = sum / N, sd = sqrt((sum2 - N * mean * mean) / (N - 1));
+	printf("\n    noise mean %.5f, sd %.5f over %d samples\n", mean, sd, N);
+	CU_ASSERT(fabs(mean) < 4 * 0.05 / sqrt(N));
+	CU_ASSERT(fabs(sd - 0.05) < 4 * 0.05 / sqrt(2.0 * N));
+	CU_ASSERT(same == N);
+	CU_ASSERT(differs == N);
+	CU_ASSERT(mem_same == 0); /* the kinds' errors are drawn apart */
+
+	/* Clamped to [0, 1]. */
+	v = 0.0;
+	long below = 0;
+	for (int i = 0; i < 1000; i++)
+		below += lbs_monitor_read(&m, &a, 0.1 * i, 0, LBS_READING_CPU_UTIL) < 0;
+	CU_ASSERT(below == 0);
+
+	/* Noise 0, lag 0, period 0: the source's own reading, for a
+	 * background job read along a run. */
+	lbs_background_params p = { .on_mean_s = 2, .off_mean_s = 4, .load = 0.6, .memory = 0.3 };
+	lbs_error err;
+	lbs_avail b, c;
+	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(5, "test", "m", 0, &err), &b, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_background_create(&p, lbs_rng_stream(5, "test", "m", 0, &err), &c, &err) == LBS_OK);
+	lbs_monitor exact = { { 0, 0, 0 }, 7 };
+	long bad = 0;
+	double t = 0;
+	for (int i = 0; i < 2000; i++) {
+		double fb = lbs_avail_finish(&b, t, 0.2, i), fc = lbs_avail_finish(&c, t, 0.2, i);
+		t = fb;
+		bad += fb != fc;
+		bad += lbs_monitor_read(&exact, &b, fb, i, LBS_READING_CPU_UTIL) !=
+		       lbs_avail_reading(&c, fc, i, LBS_READING_CPU_UTIL);
+	}
+	CU_ASSERT(bad == 0);
+	lbs_avail_destroy(&b);
+	lbs_avail_destroy(&c);
+}
+
 void suite_generators(void)
 {
 	static const test_case tests[] = {
@@ -902,6 +1047,8 @@ void suite_generators(void)
 		{ "oracle: greedy is no bound under credits", test_oracle_credits_greedy },
 		{ "scenario: generator errors", test_gen_errors },
 		{ "scenario: generator sections", test_gen_scenario },
+		{ "monitor: a lagged, sampled reading is the exact one of its sample", test_monitor_lag },
+		{ "monitor: noise mean, sd, clamping, streams; exact when 0", test_monitor_noise },
 	};
 	add_suite("generators", tests, sizeof tests / sizeof tests[0]);
 }

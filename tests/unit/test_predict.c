@@ -328,6 +328,93 @@ static void test_narx_cholesky_is_qr(void)
 	CU_ASSERT(worst <= 1e-9);
 }
 
+/* ARX on data an ARX process makes exactly:
+ *   y_t = 5 + 0.4 y_{t-1} - 0.2 y_{t-2} + 0.1 y_{t-3}
+ *         + 30 x1_t - 10 x1_{t-1} + 20 x2_t + 5 x2_{t-1}
+ * with x1, x2 independent uniform readings. Ordinary least squares
+ * (lambda = 0) on noise-free data recovers the model, so once fitted every
+ * forecast is the process's next value, to rounding (1e-9 relative). */
+static void test_arx_recovers_linear_model(void)
+{
+	const char *kv[] = { "lambda=0", "dy=3", "dx=2", "warmup=20" };
+	void *s = make(&lbs_predictor_arx, kv, 4, 2);
+	CU_ASSERT_FATAL(s != NULL);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 11);
+	double y[400], x[400][2];
+	double worst = 0;
+	long compared = 0;
+	for (int t = 0; t < 400; t++) {
+		x[t][0] = gsl_rng_uniform(r);
+		x[t][1] = gsl_rng_uniform(r);
+		y[t] = t < 3 ? 50 + t : 5 + 0.4 * y[t - 1] - 0.2 * y[t - 2] + 0.1 * y[t - 3] + 30 * x[t][0] -
+						10 * x[t - 1][0] + 20 * x[t][1] + 5 * x[t - 1][1];
+		double p = lbs_predictor_arx.predict(s, x[t]);
+		if (t >= 25) {
+			double e = fabs(p - y[t]) / fabs(y[t]);
+			worst = e > worst ? e : worst;
+			compared++;
+		}
+		lbs_predictor_arx.observe(s, y[t], x[t]);
+	}
+	printf("\n    worst relative error over %ld forecasts %.3g\n", compared, worst);
+	CU_ASSERT(compared == 375);
+	CU_ASSERT(worst <= 1e-9);
+	lbs_policy_var v[3];
+	CU_ASSERT_EQUAL(lbs_predictor_arx.vars(s, v, 3), 3);
+	CU_ASSERT(strcmp(v[1].name, "failed_fits") == 0 && v[1].value == 0);
+	gsl_rng_free(r);
+	lbs_predictor_arx.destroy(s);
+}
+
+/* The reading alone determines the speed: y_t = 150 - 100 x_t, x_t = 0.6
+ * or 0 at random. With dy = dx = 1 ordinary least squares finds it exactly
+ * (the forecast is 150 - 100 x_t to 1e-9 from the first fit on), while the
+ * last speed is wrong at every switch. With the defaults (dy = 3, dx = 2, so
+ * y_{t-1} = 150 - 100 x_{t-1} is collinear with the regressor x_{t-1}),
+ * lambda = 0 fails every fit (counted, the EMA answers) and the default
+ * ridge penalty gives forecasts within 1% of the speed. */
+static void test_arx_reading_determines_speed(void)
+{
+	const char *exact[] = { "lambda=0", "dy=1", "dx=1" };
+	const char *singular[] = { "lambda=0" };
+	void *a = make(&lbs_predictor_arx, exact, 3, 1);
+	void *b = make(&lbs_predictor_arx, NULL, 0, 1);
+	void *c = make(&lbs_predictor_arx, singular, 1, 1);
+	CU_ASSERT_FATAL(a && b && c);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 5);
+	double worst_a = 0, worst_b = 0, last = NAN;
+	long stale = 0;
+	for (int t = 0; t < 300; t++) {
+		double x = gsl_rng_uniform(r) < 0.4 ? 0.6 : 0.0, y = 150 - 100 * x;
+		double pa = lbs_predictor_arx.predict(a, &x), pb = lbs_predictor_arx.predict(b, &x);
+		lbs_predictor_arx.predict(c, &x);
+		if (t >= 20) {
+			worst_a = fmax(worst_a, fabs(pa - y) / y);
+			worst_b = fmax(worst_b, fabs(pb - y) / y);
+			stale += fabs(last - y) > 1;
+		}
+		lbs_predictor_arx.observe(a, y, &x);
+		lbs_predictor_arx.observe(b, y, &x);
+		lbs_predictor_arx.observe(c, y, &x);
+		last = y;
+	}
+	printf("\n    worst relative error: exact %.3g, default ridge %.3g; last speed wrong %ld times\n",
+	       worst_a, worst_b, stale);
+	CU_ASSERT(worst_a <= 1e-9);
+	CU_ASSERT(worst_b <= 0.01);
+	CU_ASSERT(stale > 50);
+	lbs_policy_var v[3];
+	lbs_predictor_arx.vars(c, v, 3);
+	CU_ASSERT(v[0].value > 250 && v[1].value == v[0].value); /* every fit failed */
+	CU_ASSERT(v[2].value == 300);                           /* so every forecast fell back */
+	gsl_rng_free(r);
+	lbs_predictor_arx.destroy(a);
+	lbs_predictor_arx.destroy(b);
+	lbs_predictor_arx.destroy(c);
+}
+
 void suite_predict(void)
 {
 	static const test_case tests[] = {
@@ -340,6 +427,8 @@ void suite_predict(void)
 		{ "narx: learns an exogenous relation", test_narx_learns_exogenous },
 		{ "narx: follows level changes after steady stretches", test_narx_follows_level_changes },
 		{ "narx: cholesky solver forecasts what GSL's QR solver does", test_narx_cholesky_is_qr },
+		{ "arx: recovers a linear ARX process exactly", test_arx_recovers_linear_model },
+		{ "arx: a reading that determines the speed; collinear readings", test_arx_reading_determines_speed },
 	};
 	add_suite("predict", tests, sizeof tests / sizeof tests[0]);
 }
