@@ -141,10 +141,27 @@ gpu_tflat=$(t_at profiles/v100-resnet18.ini "$gpu_flat")
 gpu_rise=$(calc "100 * ($(t_at profiles/v100-resnet18.ini $((2 * gpu_flat))) / $gpu_tflat - 1)")
 # The same cluster with real slow GPUs in place of the slowed V100s:
 # predicted, no fit. The measured profiles: T4 (Pollux's CIFAR-10 ResNet-18
-# table), P100 and K80 (Gavel's ResNet-18). Each pair's run records the final
-# batches: the slow GPUs' share of the global batch says which regime it is in.
-pair_profile() { case $1 in t4) echo profiles/t4-cifar10.ini ;; *) echo "profiles/$1-resnet18.ini" ;; esac; }
-pairs=(t4 p100 k80)
+# table), P100 and K80 (Gavel's ResNet-18), and, for a second model, V100s
+# with P100s or K80s on Gavel's ResNet-50 (ImageNet; 25.6 M parameters, He
+# et al.), 32 samples a worker (Goyal et al.'s ImageNet batch per GPU; the
+# profiles' cap is 128). Each pair's run records the final batches: the
+# slow GPUs' share of the global batch says which regime it is in.
+pairs=(t4 p100 k80 p100r50 k80r50)
+pair_opts() {   # pair_opts PAIR: sets popt, the pair's lbsim options
+	case $1 in
+	t4) popt=(--set workers.slow.profile=profiles/t4-cifar10.ini) ;;
+	*r50) popt=(--set "workers.slow.profile=profiles/${1%r50}-resnet50.ini" --set workers.fast.profile=profiles/v100-resnet50.ini
+		--set model.name=resnet50-imagenet --set model.parameters=25557032 --set run.global_batch=256) ;;
+	*) popt=(--set "workers.slow.profile=profiles/$1-resnet18.ini") ;;
+	esac
+	popt=(--set workers.slow.availability= "${popt[@]}")
+}
+pair_label() {   # pair_label PAIR: its slow GPU and model, for the table
+	case $1 in
+	*r50) echo "$(echo "${1%r50}" | tr a-z A-Z)s, ResNet-50" ;;
+	*) echo "$(echo "$1" | tr a-z A-Z)s" ;;
+	esac
+}
 slow_share() {   # slow_share DB: the slow GPUs' % of the global batch at LB-BSP's last change
 	sqlite3 "$1" "SELECT 100.0 * sum(CASE WHEN w.group_name = 'slow' THEN b.batch_samples END) / sum(b.batch_samples)
 		FROM batches b JOIN workers w ON w.run_id = b.run_id AND w.worker = b.worker
@@ -152,8 +169,8 @@ slow_share() {   # slow_share DB: the slow GPUs' % of the global batch at LB-BSP
 		WHERE b.iteration = (SELECT max(iteration) FROM batches WHERE run_id = r.run_id)"
 }
 for g in "${pairs[@]}"; do
-	run "$work/gpu-$g.db" "$gpu" lbbsp-gpu "${gpu_len[@]}" --set workers.slow.availability= \
-		--set "workers.slow.profile=$(pair_profile "$g")" --detail workers
+	pair_opts "$g"
+	run "$work/gpu-$g.db" "$gpu" lbbsp-gpu "${gpu_len[@]}" "${popt[@]}" --detail workers
 	eval "gpu_$g=\$(faster \"\$work/gpu-\$g.db\" lbbsp-gpu) share_$g=\$(slow_share \"\$work/gpu-\$g.db\")"
 done
 share_fitted=$(slow_share "$work/gpu.db")
@@ -165,14 +182,17 @@ share_fitted=$(slow_share "$work/gpu.db")
 # and EC2's GPU networks of the paper's time: 10 Gbit/s (p3.2xlarge to
 # p3.8xlarge, p2.8xlarge) and 25 Gbit/s (p3.16xlarge, g4dn).
 gpu_batches=(32 64 128 192) gpu_nets=(10 25)
+# ResNet-50 (cap 128): 16 to 96, half to three times Goyal et al.'s 32.
+gpu_batches50=(16 32 64 96)
 # gpu_grid NAME [lbsim options]: LB-BSP's % faster at every point of the grid
 # ("batch network %" lines in $work/grid-NAME.txt); prints "min max".
 minmax() { awk 'NR == 1 { lo = hi = $NF } { if ($NF < lo) lo = $NF; if ($NF > hi) hi = $NF } END { print lo, hi }' "$1"; }
 gpu_grid() {
-	local name=$1 b n
+	local name=$1 b n bs=("${gpu_batches[@]}")
 	shift
+	case $name in *r50) bs=("${gpu_batches50[@]}") ;; esac
 	: > "$work/grid-$name.txt"
-	for b in "${gpu_batches[@]}"; do
+	for b in "${bs[@]}"; do
 		for n in "${gpu_nets[@]}"; do
 			run "$work/gpu-grid.db" "$gpu" lbbsp-gpu "$@" --set "run.global_batch=$((8 * b))" --set "network.bandwidth=$n Gbit/s"
 			echo "$b $n $(faster "$work/gpu-grid.db" lbbsp-gpu)" >> "$work/grid-$name.txt"
@@ -183,7 +203,8 @@ gpu_grid() {
 progress "GPU assumption grid"
 read -r gpu_lo gpu_hi < <(gpu_grid fitted --set "workers.slow.availability=$h")
 for g in "${pairs[@]}"; do
-	read -r lo hi < <(gpu_grid "$g" --set workers.slow.availability= --set "workers.slow.profile=$(pair_profile "$g")")
+	pair_opts "$g"
+	read -r lo hi < <(gpu_grid "$g" "${popt[@]}")
 	eval "gpu_${g}_lo=$lo gpu_${g}_hi=$hi"
 done
 # The h that gives 54% at each point of the grid (bisection, as the fit);
@@ -462,9 +483,8 @@ a_dbs="GPU share per sharing process (bandwidth refitted), layout of 8 and 16"
 		"$ver" "${unv#unverified: }" "$(pct "$gpu_lbbsp")" "$(rng "$gpu_lo" "$gpu_hi")" "$(pp "$gpu_lbbsp" 54)" "$h" "$a_gpu"
 	for g in "${pairs[@]}"; do
 		eval "v=\$gpu_$g lo=\$gpu_${g}_lo hi=\$gpu_${g}_hi"
-		G=$(echo "$g" | tr a-z A-Z)
-		printf 'LB-BSP, GPU cluster of V100s + %ss (measured profiles)\t-\t-\t%s\t%s\t-\tpredicted (no paper figure for this pair)\t%s\n' \
-			"$G" "$(pct "$v")" "$(rng "$lo" "$hi")" "$a_pair"
+		printf 'LB-BSP, GPU cluster of V100s + %s (measured profiles)\t-\t-\t%s\t%s\t-\tpredicted (no paper figure for this pair)\t%s\n' \
+			"$(pair_label "$g")" "$(pct "$v")" "$(rng "$lo" "$hi")" "$a_pair"
 	done
 	printf 'LB-BSP, CPU cluster: faster than BSP (NARX)\t+38.7%%\t%s\t%s\t%s\t%s\tpredicted\t%s\n' \
 		"$unv" "$(pct "$cpu_lbbsp")" "$(rng "$cpu_grid_lo" "$cpu_grid_hi")" "$(pp "$cpu_lbbsp" 38.7)" "$a_cpu"
@@ -684,6 +704,8 @@ ratio_pct() { printf '%.1f%%' "$(calc "100 * (1 - $1)")"; }
 # The LB-BSP speedups of the real GPU pairs, and h of each pair: the slow
 # GPU's speed relative to a V100 at the balanced batch (~128 samples).
 h_of() { calc "$(t_at profiles/v100-resnet18.ini 128) / $(t_at "$1" 128)"; }
+h_p100r50=$(calc "$(t_at profiles/v100-resnet50.ini 32) / $(t_at profiles/p100-resnet50.ini 32)")
+h_k80r50=$(calc "$(t_at profiles/v100-resnet50.ini 32) / $(t_at profiles/k80-resnet50.ini 32)")
 h_t4=$(h_of profiles/t4-cifar10.ini) h_p100=$(h_of profiles/p100-resnet18.ini) h_k80=$(h_of profiles/k80-resnet18.ini)
 cpu_ratio=$(sqlite3 "$work/cpu.db" "SELECT avg(mean_aggregation_s / mean_compute_s) FROM runs WHERE policy = 'static'")
 dbs_ratio=$(dbs_at "$bw" $share 1 > /dev/null; sqlite3 "$work/dbs-fit.db" "SELECT mean_aggregation_s / mean_compute_s FROM runs WHERE policy = 'static'")
@@ -698,7 +720,7 @@ pairs_at_54() {   # which measured pairs' ranges hold 54%
 	local g lo hi in=""
 	for g in "${pairs[@]}"; do
 		eval "lo=\$gpu_${g}_lo hi=\$gpu_${g}_hi"
-		awk "BEGIN { exit !($lo <= 54 && $hi >= 54) }" && in+="${in:+, }V100s with $(echo "$g" | tr a-z A-Z)s"
+		awk "BEGIN { exit !($lo <= 54 && $hi >= 54) }" && in+="${in:+, }V100s with $(pair_label "$g")"
 	done
 	if [ -n "$in" ]; then echo "of the measured pairs, the grid holds 54% for $in"; else echo "no measured pair gives 54% anywhere on the grid"; fi
 }
@@ -711,9 +733,10 @@ cat > "$doc" <<MD
 values that are fitted (each to one figure, which then does not count as reproduced), predicts every
 other figure, prints the table below and writes this page with its plots. Every run has a fixed
 seed and nothing in the table depends on the clock, so the same command prints the same table
-(\`tests/e2e/reproduce.sh\` checks it). It takes about two minutes on two idle cores;
+(\`tests/e2e/reproduce.sh\` checks it). It takes about 75 s of processor time on
+two cores (under three minutes of wall time on a machine shared with other work);
 \`make reproduce-quick\` (\`analysis/reproduce.sh --quick\`) prints the same table from fewer seeds
-in about half that (below, "The quick mode").
+in about 30 s of processor time (below, "The quick mode").
 On a terminal it shows its progress on standard error (\`reproduce: step 12 of 70, 1:40 elapsed,
 about 8:10 left: ...\`, the estimate the mean time of the steps so far times the steps left: rough,
 the steps differ); without one it prints nothing there.
@@ -756,7 +779,8 @@ move a predicted figure.
 
 ### The assumption grids, and what makes a value plausible
 
-- **GPU rows**: the samples per worker, 32, 64, 128 (the scenario's) and 192, times the network,
+- **GPU rows**: the samples per worker, 32, 64, 128 (the scenario's) and 192 (ResNet-50: 16, 32,
+  64 and 96, around Goyal et al.'s 32 per GPU for ImageNet, below its profiles' cap of 128), times the network,
   10 Gbit/s (the scenario's) and 25 Gbit/s. He et al. train CIFAR-10 ResNets with 128 samples a
   step; the grid goes from a quarter of that to 1.5 times it, below the V100 profile's memory cap of
   256, which must leave the fast GPUs room for the samples LB-BSP moves. 10 and 25 Gbit/s are EC2's
@@ -830,12 +854,16 @@ central run: the slow GPUs idle, as in the fitted setting, or still working):
 | T4 (Pollux, CIFAR-10 ResNet-18) | $(printf '%.2f' "$h_t4") | $(pct "$gpu_t4") | $(rng "$gpu_t4_lo" "$gpu_t4_hi") | $(printf '%.1f%%' "$share_t4") |
 | P100 (Gavel, ResNet-18) | $(printf '%.2f' "$h_p100") | $(pct "$gpu_p100") | $(rng "$gpu_p100_lo" "$gpu_p100_hi") | $(printf '%.1f%%' "$share_p100") |
 | K80 (Gavel, ResNet-18) | $(printf '%.2f' "$h_k80") | $(pct "$gpu_k80") | $(rng "$gpu_k80_lo" "$gpu_k80_hi") | $(printf '%.1f%%' "$share_k80") |
+| P100, ResNet-50 (Gavel; fast GPUs: the V100's ResNet-50) | $(printf '%.2f' "$h_p100r50") at 32 | $(pct "$gpu_p100r50") | $(rng "$gpu_p100r50_lo" "$gpu_p100r50_hi") | $(printf '%.1f%%' "$share_p100r50") |
+| K80, ResNet-50 (Gavel) | $(printf '%.2f' "$h_k80r50") at 32 | $(pct "$gpu_k80r50") | $(rng "$gpu_k80r50_lo" "$gpu_k80r50_hi") | $(printf '%.1f%%' "$share_k80r50") |
 
-Over the grid, V100s with T4s give at most $(pct "$gpu_t4_hi"), with P100s at most $(pct "$gpu_p100_hi"), and with
-K80s at least $(pct "$gpu_k80_lo"): $(pairs_at_54). EC2 offered K80s (p2), M60s (g3), V100s (p3) and T4s
+Over the grid, V100s with T4s give at most $(pct "$gpu_t4_hi"), with P100s at most $(pct "$gpu_p100_hi") (ResNet-50:
+$(pct "$gpu_p100r50_hi")), and with K80s at least $(pct "$gpu_k80_lo") (ResNet-50: $(pct "$gpu_k80r50_lo"), at $(awk 'NR == 1 || $3 < m { m = $3; b = $1 } END { print b }' "$work/grid-k80r50.txt") samples a worker, where the
+fast GPUs' cap of 128 keeps samples on the K80s): $(pairs_at_54). EC2 offered K80s (p2), M60s (g3), V100s (p3) and T4s
 (g4dn) when the paper was written; no measured M60 table is in this project. The 54% is thus
-reached by a pair between a V100 and a T4 and a V100 and a K80 in speed, or by a cluster of one kind
-of GPU with some of them shared or throttled (the slowed-V100 model, at h = ${h}).
+reached by a pair between a V100 and a T4 and a V100 and a K80 in speed, by V100s and K80s where
+the fast GPUs' memory keeps work on the K80s, or by a cluster of one kind of GPU with some of them
+shared or throttled (the slowed-V100 model, at h = ${h}).
 Which of those the paper ran, its text does not say.
 
 ![Speedup against h at three communication-to-compute ratios](reproduction/sensitivity-gpu.png)
