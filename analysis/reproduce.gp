@@ -15,8 +15,9 @@
 #   xlabel, ylabel, title
 #   marks   optional: CSV with a header line: label,x,y,kind,pos (kind:
 #           paper, for a paper's figure, or fitted, for a point lbsim was
-#           fitted to; pos: where its label goes, right, left, above or
-#           below the point, clear of the curves)
+#           fitted to; pos: where its label goes, clear of the curves:
+#           right, left, above or below the point, or DX/DY, in the axes'
+#           units (linear axes only), with a thin line to the point)
 #   xmin    optional: the x axis starts there (a time axis at 0)
 #   logx    optional: 1 for a log2 x axis
 #   baseline  optional: the name the legend gives the static policy
@@ -58,13 +59,20 @@ if (exists("xmin")) { set xrange [xmin:*] }
 # The marks: a paper's figure (filled) or a fitted point (open), each kind
 # in the legend only if there is one, and their labels, by position.
 has(k, c) = marks eq "" ? 0 : int(system(sprintf("tail -n +2 '%s' | cut -d, -f%d | grep -c '^%s$'", marks, c, k)))
-at(p) = sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):1 with labels %s notitle", marks, p, \
+dx(p) = real(p[1:strstrt(p, "/") - 1])
+dy(p) = real(p[strstrt(p, "/") + 1:])
+at(p) = strstrt(p, "/") ? \
+	sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):(%g):(%g) with vectors nohead lw 1 lc rgb 'black' notitle", marks, p, dx(p), dy(p)) . \
+	sprintf(", '%s' using ($2 + %g):(strcol(5) eq '%s' ? $3 + %g : NaN):1 with labels left offset 0.5,0 notitle", marks, dx(p), p, dy(p)) : \
+	sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):1 with labels %s notitle", marks, p, \
 	p eq "left" ? "right offset -1.5,0" : p eq "above" ? "center offset 0,1.2" : \
 	p eq "below" ? "center offset 0,-1.2" : "left offset 1.5,0")
 extra = ""
 if (has("paper", 4)) { extra = extra . sprintf(", '%s' using 2:(strcol(4) eq 'paper' ? $3 : NaN) with points pt 7 ps 1.5 lc rgb 'black' title \"the paper's figure\"", marks) }
 if (has("fitted", 4)) { extra = extra . sprintf(", '%s' using 2:(strcol(4) eq 'fitted' ? $3 : NaN) with points pt 12 ps 2 lw 2 lc rgb 'black' title \"fitted to the paper's figure\"", marks) }
-# (a labels plot with no point at all crashes gnuplot 5.4)
-do for [p in "right left above below"] { if (has(p, 5)) { extra = extra . at(p) } }
+# (one labels plot per position in the file: one with no point at all
+# crashes gnuplot 5.4)
+positions = marks eq "" ? "" : system(sprintf("tail -n +2 '%s' | cut -d, -f5 | sort -u | tr '\\n' ' '", marks))
+do for [p in positions] { extra = extra . at(p) }
 plot for [i = 1:words(series)] data using 2:(strcol(1) eq word(series, i) ? $3 : NaN) \
 	with lines lw 2 dt int(word(dashes, i)) lc rgb colour(policy(word(series, i))) title legend(word(series, i)) @extra

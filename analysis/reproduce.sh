@@ -559,7 +559,7 @@ sqlite3 -csv "$work/sensitivity-gpu.db" "
 	SELECT * FROM (SELECT p.policy || ':comm/compute~' || printf('%.2f', q.ratio), p.h, p.speedup
 	               FROM p JOIN p q ON q.bw = p.bw AND q.policy = 'static' AND q.h = 1
 	               WHERE p.policy <> 'static' ORDER BY q.ratio, p.policy, p.h)" > "$work/sens-gpu.csv"
-printf 'label,x,y,kind,pos\nLB-BSP 54%% (h fitted),%s,1.54,fitted,right\n' "$h" > "$work/sens-gpu-marks.csv"
+printf 'label,x,y,kind,pos\nLB-BSP 54%% (h fitted),%s,1.54,fitted,0.08/0.5\n' "$h" > "$work/sens-gpu-marks.csv"
 plot "data='$work/sens-gpu.csv'; out='$docdir/sensitivity-gpu.png'; marks='$work/sens-gpu-marks.csv';
 	xlabel='h: slow GPUs speed / fast GPUs speed'; ylabel='speedup over BSP (static time / policy time)';
 	title='GPU cluster (lbbsp-gpu.ini): 4 fast + 4 slow GPUs'"
