@@ -1,31 +1,49 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The plots of doc/reproduction.md (analysis/reproduce.sh): lines of y
-# against x, one per series, with the papers' figures as labelled points
-#.
+# against x, one per series, with the papers' figures and the fitted points
+# as labelled marks.
 #
 # Input, set with -e:
 #   data    CSV with a header line: series,x,y (the rows of each series
-#           together, in increasing x)
+#           together, in increasing x). A series is named POLICY or
+#           POLICY:VARIANT, POLICY one of lbsim's policies (static,
+#           lbbsp-gpu, lbbsp-cpu, dbs, oracle); VARIANT has ~ for spaces.
+#           Each policy has one colour in every plot (BSP / S-SGD grey,
+#           LB-BSP blue, DBS orange, the oracle green); the variants of a
+#           policy differ in their dashes (the first solid).
 #   out     the PNG to write
 #   xlabel, ylabel, title
-#   marks   optional: CSV with a header line: label,x,y (drawn as points)
+#   marks   optional: CSV with a header line: label,x,y,kind,pos (kind:
+#           paper, for a paper's figure, or fitted, for a point lbsim was
+#           fitted to; pos: where its label goes, clear of the curves:
+#           right, left, above or below the point, or DX/DY, in the axes'
+#           units (linear axes only), with a thin line to the point)
+#   xmin    optional: the x axis starts there (a time axis at 0)
 #   logx    optional: 1 for a log2 x axis
-#   dashprefix  optional: series whose names start with it are drawn dashed
-# Series names cannot contain spaces.
+#   baseline  optional: the name the legend gives the static policy
+#           (default "BSP")
 # By hand:  gnuplot -e "data='s.csv'; out='s.png'; xlabel='h'; ylabel='speedup'; title='t'" analysis/reproduce.gp
 if (!exists("data") || !exists("out")) { print "reproduce.gp: set data and out"; exit status 1 }
 if (!exists("xlabel")) xlabel = "x"
 if (!exists("ylabel")) ylabel = "y"
 if (!exists("title")) title = ""
-if (!exists("dashprefix")) dashprefix = "\001"
 if (!exists("marks")) marks = ""
-all = sprintf("tail -n +2 '%s' | cut -d, -f1 | uniq", data)
-solid = system(all . sprintf(" | grep -v '^%s' | tr '\\n' ' '", dashprefix))
-dashed = system(all . sprintf(" | grep '^%s' | tr '\\n' ' '", dashprefix))
+if (!exists("baseline")) baseline = "BSP"
+series = system(sprintf("tail -n +2 '%s' | cut -d, -f1 | uniq | tr '\\n' ' '", data))
+# the dash type of each series: its rank among the series of its policy
+dashes = system(sprintf("tail -n +2 '%s' | cut -d, -f1 | uniq | awk -F: '{ print ++n[$1] }' | tr '\\n' ' '", data))
+policy(s) = strstrt(s, ":") ? s[1:strstrt(s, ":") - 1] : s
+variant(s) = strstrt(s, ":") ? s[strstrt(s, ":") + 1:] : ""
+spaces(s) = strstrt(s, "~") ? s[1:strstrt(s, "~") - 1] . " " . spaces(s[strstrt(s, "~") + 1:]) : s
+name(p) = p eq "static" ? baseline : p eq "lbbsp-gpu" ? "LB-BSP" : p eq "lbbsp-cpu" ? "LB-BSP" : \
+	p eq "dbs" ? "DBS" : p eq "oracle" ? "oracle" : p
+colour(p) = p eq "static" ? "#555555" : p eq "lbbsp-gpu" || p eq "lbbsp-cpu" ? "#1f77b4" : \
+	p eq "dbs" ? "#ff7f0e" : p eq "oracle" ? "#2ca02c" : "#9467bd"
+legend(s) = variant(s) eq "" ? name(policy(s)) : name(policy(s)) . ", " . spaces(variant(s))
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-	set terminal pngcairo size 900,540 noenhanced font ",10"
+	set terminal pngcairo size 900,600 noenhanced font ",10"
 } else {
-	set terminal png size 900,540 noenhanced
+	set terminal png size 900,600 noenhanced
 }
 set output out
 set datafile separator ","
@@ -35,12 +53,26 @@ set title title
 set xlabel xlabel
 set ylabel ylabel
 set grid
-set key outside right top
+set key below height 1
 set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
-# The series, solid ones then dashed ones, and the papers' figures if any.
-extra = (marks eq "") ? "" : \
-	sprintf(", '%s' using 2:3 with points pt 7 ps 1.5 lc rgb 'black' title 'paper', '%s' using 2:3:1 with labels offset 0,1 notitle", marks, marks)
-plot for [i = 1:words(solid)] data using 2:(strcol(1) eq word(solid, i) ? $3 : NaN) \
-		with lines lw 2 lc i title word(solid, i), \
-	for [i = 1:words(dashed)] data using 2:(strcol(1) eq word(dashed, i) ? $3 : NaN) \
-		with lines lw 2 dt 2 lc (i + words(solid)) title word(dashed, i) @extra
+if (exists("xmin")) { set xrange [xmin:*] }
+# The marks: a paper's figure (filled) or a fitted point (open), each kind
+# in the legend only if there is one, and their labels, by position.
+has(k, c) = marks eq "" ? 0 : int(system(sprintf("tail -n +2 '%s' | cut -d, -f%d | grep -c '^%s$'", marks, c, k)))
+dx(p) = real(p[1:strstrt(p, "/") - 1])
+dy(p) = real(p[strstrt(p, "/") + 1:])
+at(p) = strstrt(p, "/") ? \
+	sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):(%g):(%g) with vectors nohead lw 1 lc rgb 'black' notitle", marks, p, dx(p), dy(p)) . \
+	sprintf(", '%s' using ($2 + %g):(strcol(5) eq '%s' ? $3 + %g : NaN):1 with labels left offset 0.5,0 notitle", marks, dx(p), p, dy(p)) : \
+	sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):1 with labels %s notitle", marks, p, \
+	p eq "left" ? "right offset -1.5,0" : p eq "above" ? "center offset 0,1.2" : \
+	p eq "below" ? "center offset 0,-1.2" : "left offset 1.5,0")
+extra = ""
+if (has("paper", 4)) { extra = extra . sprintf(", '%s' using 2:(strcol(4) eq 'paper' ? $3 : NaN) with points pt 7 ps 1.5 lc rgb 'black' title \"the paper's figure\"", marks) }
+if (has("fitted", 4)) { extra = extra . sprintf(", '%s' using 2:(strcol(4) eq 'fitted' ? $3 : NaN) with points pt 12 ps 2 lw 2 lc rgb 'black' title \"fitted to the paper's figure\"", marks) }
+# (one labels plot per position in the file: one with no point at all
+# crashes gnuplot 5.4)
+positions = marks eq "" ? "" : system(sprintf("tail -n +2 '%s' | cut -d, -f5 | sort -u | tr '\\n' ' '", marks))
+do for [p in positions] { extra = extra . at(p) }
+plot for [i = 1:words(series)] data using 2:(strcol(1) eq word(series, i) ? $3 : NaN) \
+	with lines lw 2 dt int(word(dashes, i)) lc rgb colour(policy(word(series, i))) title legend(word(series, i)) @extra
