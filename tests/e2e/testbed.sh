@@ -139,8 +139,10 @@ rc=0
 check "the oracle is refused (exit 3)" test $rc -eq 3
 check "the oracle is refused: no future in a real run" grep -q 'no future to look at' "$TMP/err"
 rc=0
-"$LBSIM" testbed "$sc" --set network.topology=ring --set 'network.bandwidth=1 Gbit/s' -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
-check "a network is refused (exit 3), naming the key" test $rc -eq 3 -a -n "$(grep 'network.*topology' "$TMP/err")"
+"$LBSIM" testbed "$sc" --set network.topology=ring --set 'network.bandwidth=1 Gbit/s' --set model.parameters=100000000 \
+	-o "$TMP/x.db" 2> "$TMP/err" || rc=$?
+check "a gradient over the exchange's 256 MiB is refused (exit 3), naming the key" \
+	test $rc -eq 3 -a -n "$(grep 'model.*parameters.*scaled down' "$TMP/err")"
 rc=0
 "$LBSIM" testbed "$sc" --set 'workers.q20.timeshare_refill=100 us' -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
 check "the simulation's model of time-sharing is refused (exit 3), naming the key" \
@@ -159,6 +161,15 @@ if command -v setpriv > /dev/null; then
 	check "without root: exit 6" test $rc -eq 6
 	check "without root: the message says root is needed" grep -q 'needs root' "$TMP/err"
 fi
+
+# A network needs iproute2: without `ip` on PATH, exit 6 saying so, before
+# anything runs (the cgroup checks do not use PATH).
+rc=0
+env PATH=/nonexistent "$LBSIM" testbed "$top_srcdir/scenarios/testbed/ring-shaped.ini" -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
+cat "$TMP/err"
+check "a network without iproute2: exit 6" test $rc -eq 6
+check "a network without iproute2: the message names ip and iproute2" grep -q '`ip` (iproute2)' "$TMP/err"
+check "a network without iproute2: nothing written" test ! -e "$TMP/x.db"
 
 # alive PID...: how many of them run (a zombie does not: an orphan is
 # reaped only if something reaps orphans).
@@ -208,5 +219,32 @@ sleep 0.5
 check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 -a "$(echo $kids | wc -w)" -eq 3
 "$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/after.db" > /dev/null 2>&1
 check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid)"
+
+# A network's processes and namespaces (scenarios/testbed/ring-shaped.ini:
+# 3 workers, the switch's holder and 3 ring nodes) die with a coordinator
+# killed with SIGKILL, and with them every veth, bridge and qdisc (they
+# exist only in those namespaces).
+ring=$top_srcdir/scenarios/testbed/ring-shaped.ini
+netns_of() { for k in "$@"; do readlink "/proc/$k/ns/net" 2> /dev/null; done | sort -u; }
+"$LBSIM" testbed "$ring" --set run.iterations=1000 -q -o "$TMP/kill-net.db" 2> /dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(pgrep -c -P $pid)" -ge 7 ] && [ "$(netns_of $(pgrep -P $pid) | wc -l)" -ge 5 ] && break
+	sleep 0.1
+done
+sleep 1
+kids=$(pgrep -P $pid | tr '\n' ' ')
+spaces=$(netns_of $kids | grep -vxF "$(readlink /proc/$$/ns/net)" | tr '\n' ' ')
+check "a network run: 7 processes, 4 network namespaces of their own" \
+	test "$(echo $kids | wc -w)" -eq 7 -a "$(echo $spaces | wc -w)" -eq 4
+kill -KILL $pid
+wait $pid 2> /dev/null
+sleep 0.5
+check "a network run, SIGKILL: no process outlives its coordinator" test "$(alive $kids)" -eq 0
+left=0
+for ns in $spaces; do
+	for p in /proc/[0-9]*; do [ "$(readlink $p/ns/net 2> /dev/null)" = "$ns" ] && left=$((left + 1)); done
+done
+check "a network run, SIGKILL: no process is left in its namespaces (so they are gone)" test $left -eq 0
 
 finish
