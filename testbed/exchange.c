@@ -410,9 +410,13 @@ static lbs_status in_netns(pid_t ns_pid, const char *tool, const char *script, l
 		close(er[0]);
 		return lbs_error_set(err, LBS_EINTERNAL, "fork: %s", strerror(errno));
 	}
-	signal(SIGPIPE, SIG_IGN);
+	/* The tool may stop reading on an error: do not die of SIGPIPE. */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old);
 	bool wrote = write_all(in[1], script, strlen(script));
 	close(in[1]);
+	sigaction(SIGPIPE, &old, NULL);
 	char said[512] = "";
 	size_t at = 0;
 	ssize_t k;
@@ -474,14 +478,16 @@ lbs_status lbs_tb_exchange_probe(lbs_error *err)
 	if ((st = node_start(&sw, &c, err)) != LBS_OK)
 		return st;
 	st = in_netns(sw.pid, "ip", "link add lbsbr type bridge\nlink add lbsp type veth peer name lbse\n"
-		      "link set lbsp master lbsbr\n", err);
+		      "link set lbsp gso_max_segs 1\nlink set lbsp master lbsbr\n", err);
 	if (st == LBS_OK)
 		st = in_netns(sw.pid, "tc", "qdisc add dev lbsp root handle 1: htb default 1\n"
-			      "class add dev lbsp parent 1: classid 1:1 htb rate 1mbit\n", err);
+			      "class add dev lbsp parent 1: classid 1:1 htb rate 1mbit\n"
+			      "filter add dev lbsp parent 1: protocol ip prio 1 u32 match u16 0x0000 0xff00 at 2 "
+			      "flowid 1:1\n", err);
 	node_stop(&sw);
 	if (st != LBS_OK)
 		lbs_error_prefix(err, "a network on the testbed needs a network namespace with a bridge, a veth "
-				 "pair and an htb qdisc");
+				 "pair, an htb qdisc and a u32 filter");
 	return st;
 }
 

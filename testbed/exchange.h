@@ -58,9 +58,9 @@ typedef struct lbs_tb_exchange {
 #define LBS_TB_EXCHANGE_MAX_BYTES (256.0 * 1024 * 1024)
 
 /* Checks that this machine can build the links: `ip` and `tc` (iproute2)
- * on PATH, a network namespace, a veth pair, a bridge and an htb qdisc in
- * it (all made in a scratch namespace and gone at return); LBS_ENOTESTBED
- * saying exactly which is missing. */
+ * on PATH, a network namespace, a veth pair, a bridge, an htb qdisc and a
+ * u32 filter in it (all made in a scratch namespace and gone at return);
+ * LBS_ENOTESTBED saying exactly which is missing. */
 lbs_status lbs_tb_exchange_probe(lbs_error *err);
 
 /* Starts the nodes of `net` for n_workers workers exchanging `bytes` each,

@@ -7,7 +7,9 @@
 # standard deviation of the measured speedup over the 3 repeats) for
 # lbbsp-cpu, max(15%, the same) for static-proportional, explained below. Then
 # what the testbed refuses, what it says without root, and that no worker
-# process or control group outlives a run stopped by a signal.
+# process or control group outlives a run stopped by a signal. Last, a ring
+# all-reduce for real over tc-shaped links: its exchange time against the
+# closed form, and that nothing of its network outlives a killed run.
 #
 # The testbed needs root and a cgroup cpu controller. Where they are
 # missing, lbsim says what is missing and exits 6, and this test FAILS with
@@ -220,11 +222,43 @@ check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 
 "$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/after.db" > /dev/null 2>&1
 check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid)"
 
-# A network's processes and namespaces (scenarios/testbed/ring-shaped.ini:
-# 3 workers, the switch's holder and 3 ring nodes) die with a coordinator
-# killed with SIGKILL, and with them every veth, bridge and qdisc (they
-# exist only in those namespaces).
+# The exchange for real (scenarios/testbed/ring-shaped.ini): 3 workers, a
+# ring all-reduce of M = 878213 B over NICs shaped to 100 Mbit/s, 2 ms a
+# step. By hand: 2(N-1)/N x M / 12.5 MB/s + 2(N-1) x 2 ms = 93.68 ms +
+# 8 ms = 101.68 ms an iteration. The median aggregation of one run (its
+# iteration 0 left out) in this project's 30 runs (two validations,
+# doc/validation.md) was 1.8% above that on average, sd 1.1%, at most 4.9%:
+# the bounds, -2% and +6.5%, are 3.4 and 4.2 sd away. A link shaped
+# wrongly misses them (the default htb bucket and counting was 5% slow; no
+# shaping at all takes a few ms).
+# The packets cross the veths and the bridge in the kernel's softirq work,
+# which a loaded machine defers to ksoftirqd, an ordinary thread: a run
+# beside heavy load can miss (113 ms once at a load average of 6), so a
+# miss is measured once more, as the validation above is.
 ring=$top_srcdir/scenarios/testbed/ring-shaped.ini
+ring_run() { # DB: the median exchange of one run, or nothing
+	rm -f "$1"
+	"$LBSIM" testbed "$ring" --set run.iterations=11 --policy static -q -o "$1" || return
+	q "$1" "SELECT aggregation_s FROM iterations WHERE iteration > 0 ORDER BY aggregation_s
+		LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM iterations WHERE iteration > 0)"
+}
+ring_ok() { awk -v a="${1:-0}" 'BEGIN { exit !(a > 0.10168 * 0.98 && a < 0.10168 * 1.065) }'; }
+agg=$(ring_run "$TMP/ring.db")
+if ! ring_ok "$agg"; then
+	echo "a ring all-reduce: median exchange ${agg:-none} s, a miss: measuring it once more"
+	agg=$(ring_run "$TMP/ring.db")
+fi
+check "a ring all-reduce over tc-shaped links: the testbed ran" test -n "$agg"
+echo "a ring all-reduce: median exchange ${agg:-none} s (0.10168 s by hand)"
+check "a ring all-reduce: the median exchange is 101.68 ms within -2% and +6.5% (got ${agg:-none} s)" \
+	ring_ok "$agg"
+check "a ring all-reduce: the workers' compute is not in the exchange (compute_end_s < end_s in every iteration)" \
+	test "$(q "$TMP/ring.db" "SELECT count(*) FROM iterations WHERE end_s - compute_end_s > 0.09")" = 11
+
+# A network's processes and namespaces (the same scenario: 3 workers, the
+# switch's holder and 3 ring nodes) die with a coordinator killed with
+# SIGKILL, and with them every veth, bridge and qdisc (they exist only in
+# those namespaces).
 netns_of() { for k in "$@"; do readlink "/proc/$k/ns/net" 2> /dev/null; done | sort -u; }
 "$LBSIM" testbed "$ring" --set run.iterations=1000 -q -o "$TMP/kill-net.db" 2> /dev/null &
 pid=$!
