@@ -417,12 +417,15 @@ static lbs_status in_netns(pid_t ns_pid, const char *tool, const char *script, l
 	bool wrote = write_all(in[1], script, strlen(script));
 	close(in[1]);
 	sigaction(SIGPIPE, &old, NULL);
-	char said[512] = "";
+	/* Read to the end (the first 511 bytes kept): a tool whose output
+	 * is not read dies of SIGPIPE. */
+	char said[512] = "", rest[512];
 	size_t at = 0;
 	ssize_t k;
-	while ((k = read(er[0], said + at, sizeof said - 1 - at)) > 0 || (k < 0 && errno == EINTR))
-		if (k > 0 && (at += (size_t)k) >= sizeof said - 1)
-			break;
+	while ((k = read(er[0], at < sizeof said - 1 ? said + at : rest,
+			 at < sizeof said - 1 ? sizeof said - 1 - at : sizeof rest)) > 0 || (k < 0 && errno == EINTR))
+		if (k > 0 && at < sizeof said - 1)
+			at += (size_t)k;
 	said[at] = '\0';
 	close(er[0]);
 	int status = 0;
@@ -518,10 +521,11 @@ static bool add(char **s, size_t *len, size_t *cap, const char *fmt, ...)
 static bool shape(char **s, size_t *len, size_t *cap, char side, size_t k, double bit)
 {
 	return add(s, len, cap, "qdisc add dev %c%zu root handle 1: htb default 1\n"
-		   "class add dev %c%zu parent 1: classid 1:1 htb rate %.0fbit burst %d cburst %d\n"
-		   "class add dev %c%zu parent 1: classid 1:2 htb rate 10gbit\n"
+		   "class add dev %c%zu parent 1: classid 1:1 htb rate %.0fbit burst %d cburst %d quantum %d\n"
+		   "class add dev %c%zu parent 1: classid 1:2 htb rate 10gbit quantum %d\n"
 		   "filter add dev %c%zu parent 1: protocol ip prio 1 u32 match u16 0x0000 0xff00 at 2 flowid 1:2\n",
-		   side, k, side, k, bit * FRAME_BYTES / PAYLOAD_BYTES, BURST_BYTES, BURST_BYTES, side, k, side, k);
+		   side, k, side, k, bit * FRAME_BYTES / PAYLOAD_BYTES, BURST_BYTES, BURST_BYTES, BURST_BYTES, side,
+		   k, BURST_BYTES, side, k);
 }
 
 /* The rate of node k's NIC, bytes per second. */
