@@ -12,9 +12,9 @@
  * node's end for what it sends, on the bridge's end for what it receives.
  * Ring nodes and parameter servers get [network] bandwidth, a parameter
  * server's workers worker_bandwidth: the links of the simulation's model
- * (models/network.h). The latency is each message's: the node sending it
- * waits `latency` before it starts (this kernel has no netem; see
- * doc/validation.md).
+ * (models/network.h). The latency is each message's, held by the node
+ * receiving it: a message counts as arrived `latency` after its last byte
+ * (netem is not in every kernel; doc/validation.md).
  *
  * The nodes hold a buffer of the gradient's size (M bytes of floats). At
  * each exchange a ring node runs the 2(N-1) steps of a ring all-reduce

@@ -226,9 +226,9 @@ check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid
 # ring all-reduce of M = 878213 B over NICs shaped to 100 Mbit/s, 2 ms a
 # step. By hand: 2(N-1)/N x M / 12.5 MB/s + 2(N-1) x 2 ms = 93.68 ms +
 # 8 ms = 101.68 ms an iteration. The median aggregation of one run (its
-# iteration 0 left out) in this project's 60 runs (four validations,
-# doc/validation.md) was 2.3% above that on average, sd 1.3%, at most 6.3%:
-# the bounds, -2% and +6.5%, are 3.3 and 3.2 sd away. A link shaped
+# iteration 0 left out) in this project's 75 runs (five validations,
+# doc/validation.md) was 1.9% above that on average, sd 1.3%, at most 6.3%:
+# the bounds, -2% and +6.5%, are 3.0 and 3.5 sd away. A link shaped
 # wrongly misses them (the default htb bucket and counting was 5% slow; no
 # shaping at all takes a few ms).
 # The packets cross the veths and the bridge in the kernel's softirq work,
