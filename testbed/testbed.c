@@ -17,6 +17,7 @@
 #include "models/nets.h"
 #include "models/policy.h"
 #include "testbed/cgroup.h"
+#include "testbed/exchange.h"
 #include "testbed/tenant.h"
 #include "testbed/worker.h"
 #include "util/clock.h"
@@ -42,11 +43,17 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 		return refuse(sc, "model", "name", why, err);
 	}
 	lbs_net_destroy(&net);
-	if (sc->network.ops != &lbs_network_none)
-		return refuse(sc, "network", "topology", "gradient exchange over tc-shaped links is not built "
-			      "yet: use topology = none", err);
 	if (sc->network_trace.format)
-		return refuse(sc, "network", "trace", "no network is emulated yet", err);
+		return refuse(sc, "network", "trace", "the links' rates are fixed for the run (a tc class each); "
+			      "a bandwidth trace is not emulated", err);
+	if (sc->network.ops != &lbs_network_none && !(sc->model.gradient_bytes <= LBS_TB_EXCHANGE_MAX_BYTES)) {
+		char why[256];
+		lbs_fmt(why, sizeof why, "each of its network processes holds the gradient, and %.0f bytes is more "
+			"than the %.0f MiB it exchanges: give `gradient` scaled down (doc/validation.md)",
+			sc->model.gradient_bytes, LBS_TB_EXCHANGE_MAX_BYTES / 1048576);
+		return refuse(sc, "model", lbs_scenario_origin(sc, "model", "gradient").line ? "gradient" : "parameters",
+			      why, err);
+	}
 	for (size_t i = 0; i < sc->n_generators; i++) {
 		const lbs_gen_spec *g = &sc->generators[i];
 		char section[LBS_NAME_MAX + 16];
@@ -83,10 +90,13 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 	return LBS_OK;
 }
 
-lbs_status lbs_testbed_probe(lbs_error *err)
+lbs_status lbs_testbed_probe(const lbs_scenario *sc, lbs_error *err)
 {
 	lbs_cgroups c;
-	return lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, err);
+	lbs_status st = lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, err);
+	if (st == LBS_OK && sc && sc->network.ops != &lbs_network_none)
+		st = lbs_tb_exchange_probe(err);
+	return st;
 }
 
 void lbs_testbed_describe(char *buf, size_t len)
@@ -161,6 +171,7 @@ typedef struct coordinator {
 	struct pollfd *fds;
 	double *cpu_s;      /* CPU time of each worker's last iteration */
 	double *steal_at;   /* micro-batch mode: when a steal's samples may start (INFINITY: none) */
+	lbs_tb_exchange x;  /* the network; x.nodes NULL: none */
 	double t0;          /* real time of the first barrier */
 } coordinator;
 
@@ -361,7 +372,14 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	}
 	if (st != LBS_OK)
 		return st;
-	double compute_end = lbs_monotonic_s() - c->t0;
+	double compute_end = lbs_monotonic_s() - c->t0, end = compute_end;
+	/* The exchange starts when the last worker is done, as the
+	 * simulation's does; the policies see compute times only. */
+	if (c->x.nodes) {
+		if ((st = lbs_tb_exchange_run(&c->x, interrupt, err)) != LBS_OK)
+			return st;
+		end = lbs_monotonic_s() - c->t0;
+	}
 	const int64_t *processed = micro ? run->done : run->batch;
 	double lo = run->compute_s[0], hi = run->compute_s[0];
 	int64_t samples = 0;
@@ -370,11 +388,12 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 		hi = fmax(hi, run->compute_s[i]);
 		samples += processed[i];
 	}
-	/* No network yet: the iteration ends when the last answer is in; its
-	 * "aggregation" is the coordinator's own time from there to the
-	 * next release, recorded as 0 and counted in the next iteration. */
+	/* The iteration ends when the exchange is done (without a network,
+	 * when the last answer is in: its "aggregation" is 0, and the
+	 * coordinator's own time from there to the next release is counted
+	 * in the next iteration). */
 	lbs_iteration_record rec;
-	lbs_run_close_iteration(run, start, compute_end, compute_end, processed, samples, lo, hi, &rec);
+	lbs_run_close_iteration(run, start, compute_end, end, processed, samples, lo, hi, &rec);
 	run->stats.events += run->n;
 	if (observer && (st = observer(ctx, &rec, err)) != LBS_OK)
 		return st;
@@ -383,6 +402,8 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 
 static void teardown(coordinator *c)
 {
+	if (c->x.nodes)
+		lbs_tb_exchange_stop(&c->x);
 	for (size_t i = 0; c->workers && i < c->run->n; i++)
 		lbs_tb_worker_stop(&c->workers[i]);
 	for (size_t i = 0; c->tenants && i < c->run->n; i++)
@@ -454,6 +475,10 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	if (st == LBS_OK && (st = lbs_cgroup_create(&c.cg, "coordinator", &c.self, err)) == LBS_OK &&
 	    (st = lbs_cgroup_set_cores(&c.cg, &c.self, 1.0, err)) == LBS_OK)
 		st = lbs_cgroup_attach(&c.self, getpid(), err);
+	/* The network's processes, in the coordinator's group (the exchange
+	 * is not the workers' compute: a NIC does not take its host's quota). */
+	if (st == LBS_OK && sc->network.ops != &lbs_network_none)
+		st = lbs_tb_exchange_start(&c.x, &sc->network, run->n, sc->model.gradient_bytes, err);
 	/* Each co-located job's process, stopped until the generator turns it
 	 * on, in its worker's group and on its CPU. */
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {

@@ -22,9 +22,13 @@
  * A `background` generator's job is a real co-located process beside each
  * of its workers (testbed/tenant.h), on while the generator says so.
  *
+ * A network ([network] topology ring or ps) is exchanged for real after
+ * the last worker's compute, over tc-shaped links between processes in
+ * network namespaces (testbed/exchange.h); the iteration ends when the
+ * exchange does.
+ *
  * Not emulated (refused by lbs_testbed_check, with the reason): GPU
- * groups; a network (its exchange over tc-shaped links is not built yet);
- * other generators (a CPU-credit bucket depends on busy time the
+ * groups; network traces; other generators (a CPU-credit bucket depends on busy time the
  * coordinator does not integrate); noise (the
  * machine supplies its own); runs given in epochs; policies that look
  * ahead (the oracle: a real run has no future to look at) or steal
@@ -49,8 +53,10 @@
 lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_error *err);
 
 /* Checks that this machine can run the testbed (root, a cgroup cpu
- * controller); LBS_ENOTESTBED saying exactly what is missing. */
-lbs_status lbs_testbed_probe(lbs_error *err);
+ * controller, and for a scenario sc with a network, iproute2 and network
+ * namespaces with veth, bridge and htb); LBS_ENOTESTBED saying exactly
+ * what is missing. sc NULL: no network. */
+lbs_status lbs_testbed_probe(const lbs_scenario *sc, lbs_error *err);
 
 /* What the testbed runs on here: "cgroup v1 at /sys/fs/cgroup/cpu". */
 void lbs_testbed_describe(char *buf, size_t len);

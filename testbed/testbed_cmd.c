@@ -60,7 +60,8 @@ static void usage(FILE *out, bool validate)
 			"\n"
 			"Exit codes: 0 success, 2 usage, 3 bad input or not emulated, 4 results not\n"
 			"written, 5 internal error, 6 the testbed cannot run here (not root, no cgroup\n"
-			"cpu controller), 7 a speedup outside the tolerance, 130 interrupted.\n");
+			"cpu controller; for a network, no iproute2 or network namespaces), 7 a speedup\n"
+			"outside the tolerance, 130 interrupted.\n");
 	else
 		fprintf(out,
 			"Usage: lbsim testbed SCENARIO.ini [--policy LIST] [--set S.K=V] [--seed N]\n"
@@ -70,6 +71,8 @@ static void usage(FILE *out, bool validate)
 			"worker running the model's GEMMs under a cgroup CPU quota that follows its\n"
 			"availability, the scenario's policy at every barrier; records each policy's\n"
 			"run in the results database with runs.mode = 'measured' (doc/validation.md).\n"
+			"A ring or parameter-server network is exchanged for real over tc-shaped links\n"
+			"between network namespaces (needs iproute2).\n"
 			"\n"
 			"Options:\n"
 			"  -p, --policy LIST     policies, comma-separated (static is added as the baseline)\n"
@@ -84,7 +87,8 @@ static void usage(FILE *out, bool validate)
 			"\n"
 			"Exit codes: 0 success, 2 usage, 3 bad input or not emulated, 4 results not\n"
 			"written, 5 internal error, 6 the testbed cannot run here (not root, no cgroup\n"
-			"cpu controller), 130 interrupted.\n");
+			"cpu controller; for a network, no iproute2 or network namespaces), 130\n"
+			"interrupted.\n");
 }
 
 /* What one run left for the comparison: its iteration times and batches. */
@@ -573,7 +577,7 @@ static int command(int argc, char **argv, bool is_validate)
 		}
 	}
 	if (st == LBS_OK)
-		st = lbs_testbed_probe(&err);
+		st = lbs_testbed_probe(&sc, &err);
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

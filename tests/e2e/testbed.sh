@@ -7,7 +7,9 @@
 # standard deviation of the measured speedup over the 3 repeats) for
 # lbbsp-cpu, max(15%, the same) for static-proportional, explained below. Then
 # what the testbed refuses, what it says without root, and that no worker
-# process or control group outlives a run stopped by a signal.
+# process or control group outlives a run stopped by a signal. Last, a ring
+# all-reduce for real over tc-shaped links: its exchange time against the
+# closed form, and that nothing of its network outlives a killed run.
 #
 # The testbed needs root and a cgroup cpu controller. Where they are
 # missing, lbsim says what is missing and exits 6, and this test FAILS with
@@ -174,8 +176,10 @@ rc=0
 check "the oracle is refused (exit 3)" test $rc -eq 3
 check "the oracle is refused: no future in a real run" grep -q 'no future to look at' "$TMP/err"
 rc=0
-"$LBSIM" testbed "$sc" --set network.topology=ring --set 'network.bandwidth=1 Gbit/s' -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
-check "a network is refused (exit 3), naming the key" test $rc -eq 3 -a -n "$(grep 'network.*topology' "$TMP/err")"
+"$LBSIM" testbed "$sc" --set network.topology=ring --set 'network.bandwidth=1 Gbit/s' --set model.parameters=100000000 \
+	-o "$TMP/x.db" 2> "$TMP/err" || rc=$?
+check "a gradient over the exchange's 256 MiB is refused (exit 3), naming the key" \
+	test $rc -eq 3 -a -n "$(grep 'model.*parameters.*scaled down' "$TMP/err")"
 rc=0
 "$LBSIM" testbed "$sc" --set 'workers.q20.timeshare_refill=100 us' -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
 check "the simulation's model of time-sharing is refused (exit 3), naming the key" \
@@ -194,6 +198,15 @@ if command -v setpriv > /dev/null; then
 	check "without root: exit 6" test $rc -eq 6
 	check "without root: the message says root is needed" grep -q 'needs root' "$TMP/err"
 fi
+
+# A network needs iproute2: without `ip` on PATH, exit 6 saying so, before
+# anything runs (the cgroup checks do not use PATH).
+rc=0
+env PATH=/nonexistent "$LBSIM" testbed "$top_srcdir/scenarios/testbed/ring-shaped.ini" -o "$TMP/x.db" 2> "$TMP/err" || rc=$?
+cat "$TMP/err"
+check "a network without iproute2: exit 6" test $rc -eq 6
+check "a network without iproute2: the message names ip and iproute2" grep -q '`ip` (iproute2)' "$TMP/err"
+check "a network without iproute2: nothing written" test ! -e "$TMP/x.db"
 
 # alive PID...: how many of them run (a zombie does not: an orphan is
 # reaped only if something reaps orphans).
@@ -243,5 +256,64 @@ sleep 0.5
 check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 -a "$(echo $kids | wc -w)" -eq 3
 "$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/after.db" > /dev/null 2>&1
 check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid)"
+
+# The exchange for real (scenarios/testbed/ring-shaped.ini): 3 workers, a
+# ring all-reduce of M = 878213 B over NICs shaped to 100 Mbit/s, 2 ms a
+# step. By hand: 2(N-1)/N x M / 12.5 MB/s + 2(N-1) x 2 ms = 93.68 ms +
+# 8 ms = 101.68 ms an iteration. The median aggregation of one run (its
+# iteration 0 left out) in this project's 75 runs (five validations,
+# doc/validation.md) was 1.9% above that on average, sd 1.3%, at most 6.3%:
+# the bounds, -2% and +6.5%, are 3.0 and 3.5 sd away. A link shaped
+# wrongly misses them (the default htb bucket and counting was 5% slow; no
+# shaping at all takes a few ms).
+# The packets cross the veths and the bridge in the kernel's softirq work,
+# which a loaded machine defers to ksoftirqd, an ordinary thread: a run
+# beside heavy load can miss (113 ms once at a load average of 6), so a
+# miss is measured once more, as the validation above is.
+ring=$top_srcdir/scenarios/testbed/ring-shaped.ini
+ring_run() { # DB: the median exchange of one run, or nothing
+	rm -f "$1"
+	"$LBSIM" testbed "$ring" --set run.iterations=11 --policy static -q -o "$1" || return
+	q "$1" "SELECT aggregation_s FROM iterations WHERE iteration > 0 ORDER BY aggregation_s
+		LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM iterations WHERE iteration > 0)"
+}
+ring_ok() { awk -v a="${1:-0}" 'BEGIN { exit !(a > 0.10168 * 0.98 && a < 0.10168 * 1.065) }'; }
+agg=$(ring_run "$TMP/ring.db")
+if ! ring_ok "$agg"; then
+	echo "a ring all-reduce: median exchange ${agg:-none} s, a miss: measuring it once more"
+	agg=$(ring_run "$TMP/ring.db")
+fi
+check "a ring all-reduce over tc-shaped links: the testbed ran" test -n "$agg"
+echo "a ring all-reduce: median exchange ${agg:-none} s (0.10168 s by hand)"
+check "a ring all-reduce: the median exchange is 101.68 ms within -2% and +6.5% (got ${agg:-none} s)" \
+	ring_ok "$agg"
+check "a ring all-reduce: the workers' compute is not in the exchange (compute_end_s < end_s in every iteration)" \
+	test "$(q "$TMP/ring.db" "SELECT count(*) FROM iterations WHERE end_s - compute_end_s > 0.09")" = 11
+
+# A network's processes and namespaces (the same scenario: 3 workers, the
+# switch's holder and 3 ring nodes) die with a coordinator killed with
+# SIGKILL, and with them every veth, bridge and qdisc (they exist only in
+# those namespaces).
+netns_of() { for k in "$@"; do readlink "/proc/$k/ns/net" 2> /dev/null; done | sort -u; }
+"$LBSIM" testbed "$ring" --set run.iterations=1000 -q -o "$TMP/kill-net.db" 2> /dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(pgrep -c -P $pid)" -ge 7 ] && [ "$(netns_of $(pgrep -P $pid) | wc -l)" -ge 5 ] && break
+	sleep 0.1
+done
+sleep 1
+kids=$(pgrep -P $pid | tr '\n' ' ')
+spaces=$(netns_of $kids | grep -vxF "$(readlink /proc/$$/ns/net)" | tr '\n' ' ')
+check "a network run: 7 processes, 4 network namespaces of their own" \
+	test "$(echo $kids | wc -w)" -eq 7 -a "$(echo $spaces | wc -w)" -eq 4
+kill -KILL $pid
+wait $pid 2> /dev/null
+sleep 0.5
+check "a network run, SIGKILL: no process outlives its coordinator" test "$(alive $kids)" -eq 0
+left=0
+for ns in $spaces; do
+	for p in /proc/[0-9]*; do [ "$(readlink $p/ns/net 2> /dev/null)" = "$ns" ] && left=$((left + 1)); done
+done
+check "a network run, SIGKILL: no process is left in its namespaces (so they are gone)" test $left -eq 0
 
 finish
