@@ -31,8 +31,8 @@
  * groups; network traces; other generators (a CPU-credit bucket depends on busy time the
  * coordinator does not integrate); noise (the
  * machine supplies its own); runs given in epochs; policies that look
- * ahead (the oracle: a real run has no future to look at) or steal
- * micro-batches within an iteration (not built yet). */
+ * ahead (the oracle: a real run has no future to look at). Work stealing
+ * moves real micro-batches between the worker processes. */
 #ifndef LBS_TESTBED_H
 #define LBS_TESTBED_H
 
