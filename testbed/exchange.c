@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/proc.h"
 
 #define PORT 7077
 /* Shaping (doc/validation.md, "The network"). The model's bandwidth is
@@ -53,36 +54,6 @@ typedef struct node_cfg {
 	size_t floats;       /* gradient, in floats */
 	double latency_s;
 } node_cfg;
-
-static bool write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-static bool read_all(int fd, void *buf, size_t n)
-{
-	char *p = buf;
-	while (n > 0) {
-		ssize_t k = read(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
 
 /* Node k's address, 10.77.0.0/16 from 10.77.0.1. */
 static struct sockaddr_in address(size_t k)
@@ -156,7 +127,7 @@ static size_t part(size_t floats, size_t c, size_t n)
 static void answer_and_exit(int out, int32_t status, int32_t step)
 {
 	answer a = { status, step };
-	write_all(out, &a, sizeof a);
+	lbs_write_all(out, &a, sizeof a);
 	_exit(1);
 }
 
@@ -208,7 +179,7 @@ static void node_serve(const node_cfg *c, int in, int out)
 	for (size_t i = 0; i < mine; i++)
 		buf[i] = 1e-3f * (float)(i % 1000) + (float)c->k;
 	int64_t cmd;
-	while (read_all(in, &cmd, sizeof cmd) && cmd >= 0) {
+	while (lbs_read_all(in, &cmd, sizeof cmd) && cmd >= 0) {
 		bool ok = true;
 		if (cmd == CMD_LISTEN) {
 			struct sockaddr_in a = address(c->k);
@@ -222,14 +193,14 @@ static void node_serve(const node_cfg *c, int in, int out)
 		} else if (cmd == CMD_CONNECT && c->role == ROLE_PS_WORKER) {
 			for (size_t s = 0; s < S && ok; s++) {
 				int32_t id = (int32_t)c->k;
-				ok = (fd[s] = connect_to(N + s)) >= 0 && write_all(fd[s], &id, sizeof id) &&
+				ok = (fd[s] = connect_to(N + s)) >= 0 && lbs_write_all(fd[s], &id, sizeof id) &&
 				     tune(fd[s]) == 0;
 			}
 		} else if (cmd == CMD_CONNECT) {
 			for (size_t i = 0; i < N && ok; i++) {
 				int32_t id = -1;
 				int f = accept(lfd, NULL, NULL);
-				ok = f >= 0 && read_all(f, &id, sizeof id) && id >= 0 && (size_t)id < N;
+				ok = f >= 0 && lbs_read_all(f, &id, sizeof id) && id >= 0 && (size_t)id < N;
 				if (ok)
 					ok = tune(fd[id] = f) == 0;
 			}
@@ -279,7 +250,7 @@ static void node_serve(const node_cfg *c, int in, int out)
 			ok = ok && transfer(x, N, pf);
 		}
 		answer a = { ok ? 0 : (errno ? errno : EIO), (int32_t)cmd };
-		if (!write_all(out, &a, sizeof a) || !ok)
+		if (!lbs_write_all(out, &a, sizeof a) || !ok)
 			break;
 	}
 	_exit(0);
@@ -306,7 +277,7 @@ static void spawn_child(const node_cfg *c, int in, int out, pid_t parent)
 		close(f);
 	}
 	answer a = { 0, 0 };
-	if (!write_all(out, &a, sizeof a))
+	if (!lbs_write_all(out, &a, sizeof a))
 		_exit(1);
 	if (c->role == ROLE_SWITCH) {
 		char byte;
@@ -333,35 +304,17 @@ static void node_stop(lbs_tb_node *p)
 
 static lbs_status node_start(lbs_tb_node *p, const node_cfg *c, lbs_error *err)
 {
-	int down[2], up[2];
 	*p = (lbs_tb_node){ 0, -1, -1 };
-	if (pipe(down) != 0)
-		return lbs_error_set(err, LBS_EINTERNAL, "pipe: %s", strerror(errno));
-	if (pipe(up) != 0) {
-		close(down[0]);
-		close(down[1]);
-		return lbs_error_set(err, LBS_EINTERNAL, "pipe: %s", strerror(errno));
-	}
-	pid_t parent = getpid();
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(down[0]);
-		close(down[1]);
-		close(up[0]);
-		close(up[1]);
-		return lbs_error_set(err, LBS_EINTERNAL, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		close(down[1]);
-		close(up[0]);
-		spawn_child(c, down[0], up[1], parent);
-	}
-	close(down[0]);
-	close(up[1]);
-	*p = (lbs_tb_node){ pid, down[1], up[0] };
+	pid_t parent = getpid(), pid;
+	int to, from;
+	lbs_status st = lbs_proc_fork_piped(&pid, &to, &from, err);
+	if (st != LBS_OK)
+		return st;
+	if (pid == 0)
+		spawn_child(c, from, to, parent);
+	*p = (lbs_tb_node){ pid, to, from };
 	answer a = { 0, 0 };
-	if (!read_all(p->from_fd, &a, sizeof a) || a.status != 0) {
+	if (!lbs_read_all(p->from_fd, &a, sizeof a) || a.status != 0) {
 		int e = a.status;
 		node_stop(p);
 		return lbs_error_set(err, LBS_ENOTESTBED, "cannot make a network namespace (unshare CLONE_NEWNET): "
@@ -414,7 +367,7 @@ static lbs_status in_netns(pid_t ns_pid, const char *tool, const char *script, l
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old);
-	bool wrote = write_all(in[1], script, strlen(script));
+	bool wrote = lbs_write_all(in[1], script, strlen(script));
 	close(in[1]);
 	sigaction(SIGPIPE, &old, NULL);
 	/* Read to the end (the first 511 bytes kept): a tool whose output
@@ -540,7 +493,7 @@ static lbs_status command_all(lbs_tb_exchange *x, int64_t cmd, const volatile si
 			      lbs_error *err)
 {
 	for (size_t k = 0; k < x->n; k++)
-		if (!write_all(x->nodes[k].to_fd, &cmd, sizeof cmd))
+		if (!lbs_write_all(x->nodes[k].to_fd, &cmd, sizeof cmd))
 			return lbs_error_set(err, LBS_EINTERNAL, "network node %zu died", k);
 	struct pollfd *pf = x->pf;
 	for (size_t k = 0; k < x->n; k++)
@@ -556,7 +509,7 @@ static lbs_status command_all(lbs_tb_exchange *x, int64_t cmd, const volatile si
 			if (pf[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			answer a = { 0, 0 };
-			if (!read_all(pf[k].fd, &a, sizeof a))
+			if (!lbs_read_all(pf[k].fd, &a, sizeof a))
 				st = lbs_error_set(err, LBS_EINTERNAL, "network node %zu died", k);
 			else if (a.status)
 				st = lbs_error_set(err, LBS_EINTERNAL, "network node %zu (%s %zu): step %d failed: %s",
