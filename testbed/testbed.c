@@ -333,13 +333,15 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 				next_tick = now + period_s;
 		}
 		double wake = next_tick;
-		for (size_t i = 0; micro && i < run->n; i++) /* a steal's latency ends */
-			wake = fmin(wake, c->steal_at[i] + start);
-		for (size_t i = 0; micro && i < run->n && st == LBS_OK; i++)
-			if (c->steal_at[i] + start <= now) {
-				bool busy;
+		/* Stolen samples whose latency has passed go out now; the next
+		 * latency to end bounds the wait. */
+		for (size_t i = 0; micro && i < run->n && st == LBS_OK; i++) {
+			bool busy;
+			if (c->steal_at[i] + start <= now)
 				st = micro_next(c, i, now - start, &busy, err);
-			}
+			else
+				wake = fmin(wake, c->steal_at[i] + start);
+		}
 		int wait_ms = (int)ceil(1e3 * (wake - now));
 		int k = poll(c->fds, run->n, wait_ms < 1 ? 1 : wait_ms);
 		if (k < 0 && errno != EINTR)

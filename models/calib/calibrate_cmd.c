@@ -495,9 +495,9 @@ static int bench(bench_opts *o)
 	} else {
 		/* (--threads 0: the library's default, one per core) */
 		if ((st = lbs_blas_open((int)o->threads, &lib, &err)) == LBS_EUSAGE)
-			lbs_fmt(err.msg, sizeof err.msg, "--threads: this BLAS cannot set its thread count");
+			lbs_error_prefix(&err, "--threads");
 	}
-	if (!o->cuda && st == LBS_OK) {
+	if (lib) {
 		cpu_host(p->host, sizeof p->host, &device_memory);
 		char cpu[128];
 		lbs_fmt(cpu, sizeof cpu, "%s", p->host);
