@@ -499,7 +499,8 @@ static lbs_status build_workers(lbs_run *run, lbs_error *err)
 					return LBS_EINTERNAL;
 				double phase = gsl_rng_uniform(r) * gs->cpu_quota_period_s;
 				gsl_rng_free(r);
-				if ((st = lbs_cfs_create(w->avail, gs->cpu_quota_period_s, phase, &w->avail, err)) != LBS_OK)
+				if ((st = lbs_cfs_create(w->avail, gs->cpu_quota_period_s, phase, gs->cpu_quota_tick_s,
+							   &w->avail, err)) != LBS_OK)
 					return st;
 			}
 			if ((st = lbs_gen_attach_worker(sc, g, k, &w->avail, err)) != LBS_OK)

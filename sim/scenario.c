@@ -125,6 +125,11 @@ static const lbs_key_spec group_keys[] = {
 	  "enforces it (CFS bandwidth control, a container's CPU limit, the testbed): a(t) x this "
 	  "period of CPU time per period, run at full speed from the period's start, then throttled "
 	  "until the next; each worker's periods start at a phase drawn from its own stream" },
+	{ "cpu_quota_tick", LBS_T_TIME, G(cpu_quota_tick_s), "0 s", 0, 1, 0, NULL, NULL,
+	  "with cpu_quota_period: the kernel's scheduler tick (1/CONFIG_HZ, 4 ms at 250 Hz), at which "
+	  "it checks the quota; a worker whose quota runs out between ticks runs on to the next and "
+	  "pays the overrun from its next periods' quota, across barriers too; `lbsim validate` sets "
+	  "it to the machine's tick; 0: the quota is exact" },
 	{ "timeshare_slice", LBS_T_TIME, G(timeshare_slice_s), "10 ms", 0, 1, LBS_K_MIN_OPEN, NULL, NULL,
 	  "the scheduling slice timeshare_refill is paid in (the testbed's CFS period is 10 ms)" },
 	{ "noise", LBS_T_ENUM, G(noise.kind), "none", 0, 0, 0, LBS_NOISE_CHOICES, NULL,

@@ -56,6 +56,7 @@ typedef struct lbs_group_spec {
 	double timeshare_refill_s; /* CPU time lost per slice while time-shared (0: none) */
 	double timeshare_slice_s;  /* the scheduling slice that refill is paid in */
 	double cpu_quota_period_s; /* > 0: a(t) < 1 enforced per period as CFS does (traces/cfs.h) */
+	double cpu_quota_tick_s;   /* > 0: the quota checked at ticks of this length (traces/cfs.h) */
 	lbs_noise noise;
 	lbs_trace_spec trace;    /* trace_format = none: no trace */
 	lbs_monitor_params readings; /* how policies see its readings (traces/monitor.h) */

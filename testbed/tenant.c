@@ -130,24 +130,6 @@ double lbs_tb_tenant_memory_bytes(const lbs_tb_tenant *t)
 	return kb * 1024.0;
 }
 
-double lbs_tb_tenant_cpu_s(const lbs_tb_tenant *t)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)t->pid);
-	FILE *f = t->pid > 0 ? fopen(path, "r") : NULL;
-	if (!f)
-		return NAN;
-	char buf[1024];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')'); /* after the command's name */
-	unsigned long utime = 0, stime = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
-		return NAN;
-	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
-}
-
 void lbs_tb_tenant_stop(lbs_tb_tenant *t)
 {
 	if (t->pid > 0) {

@@ -34,8 +34,6 @@ lbs_status lbs_tb_tenant_start(lbs_tb_tenant *t, double load, size_t bytes, int 
 /* Turns it on or off (nothing when it already is). */
 void lbs_tb_tenant_set(lbs_tb_tenant *t, bool on);
 
-/* CPU time it has used, in seconds (NaN: unknown). */
-double lbs_tb_tenant_cpu_s(const lbs_tb_tenant *t);
 
 /* The memory it holds, measured: the Private_Dirty of its
  * /proc/PID/smaps_rollup (pages it wrote itself, not those it shares with

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "models/calib.h"
@@ -109,6 +111,50 @@ void lbs_testbed_describe(char *buf, size_t len)
 		lbs_fmt(buf, len, "no control groups");
 }
 
+/* The jiffies counter of /proc/timer_list; -1 if unreadable. */
+static long long jiffies(void)
+{
+	FILE *f = fopen("/proc/timer_list", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long long j = -1;
+	while (j < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "jiffies: %lld", &j) != 1)
+			j = -1;
+	fclose(f);
+	return j;
+}
+
+double lbs_testbed_tick_s(const char **how)
+{
+	static const double hz[] = { 100, 250, 300, 1000 };
+	double t0 = lbs_monotonic_s();
+	long long j0 = jiffies();
+	struct timespec nap = { 0, 100000000 };
+	while (j0 >= 0 && nanosleep(&nap, &nap) < 0 && errno == EINTR)
+		;
+	long long j1 = j0 >= 0 ? jiffies() : -1;
+	double rate = j1 > j0 ? (double)(j1 - j0) / (lbs_monotonic_s() - t0) : 0;
+	for (size_t k = 0; k < sizeof hz / sizeof *hz; k++)
+		if (fabs(rate / hz[k] - 1) < 0.1) {
+			if (how)
+				*how = "jiffies in /proc/timer_list";
+			return 1 / hz[k];
+		}
+	struct utsname u;
+	char path[128 + sizeof u.release], line[256];
+	FILE *f = uname(&u) == 0 ? fopen(lbs_fmt(path, sizeof path, "/boot/config-%s", u.release), "r") : NULL;
+	long v = 0;
+	while (f && fgets(line, sizeof line, f) && sscanf(line, "CONFIG_HZ=%ld", &v) != 1)
+		;
+	if (f)
+		fclose(f);
+	if (how)
+		*how = v > 0 ? "CONFIG_HZ in /boot/config" : "unknown";
+	return v > 0 ? 1.0 / (double)v : 0;
+}
+
 /* The co-located job (a [generator.NAME] of kind background) of group
  * `group`'s workers, or NULL. */
 static const lbs_gen_spec *tenant_job(const lbs_scenario *sc, size_t group)
@@ -173,6 +219,7 @@ typedef struct coordinator {
 	double *steal_at;   /* micro-batch mode: when a steal's samples may start (INFINITY: none) */
 	lbs_tb_exchange x;  /* the network; x.nodes NULL: none */
 	double t0;          /* real time of the first barrier */
+	FILE *timeline;     /* LBSIM_TESTBED_TIMELINE: each answer's times (NULL: none) */
 } coordinator;
 
 static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_error *err)
@@ -352,6 +399,11 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 			lbs_tb_result r;
 			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) != LBS_OK)
 				break;
+			if (c->timeline)
+				fprintf(c->timeline, "%s\t%lld\t%zu\t%lld\t%.6f\t%.6f\t%.6f\t%.6f\n", run->policy->name,
+					(long long)run->iteration, i, (long long)(micro ? run->running[i] : run->batch[i]),
+					r.start_s - c->t0 - start, r.compute_s,
+					lbs_monotonic_s() - r.start_s - r.compute_s, r.cpu_s);
 			c->fds[i].fd = -1; /* answered */
 			if (micro) {
 				/* The compute time is the wall time from the start to
@@ -417,6 +469,8 @@ static void teardown(coordinator *c)
 		lbs_cgroup_remove(&c->self);
 	}
 	lbs_cgroup_close(&c->cg);
+	if (c->timeline)
+		fclose(c->timeline);
 	free(c->workers);
 	free(c->tenants);
 	free(c->groups);
@@ -493,6 +547,16 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 		st = set_quotas(&c, 0, 0, err);
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++)
 		st = lbs_cgroup_attach(&c.groups[i], c.workers[i].pid, err);
+	/* Where each answer's time went (doc/validation.md): appended to the
+	 * file LBSIM_TESTBED_TIMELINE names, a header first in a new one. */
+	const char *tl = getenv("LBSIM_TESTBED_TIMELINE");
+	if (st == LBS_OK && tl && *tl) {
+		if (!(c.timeline = fopen(tl, "a")))
+			st = lbs_error_set(err, LBS_EIO, "LBSIM_TESTBED_TIMELINE=%s: %s", tl, strerror(errno));
+		else if (ftell(c.timeline) == 0)
+			fputs("policy\titeration\tworker\tbatch\tstart_delay_s\tcompute_s\tanswer_delay_s\tcpu_s\n",
+			      c.timeline);
+	}
 	c.t0 = lbs_monotonic_s();
 	for (; st == LBS_OK && run->iteration < sc->iterations; run->iteration++) {
 		if (run->iteration > 0)
@@ -634,7 +698,7 @@ lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, int reps, lbs_tb_timesh
 {
 	lbs_cgroups cg;
 	lbs_cgroup g[2];
-	lbs_tb_worker w[2] = { { 0, -1, -1 }, { 0, -1, -1 } };
+	lbs_tb_worker w[2] = { { .to_fd = -1, .from_fd = -1 }, { .to_fd = -1, .from_fd = -1 } };
 	lbs_net net;
 	memset(g, 0, sizeof g);
 	const double quota = out->quota > 0 ? out->quota : 0.25;

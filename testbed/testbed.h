@@ -61,6 +61,13 @@ lbs_status lbs_testbed_probe(const lbs_scenario *sc, lbs_error *err);
 /* What the testbed runs on here: "cgroup v1 at /sys/fs/cgroup/cpu". */
 void lbs_testbed_describe(char *buf, size_t len);
 
+/* The kernel's scheduler tick, 1 / CONFIG_HZ, at which it checks CFS
+ * quotas (traces/cfs.h): from the jiffies counter of /proc/timer_list over
+ * 100 ms (root only), rounded to the nearest of 100, 250, 300 and 1000 Hz,
+ * else from CONFIG_HZ in /boot/config-RELEASE; 0 if neither says. *how
+ * (may be NULL) gets where it came from. */
+double lbs_testbed_tick_s(const char **how);
+
 /* Measures the cost profile of sc's network with `lbsim calibrate --blas`
  * (one BLAS thread, batches 4, 8, ... up to half the global batch) in the
  * conditions of a testbed worker of availability 1: a child process in its

@@ -356,12 +356,18 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		       (long long)ts.batch, ts.quota, 1e3 * ts.free_cpu_s, 1e3 * ts.alone_cpu_s,
 		       1e6 * ts.alone_refill_s, LBS_TESTBED_PERIOD_US / 1000, 1e3 * ts.shared_cpu_s,
 		       1e6 * ts.shared_refill_s, ts.free_s / ts.alone_s, ts.free_s / ts.shared_s);
+	const char *how;
+	double tick = lbs_testbed_tick_s(&how);
+	if (!o->quiet)
+		printf(tick > 0 ? "the kernel checks CPU quotas at its tick, every %g ms (%g Hz, from %s)\n"
+				: "the kernel's tick is unknown here (%g ms, %g Hz, %s): the simulation takes CPU quotas as exact\n",
+		       1e3 * tick, tick > 0 ? 1 / tick : 0, how);
 	lbs_run run;
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
 		return st;
 	int *cpu = lbs_calloc(run.n, sizeof *cpu, err);
-	const char **more = lbs_calloc(n + 2 * sc->n_groups + 1, sizeof *more, err);
-	if (!(*sets = lbs_calloc(2 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
+	const char **more = lbs_calloc(n + 3 * sc->n_groups + 1, sizeof *more, err);
+	if (!(*sets = lbs_calloc(3 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
 		st = LBS_EINTERNAL;
 	if (st == LBS_OK) {
 		lbs_testbed_place(&run, cpu);
@@ -382,15 +388,14 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 					shared = shared || (j != i && cpu[j] == cpu[i]);
 				sum += shared ? ts.shared_refill_s : ts.alone_refill_s;
 			}
-			lbs_fmt((*sets)[2 * g], sizeof (*sets)[2 * g], "workers.%s.cpu_quota_period=%d us",
-				sc->groups[g].name, LBS_TESTBED_PERIOD_US);
-			more[m++] = (*sets)[2 * g];
-			if (measure && o->timeshare) {
-				lbs_fmt((*sets)[2 * g + 1], sizeof (*sets)[2 * g + 1],
-					"workers.%s.timeshare_refill=%.6g us", sc->groups[g].name,
-					1e6 * sum / (double)sc->groups[g].count);
-				more[m++] = (*sets)[2 * g + 1];
-			}
+			char(*set)[LBS_NAME_MAX + 64] = *sets + 3 * g;
+			more[m++] = lbs_fmt(set[0], sizeof set[0], "workers.%s.cpu_quota_period=%d us",
+					    sc->groups[g].name, LBS_TESTBED_PERIOD_US);
+			more[m++] = lbs_fmt(set[1], sizeof set[1], "workers.%s.cpu_quota_tick=%.6g us",
+					    sc->groups[g].name, 1e6 * tick);
+			if (measure && o->timeshare)
+				more[m++] = lbs_fmt(set[2], sizeof set[2], "workers.%s.timeshare_refill=%.6g us",
+						    sc->groups[g].name, 1e6 * sum / (double)sc->groups[g].count);
 		}
 		st = lbs_scenario_load(sim_sc, path, more, m, err);
 	}

@@ -23,13 +23,15 @@
 typedef struct lbs_tb_result {
 	int32_t status;    /* lbs_status of the worker */
 	double compute_s;  /* wall time of the iteration */
-	double cpu_s;      /* CPU time of the iteration */
+	double cpu_s;      /* CPU time of the iteration (lbs_tb_worker_read fills it in) */
+	double start_s;    /* CLOCK_MONOTONIC when it began (after reading its batch) */
 } lbs_tb_result;
 
 typedef struct lbs_tb_worker {
 	pid_t pid;      /* 0: not running */
 	int to_fd;      /* batches */
 	int from_fd;    /* results */
+	double cpu_mark_s; /* its CPU time when its batch was sent */
 } lbs_tb_worker;
 
 /* Starts a worker for batches up to max_batch of net, bound to CPU `cpu`

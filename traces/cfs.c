@@ -4,16 +4,39 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The quota state: what changes as the worker runs. */
+typedef struct quota {
+	double start;  /* the period the figures below are of (NAN: none yet) */
+	double used;   /* CPU seconds used in it */
+	double budget; /* CPU seconds it may use in it: its quota less the debt it began with */
+} quota;
+
 typedef struct cfs {
 	lbs_avail inner;
 	double period, phase;
-	double start; /* the period the quota below was used in (NAN: none yet) */
-	double used;  /* CPU seconds of it used */
+	double tick;  /* the kernel's check of the quota (0: exact) */
+	quota q;
 } cfs;
 
+/* The period starting at ps starts: its quota, a x period, less what the
+ * worker still owes of its overruns (each period's quota pays them back,
+ * those it was idle in too); unused quota is lost. */
+static void next_period(quota *q, double ps, double period, double quota_s)
+{
+	double debt = isnan(q->start) ? 0 : q->used - q->budget;
+	if (debt > 0) {
+		double idle = floor((ps - q->start) / period + 0.5) - 1; /* periods it did not run in */
+		if (idle > 0)
+			debt -= idle * quota_s;
+	}
+	q->start = ps;
+	q->used = 0;
+	q->budget = quota_s - (debt > 0 ? debt : 0);
+}
+
 /* Completion of `work` seconds of CPU started at t0, from the quota state
- * (*start, *used), which it advances. */
-static double run(const cfs *s, double *start, double *used, double t0, double work, int64_t iteration)
+ * *q, which it advances. */
+static double run(const cfs *s, quota *q, double t0, double work, int64_t iteration)
 {
 	double t = t0;
 	/* Work is done when what is left is within the rounding of the
@@ -30,12 +53,11 @@ static double run(const cfs *s, double *start, double *used, double t0, double w
 			ps = end;
 			end = s->phase + (k + 2) * s->period;
 		}
-		if (!(ps == *start)) {
-			*start = ps;
-			*used = 0;
-		}
 		double a = lbs_avail_level(&s->inner, t, iteration);
-		if (a >= 1) { /* not limited: rate a up to the period's end */
+		if (!(ps == q->start))
+			next_period(q, ps, s->period, a < 1 ? a * s->period : 0);
+		if (a >= 1) { /* not limited (and no debt): rate a up to the period's end */
+			q->budget = q->used = 0;
 			double can = a * (end - t);
 			if (work <= can)
 				return t + work / a;
@@ -43,11 +65,23 @@ static double run(const cfs *s, double *start, double *used, double t0, double w
 			t = end;
 			continue;
 		}
-		double left = a * s->period - *used, room = end - t;
+		double left = q->budget - q->used, room = end - t;
 		double cpu = fmin(work, fmin(left > 0 ? left : 0, room));
-		*used += cpu;
+		q->used += cpu;
 		work -= cpu;
-		t = work > eps ? end : t + cpu; /* throttled until the next period */
+		t += cpu;
+		if (s->tick > 0 && work > eps && cpu > 0 && t < end) {
+			/* The quota ran out at t; the kernel sees it at the next
+			 * tick and lets the worker run until then (to the
+			 * period's end at most, where the next quota comes). */
+			double tk = s->tick * ceil(t / s->tick);
+			double over = fmin(work, fmin(tk, end) - t);
+			q->used += over;
+			work -= over;
+			t += over;
+		}
+		if (work > eps)
+			t = end; /* throttled until the next period */
 	}
 	return t;
 }
@@ -55,14 +89,14 @@ static double run(const cfs *s, double *start, double *used, double t0, double w
 static double cfs_finish(void *state, double t0, double work_s, int64_t iteration)
 {
 	cfs *s = state;
-	return run(s, &s->start, &s->used, t0, work_s, iteration);
+	return run(s, &s->q, t0, work_s, iteration);
 }
 
 static double cfs_peek(void *state, double t0, double work_s, int64_t iteration)
 {
 	const cfs *s = state;
-	double start = s->start, used = s->used;
-	return run(s, &start, &used, t0, work_s, iteration);
+	quota q = s->q;
+	return run(s, &q, t0, work_s, iteration);
 }
 
 static double cfs_level(const void *state, double t, int64_t iteration)
@@ -100,14 +134,16 @@ static const lbs_avail_ops cfs_ops = {
 	.epoch = cfs_epoch,
 };
 
-lbs_status lbs_cfs_create(lbs_avail inner, double period_s, double phase_s, lbs_avail *out, lbs_error *err)
+lbs_status lbs_cfs_create(lbs_avail inner, double period_s, double phase_s, double tick_s, lbs_avail *out,
+			  lbs_error *err)
 {
-	if (!(period_s > 0) || !isfinite(phase_s))
-		return lbs_error_set(err, LBS_EINTERNAL, "cfs: period %g s, phase %g s", period_s, phase_s);
+	if (!(period_s > 0) || !isfinite(phase_s) || !(tick_s >= 0) || !isfinite(tick_s))
+		return lbs_error_set(err, LBS_EINTERNAL, "cfs: period %g s, phase %g s, tick %g s", period_s, phase_s,
+				     tick_s);
 	cfs *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;
-	*s = (cfs){ .inner = inner, .period = period_s, .phase = fmod(phase_s, period_s), .start = NAN };
+	*s = (cfs){ .inner = inner, .period = period_s, .phase = fmod(phase_s, period_s), .tick = tick_s, .q.start = NAN };
 	*out = (lbs_avail){ &cfs_ops, s, inner.level };
 	return LBS_OK;
 }

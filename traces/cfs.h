@@ -13,7 +13,17 @@
  * (drawn by the caller); quota unused at a period's end is lost, as the
  * kernel does without cpu.max's burst. a(t) is the inner source's level at
  * each period's start; at a(t) >= 1 the worker is not limited and runs at
- * rate a(t). */
+ * rate a(t).
+ *
+ * With a tick > 0 the quota is checked as the kernel checks it, at each
+ * scheduler tick (multiples of `tick` from time 0, 1 / CONFIG_HZ: 4 ms at
+ * 250 Hz) rather than the instant it runs out: a worker whose quota runs
+ * out between ticks runs on to the next one (or to the period's end), and
+ * the overrun is taken from the quota of its next periods, across
+ * barriers too. Over many periods the share is still a(t); what moves is
+ * when in an iteration the worker gets it: it may start an iteration
+ * throttled, paying for the last one's overrun. tick 0: the quota is
+ * exact. */
 #ifndef LBS_CFS_H
 #define LBS_CFS_H
 
@@ -22,6 +32,7 @@
 
 /* Wraps `inner` (the source takes it over; it must be constant or answer
  * level(), as trace sources do). Readings and epochs pass through. */
-lbs_status lbs_cfs_create(lbs_avail inner, double period_s, double phase_s, lbs_avail *out, lbs_error *err);
+lbs_status lbs_cfs_create(lbs_avail inner, double period_s, double phase_s, double tick_s, lbs_avail *out,
+			  lbs_error *err);
 
 #endif

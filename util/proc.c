@@ -2,6 +2,7 @@
 #include "util/proc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,17 @@ lbs_status lbs_proc_fork_piped(pid_t *pid, int *to_fd, int *from_fd, lbs_error *
 	*to_fd = down[1];
 	*from_fd = up[0];
 	return LBS_OK;
+}
+
+double lbs_proc_cpu_s(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/schedstat", (long)pid);
+	FILE *f = pid > 0 ? fopen(path, "r") : NULL;
+	if (!f)
+		return NAN;
+	unsigned long long ns;
+	int ok = fscanf(f, "%llu", &ns) == 1;
+	fclose(f);
+	return ok ? 1e-9 * (double)ns : NAN;
 }

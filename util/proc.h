@@ -27,4 +27,11 @@ lbs_status lbs_proc_fork_piped(pid_t *pid, int *to_fd, int *from_fd, lbs_error *
 bool lbs_write_all(int fd, const void *buf, size_t n);
 bool lbs_read_all(int fd, void *buf, size_t n);
 
+/* CPU time process `pid` has used, in seconds, from /proc/PID/schedstat
+ * (nanoseconds; NaN if it cannot be read). Read from outside, it does not
+ * make the kernel account the process's running time as reading one's own
+ * CPU clock does, which under a CFS quota can throttle it right there
+ * (doc/validation.md). */
+double lbs_proc_cpu_s(pid_t pid);
+
 #endif

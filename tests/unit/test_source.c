@@ -234,7 +234,7 @@ static void test_cfs(void)
 {
 	lbs_avail a;
 	const double ms = 1e-3, eps = 1e-12;
-	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.25 }, 10 * ms, 0, &a, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.25 }, 10 * ms, 0, 0, &a, &err), LBS_OK);
 	/* 5 ms from 0: [0, 2.5] and [10, 12.5]; the fluid rule says 20 ms. */
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 0, 5 * ms, 0), 12.5 * ms, eps);
 	/* From 9 ms: 1 ms before the period ends, 2.5 in [10, 12.5], 1.5 from 20. */
@@ -253,16 +253,69 @@ static void test_cfs(void)
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 40 * ms, 1.0, 0), 40 * ms + 3.9925, 1e-9);
 	lbs_avail_destroy(&a);
 	/* Not limited at a >= 1: rate a. A phase moves the periods. */
-	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 2.0 }, 10 * ms, 0, &a, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 2.0 }, 10 * ms, 0, 0, &a, &err), LBS_OK);
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 30 * ms, 0), 15 * ms, eps);
 	lbs_avail_destroy(&a);
-	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 10 * ms, 4 * ms, &a, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 10 * ms, 4 * ms, 0, &a, &err), LBS_OK);
 	/* Periods [4, 14), [14, 24): from 0 the period [-6, 4) has 4 ms left
 	 * of room and 5 of quota: 4 ms there, then 5 in [4, 9], 1 from 14. */
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 10 * ms, 0), 15 * ms, eps);
 	CU_ASSERT_DOUBLE_EQUAL(a.ops->level(a.state, 0.5, 0), 0.5, 0);
 	lbs_avail_destroy(&a);
-	CU_ASSERT_EQUAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 0, 0, &a, &err), LBS_EINTERNAL);
+	CU_ASSERT_EQUAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 0, 0, 0, &a, &err), LBS_EINTERNAL);
+	CU_ASSERT_EQUAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.5 }, 10 * ms, 0, -1, &a, &err), LBS_EINTERNAL);
+}
+
+/* The quota checked at the kernel's ticks (4 ms here, 250 Hz), by hand:
+ * a worker whose quota runs out between ticks runs on to the next one and
+ * pays the overrun back from its next periods, across pieces of work. */
+static void test_cfs_tick(void)
+{
+	lbs_avail a;
+	const double ms = 1e-3, eps = 1e-12;
+	/* A fifth of a core, 2 ms per 10 ms period from 0. */
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.2 }, 10 * ms, 0, 4 * ms, &a, &err), LBS_OK);
+	/* 3 ms from 0: the quota is out at 2, the tick at 4 comes after the
+	 * work is done at 3 (exact quotas: 2 ms, then [10, 11]). */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 3 * ms, 0), 3 * ms, eps);
+	/* It owes 1 ms: in [10, 20) it has 1 ms, out at 13, the tick at 16
+	 * lets it finish 2 ms at 14; it owes 1 ms again. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 12 * ms, 2 * ms, 0), 14 * ms, eps);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 12 * ms, 2 * ms, 0), 14 * ms, eps);
+	/* The next period pays it: 1 ms of quota in [20, 30), so 1.5 ms from
+	 * 20 runs out of quota at 21 and on to 21.5, before the tick at 24. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 20 * ms, 1.5 * ms, 0), 21.5 * ms, eps);
+	/* It owes 0.5 ms; the periods [30, 40) and [40, 50) it is idle in pay
+	 * it, and [50, 60) is whole: 2 ms from 50 end at 52. */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 50 * ms, 2 * ms, 0), 52 * ms, eps);
+	/* Each piece started after that debt ended: 5 ms from 100 is
+	 * [100, 104] (2 of quota, 2 overrun), throttled through [110, 120)
+	 * (its 2 ms pay the overrun), 1 ms from 120: 121 (the exact rule's
+	 * [100, 102], [110, 112], [120, 121] ends there too). */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 100 * ms, 5 * ms, 0), 121 * ms, eps);
+	lbs_avail_destroy(&a);
+	/* An overrun of more than a period's quota: a tenth of a core (1 ms
+	 * per period), 6 ms from 0: [0, 4] (3 ms overrun), throttled through
+	 * [10, 40) while the quota pays it, 1 ms of quota from 40 and 1 ms of
+	 * overrun: done at 42 (exact quotas: 51). */
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.1 }, 10 * ms, 0, 4 * ms, &a, &err), LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 6 * ms, 0), 42 * ms, eps);
+	lbs_avail_destroy(&a);
+	/* An overrun ends at the period's end, where the next quota comes:
+	 * periods [1, 11), [11, 21); 5 ms from 8.5 run out of quota at 10.5,
+	 * run on to 11 (the tick at 12 is past it), owe 0.5, so 1.5 ms of
+	 * quota from 11, out at 12.5, and the last 1 ms before the tick at 16:
+	 * done at 13.5. */
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.2 }, 10 * ms, 1 * ms, 4 * ms, &a, &err), LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 8.5 * ms, 5 * ms, 0), 13.5 * ms, eps);
+	lbs_avail_destroy(&a);
+	/* Over many periods, still the share: at 0.2 from 0 the worker runs
+	 * 4 ms (2 of quota, 2 over) in every second period, so 1 s of CPU
+	 * takes 249 such 20 ms cycles and 4 ms: 4.984 s (the exact rule:
+	 * 4.992 s). */
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.2 }, 10 * ms, 0, 4 * ms, &a, &err), LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 0, 1.0, 0), 4.984, 1e-9);
+	lbs_avail_destroy(&a);
 }
 
 /* Time-sharing a core (lbs_avail_timeshare): a - loss below one core,
@@ -290,6 +343,7 @@ void suite_source(void)
 		{ "validation", test_validation },
 		{ "readings", test_readings },
 		{ "cfs bandwidth control by hand", test_cfs },
+		{ "cfs quota checked at ticks, by hand", test_cfs_tick },
 		{ "time-sharing a core", test_timeshare },
 	};
 	add_suite("source", tests, sizeof tests / sizeof tests[0]);
