@@ -548,6 +548,10 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	int hi = lbs_keys_find(group_keys, NKEYS(group_keys), "noise_high");
 	if (g->noise.kind == LBS_NOISE_UNIFORM && g->noise.high < g->noise.low)
 		return origin_error(err, &o[hi], section, "noise_high", "must be >= noise_low");
+	int tk = lbs_keys_find(group_keys, NKEYS(group_keys), "cpu_quota_tick");
+	if (g->cpu_quota_tick_s > 0 && !(g->cpu_quota_period_s > 0))
+		return origin_error(err, &o[tk], section, "cpu_quota_tick",
+				    "applies to CPU limits enforced per period: set cpu_quota_period too");
 	return LBS_OK;
 }
 

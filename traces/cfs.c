@@ -74,7 +74,7 @@ static double run(const cfs *s, quota *q, double t0, double work, int64_t iterat
 			/* The quota ran out at t; the kernel sees it at the next
 			 * tick and lets the worker run until then (to the
 			 * period's end at most, where the next quota comes). */
-			double tk = s->tick * ceil(t / s->tick);
+			double tk = s->tick * ceil(t / s->tick - 1e-9); /* t on a tick: that one */
 			double over = fmin(work, fmin(tk, end) - t);
 			q->used += over;
 			work -= over;

@@ -309,6 +309,12 @@ static void test_cfs_tick(void)
 	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.2 }, 10 * ms, 1 * ms, 4 * ms, &a, &err), LBS_OK);
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 8.5 * ms, 5 * ms, 0), 13.5 * ms, eps);
 	lbs_avail_destroy(&a);
+	/* A quota that runs out on a tick is seen there: 0.4 of a core is
+	 * 4 ms per period, out at the tick at 4 ms, so 5 ms from 0 end at 11
+	 * as with exact quotas. */
+	CU_ASSERT_EQUAL_FATAL(lbs_cfs_create((lbs_avail){ NULL, NULL, 0.4 }, 10 * ms, 0, 4 * ms, &a, &err), LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 5 * ms, 0), 11 * ms, eps);
+	lbs_avail_destroy(&a);
 	/* Over many periods, still the share: at 0.2 from 0 the worker runs
 	 * 4 ms (2 of quota, 2 over) in every second period, so 1 s of CPU
 	 * takes 249 such 20 ms cycles and 4 ms: 4.984 s (the exact rule:
