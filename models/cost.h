@@ -32,6 +32,8 @@ typedef struct lbs_cost {
 	double t_flat_s;          /* piecewise: time of any batch up to saturation */
 	int64_t saturation_batch; /* piecewise: batch at which the device saturates */
 	int64_t max_batch;        /* memory cap in samples */
+	const double *table_s;    /* measured: the time of batch b at table_s[b - 1], b <= table_n */
+	int64_t table_n;
 } lbs_cost;
 
 /* t(b) = t0 + c*b: CPUs, whose time is linear in the batch (Chen et al.,
@@ -48,6 +50,20 @@ extern const lbs_cost_ops lbs_cost_power;
 #define LBS_COST_EXPONENT_MAX 4.0 /* the largest exponent a profile or scenario may give */
 /* t(b) = t0 + per_sample*b + per_sample_sq*b^2: a time that curves upward. */
 extern const lbs_cost_ops lbs_cost_quadratic;
+
+/* A profile's measured times themselves ([measurements], a scenario's
+ * `profile_cost = measured`): linear between the measured batches, the
+ * smallest one's time per sample below it, and per_sample (the fit's
+ * slope) per sample past the largest. Not one of lbs_cost_kinds[]: it
+ * takes its table from a profile, and it need not be non-decreasing (a
+ * GEMM of 40 samples can be faster than one of 39). */
+extern const lbs_cost_ops lbs_cost_measured;
+#define LBS_COST_TABLE_MAX 1048576 /* the largest batch a measured table is kept for */
+
+/* Fills t[0..n) with the time of each batch 1..n = batch[m - 1] from m
+ * measured points (batch ascending, distinct, >= 1) as lbs_cost_measured
+ * reads them. */
+void lbs_cost_table_fill(const int64_t *batch, const double *time_s, size_t m, double *t);
 
 /* Every kind is non-decreasing in b for b >= 1 with its keys' ranges
  * (t0, per_sample, per_sample_sq >= 0, exponent > 0): policies and the

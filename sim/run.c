@@ -707,6 +707,16 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if ((st = ops->create(&env, options, n_options, &run->policy_state, &run->info, err)) != LBS_OK)
 		return st;
 	run->policy = ops;
+	/* The oracle's bisection needs times that grow with the batch; a
+	 * profile's measured times need not. */
+	for (size_t g = 0; run->info.lookahead && g < sc->n_groups; g++)
+		if (sc->groups[g].cost.ops == &lbs_cost_measured) {
+			char sec[LBS_NAME_MAX + 16], msg[LBS_ERROR_MAX / 2];
+			lbs_fmt(sec, sizeof sec, "workers.%s", sc->groups[g].name);
+			lbs_fmt(msg, sizeof msg, "`measured` times need not grow with the batch, which policy '%s' "
+				"looks ahead by: use `fit`", pname);
+			return key_error(sc, sec, "profile_cost", msg, err);
+		}
 
 	/* Worker completions are events when something observes them within the
 	 * iteration (micro-batches and steals), or when asked for checking. */

@@ -130,6 +130,11 @@ static const lbs_key_spec group_keys[] = {
 	  "it checks the quota; a worker whose quota runs out between ticks runs on to the next and "
 	  "pays the overrun from its next periods' quota, across barriers too; `lbsim validate` sets "
 	  "it to the machine's tick; 0: the quota is exact" },
+	{ "profile_cost", LBS_T_ENUM, G(profile_cost), "fit", 0, 0, 0, "fit|measured", NULL,
+	  "with a profile: `fit`, its fitted cost model ([cost]); `measured`, its measured times "
+	  "themselves ([measurements]), linear between them, the fit's per_sample past the largest "
+	  "(a GEMM's time depends on the batch modulo the BLAS kernel's tile, which no fitted curve "
+	  "follows); `lbsim validate` sets it" },
 	{ "timeshare_slice", LBS_T_TIME, G(timeshare_slice_s), "10 ms", 0, 1, LBS_K_MIN_OPEN, NULL, NULL,
 	  "the scheduling slice timeshare_refill is paid in (the testbed's CFS period is 10 ms)" },
 	{ "noise", LBS_T_ENUM, G(noise.kind), "none", 0, 0, 0, LBS_NOISE_CHOICES, NULL,
@@ -548,6 +553,16 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
 	int hi = lbs_keys_find(group_keys, NKEYS(group_keys), "noise_high");
 	if (g->noise.kind == LBS_NOISE_UNIFORM && g->noise.high < g->noise.low)
 		return origin_error(err, &o[hi], section, "noise_high", "must be >= noise_low");
+	if (g->profile_cost == 1) {
+		int pc = lbs_keys_find(group_keys, NKEYS(group_keys), "profile_cost");
+		if (!g->cost_table)
+			return origin_error(err, &o[pc], section, "profile_cost",
+					    g->profile[0] ? "the profile has no [measurements] of batches up to "
+							    "1048576 to take the times from"
+							  : "`measured` takes the times of a profile: give `profile`");
+		g->cost.ops = &lbs_cost_measured;
+		g->cost.table_s = g->cost_table;
+	}
 	int tk = lbs_keys_find(group_keys, NKEYS(group_keys), "cpu_quota_tick");
 	if (g->cpu_quota_tick_s > 0 && !(g->cpu_quota_period_s > 0))
 		return origin_error(err, &o[tk], section, "cpu_quota_tick",
@@ -602,6 +617,24 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 		return st;
 	}
 	free(dp);
+	/* profile_cost = measured: the measured times, one per batch. */
+	for (size_t i = 0; i < *n && !g->cost_table && prof.n_points > 0; i++) {
+		if (strcmp(entries[i]->key, "profile_cost") || strcmp(entries[i]->value, "measured"))
+			continue;
+		int64_t top = prof.point[prof.n_points - 1].batch;
+		int64_t *b = lbs_calloc(prof.n_points, sizeof *b, err);
+		double *t = lbs_calloc(prof.n_points, sizeof *t, err);
+		if (b && t && top <= LBS_COST_TABLE_MAX && (g->cost_table = lbs_calloc((size_t)top, sizeof *g->cost_table, err))) {
+			for (size_t k = 0; k < prof.n_points; k++) {
+				b[k] = prof.point[k].batch;
+				t[k] = prof.point[k].time_s;
+			}
+			lbs_cost_table_fill(b, t, prof.n_points, g->cost_table);
+			g->cost.table_n = top;
+		}
+		free(b);
+		free(t);
+	}
 	lbs_profile_destroy(&prof); /* only the plain fields are used below */
 	for (size_t i = 0; i < *n; i++)
 		for (size_t k = 0; k < sizeof given_by_profile / sizeof *given_by_profile; k++)
@@ -907,6 +940,10 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 						    n - n_trace, g, &present, o, err);
 			if (st == LBS_OK)
 				st = check_group(g, present, o, profile_class, err);
+			if (st != LBS_OK) { /* not counted: destroy would not see it */
+				free(g->cost_table);
+				g->cost_table = NULL;
+			}
 			if (st == LBS_OK) {
 				sc->n_groups++;
 				sc->n_workers += g->count;
@@ -1045,6 +1082,8 @@ lbs_origin lbs_scenario_origin(const lbs_scenario *sc, const char *section, cons
 
 void lbs_scenario_destroy(lbs_scenario *sc)
 {
+	for (size_t i = 0; sc->groups && i < sc->n_groups; i++)
+		free(sc->groups[i].cost_table);
 	lbs_gen_specs_free(sc->generators, sc->n_generators);
 	free(sc->generators);
 	sc->generators = NULL;

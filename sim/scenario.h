@@ -63,6 +63,8 @@ typedef struct lbs_group_spec {
 	lbs_origin at;           /* where the section starts */
 	char profile[LBS_VALUE_MAX];  /* `profile` as given; "" when none */
 	char profile_path[1024];      /* it resolved; the origin of the cost keys it gave */
+	int profile_cost;             /* 0: the profile's fitted model; 1: its measured times */
+	double *cost_table;           /* profile_cost = measured: cost.table_s (owned) */
 } lbs_group_spec;
 
 typedef struct lbs_policy_spec {

@@ -366,8 +366,8 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
 		return st;
 	int *cpu = lbs_calloc(run.n, sizeof *cpu, err);
-	const char **more = lbs_calloc(n + 3 * sc->n_groups + 1, sizeof *more, err);
-	if (!(*sets = lbs_calloc(3 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
+	const char **more = lbs_calloc(n + 4 * sc->n_groups + 1, sizeof *more, err);
+	if (!(*sets = lbs_calloc(4 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
 		st = LBS_EINTERNAL;
 	if (st == LBS_OK) {
 		lbs_testbed_place(&run, cpu);
@@ -376,6 +376,13 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			more[m] = all[m];
 		for (size_t g = 0; g < sc->n_groups; g++) {
 			double sum = 0;
+			char(*set)[LBS_NAME_MAX + 64] = *sets + 4 * g;
+			/* The profile's measured times, batch by batch: the testbed's
+			 * workers run any batch, and no fitted curve follows a GEMM's
+			 * steps between them (doc/validation.md). */
+			if (sc->groups[g].profile[0])
+				more[m++] = lbs_fmt(set[3], sizeof set[3], "workers.%s.profile_cost=measured",
+						    sc->groups[g].name);
 			/* A group beside a real co-located job: its generator sets
 			 * the availability, and neither model applies to it. */
 			if (lbs_testbed_tenant_load(sc, g) > 0) {
@@ -388,7 +395,6 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 					shared = shared || (j != i && cpu[j] == cpu[i]);
 				sum += shared ? ts.shared_refill_s : ts.alone_refill_s;
 			}
-			char(*set)[LBS_NAME_MAX + 64] = *sets + 3 * g;
 			more[m++] = lbs_fmt(set[0], sizeof set[0], "workers.%s.cpu_quota_period=%d us",
 					    sc->groups[g].name, LBS_TESTBED_PERIOD_US);
 			more[m++] = lbs_fmt(set[1], sizeof set[1], "workers.%s.cpu_quota_tick=%.6g us",

@@ -22,6 +22,32 @@ static void test_cost_linear(void)
 	CU_ASSERT_EQUAL(lbs_cost_time_s(&c, 0), 0.0); /* no samples, no work */
 }
 
+/* A profile's measured times (lbs_cost_measured), by hand: points at 4,
+ * 8 and 10 samples (10 ms, 18 ms, 19 ms); between them linear, below the
+ * first its time per sample (2.5 ms), past the last the fit's slope. */
+static void test_cost_measured(void)
+{
+	const int64_t batch[] = { 4, 8, 10 };
+	const double time_s[] = { 0.010, 0.018, 0.019 };
+	double t[10];
+	lbs_cost_table_fill(batch, time_s, 3, t);
+	lbs_cost c = { .ops = &lbs_cost_measured, .per_sample_s = 0.002, .table_s = t, .table_n = 10 };
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 1), 0.0025));
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 3), 0.0075));
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 4), 0.010)); /* measured: as measured */
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 6), 0.014)); /* halfway from 10 to 18 ms */
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 9), 0.0185));
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 10), 0.019));
+	CU_ASSERT(REL(lbs_cost_time_s(&c, 13), 0.025)); /* 19 ms + 3 x 2 ms */
+	CU_ASSERT_EQUAL(lbs_cost_time_s(&c, 0), 0.0);
+	/* Not required to grow: a batch of 8 may take longer than one of 9. */
+	const double dip[] = { 0.010, 0.020, 0.019 };
+	const int64_t at[] = { 4, 8, 9 };
+	lbs_cost_table_fill(at, dip, 3, t);
+	c.table_n = 9;
+	CU_ASSERT(lbs_cost_time_s(&c, 9) < lbs_cost_time_s(&c, 8));
+}
+
 static void test_cost_piecewise(void)
 {
 	lbs_cost c = { .ops = &lbs_cost_piecewise, .t_flat_s = 0.1, .saturation_batch = 32,
@@ -221,6 +247,7 @@ void suite_models(void)
 {
 	static const test_case tests[] = {
 		{ "linear cost", test_cost_linear },
+		{ "measured cost (a profile's own times)", test_cost_measured },
 		{ "piecewise cost", test_cost_piecewise },
 		{ "power cost", test_cost_power },
 		{ "quadratic cost", test_cost_quadratic },
