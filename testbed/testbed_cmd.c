@@ -54,6 +54,8 @@ static void usage(FILE *out, bool validate)
 			"                        time-sharing a core costs (printed)\n"
 			"      --timeshare-refill  with --calibrate: give the simulation that cost\n"
 			"                        (timeshare_refill, measured in CPU time; doc/validation.md)\n"
+			"      --measured-cost   simulate each batch's measured time (profile_cost =\n"
+			"                        measured) instead of the profile's fitted line\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
@@ -168,6 +170,7 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measu
 typedef struct options {
 	bool validate, quiet;
 	bool timeshare; /* give the simulation the refill measured (validate --calibrate) */
+	bool measured_cost; /* profile_cost = measured in the simulation */
 	const char *output;
 	const char *calibrate; /* measure the profile here first, into this file */
 	char *policies;
@@ -188,6 +191,7 @@ static int parse(int argc, char **argv, options *o)
 		{ "tolerance", required_argument, NULL, 't' }, { "quiet", no_argument, NULL, 'q' },
 		{ "calibrate", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
 		{ "timeshare-refill", no_argument, NULL, 'T' },
+		{ "measured-cost", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -205,6 +209,13 @@ static int parse(int argc, char **argv, options *o)
 				return LBS_EUSAGE;
 			}
 			o->timeshare = true;
+			break;
+		case 'M':
+			if (!o->validate) {
+				fprintf(stderr, "%s: --measured-cost: validate only\n", cmd);
+				return LBS_EUSAGE;
+			}
+			o->measured_cost = true;
 			break;
 		case 's': {
 			char *end;
@@ -377,10 +388,11 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		for (size_t g = 0; g < sc->n_groups; g++) {
 			double sum = 0;
 			char(*set)[LBS_NAME_MAX + 64] = *sets + 4 * g;
-			/* The profile's measured times, batch by batch: the testbed's
-			 * workers run any batch, and no fitted curve follows a GEMM's
-			 * steps between them (doc/validation.md). */
-			if (sc->groups[g].profile[0])
+			/* With --measured-cost, the profile's measured times batch by
+			 * batch instead of its fit (doc/validation.md, "The batch's own
+			 * cost": on this project's runs the fit to every batch
+			 * predicted better). */
+			if (o->measured_cost && sc->groups[g].profile[0])
 				more[m++] = lbs_fmt(set[3], sizeof set[3], "workers.%s.profile_cost=measured",
 						    sc->groups[g].name);
 			/* A group beside a real co-located job: its generator sets

@@ -92,12 +92,12 @@ hz=$(awk -v d=$(( ${j1:-0} - ${j0:-0} )) 'BEGIN { n = split("100 250 300 1000", 
 [ "$hz" = 0 ] && hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null | head -1) && hz=${hz:-0}
 tick=$(awk -v h="$hz" 'BEGIN { if (h > 0) printf "%.6g us", 1e6 / h; else print "0 us" }')
 echo "this machine's tick: $hz Hz ($tick)"
-check "validate: the simulation models the testbed's CFS period, the kernel's tick ($tick), the profile's measured times and no refill without --timeshare-refill" \
+check "validate: the simulation models the testbed's CFS period, the kernel's tick ($tick), the profile's fit and no refill without --timeshare-refill" \
 	test "$(q "$v" "SELECT group_concat(kv) FROM (SELECT c.key || '=' || c.value kv FROM run_config c
 		JOIN runs r USING (run_id) WHERE r.mode = 'simulated' AND c.section = 'workers.q20'
 		AND c.key IN ('cpu_quota_period', 'cpu_quota_tick', 'profile_cost', 'timeshare_refill')
 		AND r.policy = 'static' ORDER BY c.key)")" = \
-	"cpu_quota_period=10000 us,cpu_quota_tick=$tick,profile_cost=measured,timeshare_refill=0 s"
+	"cpu_quota_period=10000 us,cpu_quota_tick=$tick,profile_cost=fit,timeshare_refill=0 s"
 check "validate: 3 simulated and 9 measured runs" \
 	test "$(q "$v" "SELECT group_concat(n) FROM (SELECT count(*) n FROM runs GROUP BY mode ORDER BY mode)")" = "9,3"
 check "validate: one comparison row per policy" test "$(q "$v" "SELECT count(*) FROM validations")" = 3
