@@ -204,18 +204,13 @@ static int parse(int argc, char **argv, options *o)
 		case 'q': o->quiet = true; break;
 		case 'c': o->calibrate = optarg; break;
 		case 'T':
+		case 'M': /* what the simulation of a validation models */
 			if (!o->validate) {
-				fprintf(stderr, "%s: --timeshare-refill: validate only\n", cmd);
+				fprintf(stderr, "%s: --%s: validate only\n", cmd,
+					c == 'T' ? "timeshare-refill" : "measured-cost");
 				return LBS_EUSAGE;
 			}
-			o->timeshare = true;
-			break;
-		case 'M':
-			if (!o->validate) {
-				fprintf(stderr, "%s: --measured-cost: validate only\n", cmd);
-				return LBS_EUSAGE;
-			}
-			o->measured_cost = true;
+			*(c == 'T' ? &o->timeshare : &o->measured_cost) = true;
 			break;
 		case 's': {
 			char *end;
