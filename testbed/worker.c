@@ -82,12 +82,12 @@ lbs_status lbs_tb_worker_start(lbs_tb_worker *w, const lbs_net *net, int64_t max
 		return lbs_error_set(err, LBS_EINTERNAL, "a worker process for %s at batch %lld could not "
 				     "start (out of memory for its GEMM buffers?)", net->name, (long long)max_batch);
 	}
+	w->cpu_mark_s = lbs_proc_cpu_s(w->pid); /* ready: its set-up is not an iteration's */
 	return LBS_OK;
 }
 
 lbs_status lbs_tb_worker_send(lbs_tb_worker *w, int64_t batch, lbs_error *err)
 {
-	w->cpu_mark_s = lbs_proc_cpu_s(w->pid); /* it waits for the batch: not running */
 	if (!lbs_write_all(w->to_fd, &batch, sizeof batch))
 		return lbs_error_set(err, LBS_EINTERNAL, "worker process %ld: cannot send its batch: %s",
 				     (long)w->pid, strerror(errno));
@@ -99,7 +99,11 @@ lbs_status lbs_tb_worker_read(lbs_tb_worker *w, lbs_tb_result *out, lbs_error *e
 	if (!lbs_read_all(w->from_fd, out, sizeof *out))
 		return lbs_error_set(err, LBS_EINTERNAL, "worker process %ld died during its iteration",
 				     (long)w->pid);
-	out->cpu_s = lbs_proc_cpu_s(w->pid) - w->cpu_mark_s;
+	/* Read once per answer, from outside and while it waits for its next
+	 * batch (not on the way to sending it): the CPU time since the last. */
+	double now = lbs_proc_cpu_s(w->pid);
+	out->cpu_s = now - w->cpu_mark_s;
+	w->cpu_mark_s = now;
 	return LBS_OK;
 }
 

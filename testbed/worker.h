@@ -31,7 +31,7 @@ typedef struct lbs_tb_worker {
 	pid_t pid;      /* 0: not running */
 	int to_fd;      /* batches */
 	int from_fd;    /* results */
-	double cpu_mark_s; /* its CPU time when its batch was sent */
+	double cpu_mark_s; /* its CPU time at its last answer */
 } lbs_tb_worker;
 
 /* Starts a worker for batches up to max_batch of net, bound to CPU `cpu`
