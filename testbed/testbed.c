@@ -701,21 +701,36 @@ static lbs_status time_batches(lbs_tb_worker *w, int n, int64_t batch, int reps,
 	return st;
 }
 
-lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, int reps, lbs_tb_timeshare *out, lbs_error *err)
+/* The median of x[0..n) in *out[0], its range in out[1], out[2]. */
+static void median_range(double *x, size_t n, double out[3])
 {
+	out[1] = out[2] = x[0];
+	for (size_t i = 1; i < n; i++) {
+		out[1] = fmin(out[1], x[i]);
+		out[2] = fmax(out[2], x[i]);
+	}
+	out[0] = lbs_calib_median(x, n);
+}
+
+lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, lbs_error *err)
+{
+	enum { MAX_ROUNDS = 16 };
 	lbs_cgroups cg;
 	lbs_cgroup g[2];
 	lbs_tb_worker w[2] = { { .to_fd = -1, .from_fd = -1 }, { .to_fd = -1, .from_fd = -1 } };
 	lbs_net net;
 	memset(g, 0, sizeof g);
 	const double quota = out->quota > 0 ? out->quota : 0.25;
+	const int reps = out->reps > 0 ? out->reps : 5, rounds = out->rounds > 0 ? out->rounds : 5;
+	if (rounds > MAX_ROUNDS || !(quota < 1))
+		return lbs_error_set(err, LBS_EINTERNAL, "timeshare: %d rounds, quota %g", rounds, quota);
 	int64_t batch = sc->run.global_batch / 4 > 0 ? sc->run.global_batch / 4 : 1;
 	for (size_t k = 0; k < sc->n_groups; k++) /* one every worker can hold */
 		if (sc->groups[k].cost.max_batch > 0 && sc->groups[k].cost.max_batch < batch)
 			batch = sc->groups[k].cost.max_batch;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpu = ncpu > 1 ? (int)ncpu - 1 : -1;
-	*out = (lbs_tb_timeshare){ .batch = batch, .quota = quota, .reps = reps };
+	*out = (lbs_tb_timeshare){ .batch = batch, .quota = quota, .reps = reps, .rounds = rounds };
 	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
 	if (st != LBS_OK)
 		return st;
@@ -730,31 +745,48 @@ lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, int reps, lbs_tb_timesh
 		    (st = lbs_tb_worker_start(&w[i], &net, batch, cpu, err)) == LBS_OK)
 			st = lbs_cgroup_attach(&g[i], w[i].pid, err);
 	}
-	double m[2], cm[2];
-	/* Alone without a quota, alone under the quota, then two under it. */
-	if (st == LBS_OK && (st = time_batches(w, 1, batch, reps, m, cm, err)) == LBS_OK) {
-		out->free_s = m[0];
-		out->free_cpu_s = cm[0];
-	}
-	for (int i = 0; i < 2 && st == LBS_OK; i++)
-		st = lbs_cgroup_set_cores(&cg, &g[i], quota, err);
-	if (st == LBS_OK && (st = time_batches(w, 1, batch, reps, m, cm, err)) == LBS_OK) {
-		out->alone_s = m[0];
-		out->alone_cpu_s = cm[0];
-	}
-	if (st == LBS_OK && (st = time_batches(w, 2, batch, reps, m, cm, err)) == LBS_OK) {
-		out->shared_s = 0.5 * (m[0] + m[1]);
-		out->shared_cpu_s = 0.5 * (cm[0] + cm[1]);
+	/* Per round: the wall and CPU times of the three phases (free, alone,
+	 * shared), then the four losses of the core (CPU alone and shared,
+	 * wall alone and shared). */
+	double t[3][MAX_ROUNDS], c[3][MAX_ROUNDS], lost[4][MAX_ROUNDS];
+	for (int r = 0; r < rounds && st == LBS_OK; r++) {
+		double m[2], cm[2];
+		for (int i = 0; i < 2 && st == LBS_OK; i++)
+			st = lbs_cgroup_set_cores(&cg, &g[i], 1.0, err);
+		if (st == LBS_OK && (st = time_batches(w, 1, batch, reps, m, cm, err)) == LBS_OK) {
+			t[0][r] = m[0];
+			c[0][r] = cm[0];
+		}
+		for (int i = 0; i < 2 && st == LBS_OK; i++)
+			st = lbs_cgroup_set_cores(&cg, &g[i], quota, err);
+		if (st == LBS_OK && (st = time_batches(w, 1, batch, reps, m, cm, err)) == LBS_OK) {
+			t[1][r] = m[0];
+			c[1][r] = cm[0];
+		}
+		if (st == LBS_OK && (st = time_batches(w, 2, batch, reps, m, cm, err)) == LBS_OK) {
+			t[2][r] = 0.5 * (m[0] + m[1]);
+			c[2][r] = 0.5 * (cm[0] + cm[1]);
+		}
+		if (st == LBS_OK) {
+			const double period_s = 1e-6 * (double)cg.period_us;
+			for (int k = 0; k < 2; k++) {
+				lost[k][r] = quota * (1 - c[0][r] / c[1 + k][r]) * period_s;
+				lost[2 + k][r] = (quota - t[0][r] / t[1 + k][r]) * period_s;
+			}
+		}
 	}
 	if (st == LBS_OK) {
-		const double period_s = 1e-6 * (double)cg.period_us;
-		/* Measured in CPU time: the wall time of one iteration under a
-		 * quota depends on where it starts in the periods (traces/cfs.h),
-		 * while what refilling the caches costs is CPU time. */
-		double lost_alone = quota * (1 - out->free_cpu_s / out->alone_cpu_s);
-		double lost_shared = quota * (1 - out->free_cpu_s / out->shared_cpu_s);
-		out->alone_refill_s = fmax(0.0, lost_alone) * period_s;
-		out->shared_refill_s = fmax(0.0, lost_shared) * period_s;
+		double x[3];
+		median_range(t[0], (size_t)rounds, x), out->free_s = x[0];
+		median_range(t[1], (size_t)rounds, x), out->alone_s = x[0];
+		median_range(t[2], (size_t)rounds, x), out->shared_s = x[0];
+		median_range(c[0], (size_t)rounds, x), out->free_cpu_s = x[0];
+		median_range(c[1], (size_t)rounds, x), out->alone_cpu_s = x[0];
+		median_range(c[2], (size_t)rounds, x), out->shared_cpu_s = x[0];
+		median_range(lost[0], (size_t)rounds, out->alone_refill_s);
+		median_range(lost[1], (size_t)rounds, out->shared_refill_s);
+		median_range(lost[2], (size_t)rounds, out->alone_wall_s);
+		median_range(lost[3], (size_t)rounds, out->shared_wall_s);
 	}
 	for (int i = 0; i < 2; i++) {
 		lbs_tb_worker_stop(&w[i]);

@@ -89,26 +89,32 @@ double lbs_testbed_tenant_memory(const lbs_scenario *sc, size_t group);
 void lbs_testbed_place(const lbs_run *run, int *cpu);
 
 /* What time-sharing a core costs a worker of a network (doc/validation.md,
- * "What the simulation of a validation models"): the mean wall time of one
- * iteration at `batch`, back to back, on one CPU without a quota (free_s),
- * under a quota of `quota` of that core alone on it (alone_s), and beside
- * a second such worker on the same core under the same quota (shared_s),
- * and the median CPU time of each. The fluid rule says free_s / quota for
- * both wall times and free_cpu_s for both CPU times; the refills are what
- * the CPU times add, as a share of the core, quota x (1 - free_cpu_s /
- * cpu_s), paid per CFS period: refill = that x period. */
+ * "What the simulation of a validation models"), in `rounds` rounds of
+ * three phases, each `reps` iterations at `batch` back to back on one CPU:
+ * without a quota, under a quota of `quota` of that core alone on it, and
+ * beside a second such worker on the same core under the same quota. The
+ * phases interleave so that the machine's own drift (several percent over
+ * minutes on a shared host) moves all three alike; each figure below is
+ * the median over the rounds of that round's figure, [lo, hi] its range.
+ * The fluid rule says that under the quota a worker does quota x its free
+ * rate in wall time and spends the free CPU time; the refills are the
+ * share of the core it loses: in CPU time, quota x (1 - free CPU time /
+ * CPU time under the quota), in wall time quota - free time / time under
+ * the quota (the rate it got); x period, per CFS period. */
 typedef struct lbs_tb_timeshare {
 	int64_t batch;
 	double quota;
-	double free_s, alone_s, shared_s;
-	double free_cpu_s, alone_cpu_s, shared_cpu_s; /* CPU time of the same */
-	double alone_refill_s, shared_refill_s; /* CPU time lost per period, >= 0 */
-	int reps;
+	int reps, rounds;
+	double free_s, alone_s, shared_s;             /* wall time of an iteration (medians) */
+	double free_cpu_s, alone_cpu_s, shared_cpu_s; /* CPU time of the same (medians) */
+	double alone_refill_s[3], shared_refill_s[3]; /* in CPU time: median, lo, hi per period */
+	double alone_wall_s[3], shared_wall_s[3];     /* in wall time: median, lo, hi per period */
 } lbs_tb_timeshare;
 
-/* Measures it for sc's network at a quarter of the global batch, each
- * phase `reps` times; out->quota is the quota to measure at (0: 0.25). */
-lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, int reps, lbs_tb_timeshare *out, lbs_error *err);
+/* Measures it for sc's network at a quarter of the global batch; out->quota
+ * is the quota to measure at (0: 0.25), out->reps and out->rounds the
+ * repetitions per phase and the rounds (0: 5 and 5). */
+lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, lbs_error *err);
 
 /* Runs `run` (made by lbs_run_create, its iteration 0 planned) on the
  * testbed, calling observer once per iteration and filling run->stats as

@@ -53,7 +53,8 @@ static void usage(FILE *out, bool validate)
 			"                        into FILE, and give it to every worker group; then what\n"
 			"                        time-sharing a core costs (printed)\n"
 			"      --timeshare-refill  with --calibrate: give the simulation that cost\n"
-			"                        (timeshare_refill, measured in CPU time; doc/validation.md)\n"
+			"                        (timeshare_refill: the rate a worker got under a quota,\n"
+			"                        in wall time; doc/validation.md)\n"
 			"      --measured-cost   simulate each batch's measured time (profile_cost =\n"
 			"                        measured) instead of the profile's fitted line\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
@@ -342,26 +343,34 @@ static void compare(const trail *sim, const trail *meas, int repeats, int64_t B,
  * time-sharing a core costs a worker here (lbs_testbed_timeshare): the
  * refill its workers pay where the testbed places them, the mean over the
  * group of the shared refill for a worker whose CPU holds another worker
- * and the alone one otherwise (either applies only while a(t) < 1).
+ * and the alone one otherwise (either applies only while a(t) < 1), both
+ * the share of the core lost in wall time: the simulation's availability
+ * is the rate a worker gets, and what it gets under a quota is the
+ * measured rate, whatever of it the caches or the kernel's accounting
+ * took (none of it below 0).
  * *sets holds the overrides' text. */
 static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const char **all, size_t n,
 			       const options *o, bool measure, lbs_scenario *sim_sc, char (**sets)[LBS_NAME_MAX + 64],
 			       lbs_error *err)
 {
-	lbs_tb_timeshare ts = { .quota = 0.25 };
+	lbs_tb_timeshare ts = { .quota = 0.25, .reps = 5, .rounds = 5 };
 	lbs_status st = LBS_OK;
 	if (measure && !o->quiet)
 		fprintf(stderr, "lbsim validate: measuring what time-sharing a core costs\n");
-	if (measure && (st = lbs_testbed_timeshare(sc, 21, &ts, err)) != LBS_OK)
+	if (measure && (st = lbs_testbed_timeshare(sc, &ts, err)) != LBS_OK)
 		return st;
 	if (measure && !o->quiet)
-		printf("time-sharing a core (batch %lld, quota %.2f): an iteration takes %.2f ms of CPU without a "
-		       "quota, %.2f ms alone under it (%.0f us lost per %d ms period), %.2f ms beside a second "
-		       "worker (%.0f us lost per period); in wall time the worker got %.3f of the core alone "
-		       "and %.3f beside the second\n",
-		       (long long)ts.batch, ts.quota, 1e3 * ts.free_cpu_s, 1e3 * ts.alone_cpu_s,
-		       1e6 * ts.alone_refill_s, LBS_TESTBED_PERIOD_US / 1000, 1e3 * ts.shared_cpu_s,
-		       1e6 * ts.shared_refill_s, ts.free_s / ts.alone_s, ts.free_s / ts.shared_s);
+		printf("time-sharing a core (batch %lld, quota %.2f, %d rounds of %d iterations): an iteration "
+		       "takes %.2f ms of CPU without a quota, %.2f ms alone under it, %.2f ms beside a second "
+		       "worker; per %d ms period the worker lost %.0f us [%.0f, %.0f] of CPU alone and %.0f us "
+		       "[%.0f, %.0f] beside the second, and in wall time (the rate it got) %.0f us [%.0f, %.0f] "
+		       "alone and %.0f us [%.0f, %.0f] beside the second\n",
+		       (long long)ts.batch, ts.quota, ts.rounds, ts.reps, 1e3 * ts.free_cpu_s, 1e3 * ts.alone_cpu_s,
+		       1e3 * ts.shared_cpu_s, LBS_TESTBED_PERIOD_US / 1000, 1e6 * ts.alone_refill_s[0],
+		       1e6 * ts.alone_refill_s[1], 1e6 * ts.alone_refill_s[2], 1e6 * ts.shared_refill_s[0],
+		       1e6 * ts.shared_refill_s[1], 1e6 * ts.shared_refill_s[2], 1e6 * ts.alone_wall_s[0],
+		       1e6 * ts.alone_wall_s[1], 1e6 * ts.alone_wall_s[2], 1e6 * ts.shared_wall_s[0],
+		       1e6 * ts.shared_wall_s[1], 1e6 * ts.shared_wall_s[2]);
 	const char *how;
 	double tick = lbs_testbed_tick_s(&how);
 	if (!o->quiet)
@@ -400,7 +409,7 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 				bool shared = cpu[i] < 0;
 				for (size_t j = 0; j < run.n; j++)
 					shared = shared || (j != i && cpu[j] == cpu[i]);
-				sum += shared ? ts.shared_refill_s : ts.alone_refill_s;
+				sum += fmax(0.0, shared ? ts.shared_wall_s[0] : ts.alone_wall_s[0]);
 			}
 			more[m++] = lbs_fmt(set[0], sizeof set[0], "workers.%s.cpu_quota_period=%d us",
 					    sc->groups[g].name, LBS_TESTBED_PERIOD_US);
