@@ -346,6 +346,34 @@ lbs_status lbs_profile_point_arrays(const lbs_profile *p, double **batch, double
 	return LBS_OK;
 }
 
+lbs_status lbs_profile_cost_table(const lbs_profile *p, double **table, int64_t *n, lbs_error *err)
+{
+	*table = NULL;
+	*n = 0;
+	size_t m = p->n_points;
+	int64_t top = m ? p->point[m - 1].batch : 0;
+	if (top < 1 || top > LBS_COST_TABLE_MAX)
+		return LBS_OK;
+	int64_t *b = malloc(m * sizeof *b);
+	double *t = malloc(m * sizeof *t), *tab = malloc((size_t)top * sizeof *tab);
+	if (b && t && tab) {
+		for (size_t i = 0; i < m; i++) {
+			b[i] = p->point[i].batch;
+			t[i] = p->point[i].time_s;
+		}
+		lbs_cost_table_fill(b, t, m, tab);
+		*table = tab;
+		*n = top;
+	}
+	free(b);
+	free(t);
+	if (!*table) {
+		free(tab);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	return LBS_OK;
+}
+
 lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err)
 {
 	size_t n = p->n_points;

@@ -82,6 +82,13 @@ lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *
 /* p's points as two new arrays (free both): batches and times in seconds. */
 lbs_status lbs_profile_point_arrays(const lbs_profile *p, double **batch, double **time_s, lbs_error *err);
 
+/* p's measured times as a new table of every batch from 1 to its largest
+ * measured one (lbs_cost_table_fill; *n entries, free it), for
+ * `profile_cost = measured`. *table NULL and *n 0 when p has no points or
+ * its largest batch is over LBS_COST_TABLE_MAX; LBS_EINTERNAL when out of
+ * memory. */
+lbs_status lbs_profile_cost_table(const lbs_profile *p, double **table, int64_t *n, lbs_error *err);
+
 /* Writes p in the documented format (the form lbs_profile_load reads back).
  * Fails with LBS_EINTERNAL if a value would make a line longer than a
  * profile line may be. */

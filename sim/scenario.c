@@ -618,23 +618,12 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 	}
 	free(dp);
 	/* profile_cost = measured: the measured times, one per batch. */
-	for (size_t i = 0; i < *n && !g->cost_table && prof.n_points > 0; i++) {
-		if (strcmp(entries[i]->key, "profile_cost") || strcmp(entries[i]->value, "measured"))
-			continue;
-		int64_t top = prof.point[prof.n_points - 1].batch;
-		int64_t *b = lbs_calloc(prof.n_points, sizeof *b, err);
-		double *t = lbs_calloc(prof.n_points, sizeof *t, err);
-		if (b && t && top <= LBS_COST_TABLE_MAX && (g->cost_table = lbs_calloc((size_t)top, sizeof *g->cost_table, err))) {
-			for (size_t k = 0; k < prof.n_points; k++) {
-				b[k] = prof.point[k].batch;
-				t[k] = prof.point[k].time_s;
-			}
-			lbs_cost_table_fill(b, t, prof.n_points, g->cost_table);
-			g->cost.table_n = top;
+	for (size_t i = 0; i < *n && !g->cost_table; i++)
+		if (!strcmp(entries[i]->key, "profile_cost") && !strcmp(entries[i]->value, "measured") &&
+		    (st = lbs_profile_cost_table(&prof, &g->cost_table, &g->cost.table_n, err)) != LBS_OK) {
+			lbs_profile_destroy(&prof);
+			return st;
 		}
-		free(b);
-		free(t);
-	}
 	lbs_profile_destroy(&prof); /* only the plain fields are used below */
 	for (size_t i = 0; i < *n; i++)
 		for (size_t k = 0; k < sizeof given_by_profile / sizeof *given_by_profile; k++)

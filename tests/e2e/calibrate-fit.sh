@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # lbsim calibrate --fit: a user's measured step times (CSV batch,time
 # [,repetitions], doc/profiles.md) become a profile. Exact times of known
-# models give back their parameters (hand-computed); noisy times give the
+# models give back their parameters (hand-computed) and drive a scenario by
+# the fitted line or, with profile_cost = measured, by the times themselves
+# (interpolated by hand); noisy times give the
 # held-out error that a leave-one-out least-squares fit in awk computes
 # independently; every malformed file is refused naming its line.
 . "$(dirname "$0")/lib.sh"
@@ -107,6 +109,34 @@ END {
 }' noisy.csv)
 check "noisy: held-out MAPE $got% is the leave-one-out fit's $want%" test -n "$got" -a "$got" = "$want"
 check "noisy: no -o, no file" test ! -e noisy.ini
+
+# 3b. profile_cost = measured: the profile's own times, linear between its
+#     batches. Two workers of 3 samples: halfway between 2 (13.9 ms) and 4
+#     (19.2 ms), 16.55 ms; the fitted line gives t0 + 3 per_sample instead.
+"$LBSIM" calibrate --fit noisy.csv --device cpu -o noisy.ini > /dev/null
+cat > measured.ini << 'INI'
+[run]
+global_batch = 6
+iterations = 3
+[model]
+parameters = 1000
+[network]
+topology = none
+[workers.c]
+count = 2
+device = cpu
+profile = noisy.ini
+profile_cost = measured
+INI
+"$LBSIM" measured.ini -q -o measured.db
+check "profile_cost = measured: 16.55 ms an iteration at 3 samples" \
+	test "$(q measured.db "SELECT abs(mean_compute_s - 0.01655) < 1e-12 FROM runs")" = 1
+"$LBSIM" measured.ini --set workers.c.profile_cost=fit -q -o fit.db
+line=$(awk -F' = ' '$1 == "t0" { t0 = $2 } $1 == "per_sample" { ps = $2 }
+	function s(v) { return v ~ / ms$/ ? v / 1e3 : v ~ / us$/ ? v / 1e6 : v + 0 }
+	END { printf "%.9f", s(t0) + 3 * s(ps) }' noisy.ini)
+check "profile_cost = fit: the line's t0 + 3 per_sample ($line s), not the measured time" \
+	test "$(q fit.db "SELECT abs(mean_compute_s - $line) < 1e-9 AND abs(mean_compute_s - 0.01655) > 1e-4 FROM runs")" = 1
 
 # 4. Malformed files: exit 3, FILE:LINE and what is wrong, nothing written.
 refuse() { # NAME CONTENT DEVICE EXPECTED-MESSAGE
