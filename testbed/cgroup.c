@@ -235,6 +235,17 @@ lbs_status lbs_cgroup_probe(lbs_cgroups *c, int64_t period_us, lbs_error *err)
 	return LBS_OK;
 }
 
+lbs_status lbs_cgroup_use(lbs_cgroups *c, int version, const char *mount, int64_t period_us, lbs_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->period_us = period_us;
+	int len = snprintf(c->mount, sizeof c->mount, "%s", mount);
+	if ((version != 1 && version != 2) || len < 0 || (size_t)len >= sizeof c->mount)
+		return lbs_error_set(err, LBS_EINTERNAL, "cgroup v%d at '%s'", version, mount);
+	c->ops = version == 2 ? &v2_ops : &v1_ops;
+	return LBS_OK;
+}
+
 lbs_status lbs_cgroup_open(lbs_cgroups *c, lbs_error *err)
 {
 	lbs_fmt(c->top, sizeof c->top, "%s/" TOP_PREFIX "%ld", c->mount, (long)getpid());

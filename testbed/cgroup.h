@@ -51,6 +51,12 @@ struct lbs_cgroup_ops {
  * (not root, no cgroup file system, no cpu controller, not writable). */
 lbs_status lbs_cgroup_probe(lbs_cgroups *c, int64_t period_us, lbs_error *err);
 
+/* Uses the backend `version` (1 or 2) on the hierarchy mounted at `mount`
+ * without probing the machine: for tests, which hold a directory laid out
+ * as the kernel's would be (tests/unit/test_cgroup.c). LBS_EINTERNAL for
+ * another version or a path too long. */
+lbs_status lbs_cgroup_use(lbs_cgroups *c, int version, const char *mount, int64_t period_us, lbs_error *err);
+
 /* Creates the run's directory (mount/lbsim-testbed-PID). */
 lbs_status lbs_cgroup_open(lbs_cgroups *c, lbs_error *err);
 

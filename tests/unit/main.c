@@ -76,6 +76,7 @@ int main(void)
 	suite_nets();
 	suite_calib();
 	suite_whatif();
+	suite_cgroup();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_tests_failed();

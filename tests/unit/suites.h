@@ -23,6 +23,7 @@ void suite_predict(void);
 void suite_nets(void);
 void suite_calib(void);
 void suite_whatif(void);
+void suite_cgroup(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
