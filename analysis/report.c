@@ -276,7 +276,13 @@ static void validation_section(FILE *out, sqlite3 *db)
 		"auto</code>: max(5%%, 3 x the measured speedup's relative standard deviation); the "
 		"speedup is within it when abs(simulated - measured) / measured is not more.</p>\n");
 	validation_plot(out, db);
-	table(out, db,
+	/* A version 3 file's validations have no machine_drift (doc/results.md). */
+	sqlite3_stmt *q = NULL;
+	bool drift = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('validations') WHERE name = 'machine_drift'",
+					-1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	char sql[1400];
+	lbs_fmt(sql, sizeof sql,
 	      "SELECT validation_id, policy, simulated_run, measured_runs, simulated_iteration_s, "
 	      "measured_iteration_s, measured_iteration_sd_s, "
 	      "simulated_iteration_s / measured_iteration_s - 1 AS iteration_gap, "
@@ -286,8 +292,10 @@ static void validation_section(FILE *out, sqlite3 *db)
 	      "CASE WHEN policy = 'static' THEN 'baseline' "
 	      "WHEN abs(simulated_speedup - measured_speedup) / measured_speedup <= "
 	      "max(0.05, 3 * coalesce(measured_speedup_sd / measured_speedup, 0)) THEN 'yes' ELSE 'no' END "
-	      "AS within_tolerance, error_mean, error_p95, batch_difference_mean, created_at "
-	      "FROM validations ORDER BY validation_id, policy = 'static' DESC, policy", "validation-table");
+	      "AS within_tolerance, error_mean, error_p95, batch_difference_mean, %s AS machine_drift, created_at "
+	      "FROM validations ORDER BY validation_id, policy = 'static' DESC, policy",
+	      drift ? "machine_drift" : "NULL");
+	table(out, db, sql, "validation-table");
 }
 
 static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplot, const char *plot_dir,

@@ -12,9 +12,10 @@ grep -q "^<!-- /validate $name -->\$" "$doc" || { echo "$0: $doc has no <!-- /va
 table=$(mktemp)
 trap 'rm -f "$table" "$table.doc"' EXIT
 {
-	sqlite3 "$db" "SELECT printf('Measured %s (validation %d, profile t0 = %s, %s per sample).', max(created_at),
+	sqlite3 "$db" "SELECT printf('Measured %s (validation %d, profile t0 = %s, %s per sample; ' ||
+		'the machine''s own speed moved %.1f%% while the testbed ran).', max(created_at),
 		validation_id, '$(sed -n 's/^t0 = //p' "${db%.db}-profile.ini" 2>/dev/null | head -n 1)',
-		'$(sed -n 's/^per_sample = //p' "${db%.db}-profile.ini" 2>/dev/null | head -n 1)')
+		'$(sed -n 's/^per_sample = //p' "${db%.db}-profile.ini" 2>/dev/null | head -n 1)', 100 * max(machine_drift))
 		FROM validations WHERE validation_id = (SELECT max(validation_id) FROM validations)"
 	echo
 	echo '| policy | simulated | measured | gap | speedup sim | speedup measured | gap | per-iteration error | batch |'

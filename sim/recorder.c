@@ -12,8 +12,9 @@
 #include "util/units.h"
 #include "traces/series.h"
 
-/* Version 3 added runs.mode and this table; a version 2 file gets both
- * when a run is appended to it (lbs_recorder_open). */
+/* Version 3 added runs.mode and this table, version 4 its machine_drift; a
+ * version 2 or 3 file gets what it lacks when a run is appended to it
+ * (lbs_recorder_open). */
 #define VALIDATIONS_SQL \
 	"CREATE TABLE validations (             -- lbsim validate: a simulated run against its measured twin\n" \
 	"  validation_id INTEGER NOT NULL,\n" \
@@ -30,6 +31,7 @@
 	"  error_p95 REAL NOT NULL,\n" \
 	"  batch_difference_mean REAL NOT NULL, -- share of B placed differently, mean over iterations\n" \
 	"  created_at TEXT NOT NULL,\n" \
+	"  machine_drift REAL,                  -- the machine's own speed moved this much during the runs\n" \
 	"  PRIMARY KEY (validation_id, policy)\n" \
 	") WITHOUT ROWID;\n"
 
@@ -276,6 +278,11 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 		char sql[sizeof VALIDATIONS_SQL + 160];
 		snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'simulated';"
 			 "%sPRAGMA user_version = %d;", VALIDATIONS_SQL, LBS_SCHEMA_VERSION);
+		st = exec(r, sql, err);
+	} else if (version == 3 && tables > 0) {
+		char sql[160];
+		snprintf(sql, sizeof sql, "ALTER TABLE validations ADD COLUMN machine_drift REAL;"
+			 "PRAGMA user_version = %d;", LBS_SCHEMA_VERSION);
 		st = exec(r, sql, err);
 	} else if (version != LBS_SCHEMA_VERSION) {
 		st = lbs_error_set(err, LBS_EIO,
@@ -602,7 +609,7 @@ lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *ro
 		return st;
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_prepare_v2(r->db, "INSERT INTO validations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-			       "?10, ?11, ?12, ?13, ?14)", -1, &q, NULL) != SQLITE_OK)
+			       "?10, ?11, ?12, ?13, ?14, ?15)", -1, &q, NULL) != SQLITE_OK)
 		return db_error(r, err, "cannot record the validation");
 	for (size_t i = 0; i < n; i++) {
 		const lbs_validation_row *v = &rows[i];
@@ -623,6 +630,10 @@ lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *ro
 		sqlite3_bind_double(q, 12, v->error_p95);
 		sqlite3_bind_double(q, 13, v->batch_difference_mean);
 		sqlite3_bind_text(q, 14, now, -1, SQLITE_TRANSIENT);
+		if (isfinite(v->machine_drift))
+			sqlite3_bind_double(q, 15, v->machine_drift);
+		else
+			sqlite3_bind_null(q, 15);
 		int rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE) {

@@ -9,7 +9,7 @@
 
 #include "sim/run.h"
 
-#define LBS_SCHEMA_VERSION 3
+#define LBS_SCHEMA_VERSION 4
 
 typedef enum lbs_detail {
 	LBS_DETAIL_RUNS,       /* runs, run_config, workers */
@@ -103,6 +103,7 @@ typedef struct lbs_validation_row {
 	double simulated_iteration_s, measured_iteration_s, measured_iteration_sd_s;
 	double simulated_speedup, measured_speedup, measured_speedup_sd; /* NaN: none */
 	double error_mean, error_p95, batch_difference_mean;
+	double machine_drift; /* slowest / fastest - 1 of the machine's probes (NaN: none) */
 } lbs_validation_row;
 
 /* Writes one comparison (a new validation_id, left in r->run_id) in one

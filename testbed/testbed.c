@@ -701,6 +701,51 @@ static lbs_status time_batches(lbs_tb_worker *w, int n, int64_t batch, int reps,
 	return st;
 }
 
+/* The batch the machine's own measurements time: a quarter of the global
+ * batch, one every worker can hold. */
+static int64_t probe_batch(const lbs_scenario *sc)
+{
+	int64_t batch = sc->run.global_batch / 4 > 0 ? sc->run.global_batch / 4 : 1;
+	for (size_t k = 0; k < sc->n_groups; k++)
+		if (sc->groups[k].cost.max_batch > 0 && sc->groups[k].cost.max_batch < batch)
+			batch = sc->groups[k].cost.max_batch;
+	return batch;
+}
+
+/* The CPU they run on: the last (-1, unbound, on a machine of one). */
+static int probe_cpu(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	return ncpu > 1 ? (int)ncpu - 1 : -1;
+}
+
+lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, double *cpu_s, lbs_error *err)
+{
+	lbs_cgroups cg;
+	lbs_cgroup g = { 0 };
+	lbs_tb_worker w = { .to_fd = -1, .from_fd = -1 };
+	lbs_net net;
+	*batch = probe_batch(sc);
+	*cpu_s = NAN;
+	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
+		return st;
+	double m, cm;
+	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK && (st = lbs_cgroup_create(&cg, "probe", &g, err)) == LBS_OK &&
+	    (st = lbs_cgroup_set_cores(&cg, &g, 1.0, err)) == LBS_OK &&
+	    (st = lbs_tb_worker_start(&w, &net, *batch, probe_cpu(), err)) == LBS_OK &&
+	    (st = lbs_cgroup_attach(&g, w.pid, err)) == LBS_OK &&
+	    (st = time_batches(&w, 1, *batch, reps, &m, &cm, err)) == LBS_OK)
+		*cpu_s = cm;
+	lbs_tb_worker_stop(&w);
+	lbs_cgroup_remove(&g);
+	lbs_cgroup_close(&cg);
+	lbs_net_destroy(&net);
+	return st;
+}
+
 /* The median of x[0..n) in *out[0], its range in out[1], out[2]. */
 static void median_range(double *x, size_t n, double out[3])
 {
@@ -724,12 +769,8 @@ lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, 
 	const int reps = out->reps > 0 ? out->reps : 5, rounds = out->rounds > 0 ? out->rounds : 5;
 	if (rounds > MAX_ROUNDS || !(quota < 1))
 		return lbs_error_set(err, LBS_EINTERNAL, "timeshare: %d rounds, quota %g", rounds, quota);
-	int64_t batch = sc->run.global_batch / 4 > 0 ? sc->run.global_batch / 4 : 1;
-	for (size_t k = 0; k < sc->n_groups; k++) /* one every worker can hold */
-		if (sc->groups[k].cost.max_batch > 0 && sc->groups[k].cost.max_batch < batch)
-			batch = sc->groups[k].cost.max_batch;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int cpu = ncpu > 1 ? (int)ncpu - 1 : -1;
+	const int64_t batch = probe_batch(sc);
+	const int cpu = probe_cpu();
 	*out = (lbs_tb_timeshare){ .batch = batch, .quota = quota, .reps = reps, .rounds = rounds };
 	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
 	if (st != LBS_OK)

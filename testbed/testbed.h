@@ -116,6 +116,12 @@ typedef struct lbs_tb_timeshare {
  * repetitions per phase and the rounds (0: 5 and 5). */
 lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, lbs_error *err);
 
+/* The machine's own speed, to tell its drift from the model's error
+ * (doc/validation.md): the median CPU time of `reps` iterations of sc's
+ * network at *batch (a quarter of the global batch) in one testbed worker
+ * alone on the last CPU, without a quota. */
+lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, double *cpu_s, lbs_error *err);
+
 /* Runs `run` (made by lbs_run_create, its iteration 0 planned) on the
  * testbed, calling observer once per iteration and filling run->stats as
  * the simulation does (sim_time_s: real seconds from the first barrier).

@@ -444,13 +444,26 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 	for (size_t p = 0; p < np && st == LBS_OK; p++)
 		st = run_one(sim_sc, names[p], false, o->output, o->detail, &sim[p], &err);
 	/* Repeat-major, so that a drift of the machine's load touches every
-	 * policy alike, and each repeat's speedup compares neighbours in time. */
-	for (int r = 0; r < o->repeat && st == LBS_OK; r++)
-		for (size_t p = 0; p < np && st == LBS_OK; p++) {
+	 * policy alike, and each repeat's speedup compares neighbours in time.
+	 * Before each repeat and after the last, the machine's own speed
+	 * (lbs_testbed_speed): how far it moved says how closely any model
+	 * could have predicted the measured times. */
+	double probe[MAX_REPEATS + 1];
+	int64_t probe_batch = 0;
+	for (int r = 0; r <= o->repeat && st == LBS_OK; r++) {
+		st = lbs_testbed_speed(sc, 5, &probe_batch, &probe[r], &err);
+		for (size_t p = 0; p < np && st == LBS_OK && r < o->repeat; p++) {
 			if (!o->quiet)
 				fprintf(stderr, "lbsim validate: testbed run %d/%d of %s\n", r + 1, o->repeat, names[p]);
 			st = run_one(sc, names[p], true, o->output, o->detail, &meas[p][r], &err);
 		}
+	}
+	double lo = probe[0], hi = probe[0];
+	for (int r = 1; st == LBS_OK && r <= o->repeat; r++) {
+		lo = fmin(lo, probe[r]);
+		hi = fmax(hi, probe[r]);
+	}
+	const double drift = hi / lo - 1;
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim validate: %s\n", err.msg);
 		for (size_t p = 0; p < np; p++) {
@@ -495,6 +508,7 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 			.simulated_speedup = sim[0].mean_s / sim[p].mean_s,
 			.measured_speedup = mean(spd, (size_t)o->repeat),
 			.measured_speedup_sd = sd(spd, (size_t)o->repeat),
+			.machine_drift = drift,
 		};
 		compare(&sim[p], meas[p], o->repeat, sc->run.global_batch, &v->error_mean, &v->error_p95,
 			&v->batch_difference_mean);
@@ -514,6 +528,13 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 				"%.1f%% apart, more than the tolerance of %.1f%%%s\n", names[p],
 				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
 				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
+	}
+	if (!o->quiet) {
+		printf("the machine while the testbed ran: an iteration at batch %lld took", (long long)probe_batch);
+		for (int r = 0; r <= o->repeat; r++)
+			printf("%s %.2f", r == 0 ? "" : r == o->repeat ? " and" : ",", 1e3 * probe[r]);
+		printf(" ms of CPU without a quota, before each repeat and after the last: %.1f%% from the "
+		       "fastest to the slowest\n", 100 * drift);
 	}
 	lbs_recorder rec = { 0 };
 	if ((st = lbs_recorder_open(&rec, o->output, LBS_DETAIL_RUNS, &err)) == LBS_OK)

@@ -9,7 +9,7 @@ S="$top_srcdir/scenarios/default.ini"
 check "default scenario exits 0" test $? -eq 0
 check "summary names the policy" grep -q '^static ' "$TMP/out"
 check "nothing on stderr without a terminal" test ! -s "$TMP/err"
-check "schema version 3" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 3
+check "schema version 4" test "$(q "$TMP/r.db" 'PRAGMA user_version')" = 4
 check "one run" test "$(q "$TMP/r.db" 'SELECT count(*) FROM runs')" = 1
 check "a simulated run is marked so" test "$(q "$TMP/r.db" 'SELECT mode FROM runs')" = simulated
 # A version 2 file (before runs.mode): readable, and upgraded in place by
@@ -18,8 +18,16 @@ cp "$TMP/r.db" "$TMP/v2.db"
 sqlite3 "$TMP/v2.db" 'ALTER TABLE runs DROP COLUMN mode; DROP TABLE validations; PRAGMA user_version = 2'
 check "a version 2 file is exported" test "$("$LBSIM" export "$TMP/v2.db" runs | wc -l)" = 2
 "$LBSIM" "$top_srcdir/scenarios/default.ini" -q -o "$TMP/v2.db" --set run.iterations=3
-check "a version 2 file becomes version 3 when a run is appended" \
-	test "$(q "$TMP/v2.db" "SELECT group_concat(mode) FROM runs") $(q "$TMP/v2.db" 'PRAGMA user_version')" = "simulated,simulated 3"
+check "a version 2 file becomes version 4 when a run is appended" \
+	test "$(q "$TMP/v2.db" "SELECT group_concat(mode) FROM runs") $(q "$TMP/v2.db" 'PRAGMA user_version')" = "simulated,simulated 4"
+check "... with the validations table of version 4" \
+	test "$(q "$TMP/v2.db" "SELECT count(*) FROM pragma_table_info('validations') WHERE name = 'machine_drift'")" = 1
+# A version 3 file (validations without machine_drift): the same, in place.
+cp "$TMP/r.db" "$TMP/v3.db"
+sqlite3 "$TMP/v3.db" 'ALTER TABLE validations DROP COLUMN machine_drift; PRAGMA user_version = 3'
+"$LBSIM" "$top_srcdir/scenarios/default.ini" -q -o "$TMP/v3.db" --set run.iterations=3
+check "a version 3 file becomes version 4 when a run is appended, with validations.machine_drift" \
+	test "$(q "$TMP/v3.db" 'PRAGMA user_version') $(q "$TMP/v3.db" "SELECT count(*) FROM pragma_table_info('validations') WHERE name = 'machine_drift'") $(q "$TMP/v3.db" 'SELECT count(*) FROM runs')" = "4 1 2"
 check "500 iterations" test "$(q "$TMP/r.db" 'SELECT count(*) FROM iterations')" = 500
 check "12 workers" test "$(q "$TMP/r.db" 'SELECT count(*) FROM workers')" = 12
 check "500 x 12 worker iterations" test "$(q "$TMP/r.db" 'SELECT count(*) FROM worker_iterations')" = 6000

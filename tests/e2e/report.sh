@@ -77,9 +77,9 @@ check "DOM: no validation section in a file without validations" test "$(grep -c
 cp "$TMP/bw.db" "$TMP/val.db"
 sqlite3 "$TMP/val.db" "UPDATE runs SET mode = 'measured' WHERE run_id IN (2, 4, 6);
 	INSERT INTO validations VALUES
-	(1, 'static', 1, '2', 0.30, 0.32, 0.01, 1, 1, 0, 0.05, 0.09, 0.02, '2026-12-01T11:00:00Z'),
-	(1, 'static-proportional', 3, '4', 0.18, 0.20, 0.004, 1.666666667, 1.6, 0.04, 0.06, 0.1, 0.03, '2026-12-01T11:00:00Z'),
-	(1, 'lbbsp-cpu', 5, '6', 0.15, 0.20, NULL, 2.0, 1.6, NULL, 0.25, 0.3, 0.1, '2026-12-01T11:00:00Z')"
+	(1, 'static', 1, '2', 0.30, 0.32, 0.01, 1, 1, 0, 0.05, 0.09, 0.02, '2026-12-01T11:00:00Z', 0.031),
+	(1, 'static-proportional', 3, '4', 0.18, 0.20, 0.004, 1.666666667, 1.6, 0.04, 0.06, 0.1, 0.03, '2026-12-01T11:00:00Z', 0.031),
+	(1, 'lbbsp-cpu', 5, '6', 0.15, 0.20, NULL, 2.0, 1.6, NULL, 0.25, 0.3, 0.1, '2026-12-01T11:00:00Z', 0.031)"
 "$LBSIM" report "$TMP/val.db" -o "$TMP/val.html" -q
 check "validation report: exit 0" test $? -eq 0
 browse "$TMP/val.html" "$TMP/v"
@@ -93,9 +93,11 @@ check "validation DOM: a point per policy" test "$(sed -n '/id="plot-validation"
 vrow() { sed -n '/<table id="validation-table">/,/<\/table>/p' "$vdom" | grep "^<tr><td class=\"n\">1</td><td>$1</td>" | sed 's/<\/td>/\n/g; s/<td[^>]*>//g; s/<tr>//g' | sed -n "$2p"; }
 check "validation DOM: a row per policy" test "$(sed -n '/<table id="validation-table">/,/<\/table>/p' "$vdom" | grep -c '^<tr>')" = 3
 # Columns: 5 simulated_iteration_s, 6 measured, 7 its sd, 8 iteration_gap, 9 and 10
-# the speedups, 11 the measured speedup's sd, 12 speedup_gap, 13 tolerance, 14 within.
+# the speedups, 11 the measured speedup's sd, 12 speedup_gap, 13 tolerance, 14 within,
+# 15 to 17 the errors and the batch difference, 18 the machine's drift.
 check "static: times 0.3 and 0.32 +- 0.01" test "$(vrow static 5) $(vrow static 6) $(vrow static 7)" = "0.3 0.32 0.01"
 check "static: iteration gap -0.0625, the baseline" test "$(vrow static 8) $(vrow static 14)" = "-0.0625 baseline"
+check "static: the machine's drift" test "$(vrow static 18)" = 0.031
 check "static-proportional: speedups, gap, tolerance, within" test \
 	"$(vrow static-proportional 9) $(vrow static-proportional 10) $(vrow static-proportional 12) $(vrow static-proportional 13) $(vrow static-proportional 14)" = "1.66667 1.6 0.0416667 0.075 yes"
 check "static-proportional: iteration gap -0.1" test "$(vrow static-proportional 8)" = "-0.1"

@@ -35,7 +35,7 @@ check "sweep_points: 8 points, 3 keys each" test "$(q "$TMP/a.db" \
 check "sweep_points match the runs" test "$(q "$TMP/a.db" "SELECT count(*) FROM runs r
 	JOIN sweep_points p ON p.run_id = r.run_id AND p.key = 'policy' AND p.value = r.policy
 	JOIN sweep_points s ON s.run_id = r.run_id AND s.key = 'seed' AND s.value = r.seed")" = 8
-check "sweep: the schema version stays 3" test "$(q "$TMP/a.db" 'PRAGMA user_version')" = 3
+check "sweep: the schema version stays 4" test "$(q "$TMP/a.db" 'PRAGMA user_version')" = 4
 log="$TMP/a.db.sweep/joblog"
 # 8 points at -j 2: 2 jobs for each of the 2 running, of 2 points each.
 check "job log: 4 jobs, each once, each exit 0" test "$(awk -F'\t' 'NR > 1 && $7 == 0 { print $1 }' "$log" | sort -n | uniq | wc -l) $(tail -n +2 "$log" | wc -l)" = "4 4"

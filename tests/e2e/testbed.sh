@@ -53,9 +53,9 @@ validation() { # DB
 # model (doc/validation.md, "The tolerance of the test"): lbbsp-cpu +1.1%
 # to +7.6%, mean 2.8%, sd 2.4%, mean + 3 sd 10.1%; static-proportional
 # -0.5% to +4.6%, mean 2.1%, sd 2.0%, mean + 3 sd 8.1%. Both floors are
-# 10%. The gaps lean to the simulation's side (its workers that share a
-# CPU use less CPU per sample than the measured ones), reported there, not
-# hidden by these bounds.
+# 10%. The gaps lean to the simulation's side (its workers use less CPU
+# per sample than the measured ones, which lose some to their quotas),
+# reported there, not hidden by these bounds.
 within() { # DB POLICY FLOOR
 	test "$(q "$1" "SELECT abs(simulated_speedup / measured_speedup - 1) <=
 		max($3, 3 * coalesce(measured_speedup_sd, 0) / measured_speedup) FROM validations WHERE policy = '$2'")" = 1
@@ -101,6 +101,11 @@ check "validate: the simulation models the testbed's CFS period, the kernel's ti
 check "validate: 3 simulated and 9 measured runs" \
 	test "$(q "$v" "SELECT group_concat(n) FROM (SELECT count(*) n FROM runs GROUP BY mode ORDER BY mode)")" = "9,3"
 check "validate: one comparison row per policy" test "$(q "$v" "SELECT count(*) FROM validations")" = 3
+# The machine's own speed, probed before each repeat and after the last:
+# one figure per validation, the slowest probe over the fastest less one.
+check "validate: the machine's drift is recorded, the same for every policy, from 0 to 1" \
+	test "$(q "$v" "SELECT count(DISTINCT machine_drift), min(machine_drift) >= 0 AND max(machine_drift) < 1
+		FROM validations")" = "1|1"
 check "validate: each measured run has its 15 iterations" \
 	test "$(q "$v" "SELECT count(*) FROM iterations i JOIN runs r USING (run_id) WHERE r.mode = 'measured'")" = 135
 # Independent of the simulation: the equal split is as slow as the 0.2
