@@ -68,6 +68,19 @@ static bool is_dir(const char *path)
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* Empties group g of the n files a test wrote in it (the kernel's
+ * directories hold none that need removing), removes it and checks that
+ * it is gone. */
+static void remove_group(lbs_cgroup *g, const char *const *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		drop(g->dir, files[i]);
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s", g->dir);
+	CU_ASSERT(lbs_cgroup_remove(g));
+	CU_ASSERT(!is_dir(dir));
+}
+
 static void test_v2(void)
 {
 	char *mount = new_mount();
@@ -119,14 +132,8 @@ static void test_v2(void)
 	lbs_cgroup_back(&c, 4242);
 	CU_ASSERT_STRING_EQUAL(got(mount, "cgroup.procs"), "4242");
 
-	/* The kernel's directories hold no removable files; these do. */
-	const char *files[] = { "cpu.max", "cpu.stat", "cgroup.procs" };
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		drop(g.dir, files[i]);
-	char dir[600];
-	snprintf(dir, sizeof dir, "%s", g.dir);
-	CU_ASSERT(lbs_cgroup_remove(&g));
-	CU_ASSERT(!is_dir(dir));
+	const char *const files[] = { "cpu.max", "cpu.stat", "cgroup.procs" };
+	remove_group(&g, files, 3);
 	drop(top, "cgroup.subtree_control");
 	drop(top, "cpu.weight");
 	lbs_cgroup_close(&c);
@@ -141,8 +148,8 @@ static void test_v2(void)
 	CU_ASSERT_EQUAL_FATAL(lbs_cgroup_create(&c, "w1", &g, &err), LBS_OK);
 	CU_ASSERT_EQUAL(lbs_cgroup_set_cores(&c, &g, 0.5, &err), LBS_OK);
 	CU_ASSERT_STRING_EQUAL(got(g.dir, "cpu.max"), "50000 100000");
-	drop(g.dir, "cpu.max");
-	CU_ASSERT(lbs_cgroup_remove(&g));
+	const char *const max[] = { "cpu.max" };
+	remove_group(&g, max, 1);
 	drop(top, "cgroup.subtree_control");
 	drop(top, "cpu.weight");
 	lbs_cgroup_close(&c);
@@ -182,13 +189,8 @@ static void test_v1(void)
 	CU_ASSERT_EQUAL(lbs_cgroup_attach(&g, 77, &err), LBS_OK);
 	CU_ASSERT_STRING_EQUAL(got(g.dir, "cgroup.procs"), "77");
 	CU_ASSERT(lbs_cgroup_remove(&g) == false); /* a process (file) still in it */
-	const char *files[] = { "cpu.cfs_quota_us", "cgroup.procs" };
-	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		drop(g.dir, files[i]);
-	char dir[600];
-	snprintf(dir, sizeof dir, "%s", g.dir);
-	CU_ASSERT(lbs_cgroup_remove(&g));
-	CU_ASSERT(!is_dir(dir));
+	const char *const files[] = { "cpu.cfs_quota_us", "cgroup.procs" };
+	remove_group(&g, files, 2);
 	/* A group gone from under it: the write fails naming the file. */
 	lbs_cgroup gone;
 	CU_ASSERT_EQUAL_FATAL(lbs_cgroup_create(&c, "w1", &gone, &err), LBS_OK);
