@@ -275,32 +275,37 @@ check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid
 # The exchange for real (scenarios/testbed/ring-shaped.ini): 3 workers, a
 # ring all-reduce of M = 878213 B over NICs shaped to 100 Mbit/s, 2 ms a
 # step. By hand: 2(N-1)/N x M / 12.5 MB/s + 2(N-1) x 2 ms = 93.68 ms +
-# 8 ms = 101.68 ms an iteration. The median aggregation of one run (its
-# iteration 0 left out) in this project's 75 runs (five validations,
-# doc/validation.md) was 1.9% above that on average, sd 1.3%, at most 6.3%:
-# the bounds, -2% and +6.5%, are 3.0 and 3.5 sd away. A link shaped
-# wrongly misses them (the default htb bucket and counting was 5% slow; no
-# shaping at all takes a few ms).
-# The packets cross the veths and the bridge in the kernel's softirq work,
-# which a loaded machine defers to ksoftirqd, an ordinary thread: a run
-# beside heavy load can miss (113 ms once at a load average of 6), so a
-# miss is measured once more, as the validation above is.
+# 8 ms = 101.68 ms an iteration. What is gated is the fastest exchange of
+# a run (iteration 0 left out): the links' own time, which the machine's
+# load can only lengthen. In 32 runs of this project (24 of one make
+# validate's validations, 20 iterations each; 8 of 11 iterations on a day
+# the host slowed every measurement by 10 to 20%) it was 0.43% to 3.18%
+# above the model, mean 1.12%, sd 0.70%: the bounds, -2% and +4%, are 4.7
+# and 4.1 sd away. A link shaped wrongly misses them: the latency left out
+# (-7.9%) or paid twice (+7.9%), the default htb bucket and counting (the
+# rate 5% slow, +4.7%), no shaping at all (about half the time). The
+# median, printed too, is not gated: the host's load moves it by more (in
+# 90 runs +2.35% on average, sd 1.65%, up to +7.3% in CI on that day), as
+# the packets cross the veths and the bridge in the kernel's softirq work,
+# which a loaded machine defers to ksoftirqd, an ordinary thread. A miss
+# is measured once more, as the validation above is.
 ring=$top_srcdir/scenarios/testbed/ring-shaped.ini
-ring_run() { # DB: the median exchange of one run, or nothing
+ring_run() { # DB: the fastest and the median exchange of one run, or nothing
 	rm -f "$1"
 	"$LBSIM" testbed "$ring" --set run.iterations=11 --policy static -q -o "$1" || return
-	q "$1" "SELECT aggregation_s FROM iterations WHERE iteration > 0 ORDER BY aggregation_s
-		LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM iterations WHERE iteration > 0)"
+	q "$1" "SELECT min(aggregation_s), (SELECT aggregation_s FROM iterations WHERE iteration > 0
+		ORDER BY aggregation_s LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM iterations WHERE iteration > 0))
+		FROM iterations WHERE iteration > 0"
 }
-ring_ok() { awk -v a="${1:-0}" 'BEGIN { exit !(a > 0.10168 * 0.98 && a < 0.10168 * 1.065) }'; }
+ring_ok() { awk -v a="${1%%|*}" 'BEGIN { exit !(a > 0.10168 * 0.98 && a < 0.10168 * 1.04) }'; }
 agg=$(ring_run "$TMP/ring.db")
 if ! ring_ok "$agg"; then
-	echo "a ring all-reduce: median exchange ${agg:-none} s, a miss: measuring it once more"
+	echo "a ring all-reduce: fastest and median exchange ${agg:-none} s, a miss: measuring it once more"
 	agg=$(ring_run "$TMP/ring.db")
 fi
 check "a ring all-reduce over tc-shaped links: the testbed ran" test -n "$agg"
-echo "a ring all-reduce: median exchange ${agg:-none} s (0.10168 s by hand)"
-check "a ring all-reduce: the median exchange is 101.68 ms within -2% and +6.5% (got ${agg:-none} s)" \
+echo "a ring all-reduce: fastest exchange ${agg%%|*} s, median ${agg##*|} s (0.10168 s by hand)"
+check "a ring all-reduce: the fastest exchange is 101.68 ms within -2% and +4% (got ${agg%%|*} s)" \
 	ring_ok "$agg"
 check "a ring all-reduce: the workers' compute is not in the exchange (compute_end_s < end_s in every iteration)" \
 	test "$(q "$TMP/ring.db" "SELECT count(*) FROM iterations WHERE end_s - compute_end_s > 0.09")" = 11
