@@ -128,40 +128,50 @@ check "validate: the measured speedup of static-proportional is near 1.667" \
 # 0.60 to 0.62 (sd about 0.01): the bounds, 10% on the ratio and 0.06
 # on the reading, are over 5 sd wide.
 cot=$top_srcdir/scenarios/testbed/cotenant-process.ini
-for state in on off; do
-	if [ $state = on ]; then on=1000s off=1ms; else on=1ms off=1000s; fi
-	rc=0
-	"$LBSIM" testbed "$cot" --set run.iterations=12 --set generator.tenant.on_mean=$on \
-		--set generator.tenant.off_mean=$off --set generator.tenant.memory=60% --policy static \
-		--detail workers -q -o "$TMP/tenant-$state.db" || rc=$?
-	check "a co-located process ($state): the testbed ran (exit $rc)" test $rc -eq 0
-done
+# A host that takes CPU from this machine (its steal is not reported here)
+# shows in the readings as time the worker was not given: a miss of any of
+# the figures below is measured once more, as the validation's is.
+tenant_measure() {
+	tenant_rc=0
+	for state in on off; do
+		if [ $state = on ]; then on=1000s off=1ms; else on=1ms off=1000s; fi
+		"$LBSIM" testbed "$cot" --set run.iterations=12 --set generator.tenant.on_mean=$on \
+			--set generator.tenant.off_mean=$off --set generator.tenant.memory=60% --policy static \
+			--detail workers -q -o "$TMP/tenant-$state.db" || tenant_rc=$?
+	done
+	ratio=$(awk -v a="$(med "$TMP/tenant-off.db")" -v b="$(med "$TMP/tenant-on.db")" 'BEGIN { printf "%.3f", a / b }')
+	util=$(q "$TMP/tenant-on.db" "SELECT printf('%.3f', avg(cpu_util)) FROM worker_iterations WHERE worker = 0 AND iteration > 0")
+	mem_on=$(q "$TMP/tenant-on.db" "SELECT printf('%.3f', avg(mem_util)) FROM worker_iterations WHERE worker = 0 AND iteration > 0")
+	mem_off=$(q "$TMP/tenant-off.db" "SELECT printf('%.3f', max(mem_util)) FROM worker_iterations WHERE worker = 0 AND iteration > 0")
+	# (the median: the reading is what the worker was not given, so another
+	# program's burst on its CPU, in an iteration of a loaded machine, shows in it)
+	off_low=$(q "$TMP/tenant-off.db" "SELECT cpu_util < 0.1 FROM worker_iterations WHERE worker = 0 AND iteration > 0
+		ORDER BY cpu_util LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM worker_iterations WHERE worker = 0 AND iteration > 0)")
+}
 med() { # DB: the median compute time of worker 0 after iteration 0
 	q "$1" "SELECT compute_s FROM worker_iterations WHERE worker = 0 AND iteration > 0 ORDER BY compute_s
 		LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM worker_iterations WHERE worker = 0 AND iteration > 0)"
 }
-ratio=$(awk -v a="$(med "$TMP/tenant-off.db")" -v b="$(med "$TMP/tenant-on.db")" 'BEGIN { printf "%.3f", a / b }')
+ratio_ok() { awk -v r="$ratio" 'BEGIN { exit !(r > 0.36 && r < 0.44) }'; }
+util_ok() { awk -v u="$util" 'BEGIN { exit !(u > 0.54 && u < 0.66) }'; }
+tenant_measure
+if [ $tenant_rc -ne 0 ] || ! ratio_ok || ! util_ok || [ "$off_low" != 1 ]; then
+	echo "a co-located process: share $ratio, cpu_util $util, low when off: $off_low; a miss: measuring it once more"
+	tenant_measure
+fi
+check "a co-located process: the testbed ran, on and off (exit $tenant_rc)" test $tenant_rc -eq 0
 echo "a co-located process: worker 0's share of its core while the job is on: $ratio (0.4 expected)"
-check "a co-located process takes its 60%: the worker's share is 0.4 within 10% (got $ratio)" \
-	awk -v r="$ratio" 'BEGIN { exit !(r > 0.36 && r < 0.44) }'
-util=$(q "$TMP/tenant-on.db" "SELECT printf('%.3f', avg(cpu_util)) FROM worker_iterations WHERE worker = 0 AND iteration > 0")
-check "a co-located process: the cpu_util read is measured near 0.6 (got $util)" \
-	awk -v u="$util" 'BEGIN { exit !(u > 0.54 && u < 0.66) }'
+check "a co-located process takes its 60%: the worker's share is 0.4 within 10% (got $ratio)" ratio_ok
+check "a co-located process: the cpu_util read is measured near 0.6 (got $util)" util_ok
 # The memory it holds while on (memory = 60%, set here): 0.6 of a machine the
 # testbed scales to 64 MiB, written page by page, so mem_util is measured
 # at 0.6 plus the few pages of its own it wrote since the fork (its stack,
 # its variables: under 0.01); given back when off, so about 0 then.
-mem=$(q "$TMP/tenant-on.db" "SELECT printf('%.3f', avg(mem_util)) FROM worker_iterations WHERE worker = 0 AND iteration > 0")
-check "a co-located process: the mem_util read is measured near 0.6 (got $mem)" \
-	awk -v u="$mem" 'BEGIN { exit !(u > 0.595 && u < 0.62) }'
-mem=$(q "$TMP/tenant-off.db" "SELECT printf('%.3f', max(mem_util)) FROM worker_iterations WHERE worker = 0 AND iteration > 0")
-check "a co-located process: mem_util near 0 while the job is off (got $mem)" \
-	awk -v u="$mem" 'BEGIN { exit !(u < 0.02) }'
-# (the median: the reading is what the worker was not given, so another
-# program's burst on its CPU, in an iteration of a loaded machine, shows in it)
-check "a co-located process: read near 0 while the job is off" \
-	test "$(q "$TMP/tenant-off.db" "SELECT cpu_util < 0.1 FROM worker_iterations WHERE worker = 0 AND iteration > 0
-		ORDER BY cpu_util LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM worker_iterations WHERE worker = 0 AND iteration > 0)")" = 1
+check "a co-located process: the mem_util read is measured near 0.6 (got $mem_on)" \
+	awk -v u="$mem_on" 'BEGIN { exit !(u > 0.595 && u < 0.62) }'
+check "a co-located process: mem_util near 0 while the job is off (got $mem_off)" \
+	awk -v u="$mem_off" 'BEGIN { exit !(u < 0.02) }'
+check "a co-located process: read near 0 while the job is off" test "$off_low" = 1
 
 # Work stealing for real (small.ini: 0.2, 0.3 and 0.5 of a core, 32
 # samples each to start with, micro-batches of 8): the coordinator sends
