@@ -458,12 +458,6 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 			st = run_one(sc, names[p], true, o->output, o->detail, &meas[p][r], &err);
 		}
 	}
-	double lo = probe[0], hi = probe[0];
-	for (int r = 1; st == LBS_OK && r <= o->repeat; r++) {
-		lo = fmin(lo, probe[r]);
-		hi = fmax(hi, probe[r]);
-	}
-	const double drift = hi / lo - 1;
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim validate: %s\n", err.msg);
 		for (size_t p = 0; p < np; p++) {
@@ -473,6 +467,13 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 		}
 		return st;
 	}
+	/* Every probe was taken: a failed one returned above. */
+	double lo = probe[0], hi = probe[0];
+	for (int r = 1; r <= o->repeat; r++) {
+		lo = fmin(lo, probe[r]);
+		hi = fmax(hi, probe[r]);
+	}
+	const double drift = hi / lo - 1;
 	lbs_validation_row rows[MAX_POLICIES];
 	char runs[MAX_POLICIES][MAX_REPEATS * 24];
 	double tol_used[MAX_POLICIES];
