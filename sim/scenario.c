@@ -216,6 +216,20 @@ static const lbs_key_spec policy_keys[] = {
 	  "policy can then be `name` or in `--policy`" },
 };
 
+#define TB(f) offsetof(lbs_testbed_spec, f)
+static const lbs_key_spec testbed_keys[] = {
+	{ "worker", LBS_T_ENUM, TB(worker), "blas", 0, 0, 0, LBS_TB_WORKER_CHOICES, NULL,
+	  "the testbed's worker processes (`lbsim testbed|validate --worker`): `blas`, lbsim's own "
+	  "worker running the network's forward and backward GEMMs on fixed buffers, the exchange in "
+	  "network processes outside the workers' quotas; `torch`, real PyTorch training (python3 with "
+	  "Debian's python3-torch) of the same network, the gradient exchanged by torch.distributed "
+	  "(gloo) inside the workers' quotas; ignored by the simulation" },
+	{ "ddp", LBS_T_ENUM, TB(ddp), "no", 0, 0, 0, "no|yes", "worker=torch",
+	  "torch workers: wrap the model in DistributedDataParallel (its bucketed all-reduce overlaps "
+	  "the backward pass) instead of one all-reduce of the flat gradient after it" },
+};
+#undef TB
+
 typedef struct section_spec {
 	const char *name; /* "workers." is a prefix: [workers.NAME] */
 	const lbs_key_spec *keys;
@@ -231,6 +245,8 @@ static const section_spec sections[] = {
 	  "One section per group of identical workers, `[workers.NAME]`; workers are numbered in "
 	  "file order" },
 	{ "policy", policy_keys, NKEYS(policy_keys), "Which batch-size policy runs (`--policy` overrides it)" },
+	{ "testbed", testbed_keys, NKEYS(testbed_keys),
+	  "Optional: how `lbsim testbed` and `lbsim validate` run the scenario for real (doc/validation.md)" },
 	{ "policy.", NULL, 0,
 	  "Options of policy NAME, `[policy.NAME]`; a scenario may hold options for several policies, "
 	  "so that `--policy a,b` compares them" },
@@ -887,14 +903,15 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		const section_spec *spec = find_section(name);
 		if (!spec) {
 			static const lbs_key_spec names[] = { { .name = "run" }, { .name = "model" },
-							      { .name = "network" }, { .name = "policy" } };
-			const char *hint = lbs_keys_suggest(names, 4, name);
+							      { .name = "network" }, { .name = "policy" },
+							      { .name = "testbed" } };
+			const char *hint = lbs_keys_suggest(names, 5, name);
 			char label[LBS_ERROR_MAX / 2];
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
-					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME] or "
-					   "[generator.NAME])", label, hint ? " (did you mean [" : "",
+					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME], "
+					   "[generator.NAME] or [testbed])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -975,6 +992,9 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 					    &present, o, err);
 			if (st == LBS_OK && o[0].file)
 				sc->policy.at = o[0];
+		} else if (strcmp(spec->name, "testbed") == 0) {
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->testbed,
+					    &present, o, err);
 		} else if (strcmp(spec->name, "model") == 0) {
 			seen_model = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->model,

@@ -40,6 +40,15 @@ typedef struct lbs_run_spec {
 	int worker_events;       /* lbs_worker_events */
 } lbs_run_spec;
 
+/* [testbed]: how `lbsim testbed` and `lbsim validate` run the scenario for
+ * real (doc/validation.md); the simulation ignores it. */
+typedef enum lbs_tb_worker_kind { LBS_TB_WORKER_BLAS, LBS_TB_WORKER_TORCH } lbs_tb_worker_kind;
+#define LBS_TB_WORKER_CHOICES "blas|torch"
+typedef struct lbs_testbed_spec {
+	int worker; /* lbs_tb_worker_kind */
+	int ddp;    /* torch: 1 = DistributedDataParallel, 0 = one flat all-reduce */
+} lbs_testbed_spec;
+
 typedef struct lbs_model_spec {
 	char name[LBS_VALUE_MAX];
 	int64_t parameters;
@@ -88,6 +97,7 @@ typedef struct lbs_scenario {
 	lbs_network network;
 	lbs_trace_spec network_trace; /* the [network] trace* keys; format none: no trace */
 	lbs_policy_spec policy;
+	lbs_testbed_spec testbed;
 	lbs_policy_options *policy_options;
 	size_t n_policy_options;
 	lbs_group_spec *groups;

@@ -21,6 +21,7 @@
 #include "testbed/cgroup.h"
 #include "testbed/exchange.h"
 #include "testbed/tenant.h"
+#include "testbed/torch.h"
 #include "testbed/worker.h"
 #include "util/clock.h"
 
@@ -86,6 +87,21 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 				      "--calibrate measures it for the simulation)", err);
 	}
 	const lbs_policy_ops *ops = lbs_policy_find(policy ? policy : sc->policy.name);
+	if (sc->testbed.worker == LBS_TB_WORKER_TORCH) {
+		if (!lbs_tb_torch_has_net(sc->model.name)) {
+			char why[256];
+			lbs_fmt(why, sizeof why, "the torch worker builds %s, not '%s'", lbs_tb_torch_nets(),
+				sc->model.name);
+			return refuse(sc, "model", "name", why, err);
+		}
+		if (sc->network.ops != &lbs_network_none)
+			return refuse(sc, "network", "topology", "the torch workers exchange their gradient "
+				      "themselves (torch.distributed, gloo over loopback): give topology = none "
+				      "(the tc-shaped links are the blas worker's)", err);
+		if (ops == &lbs_policy_work_stealing)
+			return lbs_error_set(err, LBS_EINPUT, "policy work-stealing: the torch worker does "
+					     "not run micro-batches yet (the blas worker does: testbed.worker = blas)");
+	}
 	if (ops == &lbs_policy_oracle)
 		return lbs_error_set(err, LBS_EINPUT, "policy oracle: the testbed cannot run it: a real run has "
 				     "no future to look at (the oracle exists to give the simulation's lower bound)");
@@ -98,6 +114,8 @@ lbs_status lbs_testbed_probe(const lbs_scenario *sc, lbs_error *err)
 	lbs_status st = lbs_cgroup_probe(&c, LBS_TESTBED_PERIOD_US, err);
 	if (st == LBS_OK && sc && sc->network.ops != &lbs_network_none)
 		st = lbs_tb_exchange_probe(err);
+	if (st == LBS_OK && sc && sc->testbed.worker == LBS_TB_WORKER_TORCH)
+		st = lbs_tb_torch_probe(NULL, 0, err);
 	return st;
 }
 
@@ -219,6 +237,8 @@ typedef struct coordinator {
 	double *steal_at;   /* micro-batch mode: when a steal's samples may start (INFINITY: none) */
 	lbs_tb_exchange x;  /* the network; x.nodes NULL: none */
 	double t0;          /* real time of the first barrier */
+	bool torch;         /* torch workers: each answer comes after the exchange */
+	char rendezvous[64]; /* torch: the folder of torch.distributed's file store ("": none) */
 	FILE *timeline;     /* LBSIM_TESTBED_TIMELINE: each answer's times (NULL: none) */
 } coordinator;
 
@@ -367,6 +387,7 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 		}
 	}
 	double next_tick = start + period_s;
+	double compute_last = 0; /* torch: the latest end of a worker's compute */
 	while (st == LBS_OK && remaining > 0) {
 		if (interrupt && *interrupt)
 			return lbs_error_set(err, LBS_EINTR, "interrupted in iteration %lld",
@@ -420,6 +441,7 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 			} else {
 				run->compute_s[i] = r.compute_s;
 				c->cpu_s[i] = r.cpu_s;
+				compute_last = fmax(compute_last, r.start_s + r.compute_s - c->t0);
 			}
 			remaining--; /* done for this iteration */
 		}
@@ -427,6 +449,11 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	if (st != LBS_OK)
 		return st;
 	double compute_end = lbs_monotonic_s() - c->t0, end = compute_end;
+	/* Torch workers exchange among themselves and answer after it and
+	 * their optimizer step: the compute ended when the last of them
+	 * finished its backward pass, the iteration with the last answer. */
+	if (c->torch)
+		compute_end = fmin(fmax(compute_last, start), end);
 	/* The exchange starts when the last worker is done, as the
 	 * simulation's does; the policies see compute times only. */
 	if (c->x.nodes) {
@@ -454,6 +481,44 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	return LBS_OK;
 }
 
+/* Waits for every torch worker's ready answer, in whatever order they
+ * come: one that dies leaves the others waiting for it in their process
+ * group, so a death or LBS_TB_TORCH_START_S without all of them is an
+ * error (the caller's teardown kills the rest). */
+#define LBS_TB_TORCH_START_S 300.0
+static lbs_status torch_ready(coordinator *c, const volatile sig_atomic_t *interrupt, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	size_t waiting = run->n;
+	const double until = lbs_monotonic_s() + LBS_TB_TORCH_START_S;
+	for (size_t i = 0; i < run->n; i++)
+		c->fds[i] = (struct pollfd){ .fd = c->workers[i].from_fd, .events = POLLIN };
+	while (waiting > 0) {
+		if (interrupt && *interrupt)
+			return lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
+		double left = until - lbs_monotonic_s();
+		if (left <= 0)
+			return lbs_error_set(err, LBS_EINTERNAL, "%zu of %zu torch workers were not ready after "
+					     "%.0f s", waiting, run->n, LBS_TB_TORCH_START_S);
+		int k = poll(c->fds, run->n, left > 1 ? 1000 : (int)ceil(1e3 * left));
+		if (k < 0 && errno != EINTR)
+			return lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+		for (size_t i = 0; k > 0 && i < run->n; i++) {
+			if (c->fds[i].fd < 0 || !(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char what[96];
+			lbs_status st = lbs_tb_worker_ready(&c->workers[i], lbs_fmt(what, sizeof what, "torch worker "
+									     "%zu of %zu (%s)", i, run->n,
+									     run->sc->model.name), err);
+			if (st != LBS_OK)
+				return st;
+			c->fds[i].fd = -1;
+			waiting--;
+		}
+	}
+	return LBS_OK;
+}
+
 static void teardown(coordinator *c)
 {
 	if (c->x.nodes)
@@ -469,6 +534,11 @@ static void teardown(coordinator *c)
 		lbs_cgroup_remove(&c->self);
 	}
 	lbs_cgroup_close(&c->cg);
+	if (c->rendezvous[0]) {
+		char store[sizeof c->rendezvous + 8];
+		unlink(lbs_fmt(store, sizeof store, "%s/store", c->rendezvous));
+		rmdir(c->rendezvous);
+	}
 	if (c->timeline)
 		fclose(c->timeline);
 	free(c->workers);
@@ -515,16 +585,34 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	else
 		lbs_testbed_place(run, cpu);
 	/* Every worker is started (its buffers made at full speed, outside
-	 * any quota) before any is limited. */
+	 * any quota) before any is limited. Torch workers meet in a process
+	 * group as they start: all are started, then each is waited for. */
+	c.torch = sc->testbed.worker == LBS_TB_WORKER_TORCH;
+	char init[sizeof c.rendezvous + 16] = "";
+	if (st == LBS_OK && c.torch) {
+		lbs_fmt(c.rendezvous, sizeof c.rendezvous, "%s", "/tmp/lbsim-torch-XXXXXX");
+		if (!mkdtemp(c.rendezvous)) {
+			st = lbs_error_set(err, LBS_EIO, "%s: %s", c.rendezvous, strerror(errno));
+			c.rendezvous[0] = '\0';
+		}
+		lbs_fmt(init, sizeof init, "file://%s/store", c.rendezvous);
+	}
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
 		char name[32];
 		int64_t cap = run->max_batch[i] < sc->run.global_batch ? run->max_batch[i] : sc->run.global_batch;
+		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = cap,
+					 .global_batch = sc->run.global_batch, .cpu = cpu[i], .rank = i,
+					 .world = run->n, .rendezvous = init, .seed = (uint64_t)sc->run.seed,
+					 .ddp = sc->testbed.ddp != 0 };
 		if ((st = lbs_cgroup_create(&c.cg, lbs_fmt(name, sizeof name, "w%zu", i), &c.groups[i], err)) ==
 		    LBS_OK)
-			st = lbs_tb_worker_start(&c.workers[i], &net, cap, cpu[i], err);
+			st = c.torch ? lbs_tb_torch_spawn(&c.workers[i], &ts, err)
+				     : lbs_tb_worker_start(&c.workers[i], &net, cap, cpu[i], err);
 		if (interrupt && *interrupt && st == LBS_OK)
 			st = lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
 	}
+	if (c.torch && st == LBS_OK)
+		st = torch_ready(&c, interrupt, err);
 	/* The coordinator itself runs in a group of the run's weight without a
 	 * quota: on a loaded machine, its waking up late for each answer would
 	 * be counted in every iteration (doc/validation.md). */

@@ -57,6 +57,8 @@ static void usage(FILE *out, bool validate)
 			"                        in wall time; doc/validation.md)\n"
 			"      --measured-cost   simulate each batch's measured time (profile_cost =\n"
 			"                        measured) instead of the profile's fitted line\n"
+			"      --worker KIND     the testbed's workers: blas (default) or torch, real\n"
+			"                        PyTorch training (testbed.worker; needs python3-torch)\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
@@ -83,6 +85,8 @@ static void usage(FILE *out, bool validate)
 			"      --seed N          seed of the run\n"
 			"      --calibrate FILE  first measure the network's cost profile here into FILE\n"
 			"                        and give it to every worker group\n"
+			"      --worker KIND     the workers: blas (default), lbsim's GEMMs, or torch,\n"
+			"                        real PyTorch training (testbed.worker; python3-torch)\n"
 			"  -o, --output FILE     results database (default: measured.db)\n"
 			"      --detail LEVEL    runs, iterations (default) or workers\n"
 			"  -q, --quiet           print nothing but errors\n"
@@ -178,6 +182,7 @@ typedef struct options {
 	const char **overrides;
 	size_t n_overrides;
 	char seed[64];
+	char worker[32]; /* "testbed.worker=KIND" (--worker), "" if not given */
 	lbs_detail detail;
 	int repeat;
 	double tolerance; /* < 0: none; 0: auto */
@@ -193,6 +198,7 @@ static int parse(int argc, char **argv, options *o)
 		{ "calibrate", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
 		{ "timeshare-refill", no_argument, NULL, 'T' },
 		{ "measured-cost", no_argument, NULL, 'M' },
+		{ "worker", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -204,6 +210,13 @@ static int parse(int argc, char **argv, options *o)
 		case 'S': o->overrides[o->n_overrides++] = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'c': o->calibrate = optarg; break;
+		case 'W':
+			if (strcmp(optarg, "blas") && strcmp(optarg, "torch")) {
+				fprintf(stderr, "%s: --worker %s: expected blas or torch\n", cmd, optarg);
+				return LBS_EUSAGE;
+			}
+			lbs_fmt(o->worker, sizeof o->worker, "testbed.worker=%s", optarg);
+			break;
 		case 'T':
 		case 'M': /* what the simulation of a validation models */
 			if (!o->validate) {
@@ -267,6 +280,8 @@ static int parse(int argc, char **argv, options *o)
 		usage(stderr, o->validate);
 		return LBS_EUSAGE;
 	}
+	if (o->worker[0])
+		o->overrides[o->n_overrides++] = o->worker;
 	if (o->seed[0])
 		o->overrides[o->n_overrides++] = o->seed; /* after every --set */
 	return 0;

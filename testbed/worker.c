@@ -76,11 +76,19 @@ lbs_status lbs_tb_worker_start(lbs_tb_worker *w, const lbs_net *net, int64_t max
 		serve(net, max_batch, cpu, from, to, parent);
 	w->to_fd = to;
 	w->from_fd = from;
+	w->self_cpu = false;
+	char what[128];
+	return lbs_tb_worker_ready(w, lbs_fmt(what, sizeof what, "a worker process for %s at batch %lld "
+					      "(out of memory for its GEMM buffers?)", net->name,
+					      (long long)max_batch), err);
+}
+
+lbs_status lbs_tb_worker_ready(lbs_tb_worker *w, const char *what, lbs_error *err)
+{
 	lbs_tb_result r;
 	if (!lbs_read_all(w->from_fd, &r, sizeof r) || r.status != LBS_OK) {
 		lbs_tb_worker_stop(w);
-		return lbs_error_set(err, LBS_EINTERNAL, "a worker process for %s at batch %lld could not "
-				     "start (out of memory for its GEMM buffers?)", net->name, (long long)max_batch);
+		return lbs_error_set(err, LBS_EINTERNAL, "%s could not start", what);
 	}
 	w->cpu_mark_s = lbs_proc_cpu_s(w->pid); /* ready: its set-up is not an iteration's */
 	return LBS_OK;
@@ -102,7 +110,8 @@ lbs_status lbs_tb_worker_read(lbs_tb_worker *w, lbs_tb_result *out, lbs_error *e
 	/* Read once per answer, from outside and while it waits for its next
 	 * batch (not on the way to sending it): the CPU time since the last. */
 	double now = lbs_proc_cpu_s(w->pid);
-	out->cpu_s = now - w->cpu_mark_s;
+	if (!w->self_cpu)
+		out->cpu_s = now - w->cpu_mark_s;
 	w->cpu_mark_s = now;
 	return LBS_OK;
 }

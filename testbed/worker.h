@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The testbed's worker processes (doc/validation.md). A worker is a child
+/* The testbed's worker processes (doc/validation.md). Two backends speak
+ * the protocol below with the coordinator, which does not change with them:
+ *  - blas (this file): lbsim's own worker, described here;
+ *  - torch (testbed/torch.h): real PyTorch training of the same network,
+ *    the gradient exchanged by the workers themselves (torch.distributed),
+ *    so that its answer comes after the exchange and the optimizer step.
+ *
+ * The blas worker is a child
  * process that holds the GEMM buffers of the scenario's network for the
  * largest batch it may get (models/calib.h, lbs_blas_work: the iteration
  * `lbsim calibrate --blas` times) and, for each batch the coordinator sends
@@ -14,17 +21,24 @@
 #ifndef LBS_TB_WORKER_H
 #define LBS_TB_WORKER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "models/nets.h"
 #include "util/error.h"
 
+/* 40 bytes on the wire, native byte order (torch_worker.py packs it as
+ * "=i4xdddd"). */
 typedef struct lbs_tb_result {
 	int32_t status;    /* lbs_status of the worker */
-	double compute_s;  /* wall time of the iteration */
-	double cpu_s;      /* CPU time of the iteration (lbs_tb_worker_read fills it in) */
+	double compute_s;  /* wall time of the iteration's compute (forward and backward) */
+	double cpu_s;      /* CPU time of it (lbs_tb_worker_read fills it in, unless the
+			      worker measures its own: self_cpu) */
 	double start_s;    /* CLOCK_MONOTONIC when it began (after reading its batch) */
+	double exchange_s; /* wall time from the compute's end to the answer: the gradient
+			      exchange and the optimizer step, for a worker that exchanges
+			      itself (torch); 0 for the blas worker */
 } lbs_tb_result;
 
 typedef struct lbs_tb_worker {
@@ -32,7 +46,13 @@ typedef struct lbs_tb_worker {
 	int to_fd;      /* batches */
 	int from_fd;    /* results */
 	double cpu_mark_s; /* its CPU time at its last answer */
+	bool self_cpu;  /* the worker fills cpu_s itself (torch: its compute thread's) */
 } lbs_tb_worker;
+
+/* Waits for the ready answer of a worker started without waiting (a torch
+ * worker, whose start needs every rank); LBS_EINTERNAL naming `what` if it
+ * failed. */
+lbs_status lbs_tb_worker_ready(lbs_tb_worker *w, const char *what, lbs_error *err);
 
 /* Starts a worker for batches up to max_batch of net, bound to CPU `cpu`
  * (< 0: any), and waits until it is ready (its buffers allocated and

@@ -1,0 +1,299 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""lbsim's real-framework testbed worker (doc/validation.md, "The torch worker").
+
+One process per simulated worker, started by lbsim's coordinator (testbed/
+torch.c) in the worker's control group. It trains the scenario's network for
+real with PyTorch on the CPU, on one thread: for each batch the coordinator
+sends it, a forward pass, a backward pass, the gradient exchange with the
+other workers through torch.distributed (gloo over loopback), and an SGD
+step. The exchange runs in this process, inside the worker's CPU quota, as a
+real job's does.
+
+The networks are the layers of lbsim's networks of the same names
+(models/nets/cifar.c, models/nets/resnet.c): `python3 torch_worker.py params
+NET` prints the parameter count, which tests/e2e/torch.sh compares with
+lbsim's.
+
+Gradients are weighted by batch size, so a policy changes time, never the
+maths of the update: each worker's loss is the SUM of its samples' losses
+divided by the global batch B, and the exchange SUMS the gradients, which
+gives every worker the gradient of the global batch's mean loss whatever the
+split. Under DistributedDataParallel (--ddp), which averages over the world
+size, the loss is scaled by the world size to the same effect.
+
+Protocol (the blas worker's, testbed/worker.h), on two inherited file
+descriptors: the worker writes one 40-byte answer when ready, then one per
+batch; a batch is a native int64, < 0 (or the end of its input) ends it.
+An answer is struct lbs_tb_result: int32 status, 4 bytes of padding, then
+doubles compute_s (forward and backward, wall), cpu_s (the CPU time of the
+same, on the one thread that computes), start_s (CLOCK_MONOTONIC when the batch was read) and
+exchange_s (the exchange and the optimizer step, wall; under DDP the
+exchange overlaps the backward pass and is inside compute_s).
+"""
+
+import argparse
+import os
+import struct
+import sys
+import time
+
+ANSWER = struct.Struct("=i4xdddd")
+BATCH = struct.Struct("=q")
+
+# The networks this worker builds, as lbsim's models/nets registry names them.
+NETS = ("cifarnet", "resnet32", "resnet50", "resnet101")
+
+
+def fail(msg, code=3):
+    sys.stderr.write("torch_worker: %s\n" % msg)
+    sys.exit(code)
+
+
+def import_torch():
+    try:
+        import torch  # noqa: F401
+    except Exception as e:  # ImportError, or a broken install
+        fail("PyTorch cannot be imported by %s: %s (Debian: apt-get install python3-torch)"
+             % (sys.executable, e), 4)
+    return sys.modules["torch"]
+
+
+def build(torch, name):
+    """The network `name`, layer for layer as lbsim's builder makes it."""
+    nn = torch.nn
+
+    if name == "cifarnet":
+        # TF-slim's CifarNet (models/nets/cifar.c): conv 5x5x64, max pool
+        # 2x2/2, LRN, conv 5x5x64, LRN, max pool 2x2/2, fc 384, 192, 10.
+        # TF's lrn(depth_radius=4, bias=1, alpha=0.001/9, beta=0.75) sums
+        # over 2 x 4 + 1 = 9 channels and does not divide alpha by the
+        # window, as torch's LocalResponseNorm does: alpha x 9 here.
+        lrn = lambda: nn.LocalResponseNorm(9, alpha=0.001, beta=0.75, k=1.0)
+        return nn.Sequential(
+            nn.Conv2d(3, 64, 5, padding=2), nn.ReLU(inplace=True), nn.MaxPool2d(2, 2), lrn(),
+            nn.Conv2d(64, 64, 5, padding=2), nn.ReLU(inplace=True), lrn(), nn.MaxPool2d(2, 2),
+            nn.Flatten(), nn.Linear(8 * 8 * 64, 384), nn.ReLU(inplace=True),
+            nn.Linear(384, 192), nn.ReLU(inplace=True), nn.Linear(192, 10)), (3, 32, 32), 10
+
+    def conv_bn(cin, cout, k, stride, pad):
+        return nn.Sequential(nn.Conv2d(cin, cout, k, stride, pad, bias=False), nn.BatchNorm2d(cout))
+
+    if name == "resnet32":
+        # He et al. 2016, section 4.2 (models/nets/cifar.c): option-A
+        # shortcuts, which subsample and pad channels with zeros.
+        class Basic(nn.Module):
+            def __init__(self, cin, cout, stride):
+                super().__init__()
+                self.c1 = conv_bn(cin, cout, 3, stride, 1)
+                self.c2 = conv_bn(cout, cout, 3, 1, 1)
+                self.stride, self.pad = stride, cout - cin
+
+            def forward(self, x):
+                y = self.c2(torch.relu(self.c1(x)))
+                s = x
+                if self.stride > 1 or self.pad:
+                    s = x[:, :, ::self.stride, ::self.stride]
+                    s = torch.nn.functional.pad(s, (0, 0, 0, 0, self.pad // 2, self.pad - self.pad // 2))
+                return torch.relu(y + s)
+
+        layers = [conv_bn(3, 16, 3, 1, 1), nn.ReLU(inplace=True)]
+        cin = 16
+        for s, width in enumerate((16, 32, 64)):
+            for i in range(5):
+                layers.append(Basic(cin, width, 2 if s > 0 and i == 0 else 1))
+                cin = width
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10)]
+        return nn.Sequential(*layers), (3, 32, 32), 10
+
+    if name in ("resnet50", "resnet101"):
+        # torchvision's ResNet v1.5 (models/nets/resnet.c), written out here
+        # so that the worker needs nothing but torch.
+        class Bottleneck(nn.Module):
+            def __init__(self, cin, width, stride, project):
+                super().__init__()
+                self.c1 = conv_bn(cin, width, 1, 1, 0)
+                self.c2 = conv_bn(width, width, 3, stride, 1)
+                self.c3 = conv_bn(width, 4 * width, 1, 1, 0)
+                self.down = conv_bn(cin, 4 * width, 1, stride, 0) if project else None
+
+            def forward(self, x):
+                y = torch.relu(self.c1(x))
+                y = torch.relu(self.c2(y))
+                y = self.c3(y)
+                return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+        blocks = (3, 4, 6, 3) if name == "resnet50" else (3, 4, 23, 3)
+        layers = [conv_bn(3, 64, 7, 2, 3), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1)]
+        cin = 64
+        for s, count in enumerate(blocks):
+            for i in range(count):
+                layers.append(Bottleneck(cin, 64 << s, 2 if s > 0 and i == 0 else 1, i == 0))
+                cin = 4 * (64 << s)
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2048, 1000)]
+        return nn.Sequential(*layers), (3, 224, 224), 1000
+
+    fail("no network '%s' in the torch worker (it builds: %s)" % (name, ", ".join(NETS)))
+
+
+def parameters(torch, name):
+    model, _, _ = build(torch, name)
+    return sum(p.numel() for p in model.parameters())
+
+
+class Trainer:
+    """One worker's training state: the model, its data, its optimizer."""
+
+    def __init__(self, torch, args):
+        self.torch = torch
+        torch.set_num_threads(1)
+        torch.manual_seed(args.seed)  # the same initial weights on every rank
+        model, shape, classes = build(torch, args.net)
+        self.params = [p for p in model.parameters()]
+        self.dist = None
+        self.ddp = None
+        if args.world > 1:
+            import torch.distributed as dist
+            dist.init_process_group("gloo", init_method=args.init, rank=args.rank, world_size=args.world)
+            self.dist = dist
+            if args.ddp:
+                from torch.nn.parallel import DistributedDataParallel
+                model = DistributedDataParallel(model)
+                self.ddp = model
+        self.model = model
+        self.world = args.world
+        self.global_batch = args.global_batch
+        # A synthetic in-memory data set, as a real job's loader holds one:
+        # each iteration gathers its batch into a new tensor, as a loader's
+        # collate does.
+        gen = torch.Generator().manual_seed(args.seed + 1 + args.rank)
+        n = max(1, min(args.dataset, args.max_batch if args.max_batch > 0 else args.dataset))
+        self.data = torch.randn((n,) + shape, generator=gen)
+        self.labels = torch.randint(0, classes, (n,), generator=gen)
+        self.cursor = 0
+        # The gradients live in one flat buffer (the bucket a framework
+        # fuses them into for the all-reduce; DDP's gradient_as_bucket_view).
+        if self.dist is not None and self.ddp is None:
+            total = sum(p.numel() for p in self.params)
+            self.flat = torch.zeros(total)
+            at = 0
+            for p in self.params:
+                p.grad = self.flat[at:at + p.numel()].view_as(p)
+                at += p.numel()
+        else:
+            self.flat = None
+        self.opt = torch.optim.SGD(self.params, lr=0.01, momentum=0.9)
+        self.loss_fn = torch.nn.functional.cross_entropy
+
+    def batch(self, b):
+        n = self.data.shape[0]
+        idx = (self.torch.arange(b) + self.cursor) % n
+        self.cursor = (self.cursor + b) % n
+        return self.data.index_select(0, idx), self.labels.index_select(0, idx)
+
+    def compute(self, b):
+        """Forward and backward of b samples; the gradients are the global
+        batch's mean loss's share of this worker."""
+        if self.flat is not None:
+            self.flat.zero_()
+        else:
+            self.opt.zero_grad(set_to_none=True)
+        if b == 0 and self.ddp is None:
+            return  # nothing to compute: a zero gradient goes to the exchange
+        x, y = self.batch(b)
+        out = self.model(x)
+        scale = (self.world if self.ddp is not None else 1) / self.global_batch
+        loss = self.loss_fn(out, y, reduction="sum") * scale
+        loss.backward()
+        if self.flat is None:  # without an exchange, a never-touched grad is None
+            for p in self.params:
+                if p.grad is None:
+                    p.grad = self.torch.zeros_like(p)
+
+    def exchange_and_step(self):
+        if self.flat is not None:
+            self.dist.all_reduce(self.flat)  # SUM: the global batch's gradient
+        self.opt.step()
+
+    def close(self):
+        if self.dist is not None:
+            self.dist.destroy_process_group()
+
+
+def serve(args):
+    torch = import_torch()
+    inp = os.fdopen(args.in_fd, "rb", buffering=0)
+    out = os.fdopen(args.out_fd, "wb", buffering=0)
+
+    def answer(status, compute=0.0, cpu=0.0, start=0.0, exchange=0.0):
+        out.write(ANSWER.pack(status, compute, cpu, start, exchange))
+
+    try:
+        t = Trainer(torch, args)
+        # One untimed iteration at the largest batch, as the blas worker
+        # and the calibration warm up; the exchange too, so that gloo's
+        # connections are made before the first timed iteration.
+        t.compute(args.max_batch)
+        t.exchange_and_step()
+    except Exception as e:
+        sys.stderr.write("torch_worker: rank %d could not start: %s\n" % (args.rank, e))
+        answer(5)
+        return 1
+    answer(0)
+    while True:
+        raw = inp.read(BATCH.size)
+        if len(raw) < BATCH.size:
+            break
+        (b,) = BATCH.unpack(raw)
+        if b < 0:
+            break
+        t0 = time.monotonic()
+        c0 = time.thread_time()
+        t.compute(b)
+        c1 = time.thread_time()
+        t1 = time.monotonic()
+        t.exchange_and_step()
+        t2 = time.monotonic()
+        answer(0, t1 - t0, c1 - c0, t0, t2 - t1)
+    t.close()
+    return 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="torch_worker.py", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("probe", help="print the PyTorch version, exit 4 if it cannot be imported")
+    sub.add_parser("nets", help="the networks this worker builds")
+    p = sub.add_parser("params", help="the parameter count of a network")
+    p.add_argument("net")
+    s = sub.add_parser("serve", help="be a testbed worker (run by lbsim's coordinator)")
+    s.add_argument("--net", required=True)
+    s.add_argument("--rank", type=int, default=0)
+    s.add_argument("--world", type=int, default=1)
+    s.add_argument("--init", default="", help="torch.distributed init method (file://...)")
+    s.add_argument("--global-batch", type=int, required=True)
+    s.add_argument("--max-batch", type=int, required=True)
+    s.add_argument("--dataset", type=int, default=256, help="samples in the synthetic data set")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--ddp", action="store_true", help="DistributedDataParallel instead of one flat all-reduce")
+    s.add_argument("--in-fd", type=int, required=True)
+    s.add_argument("--out-fd", type=int, required=True)
+    args = ap.parse_args(argv)
+    if args.cmd == "nets":
+        print("\n".join(NETS))
+        return 0
+    torch = import_torch()
+    if args.cmd == "probe":
+        print(torch.__version__)
+        return 0
+    if args.cmd == "params":
+        if args.net not in NETS:
+            fail("no network '%s' in the torch worker (it builds: %s)" % (args.net, ", ".join(NETS)))
+        print(parameters(torch, args.net))
+        return 0
+    if args.net not in NETS:
+        fail("no network '%s' in the torch worker (it builds: %s)" % (args.net, ", ".join(NETS)))
+    return serve(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
