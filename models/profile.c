@@ -78,7 +78,8 @@ static const lbs_key_spec fit_keys[] = {
 static const lbs_key_spec source_keys[] = {
 	{ "kind", LBS_T_ENUM, P(source), REQUIRED, 0, 0, 0, LBS_PROFILE_SOURCE_CHOICES, NULL,
 	  "`table`: fitted to published measurements; `blas`: measured here by lbsim calibrate --blas; "
-	  "`cuda`: by lbsim calibrate --cuda; `measured`: a user's own step times, lbsim calibrate --fit" },
+	  "`cuda`: by lbsim calibrate --cuda; `measured`: a user's own step times, lbsim calibrate --fit; `torch`: PyTorch training "
+	  "steps timed by lbsim calibrate --torch" },
 	{ "origin", LBS_T_STRING, P(origin), REQUIRED, 0, 0, 0, NULL, NULL,
 	  "how and where the times were measured (paper, repository and commit; or this program)" },
 	{ "data", LBS_T_STRING, P(data), UNSET, 0, 0, 0, NULL, NULL,
@@ -495,7 +496,7 @@ lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
 	}
 
 	fprintf(out, "\n[source]\n");
-	static const char *kinds[] = { "table", "blas", "cuda", "measured" };
+	static const char *kinds[] = { "table", "blas", "cuda", "measured", "torch" };
 	put(&w, "kind", kinds[p->source]);
 	put_text(&w, "origin", p->origin);
 	put_text(&w, "data", p->data);

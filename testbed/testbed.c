@@ -481,42 +481,64 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	return LBS_OK;
 }
 
-/* Waits for every torch worker's ready answer, in whatever order they
- * come: one that dies leaves the others waiting for it in their process
- * group, so a death or LBS_TB_TORCH_START_S without all of them is an
- * error (the caller's teardown kills the rest). */
+/* Waits for the ready answer of each of the n torch workers w[], in
+ * whatever order they come: one that dies leaves the others waiting for it
+ * in their process group, so a death or LBS_TB_TORCH_START_S without all
+ * of them is an error (the caller kills the rest). fds: n of scratch. */
 #define LBS_TB_TORCH_START_S 300.0
-static lbs_status torch_ready(coordinator *c, const volatile sig_atomic_t *interrupt, lbs_error *err)
+static lbs_status torch_ready(lbs_tb_worker *w, struct pollfd *fds, size_t n, const char *net,
+			      const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
-	lbs_run *run = c->run;
-	size_t waiting = run->n;
+	size_t waiting = n;
 	const double until = lbs_monotonic_s() + LBS_TB_TORCH_START_S;
-	for (size_t i = 0; i < run->n; i++)
-		c->fds[i] = (struct pollfd){ .fd = c->workers[i].from_fd, .events = POLLIN };
+	for (size_t i = 0; i < n; i++)
+		fds[i] = (struct pollfd){ .fd = w[i].from_fd, .events = POLLIN };
 	while (waiting > 0) {
 		if (interrupt && *interrupt)
 			return lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
 		double left = until - lbs_monotonic_s();
 		if (left <= 0)
 			return lbs_error_set(err, LBS_EINTERNAL, "%zu of %zu torch workers were not ready after "
-					     "%.0f s", waiting, run->n, LBS_TB_TORCH_START_S);
-		int k = poll(c->fds, run->n, left > 1 ? 1000 : (int)ceil(1e3 * left));
+					     "%.0f s", waiting, n, LBS_TB_TORCH_START_S);
+		int k = poll(fds, n, left > 1 ? 1000 : (int)ceil(1e3 * left));
 		if (k < 0 && errno != EINTR)
 			return lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
-		for (size_t i = 0; k > 0 && i < run->n; i++) {
-			if (c->fds[i].fd < 0 || !(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+		for (size_t i = 0; k > 0 && i < n; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			char what[96];
-			lbs_status st = lbs_tb_worker_ready(&c->workers[i], lbs_fmt(what, sizeof what, "torch worker "
-									     "%zu of %zu (%s)", i, run->n,
-									     run->sc->model.name), err);
+			lbs_status st = lbs_tb_worker_ready(&w[i], lbs_fmt(what, sizeof what, "torch worker %zu of "
+									   "%zu (%s)", i, n, net), err);
 			if (st != LBS_OK)
 				return st;
-			c->fds[i].fd = -1;
+			fds[i].fd = -1;
 			waiting--;
 		}
 	}
 	return LBS_OK;
+}
+
+/* A folder for torch.distributed's file store, its init method in init. */
+static lbs_status rendezvous_make(char dir[64], char *init, size_t len, lbs_error *err)
+{
+	lbs_fmt(dir, 64, "%s", "/tmp/lbsim-torch-XXXXXX");
+	if (!mkdtemp(dir)) {
+		lbs_status st = lbs_error_set(err, LBS_EIO, "%s: %s", dir, strerror(errno));
+		dir[0] = '\0';
+		return st;
+	}
+	lbs_fmt(init, len, "file://%s/store", dir);
+	return LBS_OK;
+}
+
+static void rendezvous_remove(char dir[64])
+{
+	if (dir[0]) {
+		char store[80];
+		unlink(lbs_fmt(store, sizeof store, "%s/store", dir));
+		rmdir(dir);
+		dir[0] = '\0';
+	}
 }
 
 static void teardown(coordinator *c)
@@ -534,11 +556,7 @@ static void teardown(coordinator *c)
 		lbs_cgroup_remove(&c->self);
 	}
 	lbs_cgroup_close(&c->cg);
-	if (c->rendezvous[0]) {
-		char store[sizeof c->rendezvous + 8];
-		unlink(lbs_fmt(store, sizeof store, "%s/store", c->rendezvous));
-		rmdir(c->rendezvous);
-	}
+	rendezvous_remove(c->rendezvous);
 	if (c->timeline)
 		fclose(c->timeline);
 	free(c->workers);
@@ -589,14 +607,8 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	 * group as they start: all are started, then each is waited for. */
 	c.torch = sc->testbed.worker == LBS_TB_WORKER_TORCH;
 	char init[sizeof c.rendezvous + 16] = "";
-	if (st == LBS_OK && c.torch) {
-		lbs_fmt(c.rendezvous, sizeof c.rendezvous, "%s", "/tmp/lbsim-torch-XXXXXX");
-		if (!mkdtemp(c.rendezvous)) {
-			st = lbs_error_set(err, LBS_EIO, "%s: %s", c.rendezvous, strerror(errno));
-			c.rendezvous[0] = '\0';
-		}
-		lbs_fmt(init, sizeof init, "file://%s/store", c.rendezvous);
-	}
+	if (st == LBS_OK && c.torch)
+		st = rendezvous_make(c.rendezvous, init, sizeof init, err);
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
 		char name[32];
 		int64_t cap = run->max_batch[i] < sc->run.global_batch ? run->max_batch[i] : sc->run.global_batch;
@@ -612,7 +624,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 			st = lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
 	}
 	if (c.torch && st == LBS_OK)
-		st = torch_ready(&c, interrupt, err);
+		st = torch_ready(c.workers, c.fds, run->n, sc->model.name, interrupt, err);
 	/* The coordinator itself runs in a group of the run's weight without a
 	 * quota: on a loaded machine, its waking up late for each answer would
 	 * be counted in every iteration (doc/validation.md). */
@@ -703,10 +715,15 @@ lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bo
 			_exit(LBS_EINTERNAL);
 		if (quiet && !freopen("/dev/null", "w", stdout))
 			_exit(LBS_EINTERNAL);
-		char *argv[] = { "calibrate", "--blas", (char *)sc->model.name, "--batches", batches, "--reps", "5",
-				 "--warmup", "1", "--threads", "1", "-o", (char *)profile, NULL };
+		const bool torch = sc->testbed.worker == LBS_TB_WORKER_TORCH;
+		char *argv[] = { "calibrate", torch ? "--torch" : "--blas", (char *)sc->model.name, "--batches", batches,
+				 "--reps", "5", "--warmup", "1", "-o", (char *)profile, torch ? NULL : "--threads", "1",
+				 NULL };
 		optind = 1;
-		int rc = lbs_calibrate_command((int)(sizeof argv / sizeof argv[0]) - 1, argv);
+		int argc = 0;
+		while (argv[argc])
+			argc++;
+		int rc = lbs_calibrate_command(argc, argv);
 		fflush(NULL);
 		_exit(rc);
 	}
@@ -720,8 +737,9 @@ lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bo
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		if (st == LBS_OK && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-			st = lbs_error_set(err, LBS_EINTERNAL, "lbsim calibrate --blas %s for the testbed failed "
-					   "(status %d)", sc->model.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			st = lbs_error_set(err, LBS_EINTERNAL, "lbsim calibrate --%s %s for the testbed failed "
+					   "(status %d)", sc->testbed.worker == LBS_TB_WORKER_TORCH ? "torch" : "blas",
+					   sc->model.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
 	if (go[0] >= 0) {
 		close(go[0]);
@@ -923,5 +941,94 @@ lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, 
 	}
 	lbs_cgroup_close(&cg);
 	lbs_net_destroy(&net);
+	return st;
+}
+
+lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_exchange_cost *out, lbs_error *err)
+{
+	enum { MAX_REPS = 64 };
+	if (reps < 1 || reps > MAX_REPS)
+		return lbs_error_set(err, LBS_EINTERNAL, "torch_exchange: %d repetitions", reps);
+	lbs_run run;
+	lbs_status st = lbs_run_create(&run, sc, "static", err);
+	if (st != LBS_OK)
+		return st;
+	const size_t n = run.n;
+	lbs_cgroups cg;
+	lbs_cgroup *g = lbs_calloc(n, sizeof *g, err);
+	lbs_tb_worker *w = lbs_calloc(n, sizeof *w, err);
+	struct pollfd *fds = lbs_calloc(n, sizeof *fds, err);
+	int *cpu = lbs_calloc(n, sizeof *cpu, err);
+	int64_t *batch = lbs_calloc(n, sizeof *batch, err);
+	double *wall = lbs_calloc((size_t)reps, sizeof *wall, err), *work = lbs_calloc((size_t)reps, sizeof *work, err);
+	char dir[64] = "", init[96];
+	bool opened = false;
+	if (!g || !w || !fds || !cpu || !batch || !wall || !work)
+		st = LBS_EINTERNAL;
+	for (size_t i = 0; st == LBS_OK && i < n; i++)
+		w[i].to_fd = w[i].from_fd = -1;
+	if (st == LBS_OK && (st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err)) == LBS_OK &&
+	    (st = lbs_cgroup_open(&cg, err)) == LBS_OK)
+		opened = true;
+	if (st == LBS_OK) {
+		lbs_testbed_place(&run, cpu);
+		lbs_split_even(sc->run.global_batch, n, batch);
+		st = rendezvous_make(dir, init, sizeof init, err);
+	}
+	for (size_t i = 0; st == LBS_OK && i < n; i++) {
+		char name[32];
+		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = batch[i], .global_batch = sc->run.global_batch,
+					 .cpu = cpu[i], .rank = i, .world = n, .rendezvous = init,
+					 .seed = (uint64_t)sc->run.seed, .ddp = sc->testbed.ddp != 0 };
+		if ((st = lbs_cgroup_create(&cg, lbs_fmt(name, sizeof name, "exchange%zu", i), &g[i], err)) == LBS_OK &&
+		    (st = lbs_cgroup_set_cores(&cg, &g[i], 1.0, err)) == LBS_OK)
+			st = lbs_tb_torch_spawn(&w[i], &ts, err);
+	}
+	if (st == LBS_OK)
+		st = torch_ready(w, fds, n, sc->model.name, NULL, err);
+	for (size_t i = 0; st == LBS_OK && i < n; i++)
+		st = lbs_cgroup_attach(&g[i], w[i].pid, err);
+	/* One untimed iteration, then `reps`: each worker its even share, all
+	 * at once; the exchange is what the last to finish its compute waited
+	 * (the others also waited for it), its work the most CPU a rank spent. */
+	for (int r = -1; st == LBS_OK && r < reps; r++) {
+		double x = INFINITY, c = 0;
+		for (size_t i = 0; st == LBS_OK && i < n; i++)
+			st = lbs_tb_worker_send(&w[i], batch[i], err);
+		for (size_t i = 0; st == LBS_OK && i < n; i++) {
+			lbs_tb_result a;
+			if ((st = lbs_tb_worker_read(&w[i], &a, err)) == LBS_OK) {
+				x = fmin(x, a.exchange_s);
+				c = fmax(c, a.exchange_cpu_s);
+			}
+		}
+		if (st == LBS_OK && r >= 0) {
+			wall[r] = x;
+			work[r] = c;
+		}
+	}
+	if (st == LBS_OK) {
+		double m[3];
+		median_range(wall, (size_t)reps, m);
+		memcpy(out->wall_s, m, sizeof m);
+		median_range(work, (size_t)reps, m);
+		memcpy(out->cpu_s, m, sizeof m);
+		out->reps = reps;
+	}
+	for (size_t i = 0; w && i < n; i++)
+		lbs_tb_worker_stop(&w[i]);
+	for (size_t i = 0; g && i < n; i++)
+		lbs_cgroup_remove(&g[i]);
+	if (opened)
+		lbs_cgroup_close(&cg);
+	rendezvous_remove(dir);
+	free(g);
+	free(w);
+	free(fds);
+	free(cpu);
+	free(batch);
+	free(wall);
+	free(work);
+	lbs_run_destroy(&run);
 	return st;
 }

@@ -122,6 +122,20 @@ lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, 
  * alone on the last CPU, without a quota. */
 lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, double *cpu_s, lbs_error *err);
 
+/* The torch workers' own gradient exchange (and optimizer step), measured
+ * without quotas: sc's workers started as the testbed starts them, each
+ * in a group of its own without a quota, on the CPUs the testbed gives
+ * them, `reps` iterations of the global batch split evenly after one
+ * untimed. Per iteration, the wall time is the exchange of the last worker
+ * to finish its compute (the least any waited) and the work the most CPU
+ * time (every thread) a worker spent in it; medians with their ranges. */
+typedef struct lbs_tb_exchange_cost {
+	int reps;
+	double wall_s[3]; /* median, lo, hi */
+	double cpu_s[3];
+} lbs_tb_exchange_cost;
+lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_exchange_cost *out, lbs_error *err);
+
 /* Runs `run` (made by lbs_run_create, its iteration 0 planned) on the
  * testbed, calling observer once per iteration and filling run->stats as
  * the simulation does (sim_time_s: real seconds from the first barrier).

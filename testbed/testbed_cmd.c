@@ -59,6 +59,10 @@ static void usage(FILE *out, bool validate)
 			"                        measured) instead of the profile's fitted line\n"
 			"      --worker KIND     the testbed's workers: blas (default) or torch, real\n"
 			"                        PyTorch training (testbed.worker; needs python3-torch)\n"
+			"      --exchange-fixed  torch: simulate the exchange measured without quotas at\n"
+			"                        its own pace, not on each worker's availability\n"
+			"      --exchange-wall   torch: simulate the exchange's measured wall time, not\n"
+			"                        the CPU time the busiest worker spent in it\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
@@ -176,6 +180,8 @@ typedef struct options {
 	bool validate, quiet;
 	bool timeshare; /* give the simulation the refill measured (validate --calibrate) */
 	bool measured_cost; /* profile_cost = measured in the simulation */
+	bool exchange_fixed; /* torch: the simulated exchange at its own pace, not on the workers' CPUs */
+	bool exchange_wall;  /* torch: the simulated exchange is its measured wall time, not its CPU work */
 	const char *output;
 	const char *calibrate; /* measure the profile here first, into this file */
 	char *policies;
@@ -199,6 +205,8 @@ static int parse(int argc, char **argv, options *o)
 		{ "timeshare-refill", no_argument, NULL, 'T' },
 		{ "measured-cost", no_argument, NULL, 'M' },
 		{ "worker", required_argument, NULL, 'W' },
+		{ "exchange-fixed", no_argument, NULL, 'X' },
+		{ "exchange-wall", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -219,12 +227,16 @@ static int parse(int argc, char **argv, options *o)
 			break;
 		case 'T':
 		case 'M': /* what the simulation of a validation models */
+		case 'X':
+		case 'Y':
 			if (!o->validate) {
 				fprintf(stderr, "%s: --%s: validate only\n", cmd,
-					c == 'T' ? "timeshare-refill" : "measured-cost");
+					c == 'T' ? "timeshare-refill" : c == 'M' ? "measured-cost"
+					: c == 'X' ? "exchange-fixed" : "exchange-wall");
 				return LBS_EUSAGE;
 			}
-			*(c == 'T' ? &o->timeshare : &o->measured_cost) = true;
+			*(c == 'T' ? &o->timeshare : c == 'M' ? &o->measured_cost : c == 'X' ? &o->exchange_fixed
+			  : &o->exchange_wall) = true;
 			break;
 		case 's': {
 			char *end;
@@ -392,11 +404,40 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		printf(tick > 0 ? "the kernel checks CPU quotas at its tick, every %g ms (%g Hz, from %s)\n"
 				: "the kernel's tick is unknown here (%g ms, %g Hz, %s): the simulation takes CPU quotas as exact\n",
 		       1e3 * tick, tick > 0 ? 1 / tick : 0, how);
+	/* Torch workers exchange their gradient themselves, after their
+	 * compute and inside their quotas: measured here without quotas, it
+	 * is the simulation's ring all-reduce (a latency: the bandwidth of a
+	 * process's loopback is not what governs it), and with
+	 * exchange_on_workers the simulation runs it on each worker's own
+	 * availability, as the testbed's workers do. */
+	char net_sets[4][96];
+	size_t n_net = 0;
+	if (sc->testbed.worker == LBS_TB_WORKER_TORCH && sc->n_workers > 1) {
+		lbs_tb_exchange_cost xc;
+		if (!o->quiet)
+			fprintf(stderr, "lbsim validate: measuring the torch workers' exchange\n");
+		if ((st = lbs_testbed_torch_exchange(sc, 15, &xc, err)) != LBS_OK)
+			return st;
+		const double x = o->exchange_wall ? xc.wall_s[0] : xc.cpu_s[0];
+		if (!o->quiet)
+			printf("the torch workers' exchange and optimizer step without quotas (%d iterations): "
+			       "%.2f ms [%.2f, %.2f] of wall time for the last to arrive, %.2f ms [%.2f, %.2f] of "
+			       "CPU time for the busiest worker; the simulation's exchange: %.2f ms of %s%s\n",
+			       xc.reps, 1e3 * xc.wall_s[0], 1e3 * xc.wall_s[1], 1e3 * xc.wall_s[2], 1e3 * xc.cpu_s[0],
+			       1e3 * xc.cpu_s[1], 1e3 * xc.cpu_s[2], 1e3 * x, o->exchange_wall ? "wall time" : "CPU work",
+			       o->exchange_fixed ? ", at its own pace" : ", on each worker's availability");
+		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.topology=ring");
+		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.bandwidth=100 TB/s");
+		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.latency=%.9g s",
+			x / (2.0 * (double)(sc->n_workers - 1)));
+		if (!o->exchange_fixed)
+			lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.exchange_on_workers=yes");
+	}
 	lbs_run run;
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
 		return st;
 	int *cpu = lbs_calloc(run.n, sizeof *cpu, err);
-	const char **more = lbs_calloc(n + 4 * sc->n_groups + 1, sizeof *more, err);
+	const char **more = lbs_calloc(n + 4 * sc->n_groups + 5, sizeof *more, err);
 	if (!(*sets = lbs_calloc(4 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
 		st = LBS_EINTERNAL;
 	if (st == LBS_OK) {
@@ -404,6 +445,8 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		size_t m = 0, i = 0;
 		for (; m < n; m++)
 			more[m] = all[m];
+		for (size_t k = 0; k < n_net; k++)
+			more[m++] = net_sets[k];
 		for (size_t g = 0; g < sc->n_groups; g++) {
 			double sum = 0;
 			char(*set)[LBS_NAME_MAX + 64] = *sets + 4 * g;

@@ -22,13 +22,14 @@ split. Under DistributedDataParallel (--ddp), which averages over the world
 size, the loss is scaled by the world size to the same effect.
 
 Protocol (the blas worker's, testbed/worker.h), on two inherited file
-descriptors: the worker writes one 40-byte answer when ready, then one per
+descriptors: the worker writes one 48-byte answer when ready, then one per
 batch; a batch is a native int64, < 0 (or the end of its input) ends it.
 An answer is struct lbs_tb_result: int32 status, 4 bytes of padding, then
 doubles compute_s (forward and backward, wall), cpu_s (the CPU time of the
 same, on the one thread that computes), start_s (CLOCK_MONOTONIC when the batch was read) and
 exchange_s (the exchange and the optimizer step, wall; under DDP the
-exchange overlaps the backward pass and is inside compute_s).
+exchange overlaps the backward pass and is inside compute_s), then
+exchange_cpu_s (the CPU time of every thread of the process over the same).
 """
 
 import argparse
@@ -37,7 +38,7 @@ import struct
 import sys
 import time
 
-ANSWER = struct.Struct("=i4xdddd")
+ANSWER = struct.Struct("=i4xddddd")
 BATCH = struct.Struct("=q")
 
 # The networks this worker builds, as lbsim's models/nets registry names them.
@@ -224,8 +225,8 @@ def serve(args):
     inp = os.fdopen(args.in_fd, "rb", buffering=0)
     out = os.fdopen(args.out_fd, "wb", buffering=0)
 
-    def answer(status, compute=0.0, cpu=0.0, start=0.0, exchange=0.0):
-        out.write(ANSWER.pack(status, compute, cpu, start, exchange))
+    def answer(status, compute=0.0, cpu=0.0, start=0.0, exchange=0.0, exchange_cpu=0.0):
+        out.write(ANSWER.pack(status, compute, cpu, start, exchange, exchange_cpu))
 
     try:
         t = Trainer(torch, args)
@@ -251,9 +252,11 @@ def serve(args):
         t.compute(b)
         c1 = time.thread_time()
         t1 = time.monotonic()
+        p1 = time.process_time()
         t.exchange_and_step()
+        p2 = time.process_time()
         t2 = time.monotonic()
-        answer(0, t1 - t0, c1 - c0, t0, t2 - t1)
+        answer(0, t1 - t0, c1 - c0, t0, t2 - t1, p2 - p1)
     t.close()
     return 0
 

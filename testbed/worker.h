@@ -28,8 +28,8 @@
 #include "models/nets.h"
 #include "util/error.h"
 
-/* 40 bytes on the wire, native byte order (torch_worker.py packs it as
- * "=i4xdddd"). */
+/* 48 bytes on the wire, native byte order (torch_worker.py packs it as
+ * "=i4xddddd"). */
 typedef struct lbs_tb_result {
 	int32_t status;    /* lbs_status of the worker */
 	double compute_s;  /* wall time of the iteration's compute (forward and backward) */
@@ -39,6 +39,7 @@ typedef struct lbs_tb_result {
 	double exchange_s; /* wall time from the compute's end to the answer: the gradient
 			      exchange and the optimizer step, for a worker that exchanges
 			      itself (torch); 0 for the blas worker */
+	double exchange_cpu_s; /* CPU time of all its threads over exchange_s (torch) */
 } lbs_tb_result;
 
 typedef struct lbs_tb_worker {

@@ -18,6 +18,7 @@
 
 #include "models/nets.h"
 #include "models/profile.h"
+#include "testbed/torch.h"
 #include "util/units.h"
 
 static void usage(FILE *out)
@@ -25,6 +26,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: lbsim calibrate --blas MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--threads N] [--memory SIZE] [-o PROFILE]\n"
+		"       lbsim calibrate --torch MODEL [--batches LIST] [--reps N] [--warmup N]\n"
+		"                       [--memory SIZE] [-o PROFILE]\n"
 		"       lbsim calibrate --cuda MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--gpu N] [--memory SIZE] [-o PROFILE]\n"
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
@@ -40,6 +43,9 @@ static void usage(FILE *out)
 		"Options:\n"
 		"      --blas MODEL        time MODEL's training GEMMs through CBLAS on this machine\n"
 		"                          at each batch, fit t(b) = t0 + per_sample*b (CPU)\n"
+		"      --torch MODEL       time MODEL's real PyTorch training steps (forward and\n"
+		"                          backward, one thread; python3-torch) at each batch in the\n"
+		"                          testbed's torch worker, fit t(b) = t0 + per_sample*b (CPU)\n"
 		"      --cuda MODEL        the same through cuBLAS on a GPU; fit the GPU cost kind\n"
 		"                          (piecewise, power, quadratic) of least held-out error\n"
 		"      --batches LIST      batch sizes, comma-separated (default 1,2,4,8,16,32)\n"
@@ -391,6 +397,7 @@ out:
 typedef struct bench_opts {
 	const char *model;
 	bool cuda;
+	bool torch; /* the testbed's torch worker (testbed/torch.h) instead of CBLAS */
 	int64_t *batches;
 	size_t n_batches;
 	int64_t reps, warmup, threads, gpu;
@@ -481,7 +488,31 @@ static int bench(bench_opts *o)
 	software(sw, sizeof sw);
 	double device_memory = 0;
 	lbs_blas *lib = NULL;
-	if (o->cuda) {
+	lbs_tb_worker tw = { .to_fd = -1, .from_fd = -1 };
+	if (o->torch) {
+		char version[64];
+		if ((st = lbs_tb_torch_probe(version, sizeof version, &err)) == LBS_OK) {
+			if (!lbs_tb_torch_has_net(net.name))
+				st = lbs_error_set(&err, LBS_EUSAGE, "--torch %s: the torch worker builds %s", net.name,
+						   lbs_tb_torch_nets());
+		}
+		lbs_tb_torch_spec ts = { .net = net.name, .max_batch = o->batches[o->n_batches - 1],
+					 .global_batch = o->batches[o->n_batches - 1], .cpu = -1, .rank = 0,
+					 .world = 1, .seed = 1 };
+		if (st == LBS_OK && (st = lbs_tb_torch_spawn(&tw, &ts, &err)) == LBS_OK)
+			st = lbs_tb_worker_ready(&tw, "the torch worker", &err);
+		if (st == LBS_OK) {
+			cpu_host(p->host, sizeof p->host, &device_memory);
+			char cpu[128];
+			lbs_fmt(cpu, sizeof cpu, "%s", p->host);
+			cpu[strcspn(cpu, ",")] = '\0';
+			lbs_fmt(p->device, sizeof p->device, "%s (1 PyTorch thread)", cpu);
+			lbs_fmt(p->software, sizeof p->software, "%s, PyTorch %s (CPU)", sw, version);
+			p->threads = 1;
+			p->device_class = 0;
+			p->source = LBS_SOURCE_TORCH;
+		}
+	} else if (o->cuda) {
 		lbs_gpu_info gi;
 		if ((st = lbs_cuda_info((int)o->gpu, &gi, &err)) == LBS_OK) {
 			lbs_fmt(p->device, sizeof p->device, "%s", gi.name);
@@ -516,15 +547,18 @@ static int bench(bench_opts *o)
 		goto out;
 	}
 	double memory = o->memory_bytes > 0 ? o->memory_bytes : device_memory;
+	const char *mode = o->torch ? "--torch" : o->cuda ? "--cuda" : "--blas";
 	printf("calibrate %s %s: %s\n%s; %lld timed repetitions after %lld warm-up per batch\n",
-	       o->cuda ? "--cuda" : "--blas", net.name, net.title, p->software, (long long)o->reps,
+	       mode, net.name, net.title, p->software, (long long)o->reps,
 	       (long long)o->warmup);
 	printf("device: %s\n", p->device);
 	printf("%8s %12s %12s %12s %8s %12s %10s\n", "batch", "median_s", "min_s", "max_s", "spread",
 	       "samples/s", "GFLOP/s");
 	for (size_t i = 0; i < o->n_batches; i++) {
 		int64_t b = o->batches[i];
-		if (o->cuda)
+		if (o->torch)
+			st = lbs_tb_torch_time(&tw, b, (int)o->warmup, (int)o->reps, times, &err);
+		else if (o->cuda)
 			st = lbs_cuda_bench((int)o->gpu, &net, b, (int)o->warmup, (int)o->reps, times, &err);
 		else
 			st = lbs_blas_bench(lib, &net, b, (int)o->warmup, (int)o->reps, 0.5 * device_memory,
@@ -567,12 +601,18 @@ static int bench(bench_opts *o)
 	print_scores(score, n_score, kind);
 	p->format = LBS_PROFILE_FORMAT;
 	lbs_fmt(p->model, sizeof p->model, "%s", net.title);
-	lbs_fmt(p->description, sizeof p->description, "%s: the training GEMMs of %s (doc/nets.md)",
-		o->cuda ? "cuBLAS" : "CBLAS", net.name);
+	if (o->torch)
+		lbs_fmt(p->description, sizeof p->description, "PyTorch: training steps of %s (forward and "
+			"backward; testbed/torch_worker.py)", net.name);
+	else
+		lbs_fmt(p->description, sizeof p->description, "%s: the training GEMMs of %s (doc/nets.md)",
+			o->cuda ? "cuBLAS" : "CBLAS", net.name);
 	if (kind == &lbs_cost_linear)
 		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear)");
-	lbs_fmt(p->origin, sizeof p->origin, "measured by lbsim calibrate: wall time of one training "
-		"iteration's GEMMs (forward, input and weight gradients), median of the repetitions");
+	lbs_fmt(p->origin, sizeof p->origin, o->torch ? "measured by lbsim calibrate --torch: wall time of "
+		"one training iteration's forward and backward pass in PyTorch, median of the repetitions"
+		: "measured by lbsim calibrate: wall time of one training iteration's GEMMs (forward, input "
+		  "and weight gradients), median of the repetitions");
 	/* a profile line holds at most 198 characters */
 	if (strlen(o->command) > 170)
 		lbs_fmt(p->command, sizeof p->command, "%.160s ...", o->command);
@@ -607,6 +647,7 @@ static int bench(bench_opts *o)
 	}
 out:
 	lbs_blas_close(lib);
+	lbs_tb_worker_stop(&tw);
 	lbs_profile_destroy(p);
 	free(p);
 	free(times);
@@ -648,7 +689,7 @@ int lbs_calibrate_command(int argc, char **argv)
 {
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
-	       OPT_DEVICE, OPT_MODEL, OPT_DEVICE_NAME };
+	       OPT_DEVICE, OPT_MODEL, OPT_DEVICE_NAME, OPT_TORCH };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
@@ -659,6 +700,7 @@ int lbs_calibrate_command(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "blas", required_argument, NULL, OPT_BLAS },
 		{ "cuda", required_argument, NULL, OPT_CUDA },
+		{ "torch", required_argument, NULL, OPT_TORCH },
 		{ "batches", required_argument, NULL, OPT_BATCHES },
 		{ "reps", required_argument, NULL, OPT_REPS },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
@@ -700,6 +742,7 @@ int lbs_calibrate_command(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case OPT_BLAS: bo.model = optarg; bo.cuda = false; break;
 		case OPT_CUDA: bo.model = optarg; bo.cuda = true; break;
+		case OPT_TORCH: bo.model = optarg; bo.cuda = false; bo.torch = true; break;
 		case OPT_FIT: fo.csv = optarg; break;
 		case OPT_DEVICE:
 			if ((fo.device_class = lbs_choice_index(LBS_PROFILE_DEVICE_CHOICES, optarg)) < 0) {
@@ -753,7 +796,7 @@ int lbs_calibrate_command(int argc, char **argv)
 		return LBS_EUSAGE;
 	}
 	if (list + keys + tables + (layers != NULL) + (bo.model != NULL) + (fo.csv != NULL) != 1) {
-		fprintf(stderr, "lbsim calibrate: give one of --blas MODEL, --cuda MODEL, --from-table, "
+		fprintf(stderr, "lbsim calibrate: give one of --blas MODEL, --torch MODEL, --cuda MODEL, --from-table, "
 			"--fit TIMES.csv, --list, --layers MODEL or --keys\n");
 		usage(stderr);
 		free(bo.batches);
