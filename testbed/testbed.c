@@ -1032,3 +1032,96 @@ lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_e
 	lbs_run_destroy(&run);
 	return st;
 }
+
+/* The worker of sc's backend for the machine's own measurements: alone in
+ * group g, without a quota, on probe_cpu(), for batches up to max_batch
+ * (a torch worker: world 1, no exchange). */
+static lbs_status probe_worker(const lbs_scenario *sc, const lbs_net *net, int64_t max_batch, lbs_cgroups *cg,
+			       lbs_cgroup *g, const char *name, lbs_tb_worker *w, lbs_error *err)
+{
+	lbs_status st;
+	if ((st = lbs_cgroup_create(cg, name, g, err)) != LBS_OK || (st = lbs_cgroup_set_cores(cg, g, 1.0, err)) != LBS_OK)
+		return st;
+	if (sc->testbed.worker == LBS_TB_WORKER_TORCH) {
+		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = max_batch, .global_batch = sc->run.global_batch,
+					 .cpu = probe_cpu(), .rank = 0, .world = 1, .seed = (uint64_t)sc->run.seed };
+		if ((st = lbs_tb_torch_spawn(w, &ts, err)) == LBS_OK)
+			st = lbs_tb_worker_ready(w, "the torch worker", err);
+	} else {
+		st = lbs_tb_worker_start(w, net, max_batch, probe_cpu(), err);
+	}
+	return st == LBS_OK ? lbs_cgroup_attach(g, w->pid, err) : st;
+}
+
+/* One iteration of `batch` on w: its compute time. */
+static lbs_status one(lbs_tb_worker *w, int64_t batch, double *compute_s, lbs_error *err)
+{
+	lbs_tb_result r;
+	lbs_status st = lbs_tb_worker_send(w, batch, err);
+	if (st == LBS_OK && (st = lbs_tb_worker_read(w, &r, err)) == LBS_OK && compute_s)
+		*compute_s = r.compute_s;
+	return st;
+}
+
+lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_error *err)
+{
+	enum { MAX_ROUNDS = 16, BLOCK = 6 };
+	const int rounds = out->rounds > 0 ? out->rounds : 5;
+	if (rounds > MAX_ROUNDS)
+		return lbs_error_set(err, LBS_EINTERNAL, "resize: %d rounds", rounds);
+	const int64_t b = probe_batch(sc), d = b / 8 > 2 ? b / 8 : 2;
+	if (b - d < 1)
+		return lbs_error_set(err, LBS_EINPUT, "resize: the global batch %lld is too small to measure re-sizing "
+				     "(a quarter of it, %lld, less 2 samples)", (long long)sc->run.global_batch, (long long)b);
+	*out = (lbs_tb_resize){ .batch = b, .delta = d, .rounds = rounds };
+	lbs_cgroups cg;
+	lbs_cgroup g = { 0 };
+	lbs_tb_worker w = { .to_fd = -1, .from_fd = -1 };
+	lbs_net net;
+	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
+		return st;
+	/* The fresh sizes come after b + d: b + d + 1 + r in round r, each
+	 * run for the first time in its round; the warm-up is at b + d. */
+	const int64_t top = b + d + (int64_t)rounds;
+	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK)
+		st = probe_worker(sc, &net, top, &cg, &g, "resize", &w, err);
+	double resize[MAX_ROUNDS], fresh[MAX_ROUNDS], constant_s = 0, alternating_s = 0;
+	for (int r = 0; r < rounds && st == LBS_OK; r++) {
+		/* Constant against alternating blocks, the same samples. */
+		double tc = 0, ta = 0, t;
+		st = one(&w, b, NULL, err);
+		for (int k = 0; k < BLOCK && st == LBS_OK; k++)
+			if ((st = one(&w, b, &t, err)) == LBS_OK)
+				tc += t / BLOCK;
+		for (int k = 0; k < BLOCK && st == LBS_OK; k++)
+			if ((st = one(&w, k % 2 ? b + d : b - d, &t, err)) == LBS_OK)
+				ta += t / BLOCK;
+		/* A size never run against the same size run before, each
+		 * reached from b (both are changes). */
+		const int64_t f = b + d + 1 + r;
+		double first = 0, again = 0;
+		if (st == LBS_OK && (st = one(&w, b, NULL, err)) == LBS_OK && (st = one(&w, f, &first, err)) == LBS_OK &&
+		    (st = one(&w, b, NULL, err)) == LBS_OK)
+			st = one(&w, f, &again, err);
+		if (st == LBS_OK) {
+			resize[r] = ta / tc - 1;
+			fresh[r] = first / again - 1;
+			constant_s += tc / rounds;
+			alternating_s += ta / rounds;
+		}
+	}
+	if (st == LBS_OK) {
+		median_range(resize, (size_t)rounds, out->resize);
+		median_range(fresh, (size_t)rounds, out->new_batch);
+		out->constant_s = constant_s;
+		out->alternating_s = alternating_s;
+	}
+	lbs_tb_worker_stop(&w);
+	lbs_cgroup_remove(&g);
+	lbs_cgroup_close(&cg);
+	lbs_net_destroy(&net);
+	return st;
+}

@@ -63,6 +63,9 @@ static void usage(FILE *out, bool validate)
 			"                        its own pace, not on each worker's availability\n"
 			"      --exchange-wall   torch: simulate the exchange's measured wall time, not\n"
 			"                        the CPU time the busiest worker spent in it\n"
+			"      --resize          measure what changing a batch costs (resize_cost,\n"
+			"                        new_batch_cost) and simulate it (the default for torch)\n"
+			"      --no-resize       do not (torch)\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
@@ -182,6 +185,7 @@ typedef struct options {
 	bool measured_cost; /* profile_cost = measured in the simulation */
 	bool exchange_fixed; /* torch: the simulated exchange at its own pace, not on the workers' CPUs */
 	bool exchange_wall;  /* torch: the simulated exchange is its measured wall time, not its CPU work */
+	int resize;          /* measure re-sizing costs: 1 --resize, -1 --no-resize, 0 torch only */
 	const char *output;
 	const char *calibrate; /* measure the profile here first, into this file */
 	char *policies;
@@ -207,6 +211,8 @@ static int parse(int argc, char **argv, options *o)
 		{ "worker", required_argument, NULL, 'W' },
 		{ "exchange-fixed", no_argument, NULL, 'X' },
 		{ "exchange-wall", no_argument, NULL, 'Y' },
+		{ "resize", no_argument, NULL, 'R' },
+		{ "no-resize", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -218,6 +224,14 @@ static int parse(int argc, char **argv, options *o)
 		case 'S': o->overrides[o->n_overrides++] = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'c': o->calibrate = optarg; break;
+		case 'R':
+		case 'N':
+			if (!o->validate) {
+				fprintf(stderr, "%s: --%s: validate only\n", cmd, c == 'R' ? "resize" : "no-resize");
+				return LBS_EUSAGE;
+			}
+			o->resize = c == 'R' ? 1 : -1;
+			break;
 		case 'W':
 			if (strcmp(optarg, "blas") && strcmp(optarg, "torch")) {
 				fprintf(stderr, "%s: --worker %s: expected blas or torch\n", cmd, optarg);
@@ -432,6 +446,25 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			x / (2.0 * (double)(sc->n_workers - 1)));
 		if (!o->exchange_fixed)
 			lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.exchange_on_workers=yes");
+	}
+	/* What changing a batch costs by itself (lbs_testbed_resize): by
+	 * default for torch workers, whose allocator and kernels pay it; the
+	 * blas worker reuses fixed buffers (--resize measures it all the same). */
+	lbs_tb_resize rz = { .rounds = 5 };
+	const bool resize = o->resize > 0 || (o->resize == 0 && sc->testbed.worker == LBS_TB_WORKER_TORCH);
+	if (resize) {
+		if (!o->quiet)
+			fprintf(stderr, "lbsim validate: measuring what re-sizing a batch costs\n");
+		if ((st = lbs_testbed_resize(sc, &rz, err)) != LBS_OK)
+			return st;
+		if (!o->quiet)
+			printf("re-sizing (batch %lld, %d rounds): constant %.2f ms an iteration, alternating "
+			       "%lld/%lld %.2f ms: resize_cost %.1f%% [%.1f, %.1f]; a size never run: new_batch_cost "
+			       "%.1f%% [%.1f, %.1f]\n",
+			       (long long)rz.batch, rz.rounds, 1e3 * rz.constant_s, (long long)(rz.batch - rz.delta),
+			       (long long)(rz.batch + rz.delta), 1e3 * rz.alternating_s, 100 * rz.resize[0],
+			       100 * rz.resize[1], 100 * rz.resize[2], 100 * rz.new_batch[0], 100 * rz.new_batch[1],
+			       100 * rz.new_batch[2]);
 	}
 	lbs_run run;
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
