@@ -367,12 +367,14 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	double start = lbs_monotonic_s() - c->t0;
 	lbs_status st = set_quotas(c, start, run->iteration, err);
 	size_t remaining = run->n;
+	int64_t offset = 0; /* where worker i's samples start in the global batch */
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
 		c->fds[i].fd = c->workers[i].from_fd;
 		c->fds[i].events = POLLIN;
 		c->steal_at[i] = INFINITY;
 		if (!micro) {
-			st = lbs_tb_worker_send(&c->workers[i], run->batch[i], err);
+			st = lbs_tb_worker_send_at(&c->workers[i], run->batch[i], offset, err);
+			offset += run->batch[i];
 			continue;
 		}
 		run->pending[i] = run->batch[i];
@@ -541,10 +543,15 @@ static void rendezvous_remove(char dir[64])
 	}
 }
 
-static void teardown(coordinator *c)
+/* graceful: the run succeeded, torch workers may end on their own. */
+static void teardown(coordinator *c, bool graceful)
 {
 	if (c->x.nodes)
 		lbs_tb_exchange_stop(&c->x);
+	/* Torch workers are asked to end first, all of them (each leaves its
+	 * process group on its own); the blas worker is killed at once. */
+	for (size_t i = 0; graceful && c->torch && c->workers && i < c->run->n; i++)
+		lbs_tb_worker_finish(&c->workers[i]);
 	for (size_t i = 0; c->workers && i < c->run->n; i++)
 		lbs_tb_worker_stop(&c->workers[i]);
 	for (size_t i = 0; c->tenants && i < c->run->n; i++)
@@ -587,7 +594,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	    !(c.cpu_s = lbs_calloc(run->n, sizeof *c.cpu_s, err)) ||
 	    !(c.steal_at = lbs_calloc(run->n, sizeof *c.steal_at, err))) {
 		lbs_net_destroy(&net);
-		teardown(&c);
+		teardown(&c, false);
 		return LBS_EINTERNAL;
 	}
 	for (size_t i = 0; i < run->n; i++)
@@ -667,7 +674,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 			st = lbs_error_set(err, LBS_EINTR, "interrupted after %lld iterations",
 					   (long long)run->stats.iterations);
 	}
-	teardown(&c);
+	teardown(&c, st == LBS_OK);
 	free(cpu);
 	lbs_net_destroy(&net);
 	return st;

@@ -193,6 +193,7 @@ lbs_status lbs_tb_torch_spawn(lbs_tb_worker *w, const lbs_tb_torch_spec *spec, l
 	w->to_fd = to;
 	w->from_fd = from;
 	w->self_cpu = true;
+	w->offsets = true;
 	return LBS_OK;
 }
 

@@ -23,7 +23,8 @@ size, the loss is scaled by the world size to the same effect.
 
 Protocol (the blas worker's, testbed/worker.h), on two inherited file
 descriptors: the worker writes one 48-byte answer when ready, then one per
-batch; a batch is a native int64, < 0 (or the end of its input) ends it.
+batch; a batch is two native int64s, the batch and its offset in the
+iteration's global batch; a batch < 0 (or the end of its input) ends it.
 An answer is struct lbs_tb_result: int32 status, 4 bytes of padding, then
 doubles compute_s (forward and backward, wall), cpu_s (the CPU time of the
 same, on the one thread that computes), start_s (CLOCK_MONOTONIC when the batch was read) and
@@ -39,7 +40,7 @@ import sys
 import time
 
 ANSWER = struct.Struct("=i4xddddd")
-BATCH = struct.Struct("=q")
+BATCH = struct.Struct("=qq")  # batch, its offset in the global batch
 
 # The networks this worker builds, as lbsim's models/nets registry names them.
 NETS = ("cifarnet", "resnet32", "resnet50", "resnet101")
@@ -163,14 +164,18 @@ class Trainer:
         self.model = model
         self.world = args.world
         self.global_batch = args.global_batch
-        # A synthetic in-memory data set, as a real job's loader holds one:
-        # each iteration gathers its batch into a new tensor, as a loader's
+        # A synthetic in-memory data set, the same on every rank, as a real
+        # job's loader holds one: iteration k's global batch is samples
+        # k B .. (k + 1) B - 1 (mod its size), and this worker trains on
+        # the slice the coordinator gives it, [offset, offset + b), so that
+        # every split of a global batch computes the same update. Each
+        # iteration gathers its samples into a new tensor, as a loader's
         # collate does.
-        gen = torch.Generator().manual_seed(args.seed + 1 + args.rank)
-        n = max(1, min(args.dataset, args.max_batch if args.max_batch > 0 else args.dataset))
+        gen = torch.Generator().manual_seed(args.seed + 1)
+        n = max(1, min(args.dataset, args.global_batch))
         self.data = torch.randn((n,) + shape, generator=gen)
         self.labels = torch.randint(0, classes, (n,), generator=gen)
-        self.cursor = 0
+        self.iteration = 0
         # The gradients live in one flat buffer (the bucket a framework
         # fuses them into for the all-reduce; DDP's gradient_as_bucket_view).
         if self.dist is not None and self.ddp is None:
@@ -185,13 +190,12 @@ class Trainer:
         self.opt = torch.optim.SGD(self.params, lr=0.01, momentum=0.9)
         self.loss_fn = torch.nn.functional.cross_entropy
 
-    def batch(self, b):
+    def batch(self, b, offset):
         n = self.data.shape[0]
-        idx = (self.torch.arange(b) + self.cursor) % n
-        self.cursor = (self.cursor + b) % n
+        idx = (self.torch.arange(b) + (self.iteration * self.global_batch + offset)) % n
         return self.data.index_select(0, idx), self.labels.index_select(0, idx)
 
-    def compute(self, b):
+    def compute(self, b, offset=0):
         """Forward and backward of b samples; the gradients are the global
         batch's mean loss's share of this worker."""
         if self.flat is not None:
@@ -200,7 +204,7 @@ class Trainer:
             self.opt.zero_grad(set_to_none=True)
         if b == 0 and self.ddp is None:
             return  # nothing to compute: a zero gradient goes to the exchange
-        x, y = self.batch(b)
+        x, y = self.batch(b, offset)
         out = self.model(x)
         scale = (self.world if self.ddp is not None else 1) / self.global_batch
         loss = self.loss_fn(out, y, reduction="sum") * scale
@@ -214,6 +218,13 @@ class Trainer:
         if self.flat is not None:
             self.dist.all_reduce(self.flat)  # SUM: the global batch's gradient
         self.opt.step()
+        self.iteration += 1
+
+    def digest(self):
+        """The sum and the sum of squares of every parameter (float64)."""
+        with self.torch.no_grad():
+            return (sum(float(p.double().sum()) for p in self.params),
+                    sum(float((p.double() ** 2).sum()) for p in self.params))
 
     def close(self):
         if self.dist is not None:
@@ -232,9 +243,16 @@ def serve(args):
         t = Trainer(torch, args)
         # One untimed iteration at the largest batch, as the blas worker
         # and the calibration warm up; the exchange too, so that gloo's
-        # connections are made before the first timed iteration.
+        # connections are made before the first timed iteration. It
+        # changes no weight (learning rate 0) and counts as no iteration.
         t.compute(args.max_batch)
+        for g in t.opt.param_groups:
+            g["lr"], lr = 0.0, g["lr"]
         t.exchange_and_step()
+        for g in t.opt.param_groups:
+            g["lr"] = lr
+        t.opt.state.clear()  # no momentum from it
+        t.iteration = 0
     except Exception as e:
         sys.stderr.write("torch_worker: rank %d could not start: %s\n" % (args.rank, e))
         answer(5)
@@ -244,12 +262,12 @@ def serve(args):
         raw = inp.read(BATCH.size)
         if len(raw) < BATCH.size:
             break
-        (b,) = BATCH.unpack(raw)
+        b, offset = BATCH.unpack(raw)
         if b < 0:
             break
         t0 = time.monotonic()
         c0 = time.thread_time()
-        t.compute(b)
+        t.compute(b, offset)
         c1 = time.thread_time()
         t1 = time.monotonic()
         p1 = time.process_time()
@@ -257,6 +275,12 @@ def serve(args):
         p2 = time.process_time()
         t2 = time.monotonic()
         answer(0, t1 - t0, c1 - c0, t0, t2 - t1, p2 - p1)
+    # LBSIM_TORCH_DIGEST: rank 0 appends its parameters' digest, for the
+    # check that a policy changes time, never the maths (tests/e2e/torch.sh).
+    digest = os.environ.get("LBSIM_TORCH_DIGEST")
+    if digest and args.rank == 0:
+        with open(digest, "a") as f:
+            f.write("%d %.12g %.12g\n" % ((t.iteration,) + t.digest()))
     t.close()
     return 0
 

@@ -96,7 +96,13 @@ lbs_status lbs_tb_worker_ready(lbs_tb_worker *w, const char *what, lbs_error *er
 
 lbs_status lbs_tb_worker_send(lbs_tb_worker *w, int64_t batch, lbs_error *err)
 {
-	if (!lbs_write_all(w->to_fd, &batch, sizeof batch))
+	return lbs_tb_worker_send_at(w, batch, 0, err);
+}
+
+lbs_status lbs_tb_worker_send_at(lbs_tb_worker *w, int64_t batch, int64_t offset, lbs_error *err)
+{
+	const int64_t msg[2] = { batch, offset };
+	if (!lbs_write_all(w->to_fd, msg, w->offsets ? sizeof msg : sizeof batch))
 		return lbs_error_set(err, LBS_EINTERNAL, "worker process %ld: cannot send its batch: %s",
 				     (long)w->pid, strerror(errno));
 	return LBS_OK;
@@ -116,8 +122,29 @@ lbs_status lbs_tb_worker_read(lbs_tb_worker *w, lbs_tb_result *out, lbs_error *e
 	return LBS_OK;
 }
 
+void lbs_tb_worker_finish(lbs_tb_worker *w)
+{
+	const int64_t end[2] = { -1, 0 };
+	if (w->pid > 0 && w->to_fd >= 0 && !w->finishing) {
+		/* a worker that died already: no SIGPIPE for us */
+		void (*was)(int) = signal(SIGPIPE, SIG_IGN);
+		w->finishing = lbs_write_all(w->to_fd, end, w->offsets ? sizeof end : sizeof end[0]);
+		signal(SIGPIPE, was);
+	}
+}
+
 void lbs_tb_worker_stop(lbs_tb_worker *w)
 {
+	if (w->pid > 0 && w->finishing) {
+		const double until = lbs_monotonic_s() + 3.0;
+		struct timespec nap = { 0, 10000000 };
+		pid_t got;
+		while ((got = waitpid(w->pid, NULL, WNOHANG)) == 0 && lbs_monotonic_s() < until)
+			nanosleep(&nap, NULL);
+		if (got == w->pid)
+			w->pid = 0;
+	}
+	w->finishing = false;
 	if (w->pid > 0) {
 		kill(w->pid, SIGKILL);
 		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)

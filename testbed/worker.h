@@ -48,6 +48,8 @@ typedef struct lbs_tb_worker {
 	int from_fd;    /* results */
 	double cpu_mark_s; /* its CPU time at its last answer */
 	bool self_cpu;  /* the worker fills cpu_s itself (torch: its compute thread's) */
+	bool offsets;   /* each batch is followed by its offset in the global batch (torch) */
+	bool finishing; /* asked to end (lbs_tb_worker_finish) */
 } lbs_tb_worker;
 
 /* Waits for the ready answer of a worker started without waiting (a torch
@@ -63,12 +65,22 @@ lbs_status lbs_tb_worker_start(lbs_tb_worker *w, const lbs_net *net, int64_t max
 
 /* Sends one batch to compute. */
 lbs_status lbs_tb_worker_send(lbs_tb_worker *w, int64_t batch, lbs_error *err);
+/* ... starting at sample `offset` of the iteration's global batch: a torch
+ * worker trains on samples [offset, offset + batch) of it, so that every
+ * split of the same global batch computes the same update (the blas
+ * worker, whose data is no data, is sent the batch alone). */
+lbs_status lbs_tb_worker_send_at(lbs_tb_worker *w, int64_t batch, int64_t offset, lbs_error *err);
 
 /* Reads the answer to the last batch (after poll() says from_fd is
  * readable; it blocks otherwise). */
 lbs_status lbs_tb_worker_read(lbs_tb_worker *w, lbs_tb_result *out, lbs_error *err);
 
-/* Kills the worker (SIGKILL), waits for it and closes its pipes. */
+/* Asks the worker to end (a batch < 0), without waiting: a torch worker
+ * then leaves its process group and exits on its own. */
+void lbs_tb_worker_finish(lbs_tb_worker *w);
+
+/* Waits for a worker asked to end for up to 3 s, then (or at once if it
+ * was not asked) kills it (SIGKILL), waits for it and closes its pipes. */
 void lbs_tb_worker_stop(lbs_tb_worker *w);
 
 #endif
