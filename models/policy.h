@@ -94,7 +94,8 @@ typedef struct lbs_policy_ops {
 	lbs_status (*create)(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
 			     void **state, lbs_policy_info *info, lbs_error *err);
 	/* Fills batch[] for the next iteration (it holds the current sizes) and
-	 * sets *changed; the run checks sums and caps whenever *changed. */
+	 * sets *changed; the run checks sums and caps whenever *changed.
+	 * obs->batch may be the same array as batch: read it before writing. */
 	lbs_status (*plan)(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
 			   lbs_error *err);
 	/* Optional: up to `max` variables explaining the last decision. */

@@ -155,13 +155,17 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 		lbs_split_even(s->global_batch, s->n, batch);
 		return LBS_OK;
 	}
+	/* Idle iterations are counted from the batches that just ran, before
+	 * the split writes over them: obs->batch is the batch[] being filled,
+	 * and counted after the split a probed worker looked idle still and
+	 * was probed at every barrier, keeping the sample from a faster one. */
+	lbs_probe_count(s->idle, s->n, obs->batch);
 	for (size_t i = 0; i < s->n; i++) {
 		double v = s->pred->predict(s->ps[i], R ? s->readings_copy + i * R : NULL);
 		s->predicted[i] = v;
 		s->weight[i] = isfinite(v) && v > 0 ? v : s->last[i];
 	}
 	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch);
-	lbs_probe_count(s->idle, s->n, obs->batch);
 	if (ok)
 		lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every);
 	s->predict_s += lbs_monotonic_s() - t1;
