@@ -456,6 +456,138 @@ static void test_oracle_power_quadratic(void)
 	capture_free(&c);
 }
 
+/* ---- re-sizing costs: quantum and resize_cost -------------------------- */
+
+static bool all_eq(const int64_t *a, const int64_t *b, size_t n)
+{
+	return !memcmp(a, b, n * sizeof *a);
+}
+
+/* lbs_quantise by hand (the header's example and its cases). */
+static void test_quantise_by_hand(void)
+{
+	const int64_t none[3] = { INT64_MAX, INT64_MAX, INT64_MAX };
+	/* 30 in quanta of 8: R = 6, U = 3; holder worker 0 (13); weights
+	 * 7/10/7 -> 0.875/1.25/0.875 -> floors 0/1/0, the two quanta left to
+	 * the fractions 0.875 (workers 0 then 2): 1/1/1 -> 14/8/8. */
+	int64_t b[3] = { 13, 10, 7 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, NULL, b));
+	CU_ASSERT(all_eq(b, (int64_t[]){ 14, 8, 8 }, 3));
+	/* Already of that form: unchanged. */
+	CU_ASSERT(lbs_quantise(30, 3, 8, none, b));
+	CU_ASSERT(all_eq(b, (int64_t[]){ 14, 8, 8 }, 3));
+	/* Worker 2 capped at 7 (room 0 quanta): 3 quanta over 7/10 ->
+	 * 1.235/1.765 -> 1/1, the last to 0.765: 1/2/0 -> 14/16/0. */
+	int64_t c7[3] = { INT64_MAX, INT64_MAX, 7 };
+	int64_t d[3] = { 13, 10, 7 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, c7, d));
+	CU_ASSERT(all_eq(d, (int64_t[]){ 14, 16, 0 }, 3));
+	/* The remainder goes to the largest batch wherever it is: 5/20/5 ->
+	 * holder 1, weights 5/14/5 -> 0.625/1.75/0.625 -> 0/1/0, then 0.75
+	 * (worker 1) and 0.625 (worker 0): 1/2/0 -> 8/22/0. */
+	int64_t e[3] = { 5, 20, 5 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, NULL, e));
+	CU_ASSERT(all_eq(e, (int64_t[]){ 8, 22, 0 }, 3));
+	/* Caps 12/12/15, plan 12/12/6: neither 12 can hold R = 6 and leave
+	 * room for 3 quanta (0 + 1 + 1), worker 2 can (1 + 1 + 1): it holds R.
+	 * Workers 0 and 1 fill their room (1 quantum each) and the third
+	 * quantum goes to worker 2, whom the plan gave less: 8/8/14. */
+	int64_t c12[3] = { 12, 12, 15 }, f[3] = { 12, 12, 6 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, c12, f));
+	CU_ASSERT(all_eq(f, (int64_t[]){ 8, 8, 14 }, 3));
+	/* Caps 12/12/8: no worker can; refused, the plan left as it was. */
+	int64_t c8[3] = { 12, 12, 8 }, g[3] = { 12, 12, 6 };
+	CU_ASSERT_FALSE(lbs_quantum_fits(30, 3, 8, c8));
+	CU_ASSERT_FALSE(lbs_quantise(30, 3, 8, c8, g));
+	CU_ASSERT(all_eq(g, (int64_t[]){ 12, 12, 6 }, 3));
+	CU_ASSERT(lbs_quantum_fits(30, 3, 8, c12));
+	/* quantum 1 changes nothing; a quantum that divides the total has no
+	 * holder: 64 in quanta of 16 over 30/20/14 -> 1.875/1.25/0.875 ->
+	 * 1/1/0, the two quanta left to workers 0 and 2 (0.875 each):
+	 * 2/1/1 -> 32/16/16. */
+	int64_t h[3] = { 13, 10, 7 };
+	CU_ASSERT(lbs_quantise(30, 3, 1, NULL, h));
+	CU_ASSERT(all_eq(h, (int64_t[]){ 13, 10, 7 }, 3));
+	int64_t k[3] = { 30, 20, 14 };
+	CU_ASSERT(lbs_quantise(64, 3, 16, NULL, k));
+	CU_ASSERT(all_eq(k, (int64_t[]){ 32, 16, 16 }, 3));
+}
+
+/* Over many random plans: sums kept, caps kept, at most one batch off the
+ * multiples of q and that one off by exactly R, and the holder is the
+ * largest batch of the plan whenever that worker can be. */
+static void test_quantise_invariants(void)
+{
+	uint64_t x = 12345;
+	int bad = 0, done = 0;
+	for (int t = 0; t < 2000; t++) {
+		int64_t caps[7], plan[7], out[7];
+		double w[7];
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		size_t n = 1 + (size_t)(x >> 60) % 7;
+		int64_t total = 1 + (int64_t)((x >> 20) % 300), q = 1 + (int64_t)((x >> 40) % 40);
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005u + 1442695040888963407u;
+			caps[i] = (x >> 33) % 4 ? INT64_MAX : (int64_t)((x >> 13) % 200);
+			w[i] = (double)((x >> 50) % 5);
+		}
+		if (!lbs_split_proportional(total, n, w, caps, plan))
+			continue;
+		memcpy(out, plan, sizeof out);
+		bool fits = lbs_quantum_fits(total, n, q, caps);
+		bool ok = lbs_quantise(total, n, q, caps, out);
+		bad += ok != fits;
+		if (!ok) {
+			bad += !all_eq(out, plan, n);
+			continue;
+		}
+		done++;
+		int64_t sum = 0, R = total % q;
+		size_t off = 0, holder = n;
+		for (size_t i = 0; i < n; i++) {
+			sum += out[i];
+			bad += out[i] < 0 || out[i] > caps[i];
+			if (out[i] % q) {
+				off++;
+				holder = i;
+				bad += out[i] % q != R;
+			}
+		}
+		bad += sum != total || off > 1;
+		/* The plan's largest (first on ties) holds R if it can: its cap
+		 * holds R and the rest have room (uncapped plans: always). */
+		size_t big = 0;
+		for (size_t i = 1; i < n; i++)
+			big = plan[i] > plan[big] ? i : big;
+		bool uncapped = true;
+		for (size_t i = 0; i < n; i++)
+			uncapped &= caps[i] == INT64_MAX;
+		if (uncapped && R)
+			bad += holder != big;
+	}
+	CU_ASSERT(done > 1000);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* lbs_resize_gain by hand (lbbsp-cpu's comment): speeds 1000 and 800/s,
+ * 50/50 take 50 and 62.5 ms; 56/44 take 56 and 55 ms, times 1.1: 61.6 ms,
+ * a gain of 0.9 ms; times 1.2: 67.2 ms, a loss of 4.7 ms. A worker whose
+ * batch stays pays nothing; one at 0 takes no time whatever its speed. */
+static void test_resize_gain(void)
+{
+	const double tau[2] = { 1e-3, 1.25e-3 };
+	const int64_t cur[2] = { 50, 50 }, plan[2] = { 56, 44 };
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.1) - 0.0009) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.2) + 0.0047) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.0) - 0.0065) < 1e-15);
+	const int64_t keep[2] = { 50, 44 };
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, keep, tau, 1.0) - (0.0625 - 0.11)) < 1e-15);
+	const double unknown[2] = { 1e-3, INFINITY };
+	const int64_t drop[2] = { 100, 0 };
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, drop, unknown, 0.5))); /* 62.5 ms... inf -> 150 ms */
+	CU_ASSERT(isnan(lbs_resize_gain(2, cur, cur, unknown, 0.5)));
+}
+
 void suite_policy(void)
 {
 	static const test_case tests[] = {
@@ -472,6 +604,9 @@ void suite_policy(void)
 		{ "idle workers are probed (lbbsp-cpu, dbs, static-proportional)", test_idle_probed },
 		{ "lbbsp-gpu: an emptied worker is no leader, and is probed", test_lbbsp_gpu_idle },
 		{ "lbbsp-cpu: a probed slower worker gives the sample back", test_lbbsp_cpu_probe_keeps_fast },
+		{ "quantum: rounding by hand", test_quantise_by_hand },
+		{ "quantum: sums, caps, one remainder holder", test_quantise_invariants },
+		{ "resize_cost: predicted gain by hand", test_resize_gain },
 	};
 	add_suite("policy", tests, sizeof tests / sizeof tests[0]);
 }
