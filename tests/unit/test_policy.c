@@ -588,6 +588,218 @@ static void test_resize_gain(void)
 	CU_ASSERT(isnan(lbs_resize_gain(2, cur, cur, unknown, 0.5)));
 }
 
+/* Hysteresis at the barrier, on FLEET (speeds 1, 1, 1, 3; B = 60): the even
+ * 15 each take 15 ms; 10/10/10/30 would take 10 ms each, every worker
+ * re-sized: 14.5 ms with resize_cost 0.45 (gain 0.5 ms: adopted), 15.5 ms
+ * with 0.55 (0.5 ms lost: the even split is kept). lbbsp-cpu (predictor
+ * last) decides at every barrier from iteration 1, dbs at each epoch
+ * boundary (iterations 10, 20, 30, 40). */
+static void test_resize_cost_fleet(void)
+{
+	const int64_t even[4] = { 15, 15, 15, 15 }, prop[4] = { 10, 10, 10, 30 };
+	capture c;
+	lbs_error err;
+	for (int adopt = 0; adopt < 2; adopt++) {
+		const char *cpu[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+				      "policy.lbbsp-cpu.predictor=last",
+				      adopt ? "policy.lbbsp-cpu.resize_cost=0.45" : "policy.lbbsp-cpu.resize_cost=55%" };
+		CU_ASSERT_FATAL(capture_simulate(FLEET, cpu, 5, "lbbsp-cpu", &c, &err) == LBS_OK);
+		int bad = 0;
+		for (size_t k = 1; k < c.n; k++) {
+			bad += !batches_are(&c, k, adopt ? prop : even);
+			bad += var_of(&c, k, "kept") != (adopt ? 0 : (double)k);
+			/* gain_s: the last plan's, 0 once it is the batches that ran */
+			bad += fabs(var_of(&c, k, "gain_s") - (adopt ? (k == 1 ? 0.0005 : 0.0) : -0.0005)) > 1e-12;
+		}
+		bad += !rel_eq(compute_of(&c, c.n - 1), adopt ? BALANCED : 0.015);
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+
+		const char *dbs[] = { adopt ? "policy.dbs.resize_cost=0.45" : "policy.dbs.resize_cost=0.55" };
+		CU_ASSERT_FATAL(capture_simulate(FLEET, dbs, 1, "dbs", &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, 50);
+		bad = 0;
+		for (size_t k = 0; k < c.n; k++) {
+			bad += !batches_are(&c, k, k < 10 || !adopt ? even : prop);
+			bad += var_of(&c, k, "kept") != (adopt ? 0.0 : (double)(k / 10));
+			bad += var_of(&c, k, "rebalances") != (double)(k / 10);
+		}
+		bad += fabs(var_of(&c, 10, "gain_s") - (adopt ? 0.0005 : -0.0005)) > 1e-12;
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	/* Off (the default), neither records kept nor gain_s. */
+	const char *off[] = { in_iterations[0], in_iterations[1], "run.iterations=3", "policy.lbbsp-cpu.predictor=last" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, off, 4, "lbbsp-cpu", &c, &err) == LBS_OK);
+	CU_ASSERT(isnan(var_of(&c, 2, "kept")) && isnan(var_of(&c, 2, "gain_s")));
+	capture_free(&c);
+}
+
+/* lbbsp-gpu's move is made only if it pays: a at 2.5 ms a sample, b at
+ * 1.5 ms, B = 80, step 8, window 5. 40/40 take 100 and 60 ms; the move to
+ * 32/48 takes 80 and 72 ms, re-sized: 92 ms with resize_cost 0.15 (made),
+ * 104 ms with 0.3 (declined: 40/40 for good). After it, 24/56 (60 and
+ * 84 ms) would cost 96.6 ms against 80: declined at every later window. */
+#define TWO \
+	"[run]\nglobal_batch = 80\niterations = 60\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = none\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 2.5 ms\n" \
+	"[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1.5 ms\n" \
+	"[policy.lbbsp-gpu]\nstep = 8\n"
+
+static void test_resize_cost_lbbsp_gpu(void)
+{
+	capture c;
+	lbs_error err;
+	for (int adopt = 0; adopt < 2; adopt++) {
+		const char *ov[] = { adopt ? "policy.lbbsp-gpu.resize_cost=15%" : "policy.lbbsp-gpu.resize_cost=0.3" };
+		CU_ASSERT_FATAL(capture_simulate(TWO, ov, 1, "lbbsp-gpu", &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, 60);
+		int bad = 0;
+		for (size_t k = 0; k < c.n; k++) {
+			bool moved = adopt && k >= 5;
+			bad += batch_at(&c, k, 0) != (moved ? 32 : 40) || batch_at(&c, k, 1) != (moved ? 48 : 40);
+			/* window ends at 5, 10, ..., 55: the first made (adopt) */
+			double ends = (double)(k / 5);
+			bad += var_of(&c, k, "kept") != (adopt ? (ends > 0 ? ends - 1 : 0) : ends);
+			bad += var_of(&c, k, "moves") != (adopt && k >= 5 ? 1.0 : 0.0);
+			bad += var_of(&c, k, "step") != 8.0 || var_of(&c, k, "reversals") != 0.0;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	/* Without the option the search goes on (and reverses). */
+	CU_ASSERT_FATAL(capture_simulate(TWO, NULL, 0, "lbbsp-gpu", &c, &err) == LBS_OK);
+	CU_ASSERT(var_of(&c, c.n - 1, "moves") > 1 && var_of(&c, c.n - 1, "reversals") > 0);
+	CU_ASSERT(isnan(var_of(&c, c.n - 1, "kept")));
+	capture_free(&c);
+}
+
+/* quantum = 8 on FLEET (B = 60: R = 4, U = 7). The even 15 each become
+ * 12/16/16/16 (holder worker 0, the first of the largest; weights 11/15/15/15
+ * share 7 quanta as 1.375/1.875 x 3 -> 1/2/2/2). lbbsp-cpu's and dbs's
+ * 10/10/10/30 become 16/8/8/28 (holder worker 3; weights 10/10/10/26 ->
+ * 1.25 x 3/3.25 -> floors 1/1/1/3, the last quantum to the first of the
+ * equal fractions, worker 0). Composed with resize_cost 1%: 16/8/8/28
+ * takes 16 ms as 12/16/16/16 does, and re-sized 16.16 ms: declined, so
+ * rounding first can leave nothing worth re-sizing for. */
+static void test_quantum_fleet(void)
+{
+	const int64_t even[4] = { 12, 16, 16, 16 }, prop[4] = { 16, 8, 8, 28 };
+	capture c;
+	lbs_error err;
+	const char *cpu[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+			      "policy.lbbsp-cpu.predictor=last", "policy.lbbsp-cpu.quantum=8",
+			      "policy.lbbsp-cpu.resize_cost=1%" };
+	for (size_t nov = 5; nov <= 6; nov++) {
+		CU_ASSERT_FATAL(capture_simulate(FLEET, cpu, nov, "lbbsp-cpu", &c, &err) == LBS_OK);
+		int bad = !batches_are(&c, 0, even);
+		for (size_t k = 1; k < c.n; k++)
+			bad += !batches_are(&c, k, nov == 5 ? prop : even);
+		if (nov == 6)
+			bad += var_of(&c, c.n - 1, "kept") != (double)(c.n - 1);
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	const char *dbs[] = { "policy.dbs.quantum=8" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, dbs, 1, "dbs", &c, &err) == LBS_OK);
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++)
+		bad += !batches_are(&c, k, k < 10 ? even : prop);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* lbbsp-gpu: the step, max(1, 60 / 16) = 3, becomes one quantum, 8:
+	 * every batch it runs is a multiple of 8 but one, at 8k + 4. */
+	const char *gpu[] = { in_iterations[0], in_iterations[1], "run.iterations=200",
+			      "policy.lbbsp-gpu.quantum=8" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, gpu, 4, "lbbsp-gpu", &c, &err) == LBS_OK);
+	bad = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		int wrong = 0, held = 0;
+		for (size_t i = 0; i < 4; i++) {
+			int64_t r = batch_at(&c, k, i) % 8;
+			wrong += r != 0 && r != 4;
+			held += r == 4;
+		}
+		bad += wrong || held != 1 || var_of(&c, k, "step") != 8.0;
+	}
+	CU_ASSERT(batches_are(&c, 0, even));
+	CU_ASSERT(var_of(&c, c.n - 1, "moves") > 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* Probes give a quantum: IDLE (B = 2, N = 3) with quantum 2 gives worker 0
+ * both samples (R = 0; 1/1/0 shares 1 quantum as 0.5/0.5/0: worker 0);
+ * lbbsp-cpu then probes worker 1 and 2 with 2 samples each, in turn. */
+static void test_quantum_probes(void)
+{
+	const char *ov[] = { "policy.lbbsp-cpu.quantum=2" };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(IDLE, ov, 1, "lbbsp-cpu", &c, &err) == LBS_OK);
+	int bad = 0, probed = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		int64_t held = 0;
+		for (size_t i = 0; i < 3; i++) {
+			bad += batch_at(&c, k, i) != 0 && batch_at(&c, k, i) != 2;
+			held += batch_at(&c, k, i) == 2;
+		}
+		bad += held != 1;
+		probed += batch_at(&c, k, 2) == 2;
+	}
+	CU_ASSERT(batch_at(&c, 0, 0) == 2);
+	CU_ASSERT(probed > 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* Bad values are refused, the message naming the key. */
+static void test_resize_options_refused(void)
+{
+	static const char *cases[][2] = {
+		{ "policy.lbbsp-cpu.resize_cost=-0.1", "resize_cost" },
+		{ "policy.dbs.resize_cost=much", "resize_cost" },
+		{ "policy.lbbsp-gpu.resize_cost=101", "resize_cost" },
+		{ "policy.lbbsp-cpu.quantum=0", "quantum" },
+		{ "policy.dbs.quantum=2.5", "quantum" },
+		{ "policy.lbbsp-gpu.quantum=61", "quantum" },
+	};
+	static const char *policy[] = { "lbbsp-cpu", "dbs", "lbbsp-gpu", "lbbsp-cpu", "dbs", "lbbsp-gpu" };
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+		capture c;
+		lbs_error err = { 0 };
+		CU_ASSERT_EQUAL(capture_simulate(FLEET, cases[t], 1, policy[t], &c, &err), LBS_EINPUT);
+		if (!strstr(err.msg, cases[t][1]))
+			fprintf(stderr, "\n    %s: %s\n", cases[t][0], err.msg);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[t][1]));
+		capture_free(&c);
+	}
+	/* More than B (60), and caps that cannot hold B in quanta: two workers
+	 * capped at 20 and 45, quantum 16: R = 12, U = 3; holding 12, the 45
+	 * leaves 2 quanta (33) and the 20 one (16): 3, so 16 fits; with 24,
+	 * R = 12, U = 2: 45 - 12 = 33 -> 1 quantum, 20 -> 0: refused. */
+	const char *text = "[run]\nglobal_batch = 60\niterations = 3\n[model]\ngradient = 1 MB\n"
+			   "[network]\ntopology = none\n"
+			   "[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\nmax_batch = 20\n"
+			   "[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\nmax_batch = 45\n";
+	capture c;
+	lbs_error err = { 0 };
+	const char *more[] = { "policy.dbs.quantum=61", "policy.dbs.interval=1" };
+	CU_ASSERT_EQUAL(capture_simulate(text, more, 2, "dbs", &c, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "policy.dbs.quantum"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "more than the global batch"));
+	capture_free(&c);
+	const char *q16[] = { "policy.lbbsp-cpu.quantum=16", "policy.lbbsp-cpu.predictor=last" };
+	CU_ASSERT_EQUAL(capture_simulate(text, q16, 2, "lbbsp-cpu", &c, &err), LBS_OK);
+	capture_free(&c);
+	const char *q24[] = { "policy.lbbsp-cpu.quantum=24" };
+	CU_ASSERT_EQUAL(capture_simulate(text, q24, 1, "lbbsp-cpu", &c, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "quantum"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "memory caps"));
+	capture_free(&c);
+}
+
 void suite_policy(void)
 {
 	static const test_case tests[] = {
@@ -607,6 +819,11 @@ void suite_policy(void)
 		{ "quantum: rounding by hand", test_quantise_by_hand },
 		{ "quantum: sums, caps, one remainder holder", test_quantise_invariants },
 		{ "resize_cost: predicted gain by hand", test_resize_gain },
+		{ "resize_cost: lbbsp-cpu and dbs keep or adopt", test_resize_cost_fleet },
+		{ "resize_cost: lbbsp-gpu moves only when it pays", test_resize_cost_lbbsp_gpu },
+		{ "quantum: lbbsp-cpu, dbs, lbbsp-gpu, and with resize_cost", test_quantum_fleet },
+		{ "quantum: probes give a quantum", test_quantum_probes },
+		{ "resize_cost and quantum: bad values refused", test_resize_options_refused },
 	};
 	add_suite("policy", tests, sizeof tests / sizeof tests[0]);
 }
