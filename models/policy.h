@@ -198,9 +198,9 @@ lbs_status lbs_quantum_check(const lbs_policy_env *env, const char *section, con
  * times that in the plan. Returns the predicted gain of the plan,
  *   max_i cur_i tau_i - max_i plan_i tau_i (1 + cost [plan_i != cur_i]),
  * positive when the plan is predicted faster than keeping cur, re-sizing
- * paid (NaN when both are infinite). A policy adopts the plan only when
- * the gain is positive (or NaN: it cannot tell, and plans as without the
- * option). */
+ * paid; INFINITY when cur gives samples to a worker of unknown time (so
+ * the plan is taken, as without the option). A policy adopts the plan
+ * only when the gain is positive. */
 double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost);
 
 /* The two options' rows, the same in every policy that has them (fields

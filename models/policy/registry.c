@@ -249,7 +249,9 @@ double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const 
 		before = a > before ? a : before;
 		after = b > after ? b : after;
 	}
-	return before - after;
+	/* Keeping a worker of unknown time is never preferred (and inf - inf
+	 * would be NaN, which no policy variable may be). */
+	return isinf(before) ? INFINITY : before - after;
 }
 
 void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch)

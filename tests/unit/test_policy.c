@@ -584,8 +584,12 @@ static void test_resize_gain(void)
 	CU_ASSERT(fabs(lbs_resize_gain(2, cur, keep, tau, 1.0) - (0.0625 - 0.11)) < 1e-15);
 	const double unknown[2] = { 1e-3, INFINITY };
 	const int64_t drop[2] = { 100, 0 };
-	CU_ASSERT(isinf(lbs_resize_gain(2, cur, drop, unknown, 0.5))); /* 62.5 ms... inf -> 150 ms */
-	CU_ASSERT(isnan(lbs_resize_gain(2, cur, cur, unknown, 0.5)));
+	/* Keeping a worker of unknown time: the gain is infinite, whatever the
+	 * plan (never NaN, which no policy variable may be). */
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, drop, unknown, 0.5)) && lbs_resize_gain(2, cur, drop, unknown, 0.5) > 0);
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, cur, unknown, 0.5)) && lbs_resize_gain(2, cur, cur, unknown, 0.5) > 0);
+	const int64_t gone[2] = { 100, 0 }, back[2] = { 50, 50 };
+	CU_ASSERT(isinf(lbs_resize_gain(2, gone, back, unknown, 0.5)) && lbs_resize_gain(2, gone, back, unknown, 0.5) < 0);
 }
 
 /* Hysteresis at the barrier, on FLEET (speeds 1, 1, 1, 3; B = 60): the even
