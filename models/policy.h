@@ -94,7 +94,8 @@ typedef struct lbs_policy_ops {
 	lbs_status (*create)(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
 			     void **state, lbs_policy_info *info, lbs_error *err);
 	/* Fills batch[] for the next iteration (it holds the current sizes) and
-	 * sets *changed; the run checks sums and caps whenever *changed. */
+	 * sets *changed; the run checks sums and caps whenever *changed.
+	 * obs->batch may be the same array as batch: read it before writing. */
 	lbs_status (*plan)(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
 			   lbs_error *err);
 	/* Optional: up to `max` variables explaining the last decision. */
@@ -150,6 +151,73 @@ void lbs_split_even(int64_t total, size_t n, int64_t *batch);
 bool lbs_split_proportional(int64_t total, size_t n, const double *weight, const int64_t *caps,
 			    int64_t *batch);
 
+/* Batches in multiples of a quantum (the `quantum` option of dbs, lbbsp-cpu
+ * and lbbsp-gpu; doc/policies.md#re-sizing-costs). Changing a worker's batch
+ * costs time by itself (memory returned and faulted in again, kernels chosen
+ * anew for a size never seen), so a policy may keep each worker to a few
+ * sizes: multiples of q = quantum.
+ *
+ * lbs_quantise rounds a valid plan batch[] (summing to `total`, within
+ * caps[], NULL: none) in place, so that:
+ *  - every batch is a multiple of q except the remainder holder's, which is
+ *    a multiple of q plus R = total mod q: the remainder goes whole to one
+ *    worker, so the set of sizes stays {0, q, 2q, ...} plus that worker's;
+ *  - the holder is the worker with the largest batch in the plan (ties: the
+ *    lower index) among those that can hold R and leave the others room
+ *    for the rest; with the largest share, R is the smallest change
+ *    relative to its batch (R = 0: no holder);
+ *  - the U = floor(total / q) quanta are shared in proportion to the plan
+ *    (the holder's weight is its batch less R, at least 0), within each
+ *    worker's room in quanta (floor(cap / q); the holder's
+ *    floor((cap - R) / q)), by lbs_split_proportional on quanta: water-
+ *    filling, then largest remainder, ties to the lower index. Should the
+ *    workers the plan gives samples be unable to hold U quanta, they are
+ *    filled to their room and the other quanta shared evenly, the same
+ *    way, over the workers the plan left at 0;
+ *  - the batches sum to `total` and keep the caps.
+ * A plan already of this form, its holder the largest, is left as it is.
+ * Example: total 30, q = 8, plan 13/10/7, no caps: R = 6, U = 3, holder
+ * worker 0; weights 7/10/7 share 3 quanta as 0.875/1.25/0.875, floors
+ * 0/1/0, the two quanta left to the largest fractions (0.875, 0.875: the
+ * lower index first): 1/1/1, so 14/8/8. With worker 2 capped at 7 (room
+ * 0): 1.235/1.765/0 -> 1/2/0, so 14/16/0. Returns false (batch[]
+ * unchanged) if no holder leaves room for U quanta, which
+ * lbs_quantum_fits tells beforehand from the caps alone; quantum <= 1
+ * changes nothing. */
+bool lbs_quantise(int64_t total, size_t n, int64_t quantum, const int64_t *caps, int64_t *batch);
+bool lbs_quantum_fits(int64_t total, size_t n, int64_t quantum, const int64_t *caps);
+/* Refuses, naming [SECTION] quantum where it was given, a quantum above the
+ * global batch or one the memory caps cannot hold the global batch in. */
+lbs_status lbs_quantum_check(const lbs_policy_env *env, const char *section, const lbs_kv *options,
+			     size_t n_options, int64_t quantum, lbs_error *err);
+
+/* Re-sizing hysteresis (the `resize_cost` option). With tau[i] the
+ * predicted compute time per sample of worker i (seconds; INFINITY:
+ * unknown), a worker's predicted time for b samples is b * tau[i] (0 for
+ * b = 0), and a worker whose batch differs from cur[i] pays (1 + cost)
+ * times that in the plan. Returns the predicted gain of the plan,
+ *   max_i cur_i tau_i - max_i plan_i tau_i (1 + cost [plan_i != cur_i]),
+ * positive when the plan is predicted faster than keeping cur, re-sizing
+ * paid; INFINITY when cur gives samples to a worker of unknown time (so
+ * the plan is taken, as without the option). A policy adopts the plan
+ * only when the gain is positive. */
+double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost);
+
+/* The two options' rows, the same in every policy that has them (fields
+ * double resize_cost and int64_t quantum of its options struct). Both are
+ * off by default, so a scenario without them plans as before. */
+#define LBS_RESIZE_COST_KEY(type, field) \
+	{ "resize_cost", LBS_T_REAL, offsetof(type, field), "0", 0, 100, 0, NULL, NULL, \
+	  "fraction (0.3 or 30%): a worker's expected extra compute time, relative to its own, in " \
+	  "an iteration whose batch differs from its previous one; > 0: a new plan is adopted only " \
+	  "if its predicted iteration time, each re-sized worker's time times (1 + resize_cost), " \
+	  "is shorter than the current batches' (0: off)" }
+#define LBS_QUANTUM_KEY(type, field) \
+	{ "quantum", LBS_T_INT, offsetof(type, field), "1", 1, 1e9, 0, NULL, NULL, \
+	  "samples: every batch is a multiple of this but one, the largest (where the caps allow), " \
+	  "which also holds the remainder B mod quantum; probes (and lbbsp-gpu's steps) are whole " \
+	  "quanta; at most B, and the memory caps must hold B so (1: off)" }
+
 /* Probing idle workers. A worker given no samples is not measured, so a
  * policy that sizes batches by measurement would never learn it got
  * faster. idle[i] counts the iterations in a row worker i was given
@@ -162,5 +230,10 @@ bool lbs_split_proportional(int64_t total, size_t n, const double *weight, const
 #define LBS_PROBE_DEFAULT "100"
 void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch);
 size_t lbs_probe_give(int64_t *batch, size_t n, const int64_t *caps, const int64_t *idle, int64_t every);
+/* lbs_probe_give with probes of `samples` samples (a policy's quantum, so
+ * the donor and the probed worker stay on multiples of it); a donor needs
+ * at least that many, a probed worker a cap of at least that many. */
+size_t lbs_probe_give_n(int64_t *batch, size_t n, const int64_t *caps, const int64_t *idle, int64_t every,
+			int64_t samples);
 
 #endif

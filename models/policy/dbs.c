@@ -17,7 +17,20 @@
  * floor(dataset_samples / realised global batch) iterations. A worker
  * never measured (B < N) or given no samples keeps its last speed (0 when
  * it has none); at a re-balancing after `probe_every` iterations or more at
- * 0 it is given one sample, to be measured again. */
+ * 0 it is given one sample, to be measured again.
+ *
+ * Re-sizing costs (lbsim's, off by default; doc/policies.md#re-sizing-costs):
+ * with `quantum` q > 1 the new batches are rounded to multiples of q
+ * (lbs_quantise: the remainder whole on the largest batch) and probes give
+ * q samples. With `resize_cost` c > 0, worker i's predicted time for b
+ * samples is b * tau_i, tau_i its compute time per sample measured over the
+ * interval that ended (t_i / (iterations * b_i), kept for a worker given
+ * nothing), and the new batches are adopted only if the predicted iteration
+ * time, each worker whose batch changes paying (1 + c) times its own, is
+ * shorter than that of the current batches; otherwise those are kept for
+ * the next interval. E.g. 15/15/15/15 at 1, 1, 1 and 1/3 ms a sample
+ * (15 ms) and the plan 10/10/10/30 (10 ms each): with c = 0.4 it costs
+ * 14 ms and is adopted; with c = 0.5, 15 ms, no gain, and 15 each is kept. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -29,6 +42,8 @@ typedef struct dbs_options {
 	int rounding;      /* 0 largest-remainder, 1 authors */
 	int64_t interval;  /* iterations between re-balancings; 0: one epoch */
 	int64_t probe_every;
+	double resize_cost;
+	int64_t quantum;
 } dbs_options;
 
 static const lbs_key_spec dbs_keys[] = {
@@ -42,6 +57,8 @@ static const lbs_key_spec dbs_keys[] = {
 	{ "probe_every", LBS_T_INT, offsetof(dbs_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
 	  NULL, "at a re-balancing, a worker given no samples for at least this many iterations gets "
 		"one, to be measured again (0: never)" },
+	LBS_RESIZE_COST_KEY(dbs_options, resize_cost),
+	LBS_QUANTUM_KEY(dbs_options, quantum),
 };
 
 typedef struct dbs_state {
@@ -52,7 +69,11 @@ typedef struct dbs_state {
 	double *share;      /* p_i */
 	double *time_s;     /* t_i, summed over the current epoch */
 	double *speed;      /* last measured p_i / t_i, kept for workers given nothing */
+	double *tau;        /* last measured compute time per sample (INFINITY: none) */
+	int64_t *current;   /* the batches before a re-balancing (resize_cost) */
 	int64_t *idle;      /* iterations in a row at 0 samples */
+	int64_t kept;       /* re-balancings declined for re-sizing costs */
+	double gain_s;      /* the last re-balancing's predicted gain, re-sizing paid */
 	int64_t since;      /* iterations summed into time_s */
 	int64_t rebalances;
 } dbs_state;
@@ -64,6 +85,8 @@ static void dbs_destroy(void *state)
 		free(s->share);
 		free(s->time_s);
 		free(s->speed);
+		free(s->tau);
+		free(s->current);
 		free(s->idle);
 		free(s);
 	}
@@ -83,7 +106,11 @@ static lbs_status dbs_create(const lbs_policy_env *env, const lbs_kv *options, s
 		st = lbs_error_set(err, LBS_EINPUT,
 				   "[policy.dbs]: DBS re-balances at epoch boundaries: give the run as "
 				   "[run] epochs and dataset_samples, or set [policy.dbs] interval");
+	if (st == LBS_OK)
+		st = lbs_quantum_check(env, "policy.dbs", options, n_options, s->opt.quantum, err);
 	if (st == LBS_OK && (!(s->share = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->tau = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->current = lbs_calloc(s->n, sizeof(int64_t), err)) ||
 			     !(s->time_s = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->speed = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->idle = lbs_calloc(s->n, sizeof(int64_t), err))))
@@ -92,6 +119,8 @@ static lbs_status dbs_create(const lbs_policy_env *env, const lbs_kv *options, s
 		dbs_destroy(s);
 		return st;
 	}
+	for (size_t i = 0; i < s->n; i++)
+		s->tau[i] = INFINITY;
 	info->shrinks_global_batch = s->opt.rounding == 1;
 	*state = s;
 	return LBS_OK;
@@ -136,6 +165,9 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 	*changed = false;
 	if (obs->iteration == 0) {
 		lbs_split_even(s->global_batch, s->n, batch);
+		if (!lbs_quantise(s->global_batch, s->n, s->opt.quantum, s->caps, batch))
+			return lbs_error_set(err, LBS_EINPUT, "dbs: the memory caps cannot hold the global "
+					     "batch in quanta");
 		for (size_t i = 0; i < s->n; i++)
 			s->share[i] = (double)batch[i] / (double)s->global_batch;
 		*changed = true;
@@ -150,10 +182,13 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 		return LBS_OK;
 	double total = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		if (s->share[i] > 0 && s->time_s[i] > 0)
+		if (s->share[i] > 0 && s->time_s[i] > 0) {
 			s->speed[i] = s->share[i] / s->time_s[i];
+			s->tau[i] = s->time_s[i] / ((double)s->since * (double)batch[i]);
+		}
 		total += s->speed[i];
 	}
+	memcpy(s->current, batch, s->n * sizeof *batch);
 	if (!(total > 0))
 		return lbs_error_set(err, LBS_EINPUT, "dbs: no worker made progress in the last epoch");
 	double *q = lbs_calloc(s->n, sizeof *q, err);
@@ -164,10 +199,21 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 	bool ok = s->opt.rounding == 1 ? authors_round(s, q, batch)
 				       : lbs_split_proportional(s->global_batch, s->n, q, s->caps, batch);
 	free(q);
-	if (!ok)
-		return lbs_error_set(err, LBS_EINPUT, "dbs: the memory caps cannot hold the new shares");
-	lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every);
 	int64_t sum = 0;
+	for (size_t i = 0; ok && i < s->n; i++)
+		sum += batch[i];
+	if (!ok || !lbs_quantise(sum, s->n, s->opt.quantum, s->caps, batch))
+		return lbs_error_set(err, LBS_EINPUT, "dbs: the memory caps cannot hold the new shares");
+	if (s->opt.resize_cost > 0) {
+		bool same = !memcmp(batch, s->current, s->n * sizeof *batch);
+		s->gain_s = same ? 0.0 : lbs_resize_gain(s->n, s->current, batch, s->tau, s->opt.resize_cost);
+		if (!same && s->gain_s <= 0) { /* not worth re-sizing: keep the batches */
+			memcpy(batch, s->current, s->n * sizeof *batch);
+			s->kept++;
+		}
+	}
+	lbs_probe_give_n(batch, s->n, s->caps, s->idle, s->opt.probe_every, s->opt.quantum);
+	sum = 0;
 	for (size_t i = 0; i < s->n; i++)
 		sum += batch[i];
 	for (size_t i = 0; i < s->n; i++) {
@@ -176,17 +222,19 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 	}
 	s->since = 0;
 	s->rebalances++;
-	*changed = true;
+	*changed = s->opt.resize_cost > 0 ? memcmp(batch, s->current, s->n * sizeof *batch) != 0 : true;
 	return LBS_OK;
 }
 
 static size_t dbs_vars(const void *state, lbs_policy_var *out, size_t max)
 {
 	const dbs_state *s = state;
-	if (max < 1)
-		return 0;
-	out[0] = (lbs_policy_var){ "rebalances", (double)s->rebalances };
-	return 1;
+	lbs_policy_var v[] = {
+		{ "rebalances", (double)s->rebalances },
+		{ "kept", (double)s->kept },
+		{ "gain_s", s->gain_s },
+	};
+	return lbs_vars_copy(out, max, v, s->opt.resize_cost > 0 ? 3 : 1);
 }
 
 const lbs_policy_ops lbs_policy_dbs = {

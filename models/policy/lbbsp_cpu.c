@@ -11,7 +11,19 @@
  * A prediction that is not a positive number is replaced by the last
  * measured speed. Iteration 0 is even. A worker given no samples (B < N, or
  * a share rounded to 0) has no new speed; after `probe_every` iterations in
- * a row at 0 it is given one sample, to be measured again. */
+ * a row at 0 it is given one sample, to be measured again.
+ *
+ * Re-sizing costs (lbsim's, off by default; doc/policies.md#re-sizing-costs):
+ * with `quantum` q > 1 the split is rounded to multiples of q (lbs_quantise:
+ * the remainder B mod q whole on the largest batch) and probes give q
+ * samples. With `resize_cost` c > 0, a worker's predicted time for b samples
+ * is b / v_i (v_i the speed the split used), and the new plan is adopted
+ * only if its predicted iteration time, each worker whose batch changes
+ * paying (1 + c) times its own, is shorter than that of the batches that
+ * just ran; otherwise they are kept. E.g. v = 1000 and 800 samples/s,
+ * batches 50/50 (62.5 ms), plan 56/44 (56 and 55 ms): with c = 0.1 the plan
+ * costs 61.6 ms and is adopted (gain 0.9 ms); with c = 0.2, 67.2 ms, and
+ * 50/50 is kept. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -24,6 +36,8 @@
 typedef struct lc_options {
 	char predictor[LBS_VALUE_MAX];
 	int64_t probe_every;
+	double resize_cost;
+	int64_t quantum;
 } lc_options;
 
 static const lbs_key_spec lc_keys[] = {
@@ -33,6 +47,8 @@ static const lbs_key_spec lc_keys[] = {
 	{ "probe_every", LBS_T_INT, offsetof(lc_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
 	  NULL, "a worker given no samples for this many iterations in a row gets one, to be measured "
 		"again (0: never)" },
+	LBS_RESIZE_COST_KEY(lc_options, resize_cost),
+	LBS_QUANTUM_KEY(lc_options, quantum),
 };
 
 typedef struct lc_state {
@@ -43,6 +59,10 @@ typedef struct lc_state {
 	int64_t global_batch;
 	const int64_t *caps;
 	double *predicted, *last, *weight;
+	double *tau;           /* predicted seconds per sample, 1 / weight (resize_cost) */
+	int64_t *current;      /* the batches that just ran (resize_cost) */
+	int64_t kept;          /* plans declined for re-sizing costs */
+	double gain_s;         /* the last plan's predicted gain, re-sizing paid (0: no change) */
 	int64_t *idle;         /* iterations in a row at 0 samples */
 	double *readings_copy; /* readings at the last barrier (seen with the speed measured now) */
 	double learn_s, predict_s; /* real time spent teaching and asking the predictors */
@@ -61,6 +81,8 @@ static void lc_destroy(void *state)
 	free(s->predicted);
 	free(s->last);
 	free(s->weight);
+	free(s->tau);
+	free(s->current);
 	free(s->idle);
 	free(s->readings_copy);
 	free(s);
@@ -73,7 +95,8 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 	lc_state *s = lbs_calloc(1, sizeof *s, err);
 	if (!s)
 		return LBS_EINTERNAL;
-	lbs_status st = lbs_options_parse(lc_keys, 2, "policy.lbbsp-cpu", options, n_options, &s->opt, err);
+	lbs_status st = lbs_options_parse(lc_keys, sizeof lc_keys / sizeof lc_keys[0], "policy.lbbsp-cpu",
+					  options, n_options, &s->opt, err);
 	s->n = env->n_workers;
 	s->n_readings = env->n_readings;
 	s->global_batch = env->global_batch;
@@ -81,6 +104,8 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 	if (st == LBS_OK) /* a built-in, or a plugin the scenario loaded */
 		s->pred = env->find_predictor ? env->find_predictor(env->section_ctx, s->opt.predictor)
 					      : lbs_predictor_find(s->opt.predictor);
+	if (st == LBS_OK)
+		st = lbs_quantum_check(env, "policy.lbbsp-cpu", options, n_options, s->opt.quantum, err);
 	if (st == LBS_OK && !s->pred) {
 		char names[256];
 		lbs_predictor_names(names, sizeof names);
@@ -97,6 +122,8 @@ static lbs_status lc_create(const lbs_policy_env *env, const lbs_kv *options, si
 			     !(s->predicted = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->last = lbs_calloc(s->n, sizeof(double), err)) ||
 			     !(s->weight = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->tau = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->current = lbs_calloc(s->n, sizeof(int64_t), err)) ||
 			     !(s->idle = lbs_calloc(s->n, sizeof(int64_t), err)) ||
 			     !(s->readings_copy = lbs_calloc(s->n * s->n_readings + 1, sizeof(double), err))))
 		st = LBS_EINTERNAL;
@@ -153,17 +180,38 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 	s->learn_s += t1 - t0;
 	if (obs->iteration == 0) {
 		lbs_split_even(s->global_batch, s->n, batch);
+		if (!lbs_quantise(s->global_batch, s->n, s->opt.quantum, s->caps, batch))
+			return lbs_error_set(err, LBS_EINPUT, "lbbsp-cpu: the memory caps cannot hold the "
+					     "global batch in quanta");
 		return LBS_OK;
 	}
+	/* Idle iterations are counted from the batches that just ran, before
+	 * the split writes over them: obs->batch is the batch[] being filled,
+	 * and counted after the split a probed worker looked idle still and
+	 * was probed at every barrier, keeping the sample from a faster one. */
+	lbs_probe_count(s->idle, s->n, obs->batch);
+	memcpy(s->current, obs->batch, s->n * sizeof *s->current);
 	for (size_t i = 0; i < s->n; i++) {
 		double v = s->pred->predict(s->ps[i], R ? s->readings_copy + i * R : NULL);
 		s->predicted[i] = v;
 		s->weight[i] = isfinite(v) && v > 0 ? v : s->last[i];
 	}
-	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch);
-	lbs_probe_count(s->idle, s->n, obs->batch);
+	bool ok = lbs_split_proportional(s->global_batch, s->n, s->weight, s->caps, batch) &&
+		  lbs_quantise(s->global_batch, s->n, s->opt.quantum, s->caps, batch);
+	if (ok && s->opt.resize_cost > 0) {
+		for (size_t i = 0; i < s->n; i++)
+			s->tau[i] = s->weight[i] > 0 ? 1.0 / s->weight[i] : INFINITY;
+		bool same = !memcmp(batch, s->current, s->n * sizeof *batch);
+		s->gain_s = same ? 0.0 : lbs_resize_gain(s->n, s->current, batch, s->tau, s->opt.resize_cost);
+		if (!same && s->gain_s <= 0) { /* not worth re-sizing: keep the batches */
+			memcpy(batch, s->current, s->n * sizeof *batch);
+			s->kept++;
+		}
+	}
 	if (ok)
-		lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every);
+		lbs_probe_give_n(batch, s->n, s->caps, s->idle, s->opt.probe_every, s->opt.quantum);
+	if (ok && s->opt.resize_cost > 0)
+		*changed = memcmp(batch, s->current, s->n * sizeof *batch) != 0;
 	s->predict_s += lbs_monotonic_s() - t1;
 	if (!ok)
 		return lbs_error_set(err, LBS_EINPUT, "lbbsp-cpu: the predicted speeds cannot hold the "
@@ -194,6 +242,12 @@ static size_t lc_vars(const void *state, lbs_policy_var *out, size_t max)
 		out[n++] = (lbs_policy_var){ "learn_s", s->learn_s };
 		out[n++] = (lbs_policy_var){ "predict_s", s->predict_s };
 		out[n++] = (lbs_policy_var){ "learn_parallel_s", s->learn_parallel_s };
+	}
+	/* The re-sizing decision, after the rest so that it changes nothing
+	 * there (it fits beside NARX's, ARX's and ARIMA's three counters). */
+	if (s->opt.resize_cost > 0 && n + 2 <= max) {
+		out[n++] = (lbs_policy_var){ "kept", (double)s->kept };
+		out[n++] = (lbs_policy_var){ "gain_s", s->gain_s };
 	}
 	return n;
 }

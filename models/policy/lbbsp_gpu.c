@@ -13,7 +13,22 @@
  * within `tolerance` of each other. A worker at 0 samples took no time,
  * which says nothing of its speed, so it is never the leader; after
  * `probe_every` iterations in a row at 0 it is given one sample for one
- * iteration (outside the windows), kept only if it was not the slowest. */
+ * iteration (outside the windows), kept only if it was not the slowest.
+ *
+ * Re-sizing costs (lbsim's, off by default; doc/policies.md#re-sizing-costs):
+ * with `quantum` q > 1 the even split is rounded to multiples of q
+ * (lbs_quantise: the remainder whole on the largest batch), the step is a
+ * multiple of q (rounded down, at least q, halved the same way) and probes
+ * give q samples, so moves keep every batch on the grid. With `resize_cost`
+ * c > 0, a window's move is made only if it is predicted to pay: worker i's
+ * time for b samples is b * tau_i, tau_i its mean compute time over the
+ * window per sample of its batch, and the straggler and the leader, whose
+ * batches change, pay (1 + c) times theirs; the move is made only if that
+ * iteration time is shorter than the window's slowest mean. A declined
+ * move changes nothing, step and window included. E.g. straggler 40
+ * samples at 100 ms, leader 40 at 60 ms, step 8: 32 and 48 samples take 80
+ * and 72 ms; with c = 0.2, 96 ms and the move is made; with c = 0.25,
+ * 100 ms, no gain, and it is not. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +42,8 @@ typedef struct lg_options {
 	double window_growth;
 	int64_t max_window;
 	int64_t probe_every;
+	double resize_cost;
+	int64_t quantum;
 } lg_options;
 
 static const lbs_key_spec lg_keys[] = {
@@ -43,6 +60,8 @@ static const lbs_key_spec lg_keys[] = {
 	{ "probe_every", LBS_T_INT, offsetof(lg_options, probe_every), LBS_PROBE_DEFAULT, 0, 1e9, 0, NULL,
 	  NULL, "a worker given no samples for this many iterations in a row gets one for one iteration, "
 		"kept only if it is not then the slowest (0: never)" },
+	LBS_RESIZE_COST_KEY(lg_options, resize_cost),
+	LBS_QUANTUM_KEY(lg_options, quantum),
 };
 
 typedef struct lg_state {
@@ -51,7 +70,10 @@ typedef struct lg_state {
 	const int64_t *caps;
 	int64_t global_batch;
 	int64_t window, step, in_window, moves, reversals;
+	int64_t kept;       /* moves declined for re-sizing costs */
 	double *sum_s;      /* compute time summed over the window */
+	double *tau;        /* mean compute time per sample over the window (resize_cost) */
+	int64_t *moved;     /* the batches after a proposed move (resize_cost) */
 	signed char *last;  /* +1 received, -1 gave, 0 not yet moved */
 	int64_t *idle;      /* iterations in a row at 0 samples */
 	int64_t *before;    /* the batches before a probe; probing: whether one is out */
@@ -66,6 +88,8 @@ static void lg_destroy(void *state)
 	lg_state *s = state;
 	if (s) {
 		free(s->sum_s);
+		free(s->tau);
+		free(s->moved);
 		free(s->last);
 		free(s->idle);
 		free(s->before);
@@ -87,10 +111,15 @@ static lbs_status lg_create(const lbs_policy_env *env, const lbs_kv *options, si
 	s->global_batch = env->global_batch;
 	s->window = s->opt.window;
 	s->step = s->opt.step ? s->opt.step : env->global_batch / (4 * (int64_t)env->n_workers);
-	if (s->step < 1)
-		s->step = 1;
+	if (st == LBS_OK) { /* whole quanta */
+		s->step = s->step / s->opt.quantum * s->opt.quantum;
+		s->step = s->step < s->opt.quantum ? s->opt.quantum : s->step;
+		st = lbs_quantum_check(env, "policy.lbbsp-gpu", options, n_options, s->opt.quantum, err);
+	}
 	s->straggler = s->leader = -1;
 	if (st == LBS_OK && (!(s->sum_s = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->tau = lbs_calloc(s->n, sizeof(double), err)) ||
+			     !(s->moved = lbs_calloc(s->n, sizeof(int64_t), err)) ||
 			     !(s->last = lbs_calloc(s->n, 1, err)) ||
 			     !(s->idle = lbs_calloc(s->n, sizeof(int64_t), err)) ||
 			     !(s->before = lbs_calloc(s->n, sizeof(int64_t), err))))
@@ -106,11 +135,13 @@ static lbs_status lg_create(const lbs_policy_env *env, const lbs_kv *options, si
 static lbs_status lg_plan(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
 			  lbs_error *err)
 {
-	(void)err;
 	lg_state *s = state;
 	*changed = false;
 	if (obs->iteration == 0) {
 		lbs_split_even(s->global_batch, s->n, batch);
+		if (!lbs_quantise(s->global_batch, s->n, s->opt.quantum, s->caps, batch))
+			return lbs_error_set(err, LBS_EINPUT, "lbbsp-gpu: the memory caps cannot hold the "
+					     "global batch in quanta");
 		*changed = true;
 		return LBS_OK;
 	}
@@ -130,7 +161,7 @@ static lbs_status lg_plan(void *state, const lbs_observation *obs, int64_t *batc
 		return LBS_OK;
 	}
 	memcpy(s->before, batch, s->n * sizeof *batch);
-	if (lbs_probe_give(batch, s->n, s->caps, s->idle, s->opt.probe_every)) {
+	if (lbs_probe_give_n(batch, s->n, s->caps, s->idle, s->opt.probe_every, s->opt.quantum)) {
 		s->probing = *changed = true;
 		s->probes++;
 		return LBS_OK;
@@ -158,19 +189,37 @@ static lbs_status lg_plan(void *state, const lbs_observation *obs, int64_t *batc
 	s->imbalance = slowest > 0 ? (slowest - fastest) / slowest : 0.0;
 	s->straggler = (long)slow;
 	s->leader = fast == s->n ? -1 : (long)fast;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		s->tau[i] = batch[i] > 0 ? s->sum_s[i] / ((double)s->in_window * (double)batch[i]) : 0.0;
 		s->sum_s[i] = 0;
+	}
 	s->in_window = 0;
 	if (s->imbalance <= s->opt.tolerance || fast == s->n || batch[slow] == 0)
 		return LBS_OK;
-	if (s->last[slow] == +1 || s->last[fast] == -1) {
-		/* Direction reversed: we overshot. Finer steps, longer look. */
-		s->step = s->step > 1 ? s->step / 2 : 1;
-		double w = (double)s->window * s->opt.window_growth;
-		s->window = w > (double)s->opt.max_window ? s->opt.max_window : (int64_t)w;
-		s->reversals++;
+	int64_t step = s->step, window = s->window;
+	bool reversed = s->last[slow] == +1 || s->last[fast] == -1;
+	if (reversed) {
+		/* Direction reversed: we overshot. Finer steps (whole quanta),
+		 * longer look. */
+		const int64_t q = s->opt.quantum;
+		step = step / 2 / q * q;
+		step = step < q ? q : step;
+		double w = (double)window * s->opt.window_growth;
+		window = w > (double)s->opt.max_window ? s->opt.max_window : (int64_t)w;
 	}
-	int64_t k = s->step < batch[slow] ? s->step : batch[slow];
+	int64_t k = step < batch[slow] ? step : batch[slow];
+	if (s->opt.resize_cost > 0) {
+		memcpy(s->moved, batch, s->n * sizeof *batch);
+		s->moved[slow] -= k;
+		s->moved[fast] += k;
+		if (!(lbs_resize_gain(s->n, batch, s->moved, s->tau, s->opt.resize_cost) > 0)) {
+			s->kept++; /* not worth re-sizing: nothing moves, nothing is learnt */
+			return LBS_OK;
+		}
+	}
+	s->step = step;
+	s->window = window;
+	s->reversals += reversed;
 	batch[slow] -= k;
 	batch[fast] += k;
 	s->last[slow] = -1;
@@ -187,9 +236,11 @@ static size_t lg_vars(const void *state, lbs_policy_var *out, size_t max)
 		{ "step", (double)s->step },       { "window", (double)s->window },
 		{ "imbalance", s->imbalance },     { "straggler", (double)s->straggler },
 		{ "leader", (double)s->leader },   { "moves", (double)s->moves },
-		{ "reversals", (double)s->reversals },
+		{ "reversals", (double)s->reversals }, { "kept", (double)s->kept },
 	};
-	return lbs_vars_copy(out, max, v, sizeof v / sizeof v[0]);
+	/* kept only with resize_cost > 0; its predicted gain would be a ninth
+	 * variable, over LBS_POLICY_VARS_MAX. */
+	return lbs_vars_copy(out, max, v, sizeof v / sizeof v[0] - (s->opt.resize_cost > 0 ? 0 : 1));
 }
 
 const lbs_policy_ops lbs_policy_lbbsp_gpu = {

@@ -126,6 +126,134 @@ bool lbs_split_proportional(int64_t total, size_t n, const double *weight, const
 	return ok;
 }
 
+/* Room in quanta of each worker, each term at most U: the sum then
+ * reaches 2U only if every holder leaves room enough, and stops there, so
+ * it cannot overflow. */
+static int64_t room_q(int64_t cap, int64_t q, int64_t U)
+{
+	int64_t r = cap / q;
+	return r < U ? r : U;
+}
+
+/* The holder of the remainder R: the largest batch (ties: the lower index)
+ * among the workers that can hold R and leave room for U quanta; batch
+ * NULL: any worker that can. n when none can (R = 0: no holder needed,
+ * n with *ok true). */
+static size_t quantum_holder(int64_t total, size_t n, int64_t q, const int64_t *caps, const int64_t *batch,
+			     bool *ok)
+{
+	const int64_t R = total % q, U = total / q;
+	int64_t room = 0;
+	for (size_t i = 0; i < n && room < 2 * U; i++)
+		room += caps ? room_q(caps[i], q, U) : U;
+	room = room < 2 * U ? room : 2 * U;
+	if (R == 0) {
+		*ok = room >= U;
+		return n;
+	}
+	size_t best = n;
+	for (size_t i = 0; i < n; i++) {
+		int64_t cap = caps ? caps[i] : INT64_MAX;
+		if (cap < R)
+			continue;
+		int64_t own = caps ? room_q(cap, q, U) : U;
+		if (room - own + room_q(cap - R, q, U) < U)
+			continue;
+		if (!batch)
+			return *ok = true, i;
+		if (best == n || batch[i] > batch[best])
+			best = i;
+	}
+	*ok = best < n;
+	return best;
+}
+
+bool lbs_quantum_fits(int64_t total, size_t n, int64_t quantum, const int64_t *caps)
+{
+	bool ok = true;
+	if (quantum > 1)
+		quantum_holder(total, n, quantum, caps, NULL, &ok);
+	return ok;
+}
+
+bool lbs_quantise(int64_t total, size_t n, int64_t quantum, const int64_t *caps, int64_t *batch)
+{
+	if (quantum <= 1)
+		return true;
+	const int64_t q = quantum, R = total % q, U = total / q;
+	bool ok;
+	size_t h = quantum_holder(total, n, q, caps, batch, &ok);
+	if (!ok)
+		return false;
+	double *w = calloc(n, sizeof *w);
+	int64_t *room = calloc(n, sizeof *room), *units = calloc(n, sizeof *units);
+	ok = w && room && units;
+	for (size_t i = 0; ok && i < n; i++) {
+		int64_t cap = caps ? caps[i] : INT64_MAX;
+		w[i] = (double)(i == h ? (batch[i] > R ? batch[i] - R : 0) : batch[i]);
+		room[i] = room_q(i == h ? cap - R : cap, q, U);
+	}
+	if (ok && !lbs_split_proportional(U, n, w, room, units)) {
+		/* The workers with a share are all at their room: fill them, and
+		 * share the other quanta evenly over the rest. */
+		int64_t rest = U;
+		for (size_t i = 0; i < n; i++) {
+			units[i] = w[i] > 0 ? room[i] : 0;
+			rest -= units[i];
+			room[i] = w[i] > 0 ? 0 : room[i];
+			w[i] = w[i] > 0 ? 0.0 : 1.0;
+		}
+		int64_t *more = calloc(n, sizeof *more);
+		ok = more && rest >= 0 && lbs_split_proportional(rest, n, w, room, more);
+		for (size_t i = 0; ok && i < n; i++)
+			units[i] += more[i];
+		free(more);
+	}
+	for (size_t i = 0; ok && i < n; i++)
+		batch[i] = units[i] * q + (i == h ? R : 0);
+	free(w);
+	free(room);
+	free(units);
+	return ok;
+}
+
+lbs_status lbs_quantum_check(const lbs_policy_env *env, const char *section, const lbs_kv *options,
+			     size_t n_options, int64_t quantum, lbs_error *err)
+{
+	if (quantum <= 1)
+		return LBS_OK;
+	lbs_origin at = { NULL, 0 };
+	for (size_t i = 0; i < n_options; i++)
+		if (!strcmp(options[i].key, "quantum"))
+			at = options[i].at;
+	char label[512];
+	lbs_origin_format(&at, section, "quantum", label, sizeof label);
+	if (quantum > env->global_batch)
+		return lbs_error_set(err, LBS_EINPUT, "%s: %lld samples is more than the global batch (%lld)",
+				     label, (long long)quantum, (long long)env->global_batch);
+	if (!lbs_quantum_fits(env->global_batch, env->n_workers, quantum, env->max_batch))
+		return lbs_error_set(err, LBS_EINPUT,
+				     "%s: the memory caps (max_batch) cannot hold the global batch (%lld) in "
+				     "multiples of %lld samples, with the remainder %lld on one worker",
+				     label, (long long)env->global_batch, (long long)quantum,
+				     (long long)(env->global_batch % quantum));
+	return LBS_OK;
+}
+
+double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost)
+{
+	double before = 0, after = 0;
+	for (size_t i = 0; i < n; i++) {
+		double a = cur[i] > 0 ? (double)cur[i] * tau[i] : 0.0;
+		double b = plan[i] > 0 ? (double)plan[i] * tau[i] * (plan[i] != cur[i] ? 1 + cost : 1) : 0.0;
+		before = a > before ? a : before;
+		after = b > after ? b : after;
+	}
+	/* Keeping a worker of unknown time is never preferred (and inf - inf
+	 * would be NaN, which no policy variable may be). */
+	return isinf(before) ? INFINITY : before - after;
+}
+
 void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch)
 {
 	for (size_t i = 0; i < n; i++)
@@ -134,18 +262,24 @@ void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch)
 
 size_t lbs_probe_give(int64_t *batch, size_t n, const int64_t *caps, const int64_t *idle, int64_t every)
 {
+	return lbs_probe_give_n(batch, n, caps, idle, every, 1);
+}
+
+size_t lbs_probe_give_n(int64_t *batch, size_t n, const int64_t *caps, const int64_t *idle, int64_t every,
+			int64_t samples)
+{
 	size_t probes = 0;
 	for (size_t i = 0; every > 0 && i < n; i++) {
-		if (batch[i] > 0 || idle[i] < every || (caps && caps[i] < 1))
+		if (batch[i] > 0 || idle[i] < every || (caps && caps[i] < samples))
 			continue;
 		size_t donor = n;
 		for (size_t j = 0; j < n; j++)
 			if (j != i && batch[j] > 0 && (donor == n || batch[j] > batch[donor]))
 				donor = j;
-		if (donor == n)
+		if (donor == n || batch[donor] < samples)
 			continue;
-		batch[donor]--;
-		batch[i]++;
+		batch[donor] -= samples;
+		batch[i] += samples;
 		probes++;
 	}
 	return probes;

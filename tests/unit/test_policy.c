@@ -361,6 +361,44 @@ static void test_idle_probed(void)
 	capture_free(&c);
 }
 
+/* lbbsp-cpu after probing the slower worker: a (3 ms a sample) and b (1 ms),
+ * B = 1, 400 iterations. Iteration 0 gives the sample to a (the even split's
+ * first); b is probed at iteration 100 (idle 100 iterations) and, measured
+ * at 1000/s against a's 333/s, keeps it. a, idle from iteration 100, is
+ * probed at 200 and 301, and b takes the sample back at once: b holds it in
+ * 298 of iterations 100..399. The policy counted a worker's idle
+ * iterations from the plan it had just written over the last batches
+ * (obs->batch is the batch[] it fills), so a probed worker never counted as
+ * measured and was probed again at every barrier: b held the sample only in
+ * iterations 100..199. */
+#define PROBED \
+	"[run]\nglobal_batch = 1\niterations = 400\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = none\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 3 ms\n" \
+	"[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+
+static void test_lbbsp_cpu_probe_keeps_fast(void)
+{
+	static const char *predictors[] = { "policy.lbbsp-cpu.predictor=last", NULL };
+	for (size_t p = 0; p < 2; p++) {
+		capture c;
+		lbs_error err;
+		CU_ASSERT_FATAL(capture_simulate(PROBED, predictors + p, predictors[p] ? 1 : 0, "lbbsp-cpu",
+						 &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, 400);
+		size_t fast = 0, bad = 0;
+		for (size_t k = 100; k < 400; k++) {
+			fast += batch_at(&c, k, 1) == 1;
+			bad += batch_at(&c, k, 1) != (k == 200 || k == 301 ? 0 : 1);
+		}
+		CU_ASSERT(fast >= 285); /* >= 95% of iterations 100..399 */
+		if (!predictors[p]) /* NARX: only the share is asserted */
+			bad = 0;
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+}
+
 /* lbbsp-gpu with a worker it has emptied: a (flat 10 ms) and b (flat 1 s),
  * B = 8, window 5, step 1. b gives a sample at each window end: 4/4, then
  * 5/3 at iteration 5, ... 8/0 at iteration 20. b, at 0, took no time but is
@@ -418,6 +456,354 @@ static void test_oracle_power_quadratic(void)
 	capture_free(&c);
 }
 
+/* ---- re-sizing costs: quantum and resize_cost -------------------------- */
+
+static bool all_eq(const int64_t *a, const int64_t *b, size_t n)
+{
+	return !memcmp(a, b, n * sizeof *a);
+}
+
+/* lbs_quantise by hand (the header's example and its cases). */
+static void test_quantise_by_hand(void)
+{
+	const int64_t none[3] = { INT64_MAX, INT64_MAX, INT64_MAX };
+	/* 30 in quanta of 8: R = 6, U = 3; holder worker 0 (13); weights
+	 * 7/10/7 -> 0.875/1.25/0.875 -> floors 0/1/0, the two quanta left to
+	 * the fractions 0.875 (workers 0 then 2): 1/1/1 -> 14/8/8. */
+	int64_t b[3] = { 13, 10, 7 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, NULL, b));
+	CU_ASSERT(all_eq(b, (int64_t[]){ 14, 8, 8 }, 3));
+	/* Already of that form: unchanged. */
+	CU_ASSERT(lbs_quantise(30, 3, 8, none, b));
+	CU_ASSERT(all_eq(b, (int64_t[]){ 14, 8, 8 }, 3));
+	/* Worker 2 capped at 7 (room 0 quanta): 3 quanta over 7/10 ->
+	 * 1.235/1.765 -> 1/1, the last to 0.765: 1/2/0 -> 14/16/0. */
+	int64_t c7[3] = { INT64_MAX, INT64_MAX, 7 };
+	int64_t d[3] = { 13, 10, 7 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, c7, d));
+	CU_ASSERT(all_eq(d, (int64_t[]){ 14, 16, 0 }, 3));
+	/* The remainder goes to the largest batch wherever it is: 5/20/5 ->
+	 * holder 1, weights 5/14/5 -> 0.625/1.75/0.625 -> 0/1/0, then 0.75
+	 * (worker 1) and 0.625 (worker 0): 1/2/0 -> 8/22/0. */
+	int64_t e[3] = { 5, 20, 5 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, NULL, e));
+	CU_ASSERT(all_eq(e, (int64_t[]){ 8, 22, 0 }, 3));
+	/* Caps 12/12/15, plan 12/12/6: neither 12 can hold R = 6 and leave
+	 * room for 3 quanta (0 + 1 + 1), worker 2 can (1 + 1 + 1): it holds R.
+	 * Workers 0 and 1 fill their room (1 quantum each) and the third
+	 * quantum goes to worker 2, whom the plan gave less: 8/8/14. */
+	int64_t c12[3] = { 12, 12, 15 }, f[3] = { 12, 12, 6 };
+	CU_ASSERT(lbs_quantise(30, 3, 8, c12, f));
+	CU_ASSERT(all_eq(f, (int64_t[]){ 8, 8, 14 }, 3));
+	/* Caps 12/12/8: no worker can; refused, the plan left as it was. */
+	int64_t c8[3] = { 12, 12, 8 }, g[3] = { 12, 12, 6 };
+	CU_ASSERT_FALSE(lbs_quantum_fits(30, 3, 8, c8));
+	CU_ASSERT_FALSE(lbs_quantise(30, 3, 8, c8, g));
+	CU_ASSERT(all_eq(g, (int64_t[]){ 12, 12, 6 }, 3));
+	CU_ASSERT(lbs_quantum_fits(30, 3, 8, c12));
+	/* quantum 1 changes nothing; a quantum that divides the total has no
+	 * holder: 64 in quanta of 16 over 30/20/14 -> 1.875/1.25/0.875 ->
+	 * 1/1/0, the two quanta left to workers 0 and 2 (0.875 each):
+	 * 2/1/1 -> 32/16/16. */
+	int64_t h[3] = { 13, 10, 7 };
+	CU_ASSERT(lbs_quantise(30, 3, 1, NULL, h));
+	CU_ASSERT(all_eq(h, (int64_t[]){ 13, 10, 7 }, 3));
+	int64_t k[3] = { 30, 20, 14 };
+	CU_ASSERT(lbs_quantise(64, 3, 16, NULL, k));
+	CU_ASSERT(all_eq(k, (int64_t[]){ 32, 16, 16 }, 3));
+}
+
+/* Over many random plans: sums kept, caps kept, at most one batch off the
+ * multiples of q and that one off by exactly R, and the holder is the
+ * largest batch of the plan whenever that worker can be. */
+static void test_quantise_invariants(void)
+{
+	uint64_t x = 12345;
+	int bad = 0, done = 0;
+	for (int t = 0; t < 2000; t++) {
+		int64_t caps[7], plan[7], out[7];
+		double w[7];
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		size_t n = 1 + (size_t)(x >> 60) % 7;
+		int64_t total = 1 + (int64_t)((x >> 20) % 300), q = 1 + (int64_t)((x >> 40) % 40);
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005u + 1442695040888963407u;
+			caps[i] = (x >> 33) % 4 ? INT64_MAX : (int64_t)((x >> 13) % 200);
+			w[i] = (double)((x >> 50) % 5);
+		}
+		if (!lbs_split_proportional(total, n, w, caps, plan))
+			continue;
+		memcpy(out, plan, sizeof out);
+		bool fits = lbs_quantum_fits(total, n, q, caps);
+		bool ok = lbs_quantise(total, n, q, caps, out);
+		bad += ok != fits;
+		if (!ok) {
+			bad += !all_eq(out, plan, n);
+			continue;
+		}
+		done++;
+		int64_t sum = 0, R = total % q;
+		size_t off = 0, holder = n;
+		for (size_t i = 0; i < n; i++) {
+			sum += out[i];
+			bad += out[i] < 0 || out[i] > caps[i];
+			if (out[i] % q) {
+				off++;
+				holder = i;
+				bad += out[i] % q != R;
+			}
+		}
+		bad += sum != total || off > 1;
+		/* The plan's largest (first on ties) holds R if it can: its cap
+		 * holds R and the rest have room (uncapped plans: always). */
+		size_t big = 0;
+		for (size_t i = 1; i < n; i++)
+			big = plan[i] > plan[big] ? i : big;
+		bool uncapped = true;
+		for (size_t i = 0; i < n; i++)
+			uncapped &= caps[i] == INT64_MAX;
+		if (uncapped && R)
+			bad += holder != big;
+	}
+	CU_ASSERT(done > 1000);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* lbs_resize_gain by hand (lbbsp-cpu's comment): speeds 1000 and 800/s,
+ * 50/50 take 50 and 62.5 ms; 56/44 take 56 and 55 ms, times 1.1: 61.6 ms,
+ * a gain of 0.9 ms; times 1.2: 67.2 ms, a loss of 4.7 ms. A worker whose
+ * batch stays pays nothing; one at 0 takes no time whatever its speed. */
+static void test_resize_gain(void)
+{
+	const double tau[2] = { 1e-3, 1.25e-3 };
+	const int64_t cur[2] = { 50, 50 }, plan[2] = { 56, 44 };
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.1) - 0.0009) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.2) + 0.0047) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.0) - 0.0065) < 1e-15);
+	const int64_t keep[2] = { 50, 44 };
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, keep, tau, 1.0) - (0.0625 - 0.11)) < 1e-15);
+	const double unknown[2] = { 1e-3, INFINITY };
+	const int64_t drop[2] = { 100, 0 };
+	/* Keeping a worker of unknown time: the gain is infinite, whatever the
+	 * plan (never NaN, which no policy variable may be). */
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, drop, unknown, 0.5)) && lbs_resize_gain(2, cur, drop, unknown, 0.5) > 0);
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, cur, unknown, 0.5)) && lbs_resize_gain(2, cur, cur, unknown, 0.5) > 0);
+	const int64_t gone[2] = { 100, 0 }, back[2] = { 50, 50 };
+	CU_ASSERT(isinf(lbs_resize_gain(2, gone, back, unknown, 0.5)) && lbs_resize_gain(2, gone, back, unknown, 0.5) < 0);
+}
+
+/* Hysteresis at the barrier, on FLEET (speeds 1, 1, 1, 3; B = 60): the even
+ * 15 each take 15 ms; 10/10/10/30 would take 10 ms each, every worker
+ * re-sized: 14.5 ms with resize_cost 0.45 (gain 0.5 ms: adopted), 15.5 ms
+ * with 0.55 (0.5 ms lost: the even split is kept). lbbsp-cpu (predictor
+ * last) decides at every barrier from iteration 1, dbs at each epoch
+ * boundary (iterations 10, 20, 30, 40). */
+static void test_resize_cost_fleet(void)
+{
+	const int64_t even[4] = { 15, 15, 15, 15 }, prop[4] = { 10, 10, 10, 30 };
+	capture c;
+	lbs_error err;
+	for (int adopt = 0; adopt < 2; adopt++) {
+		const char *cpu[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+				      "policy.lbbsp-cpu.predictor=last",
+				      adopt ? "policy.lbbsp-cpu.resize_cost=0.45" : "policy.lbbsp-cpu.resize_cost=55%" };
+		CU_ASSERT_FATAL(capture_simulate(FLEET, cpu, 5, "lbbsp-cpu", &c, &err) == LBS_OK);
+		int bad = 0;
+		for (size_t k = 1; k < c.n; k++) {
+			bad += !batches_are(&c, k, adopt ? prop : even);
+			bad += var_of(&c, k, "kept") != (adopt ? 0 : (double)k);
+			/* gain_s: the last plan's, 0 once it is the batches that ran */
+			bad += fabs(var_of(&c, k, "gain_s") - (adopt ? (k == 1 ? 0.0005 : 0.0) : -0.0005)) > 1e-12;
+		}
+		bad += !rel_eq(compute_of(&c, c.n - 1), adopt ? BALANCED : 0.015);
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+
+		const char *dbs[] = { adopt ? "policy.dbs.resize_cost=0.45" : "policy.dbs.resize_cost=0.55" };
+		CU_ASSERT_FATAL(capture_simulate(FLEET, dbs, 1, "dbs", &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, 50);
+		bad = 0;
+		for (size_t k = 0; k < c.n; k++) {
+			bad += !batches_are(&c, k, k < 10 || !adopt ? even : prop);
+			bad += var_of(&c, k, "kept") != (adopt ? 0.0 : (double)(k / 10));
+			bad += var_of(&c, k, "rebalances") != (double)(k / 10);
+		}
+		bad += fabs(var_of(&c, 10, "gain_s") - (adopt ? 0.0005 : -0.0005)) > 1e-12;
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	/* Off (the default), neither records kept nor gain_s. */
+	const char *off[] = { in_iterations[0], in_iterations[1], "run.iterations=3", "policy.lbbsp-cpu.predictor=last" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, off, 4, "lbbsp-cpu", &c, &err) == LBS_OK);
+	CU_ASSERT(isnan(var_of(&c, 2, "kept")) && isnan(var_of(&c, 2, "gain_s")));
+	capture_free(&c);
+}
+
+/* lbbsp-gpu's move is made only if it pays: a at 2.5 ms a sample, b at
+ * 1.5 ms, B = 80, step 8, window 5. 40/40 take 100 and 60 ms; the move to
+ * 32/48 takes 80 and 72 ms, re-sized: 92 ms with resize_cost 0.15 (made),
+ * 104 ms with 0.3 (declined: 40/40 for good). After it, 24/56 (60 and
+ * 84 ms) would cost 96.6 ms against 80: declined at every later window. */
+#define TWO \
+	"[run]\nglobal_batch = 80\niterations = 60\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = none\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 2.5 ms\n" \
+	"[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1.5 ms\n" \
+	"[policy.lbbsp-gpu]\nstep = 8\n"
+
+static void test_resize_cost_lbbsp_gpu(void)
+{
+	capture c;
+	lbs_error err;
+	for (int adopt = 0; adopt < 2; adopt++) {
+		const char *ov[] = { adopt ? "policy.lbbsp-gpu.resize_cost=15%" : "policy.lbbsp-gpu.resize_cost=0.3" };
+		CU_ASSERT_FATAL(capture_simulate(TWO, ov, 1, "lbbsp-gpu", &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, 60);
+		int bad = 0;
+		for (size_t k = 0; k < c.n; k++) {
+			bool moved = adopt && k >= 5;
+			bad += batch_at(&c, k, 0) != (moved ? 32 : 40) || batch_at(&c, k, 1) != (moved ? 48 : 40);
+			/* window ends at 5, 10, ..., 55: the first made (adopt) */
+			double ends = (double)(k / 5);
+			bad += var_of(&c, k, "kept") != (adopt ? (ends > 0 ? ends - 1 : 0) : ends);
+			bad += var_of(&c, k, "moves") != (adopt && k >= 5 ? 1.0 : 0.0);
+			bad += var_of(&c, k, "step") != 8.0 || var_of(&c, k, "reversals") != 0.0;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	/* Without the option the search goes on (and reverses). */
+	CU_ASSERT_FATAL(capture_simulate(TWO, NULL, 0, "lbbsp-gpu", &c, &err) == LBS_OK);
+	CU_ASSERT(var_of(&c, c.n - 1, "moves") > 1 && var_of(&c, c.n - 1, "reversals") > 0);
+	CU_ASSERT(isnan(var_of(&c, c.n - 1, "kept")));
+	capture_free(&c);
+}
+
+/* quantum = 8 on FLEET (B = 60: R = 4, U = 7). The even 15 each become
+ * 12/16/16/16 (holder worker 0, the first of the largest; weights 11/15/15/15
+ * share 7 quanta as 1.375/1.875 x 3 -> 1/2/2/2). lbbsp-cpu's and dbs's
+ * 10/10/10/30 become 16/8/8/28 (holder worker 3; weights 10/10/10/26 ->
+ * 1.25 x 3/3.25 -> floors 1/1/1/3, the last quantum to the first of the
+ * equal fractions, worker 0). Composed with resize_cost 1%: 16/8/8/28
+ * takes 16 ms as 12/16/16/16 does, and re-sized 16.16 ms: declined, so
+ * rounding first can leave nothing worth re-sizing for. */
+static void test_quantum_fleet(void)
+{
+	const int64_t even[4] = { 12, 16, 16, 16 }, prop[4] = { 16, 8, 8, 28 };
+	capture c;
+	lbs_error err;
+	const char *cpu[] = { in_iterations[0], in_iterations[1], "run.iterations=20",
+			      "policy.lbbsp-cpu.predictor=last", "policy.lbbsp-cpu.quantum=8",
+			      "policy.lbbsp-cpu.resize_cost=1%" };
+	for (size_t nov = 5; nov <= 6; nov++) {
+		CU_ASSERT_FATAL(capture_simulate(FLEET, cpu, nov, "lbbsp-cpu", &c, &err) == LBS_OK);
+		int bad = !batches_are(&c, 0, even);
+		for (size_t k = 1; k < c.n; k++)
+			bad += !batches_are(&c, k, nov == 5 ? prop : even);
+		if (nov == 6)
+			bad += var_of(&c, c.n - 1, "kept") != (double)(c.n - 1);
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	const char *dbs[] = { "policy.dbs.quantum=8" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, dbs, 1, "dbs", &c, &err) == LBS_OK);
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++)
+		bad += !batches_are(&c, k, k < 10 ? even : prop);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* lbbsp-gpu: the step, max(1, 60 / 16) = 3, becomes one quantum, 8:
+	 * every batch it runs is a multiple of 8 but one, at 8k + 4. */
+	const char *gpu[] = { in_iterations[0], in_iterations[1], "run.iterations=200",
+			      "policy.lbbsp-gpu.quantum=8" };
+	CU_ASSERT_FATAL(capture_simulate(FLEET, gpu, 4, "lbbsp-gpu", &c, &err) == LBS_OK);
+	bad = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		int wrong = 0, held = 0;
+		for (size_t i = 0; i < 4; i++) {
+			int64_t r = batch_at(&c, k, i) % 8;
+			wrong += r != 0 && r != 4;
+			held += r == 4;
+		}
+		bad += wrong || held != 1 || var_of(&c, k, "step") != 8.0;
+	}
+	CU_ASSERT(batches_are(&c, 0, even));
+	CU_ASSERT(var_of(&c, c.n - 1, "moves") > 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* Probes give a quantum: IDLE (B = 2, N = 3) with quantum 2 gives worker 0
+ * both samples (R = 0; 1/1/0 shares 1 quantum as 0.5/0.5/0: worker 0);
+ * lbbsp-cpu then probes worker 1 and 2 with 2 samples each, in turn. */
+static void test_quantum_probes(void)
+{
+	const char *ov[] = { "policy.lbbsp-cpu.quantum=2" };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(IDLE, ov, 1, "lbbsp-cpu", &c, &err) == LBS_OK);
+	int bad = 0, probed = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		int64_t held = 0;
+		for (size_t i = 0; i < 3; i++) {
+			bad += batch_at(&c, k, i) != 0 && batch_at(&c, k, i) != 2;
+			held += batch_at(&c, k, i) == 2;
+		}
+		bad += held != 1;
+		probed += batch_at(&c, k, 2) == 2;
+	}
+	CU_ASSERT(batch_at(&c, 0, 0) == 2);
+	CU_ASSERT(probed > 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
+/* Bad values are refused, the message naming the key. */
+static void test_resize_options_refused(void)
+{
+	static const char *cases[][2] = {
+		{ "policy.lbbsp-cpu.resize_cost=-0.1", "resize_cost" },
+		{ "policy.dbs.resize_cost=much", "resize_cost" },
+		{ "policy.lbbsp-gpu.resize_cost=101", "resize_cost" },
+		{ "policy.lbbsp-cpu.quantum=0", "quantum" },
+		{ "policy.dbs.quantum=2.5", "quantum" },
+		{ "policy.lbbsp-gpu.quantum=61", "quantum" },
+	};
+	static const char *policy[] = { "lbbsp-cpu", "dbs", "lbbsp-gpu", "lbbsp-cpu", "dbs", "lbbsp-gpu" };
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+		capture c;
+		lbs_error err = { 0 };
+		CU_ASSERT_EQUAL(capture_simulate(FLEET, cases[t], 1, policy[t], &c, &err), LBS_EINPUT);
+		if (!strstr(err.msg, cases[t][1]))
+			fprintf(stderr, "\n    %s: %s\n", cases[t][0], err.msg);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[t][1]));
+		capture_free(&c);
+	}
+	/* More than B (60), and caps that cannot hold B in quanta: two workers
+	 * capped at 20 and 45, quantum 16: R = 12, U = 3; holding 12, the 45
+	 * leaves 2 quanta (33) and the 20 one (16): 3, so 16 fits; with 24,
+	 * R = 12, U = 2: 45 - 12 = 33 -> 1 quantum, 20 -> 0: refused. */
+	const char *text = "[run]\nglobal_batch = 60\niterations = 3\n[model]\ngradient = 1 MB\n"
+			   "[network]\ntopology = none\n"
+			   "[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\nmax_batch = 20\n"
+			   "[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\nmax_batch = 45\n";
+	capture c;
+	lbs_error err = { 0 };
+	const char *more[] = { "policy.dbs.quantum=61", "policy.dbs.interval=1" };
+	CU_ASSERT_EQUAL(capture_simulate(text, more, 2, "dbs", &c, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "policy.dbs.quantum"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "more than the global batch"));
+	capture_free(&c);
+	const char *q16[] = { "policy.lbbsp-cpu.quantum=16", "policy.lbbsp-cpu.predictor=last" };
+	CU_ASSERT_EQUAL(capture_simulate(text, q16, 2, "lbbsp-cpu", &c, &err), LBS_OK);
+	capture_free(&c);
+	const char *q24[] = { "policy.lbbsp-cpu.quantum=24" };
+	CU_ASSERT_EQUAL(capture_simulate(text, q24, 1, "lbbsp-cpu", &c, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "quantum"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "memory caps"));
+	capture_free(&c);
+}
+
 void suite_policy(void)
 {
 	static const test_case tests[] = {
@@ -433,6 +819,15 @@ void suite_policy(void)
 		{ "oracle: no improving move", test_oracle_no_improving_move },
 		{ "idle workers are probed (lbbsp-cpu, dbs, static-proportional)", test_idle_probed },
 		{ "lbbsp-gpu: an emptied worker is no leader, and is probed", test_lbbsp_gpu_idle },
+		{ "lbbsp-cpu: a probed slower worker gives the sample back", test_lbbsp_cpu_probe_keeps_fast },
+		{ "quantum: rounding by hand", test_quantise_by_hand },
+		{ "quantum: sums, caps, one remainder holder", test_quantise_invariants },
+		{ "resize_cost: predicted gain by hand", test_resize_gain },
+		{ "resize_cost: lbbsp-cpu and dbs keep or adopt", test_resize_cost_fleet },
+		{ "resize_cost: lbbsp-gpu moves only when it pays", test_resize_cost_lbbsp_gpu },
+		{ "quantum: lbbsp-cpu, dbs, lbbsp-gpu, and with resize_cost", test_quantum_fleet },
+		{ "quantum: probes give a quantum", test_quantum_probes },
+		{ "resize_cost and quantum: bad values refused", test_resize_options_refused },
 	};
 	add_suite("policy", tests, sizeof tests / sizeof tests[0]);
 }
