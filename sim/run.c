@@ -305,6 +305,19 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	 * factor of 1 gives now + latency + transfer). */
 	double end = lbs_avail_finish(&run->net_avail, now + run->net.latency_s, run->net.transfer_s,
 				      run->iteration);
+	if (run->sc->network.exchange_on_workers && run->net.latency_s + run->net.transfer_s > 0)
+		for (size_t i = 0; i < run->n; i++) {
+			/* The same exchange as CPU work on the worker's own source,
+			 * latency then transfer as the network's above, so that at
+			 * availability 1 the two ends agree to the bit. Under a CPU
+			 * quota the source carries on from the quota the compute
+			 * left in the current period (traces/cfs.c): a worker that
+			 * used it up answers in its next period. */
+			lbs_avail *a = &run->workers[i].avail;
+			double t = lbs_avail_finish(a, now, run->net.latency_s, run->iteration);
+			t = lbs_avail_finish(a, t, run->net.transfer_s, run->iteration);
+			end = t > end ? t : end;
+		}
 	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
@@ -615,6 +628,12 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 		split = t > split ? t : split;
 	}
 	double agg = run->net.latency_s + run->net.transfer_s;
+	/* With the exchange on the workers, the slowest worker's constant
+	 * availability stretches it (at least once the network's nominal). */
+	for (size_t g = 0; sc->network.exchange_on_workers && g < sc->n_groups; g++) {
+		double t = (run->net.latency_s + run->net.transfer_s) / sc->groups[g].availability;
+		agg = t > agg ? t : agg;
+	}
 	if (!(agg <= LBS_MAX_SIM_TIME_S)) {
 		lbs_fmt(msg, sizeof msg, "a gradient of %g bytes at this bandwidth takes %g s to aggregate, "
 			"more than the limit of %g s of simulated time", sc->model.gradient_bytes, agg,

@@ -76,6 +76,14 @@ static const lbs_key_spec network_keys[] = {
 	  "parameter-server shards; each holds 1/servers of the parameters" },
 	{ "worker_bandwidth", LBS_T_BANDWIDTH, N(worker_bandwidth_Bps), UNSET, 0, BIG, LBS_K_MIN_OPEN,
 	  NULL, "topology=ps", "bandwidth of each worker's NIC; defaults to `bandwidth`" },
+	{ "exchange_on_workers", LBS_T_ENUM, N(exchange_on_workers), "no", 0, 0, 0, "no|yes",
+	  "topology=ring|ps",
+	  "`yes`: the exchange (latency + transfer at nominal bandwidth) is also work each worker does "
+	  "on its own CPU, at its availability and under its cpu_quota_period, from the end of compute; "
+	  "the aggregation ends when the network and the last worker are done (a CPU worker whose "
+	  "collectives run in its own process, under its CPU limit); `no`: the network alone, as with "
+	  "GPUs whose NIC or NCCL moves the data, or a network process outside the worker's quota "
+	  "(doc/model.md)" },
 };
 #undef N
 

@@ -453,6 +453,110 @@ static void test_resize_micro_batches(void)
 	capture_free(&c);
 }
 
+/* ---- the exchange on the workers' CPU ([network] exchange_on_workers) --- */
+
+/* Two workers, ring, M = 1 MB at 1 GB/s, 10 us: the exchange is 1 ms + 2 x
+ * 10 us = 1.02 ms of network time. Worker a at availability 1 computes 32
+ * ms, worker b at 0.5 computes 64 ms. With the exchange on the workers and
+ * the fluid rule, b's part takes 1.02 / 0.5 = 2.04 ms: the aggregation
+ * doubles; at availability 1 everywhere it is the network's to the bit. */
+#define EXCHANGE_TWO \
+	"[run]\nglobal_batch = 64\niterations = 5\n[model]\ngradient = 1 MB\n" \
+	"[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n" \
+	"[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\navailability = 0.5\n"
+
+static void test_exchange_fluid(void)
+{
+	const char *yes[] = { "network.exchange_on_workers=yes" };
+	capture c, d;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, yes, 1, &c, &err) == LBS_OK);
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		bad += !rel_eq(c.rec[k].compute_end_s - c.rec[k].start_s, 0.064);
+		bad += fabs(c.rec[k].aggregation_s - 0.00204) > 1e-15;
+		bad += !rel_eq(c.rec[k].start_s, (double)k * 0.06604);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* no: the network's 1.02 ms */
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, NULL, 0, &c, &err) == LBS_OK);
+	CU_ASSERT(fabs(c.rec[2].aggregation_s - 0.00102) < 1e-15);
+	capture_free(&c);
+	/* availability 1: yes is no, bit for bit */
+	const char *one[] = { "workers.b.availability=1" };
+	const char *one_yes[] = { "workers.b.availability=1", yes[0] };
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, one, 1, &c, &err) == LBS_OK);
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, one_yes, 2, &d, &err) == LBS_OK);
+	CU_ASSERT(same_records(&c, &d));
+	capture_free(&c);
+	capture_free(&d);
+}
+
+/* One worker under a CPU quota of 0.2 of a core per 10 ms period (2 ms of
+ * CPU a period, no tick), 1.5 ms of compute and a 1 ms exchange (ps: 2 x
+ * 0.5 MB at 1 GB/s). Its periods start at phi + 10k ms, phi drawn from
+ * its stream ("cfs", "w", 0); the seed is chosen so that phi >= 2 ms. By
+ * hand (times from phi, each iteration's compute, aggregation):
+ *   0: starts at 0 in the period ending at phi with a whole quota: computes
+ *      0 to 1.5 ms; the exchange uses the 0.5 ms left (to 2 ms), waits,
+ *      throttled, for the period at phi and ends at phi + 0.5:
+ *      compute 1.5 ms, aggregation phi - 1 ms
+ *   1: phi + 0.5 (0.5 ms of the quota used): computes to phi + 2, which
+ *      uses it up, so the exchange waits for phi + 10 and ends at phi + 11:
+ *      1.5 ms, 9 ms (its quota exhausted, the worker waits a period)
+ *   2: 1 ms of quota left: computes to phi + 12, waits, ends at phi + 20.5;
+ *      the exchange fits in the period: 9.5 ms, 1 ms
+ *   3: 0.5 ms left: 0.5 to phi + 22, waits, 1 ms to phi + 31; the
+ *      exchange fits: 9.5 ms, 1 ms
+ *   4: the quota used up: waits for phi + 40, computes to phi + 41.5; the
+ *      exchange uses 0.5 ms to phi + 42, waits, ends at phi + 50.5:
+ *      9.5 ms, 9 ms
+ *   5..8: as 1..4, 50 ms later (5 periods for 4 x 2.5 ms of CPU).
+ * Without the exchange on the worker each aggregation is 1 ms; with the
+ * fluid rule, 1 / 0.2 = 5 ms. */
+static void test_exchange_cfs(void)
+{
+	const double period = 0.010;
+	int64_t seed = 0;
+	double phi = 0;
+	for (int64_t s = 1; s < 100 && !seed; s++) {
+		gsl_rng *r = lbs_rng_stream((uint64_t)s, "cfs", "w", 0, NULL);
+		double p = gsl_rng_uniform(r) * period;
+		gsl_rng_free(r);
+		if (p >= 0.0025 && p < 0.0095) {
+			seed = s;
+			phi = p;
+		}
+	}
+	CU_ASSERT_FATAL(seed > 0);
+	char set_seed[64];
+	snprintf(set_seed, sizeof set_seed, "run.seed=%lld", (long long)seed);
+	const char *text = "[run]\nglobal_batch = 1\niterations = 9\n[model]\ngradient = 0.5 MB\n"
+			   "[network]\ntopology = ps\nbandwidth = 1 GB/s\nexchange_on_workers = yes\n"
+			   "[workers.w]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1.5 ms\n"
+			   "availability = 0.2\ncpu_quota_period = 10 ms\n";
+	const char *ov[] = { set_seed };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate(text, ov, 1, &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 9);
+	const double ms = 1e-3;
+	const double start[9] = { 0, phi + 0.5 * ms, phi + 11 * ms, phi + 21.5 * ms, phi + 32 * ms,
+				  phi + 50.5 * ms, phi + 61 * ms, phi + 71.5 * ms, phi + 82 * ms };
+	const double compute[9] = { 1.5, 1.5, 9.5, 9.5, 9.5, 1.5, 9.5, 9.5, 9.5 };
+	const double agg[9] = { phi / ms - 1, 9, 1, 1, 9, 9, 1, 1, 9 };
+	int bad = 0;
+	for (size_t k = 0; k < 9; k++) {
+		bad += fabs(c.rec[k].start_s - start[k]) > 1e-12;
+		bad += fabs(c.compute[k] - compute[k] * ms) > 1e-12;
+		bad += fabs(c.rec[k].aggregation_s - agg[k] * ms) > 1e-12;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
 void suite_run(void)
 {
 	static const test_case tests[] = {
@@ -466,6 +570,8 @@ void suite_run(void)
 		{ "re-sizing costs by hand", test_resize_by_hand },
 		{ "re-sizing: modes, seeds, defaults", test_resize_modes },
 		{ "re-sizing: micro-batches", test_resize_micro_batches },
+		{ "exchange on workers: fluid rule", test_exchange_fluid },
+		{ "exchange on workers: CPU quota", test_exchange_cfs },
 	};
 	add_suite("run", tests, sizeof tests / sizeof tests[0]);
 }
