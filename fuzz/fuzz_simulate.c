@@ -148,12 +148,14 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_err
  * in which a call's arguments are evaluated is unspecified in C). */
 #define KV(t, b, key, ...) lbs_buf_printf(t, "%s = %s\n", key, ONE_OF(b, __VA_ARGS__))
 
-/* Writes the scenario the bytes choose. */
-static void scenario_text(bytes *b, lbs_buf *t)
+/* Writes the scenario the bytes choose; *network: its topology is not
+ * none; *groups: its worker groups; *oracle: its policy is the oracle. */
+static void scenario_text(bytes *b, lbs_buf *t, bool *network, unsigned *groups_out, bool *oracle)
 {
 	static const char *const policies[] = { "static", "static-proportional", "dbs", "lbbsp-gpu",
 						"lbbsp-cpu", "work-stealing", "oracle" };
 	const char *policy = policies[pick(b, 7)];
+	*oracle = !strcmp(policy, "oracle");
 	static const long long batches[] = { 1, 7, 64, 64, 256, 256, 4096, 1000000, 1000000000 };
 	long long batch = batches[pick(b, 9)];
 	lbs_buf_printf(t, "[run]\n");
@@ -176,6 +178,7 @@ static void scenario_text(bytes *b, lbs_buf *t)
 		KV(t, b, "gradient", "0 B", "1 B", "100 MB", "10 TB");
 	}
 	const char *topo = ONE_OF(b, "ring", "ps", "none");
+	*network = strcmp(topo, "none") != 0;
 	lbs_buf_printf(t, "[network]\ntopology = %s\n", topo);
 	if (strcmp(topo, "none")) {
 		KV(t, b, "bandwidth", "1e-300 bit/s", "1 bit/s", "1 Gbit/s", "10 Gbit/s", "100 TB/s");
@@ -203,6 +206,7 @@ static void scenario_text(bytes *b, lbs_buf *t)
 	/* A generator drives group g0 (which then has no constant availability). */
 	unsigned gen = pick(b, 4);
 	unsigned groups = 1 + pick(b, 3);
+	*groups_out = groups;
 	for (unsigned g = 0; g < groups; g++) {
 		lbs_buf_printf(t, "[workers.g%u]\n", g);
 		/* Up to 300 workers: a policy's work per event may grow with them
@@ -271,6 +275,33 @@ static void scenario_text(bytes *b, lbs_buf *t)
 	}
 }
 
+/* Keys the bytes left after the file choose, given as --set overrides
+ * (a section cannot be reopened): the exchange on the workers and each
+ * group's re-sizing costs (not for the oracle, which refuses them). The
+ * first choice of each is to give nothing, so an input that ends with the
+ * file chooses what it chose before these keys came. Each is also written
+ * to the text, as a comment, for the report. Returns how many of sets[]
+ * it filled. */
+#define MAX_SETS 8
+static size_t scenario_sets(bytes *b, lbs_buf *t, bool network, unsigned groups, bool oracle,
+			    char sets[][64])
+{
+	size_t n = 0;
+	if (network && pick(b, 2))
+		lbs_fmt(sets[n++], 64, "network.exchange_on_workers=yes");
+	for (unsigned g = 0; g < groups && !oracle && n + 2 <= MAX_SETS; g++) {
+		const char *rc = ONE_OF(b, "", "0", "5%", "70%", "10");
+		const char *nc = ONE_OF(b, "", "0", "16%", "10");
+		if (*rc)
+			lbs_fmt(sets[n++], 64, "workers.g%u.resize_cost=%s", g, rc);
+		if (*nc)
+			lbs_fmt(sets[n++], 64, "workers.g%u.new_batch_cost=%s", g, nc);
+	}
+	for (size_t i = 0; i < n; i++)
+		lbs_buf_printf(t, "; --set %s\n", sets[i]);
+	return n;
+}
+
 /* 0: refused as bad input; 1: ran to its end; 2: stopped at the event
  * cap or the limit of simulated time. A finding aborts. */
 int lbs_fuzz_simulate(const uint8_t *data, size_t size)
@@ -278,7 +309,14 @@ int lbs_fuzz_simulate(const uint8_t *data, size_t size)
 	gsl_set_error_handler_off();
 	bytes b = { data, size };
 	lbs_buf text = { 0 };
-	scenario_text(&b, &text);
+	bool network = false, oracle = false;
+	unsigned groups = 0;
+	scenario_text(&b, &text, &network, &groups, &oracle);
+	char sets[MAX_SETS][64];
+	const char *set[MAX_SETS];
+	size_t n_sets = scenario_sets(&b, &text, network, groups, oracle, sets);
+	for (size_t i = 0; i < n_sets; i++)
+		set[i] = sets[i];
 	if (text.failed)
 		abort();
 	const char *path = lbs_fuzz_file("simulate.ini", (const uint8_t *)lbs_buf_str(&text), text.len);
@@ -287,7 +325,7 @@ int lbs_fuzz_simulate(const uint8_t *data, size_t size)
 	check_ctx c = { .text = lbs_buf_str(&text) };
 	lbs_error err = { 0 };
 	lbs_scenario sc;
-	lbs_status st = lbs_scenario_load(&sc, path, NULL, 0, &err);
+	lbs_status st = lbs_scenario_load(&sc, path, set, n_sets, &err);
 	if (st != LBS_OK) {
 		if (st != LBS_EINPUT)
 			finding(&c, err.msg, -1);

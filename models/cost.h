@@ -34,6 +34,14 @@ typedef struct lbs_cost {
 	int64_t max_batch;        /* memory cap in samples */
 	const double *table_s;    /* measured: the time of batch b at table_s[b - 1], b <= table_n */
 	int64_t table_n;
+	/* What changing the batch costs a worker by itself (every kind; 0:
+	 * nothing; doc/model.md, "Re-sizing"): its work for a batch other than
+	 * the one it last ran is multiplied by 1 + resize_cost (a framework's
+	 * allocator handing memory back and faulting it in again), and for a
+	 * batch it has never run by 1 + new_batch_cost (kernels or primitives
+	 * built for a new shape); its first batch pays neither. */
+	double resize_cost;
+	double new_batch_cost;
 } lbs_cost;
 
 /* t(b) = t0 + c*b: CPUs, whose time is linear in the batch (Chen et al.,

@@ -28,6 +28,8 @@ typedef struct lbs_network {
 	double worker_bandwidth_Bps; /* ps: each worker's NIC */
 	double latency_s;            /* ring: per step (alpha); ps: per message */
 	int64_t servers;             /* ps: parameter-server shards */
+	int exchange_on_workers;     /* 1: the exchange is also work on each worker's own CPU, under
+					its availability (sim/run.c; doc/model.md); 0: it is not */
 } lbs_network;
 
 /* No aggregation cost (a single machine, or to isolate compute). */

@@ -58,6 +58,12 @@ static const lbs_key_spec cost_keys[] = {
 	  "since the data cannot say how much faster a smaller batch would be); 1: no floor" },
 	{ "max_batch", LBS_T_INT, P(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch that ran (tables) or fits (model estimate); unset: no cap" },
+	{ "resize_cost", LBS_T_REAL, P(cost.resize_cost), "0", 0, 10, 0, NULL, NULL,
+	  "fraction of compute time added when the batch differs from the one run before "
+	  "(calibrate --resize: alternating batches against a constant one, per sample); 0: none" },
+	{ "new_batch_cost", LBS_T_REAL, P(cost.new_batch_cost), "0", 0, 10, 0, NULL, NULL,
+	  "fraction of compute time added for a batch never run before (calibrate --resize: a "
+	  "fresh batch's first run against its next run after another batch); 0: none" },
 };
 
 static const lbs_key_spec fit_keys[] = {
@@ -285,8 +291,11 @@ static lbs_status build(lbs_profile *p, read_ctx *c, lbs_error *err)
 			int mb = lbs_keys_find(cost_keys, NKEYS(cost_keys), "max_batch");
 			if (!(present >> mb & 1))
 				p->cost.max_batch = INT64_MAX;
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				p->cost_kv[p->n_cost_kv++] = *entries[i];
+				p->has_resize |= !strcmp(entries[i]->key, "resize_cost") ||
+						 !strcmp(entries[i]->key, "new_batch_cost");
+			}
 		}
 		if (st == LBS_OK && spec->keys == fit_keys &&
 		    !(present >> lbs_keys_find(fit_keys, NKEYS(fit_keys), "heldout_mape") & 1))
@@ -391,8 +400,11 @@ lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *
 	free(t);
 	if (st != LBS_OK)
 		return st;
+	double resize = p->cost.resize_cost, fresh = p->cost.new_batch_cost; /* not the fit's */
 	p->cost = f.cost;
 	p->cost.max_batch = cap;
+	p->cost.resize_cost = resize;
+	p->cost.new_batch_cost = fresh;
 	p->points = (int64_t)n;
 	p->r2 = f.r2;
 	p->rmse_s = f.rmse_s;
@@ -483,6 +495,10 @@ lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
 		put_int(&w, "flat_below", p->cost.flat_below);
 	if (p->cost.max_batch != INT64_MAX && p->cost.max_batch > 0)
 		put_int(&w, "max_batch", p->cost.max_batch);
+	if (p->has_resize) {
+		put_percent(&w, "resize_cost", p->cost.resize_cost);
+		put_percent(&w, "new_batch_cost", p->cost.new_batch_cost);
+	}
 
 	fprintf(out, "\n[fit]\n");
 	put_text(&w, "method", p->method);

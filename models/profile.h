@@ -18,8 +18,8 @@
 #define LBS_PROFILE_FORMAT 1
 #define LBS_PROFILE_DEVICE_CHOICES "cpu|gpu"
 #define LBS_PROFILE_SOURCE_CHOICES "table|blas|cuda|measured|torch"
-#define LBS_PROFILE_COST_KEYS 9 /* cost, t0, per_sample, t_flat, saturation_batch, exponent,
-				  per_sample_sq, flat_below, max_batch */
+#define LBS_PROFILE_COST_KEYS 11 /* cost, t0, per_sample, t_flat, saturation_batch, exponent,
+				   per_sample_sq, flat_below, max_batch, resize_cost, new_batch_cost */
 
 typedef enum lbs_profile_source {
 	LBS_SOURCE_TABLE,
@@ -49,6 +49,8 @@ typedef struct lbs_profile {
 	lbs_cost cost;                   /* max_batch INT64_MAX when none is given */
 	lbs_kv cost_kv[LBS_PROFILE_COST_KEYS]; /* the [cost] entries as written */
 	size_t n_cost_kv;
+	bool has_resize;                 /* [cost] gives resize_cost or new_batch_cost (calibrate
+					    --resize measured them): both are written */
 	/* [fit] */
 	char method[LBS_VALUE_MAX];
 	int64_t points;

@@ -64,6 +64,29 @@ static inline double draw_one(lbs_run *run, size_t i)
 	return w->rng ? lbs_noise_draw(w->noise, w->rng) : 1.0;
 }
 
+/* The factor a run of b samples (a whole share, or one micro-batch) puts on
+ * worker w's work for its size alone (doc/model.md, "Re-sizing"): 1 +
+ * resize_cost if the worker's last run had another size, times 1 +
+ * new_batch_cost if it has never run this size; its first run pays
+ * neither (a measurement leaves the warm-up out), and a run of 0 samples
+ * neither pays nor counts (nothing ran). Records the run, so it is called
+ * once per run, when the run starts. */
+static inline double resize_factor(lbs_worker *w, int64_t b)
+{
+	if (b <= 0)
+		return 1.0;
+	double f = w->ran > 0 && b != w->ran ? 1.0 + w->cost->resize_cost : 1.0;
+	if (w->seen) {
+		assert(b <= w->seen_top);
+		uint64_t bit = UINT64_C(1) << (b & 63), *word = &w->seen[b >> 6];
+		if (w->ran > 0 && !(*word & bit))
+			f *= 1.0 + w->cost->new_batch_cost;
+		*word |= bit;
+	}
+	w->ran = b;
+	return f;
+}
+
 /* Draws every worker's noise factor for the coming iteration, from its own
  * stream: one draw per worker per iteration, whatever the policy (when no
  * policy sees the factors before the shares start, start_shares draws them
@@ -159,8 +182,10 @@ static lbs_status micro_next(lbs_run *run, size_t i, double t, lbs_engine *eng)
 	int64_t m = run->pending[i] < run->info.micro_batch ? run->pending[i] : run->info.micro_batch;
 	run->pending[i] -= m;
 	run->running[i] = m;
-	double fin = lbs_avail_finish(&w->avail, t, lbs_cost_time_s(w->cost, m) * run->noise[i],
-				      run->iteration);
+	double work = lbs_cost_time_s(w->cost, m) * run->noise[i];
+	if (run->resize) /* each micro-batch is a run of its own size */
+		work *= resize_factor(w, m);
+	double fin = lbs_avail_finish(&w->avail, t, work, run->iteration);
 	return lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i);
 }
 
@@ -182,8 +207,9 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 		const lbs_cost *cost = &gs->cost;
 		const bool uniform = run->draw_in_pass && gs->noise.kind == LBS_NOISE_UNIFORM;
 		const bool other = run->draw_in_pass && !uniform;
+		const bool resize = cost->resize_cost > 0 || cost->new_batch_cost > 0;
 		const size_t end = i + (size_t)gs->count;
-		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events) {
+		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events && !resize) {
 			/* The common case with the group's constants hoisted: the
 			 * same operations as below, in the same order. */
 			const double one_low = 1.0 + gs->noise.low, span = gs->noise.high - gs->noise.low;
@@ -207,6 +233,8 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 				 : other ? draw_one(run, i)
 					 : run->noise[i];
 			double work = lbs_cost_time_s(cost, batch[i]) * f;
+			if (resize)
+				work *= resize_factor(&w[i], batch[i]);
 			double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
 			double c = fin - t0;
 			compute_s[i] = c;
@@ -277,6 +305,19 @@ static lbs_status on_compute_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	 * factor of 1 gives now + latency + transfer). */
 	double end = lbs_avail_finish(&run->net_avail, now + run->net.latency_s, run->net.transfer_s,
 				      run->iteration);
+	if (run->sc->network.exchange_on_workers && run->net.latency_s + run->net.transfer_s > 0)
+		for (size_t i = 0; i < run->n; i++) {
+			/* The same exchange as CPU work on the worker's own source,
+			 * latency then transfer as the network's above, so that at
+			 * availability 1 the two ends agree to the bit. Under a CPU
+			 * quota the source carries on from the quota the compute
+			 * left in the current period (traces/cfs.c): a worker that
+			 * used it up answers in its next period. */
+			lbs_avail *a = &run->workers[i].avail;
+			double t = lbs_avail_finish(a, now, run->net.latency_s, run->iteration);
+			t = lbs_avail_finish(a, t, run->net.transfer_s, run->iteration);
+			end = t > end ? t : end;
+		}
 	return lbs_engine_at(eng, end, run->h_agg_done);
 }
 
@@ -571,6 +612,7 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 			       : gs->noise.kind == LBS_NOISE_LOGNORMAL ? exp(6 * gs->noise.sigma -
 									     0.5 * gs->noise.sigma * gs->noise.sigma)
 								       : 1;
+		noise *= (1 + gs->cost.resize_cost) * (1 + gs->cost.new_batch_cost);
 		int64_t b = B < gs->cost.max_batch ? B : gs->cost.max_batch;
 		int64_t s = share < b ? share : b;
 		double t = lbs_cost_time_s(&gs->cost, b) * noise / gs->availability;
@@ -586,6 +628,12 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 		split = t > split ? t : split;
 	}
 	double agg = run->net.latency_s + run->net.transfer_s;
+	/* With the exchange on the workers, the slowest worker's constant
+	 * availability stretches it (at least once the network's nominal). */
+	for (size_t g = 0; sc->network.exchange_on_workers && g < sc->n_groups; g++) {
+		double t = (run->net.latency_s + run->net.transfer_s) / sc->groups[g].availability;
+		agg = t > agg ? t : agg;
+	}
 	if (!(agg <= LBS_MAX_SIM_TIME_S)) {
 		lbs_fmt(msg, sizeof msg, "a gradient of %g bytes at this bandwidth takes %g s to aggregate, "
 			"more than the limit of %g s of simulated time", sc->model.gradient_bytes, agg,
@@ -634,6 +682,55 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 				LBS_MAX_ITERATION_EVENTS);
 			return key_error(sc, section, g->on_mean_s <= g->off_mean_s ? "on_mean" : "off_mean", msg, err);
 		}
+	}
+	return LBS_OK;
+}
+
+/* The re-sizing state (doc/model.md, "Re-sizing"): run->resize, and for
+ * each worker of a group with new_batch_cost one bit per batch it can run,
+ * allocated once: up to min(max_batch, global batch), or with micro-batches
+ * min(micro-batch, global batch) (stolen samples can take a share past its
+ * cap, never a micro-batch past its size). At most LBS_MAX_SEEN_BYTES over
+ * all workers; more is refused. */
+static lbs_status setup_resize(lbs_run *run, lbs_error *err)
+{
+	const lbs_scenario *sc = run->sc;
+	const int64_t B = sc->run.global_batch;
+	double words = 0, most = 0;
+	size_t worst = 0;
+	for (size_t g = 0; g < sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sc->groups[g];
+		run->resize |= gs->cost.resize_cost > 0 || gs->cost.new_batch_cost > 0;
+		if (!(gs->cost.new_batch_cost > 0))
+			continue;
+		int64_t top = run->info.micro_batch ? run->info.micro_batch : gs->cost.max_batch;
+		double w = (double)gs->count * (double)((top < B ? top : B) / 64 + 1);
+		words += w;
+		if (w > most) {
+			most = w;
+			worst = g;
+		}
+	}
+	if (words * 8 > LBS_MAX_SEEN_BYTES) {
+		char section[LBS_NAME_MAX + 16], msg[LBS_ERROR_MAX / 2];
+		lbs_fmt(section, sizeof section, "workers.%s", sc->groups[worst].name);
+		lbs_fmt(msg, sizeof msg, "remembering the batches each worker has run takes %.4g MiB (a bit "
+			"per batch up to min(max_batch, global_batch) per worker), more than the limit of %.4g "
+			"MiB: set max_batch, or fewer workers", words * 8 / 1048576, LBS_MAX_SEEN_BYTES / 1048576);
+		return key_error(sc, section, "new_batch_cost", msg, err);
+	}
+	if (words > 0 && !(run->seen_bits = lbs_calloc((size_t)words, sizeof *run->seen_bits, err)))
+		return LBS_EINTERNAL;
+	size_t at = 0;
+	for (size_t i = 0; i < run->n; i++) {
+		lbs_worker *w = &run->workers[i];
+		const lbs_group_spec *gs = &sc->groups[w->group];
+		if (!(gs->cost.new_batch_cost > 0))
+			continue;
+		int64_t top = run->info.micro_batch ? run->info.micro_batch : gs->cost.max_batch;
+		w->seen_top = top < B ? top : B;
+		w->seen = run->seen_bits + at;
+		at += (size_t)(w->seen_top / 64 + 1);
 	}
 	return LBS_OK;
 }
@@ -717,6 +814,20 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 				"looks ahead by: use `fit`", pname);
 			return key_error(sc, sec, "profile_cost", msg, err);
 		}
+	/* Nor does a time that depends on the batch run before. */
+	for (size_t g = 0; run->info.lookahead && g < sc->n_groups; g++) {
+		const lbs_cost *c = &sc->groups[g].cost;
+		if (c->resize_cost > 0 || c->new_batch_cost > 0) {
+			char sec[LBS_NAME_MAX + 16], msg[LBS_ERROR_MAX / 2];
+			lbs_fmt(sec, sizeof sec, "workers.%s", sc->groups[g].name);
+			lbs_fmt(msg, sizeof msg, "a re-sizing cost makes a worker's time depend on the batch it "
+				"ran before, not grow with the batch, which policy '%s' looks ahead by: set it to 0",
+				pname);
+			return key_error(sc, sec, c->resize_cost > 0 ? "resize_cost" : "new_batch_cost", msg, err);
+		}
+	}
+	if ((st = setup_resize(run, err)) != LBS_OK)
+		return st;
 
 	/* Worker completions are events when something observes them within the
 	 * iteration (micro-batches and steals), or when asked for checking. */
@@ -795,6 +906,7 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->taus);
 	free(run->max_batch);
 	free(run->device);
+	free(run->seen_bits);
 	free(run->pending);
 	free(run->running);
 	free(run->incoming);

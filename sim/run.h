@@ -33,6 +33,10 @@ typedef struct lbs_worker {
 	gsl_rng *rng; /* the worker's noise stream for lognormal noise (NULL: none) */
 	lbs_avail avail;
 	uint32_t group;
+	/* Re-sizing (cost->resize_cost, new_batch_cost; doc/model.md): */
+	int64_t ran;    /* the batch of its last run of > 0 samples (0: none yet) */
+	uint64_t *seen; /* bit b: it has run batch b (in lbs_run.seen_bits; NULL: no new_batch_cost) */
+	int64_t seen_top; /* the largest batch the bits hold */
 } lbs_worker;
 
 /* A finished iteration, as the observer sees it. */
@@ -63,6 +67,10 @@ typedef struct lbs_iteration_record {
  * either is refused before it runs. */
 #define LBS_MAX_SIM_TIME_S LBS_ENGINE_MAX_TIME_S
 #define LBS_MAX_ITERATION_EVENTS 1e8
+/* The most memory the batches every worker has run may take with
+ * new_batch_cost (one bit per batch up to min(max_batch, global batch) per
+ * worker): a scenario past it is refused before it runs. */
+#define LBS_MAX_SEEN_BYTES (256.0 * 1024 * 1024)
 
 typedef lbs_status (*lbs_iteration_fn)(void *ctx, const lbs_iteration_record *rec, lbs_error *err);
 
@@ -87,6 +95,8 @@ typedef struct lbs_run {
 			       policy sees it before) rather than before planning */
 	int64_t *max_batch;
 	int *device;
+	bool resize;        /* some group has a re-sizing cost (lbs_cost.resize_cost, new_batch_cost) */
+	uint64_t *seen_bits; /* every worker's lbs_worker.seen, allocated once */
 	int64_t *pending, *running, *incoming; /* micro-batch mode */
 	size_t n_readings;  /* readings per worker at a barrier (0: no source gives any) */
 	double *readings;   /* n x n_readings */

@@ -76,6 +76,14 @@ static const lbs_key_spec network_keys[] = {
 	  "parameter-server shards; each holds 1/servers of the parameters" },
 	{ "worker_bandwidth", LBS_T_BANDWIDTH, N(worker_bandwidth_Bps), UNSET, 0, BIG, LBS_K_MIN_OPEN,
 	  NULL, "topology=ps", "bandwidth of each worker's NIC; defaults to `bandwidth`" },
+	{ "exchange_on_workers", LBS_T_ENUM, N(exchange_on_workers), "no", 0, 0, 0, "no|yes",
+	  "topology=ring|ps",
+	  "`yes`: the exchange (latency + transfer at nominal bandwidth) is also work each worker does "
+	  "on its own CPU, at its availability and under its cpu_quota_period, from the end of compute; "
+	  "the aggregation ends when the network and the last worker are done (a CPU worker whose "
+	  "collectives run in its own process, under its CPU limit); `no`: the network alone, as with "
+	  "GPUs whose NIC or NCCL moves the data, or a network process outside the worker's quota "
+	  "(doc/model.md)" },
 };
 #undef N
 
@@ -89,8 +97,9 @@ static const lbs_key_spec group_keys[] = {
 	  "cost profile file (doc/profiles.md), relative to this file's directory (with --set: to the "
 	  "current directory), then to LBSIM_PATH and the installed data (doc/scenario.md, \"Where "
 	  "files are found\"); it gives cost, t0, per_sample, t_flat, saturation_batch, exponent, "
-	  "per_sample_sq, flat_below and max_batch, "
-	  "which may then not be set here, except max_batch, which overrides the profile's cap" },
+	  "per_sample_sq, flat_below, max_batch, resize_cost and new_batch_cost, "
+	  "which may then not be set here, except max_batch, resize_cost and new_batch_cost, which "
+	  "override the profile's" },
 	{ "cost", LBS_T_ENUM, G(cost.kind), REQUIRED, 0, 0, 0, LBS_COST_CHOICES, NULL,
 	  "`linear`: t(b) = t0 + per_sample*b; `piecewise`: t(b) = t_flat up to saturation_batch, "
 	  "then t_flat + per_sample*(b - saturation_batch); `power`: t(b) = t0 + per_sample*b^exponent; "
@@ -112,6 +121,14 @@ static const lbs_key_spec group_keys[] = {
 	  "samples: a smaller batch takes the time of this one (1: no floor)" },
 	{ "max_batch", LBS_T_INT, G(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch a worker's memory holds (samples); unset: no cap" },
+	{ "resize_cost", LBS_T_REAL, G(cost.resize_cost), "0", 0, 10, 0, NULL, NULL,
+	  "fraction of its compute time a worker pays on top when its batch differs from the one it "
+	  "last ran (e.g. 40%: a framework's allocator returning memory and faulting it in again); its "
+	  "first batch pays nothing; overrides the profile's (doc/model.md, \"Re-sizing\"); 0: free" },
+	{ "new_batch_cost", LBS_T_REAL, G(cost.new_batch_cost), "0", 0, 10, 0, NULL, NULL,
+	  "fraction of its compute time a worker pays on top for a batch it has never run in this run "
+	  "(e.g. 16%: kernels built for a new shape), besides resize_cost; its first batch pays "
+	  "nothing; overrides the profile's (doc/model.md, \"Re-sizing\"); 0: free" },
 	{ "availability", LBS_T_REAL, G(availability), "1", 0, 100, LBS_K_MIN_OPEN, NULL, NULL,
 	  "constant fraction of nominal speed the worker delivers (0.5 = half speed); with a trace, "
 	  "it multiplies the trace's availability" },
@@ -590,8 +607,9 @@ static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_ori
  * profile and appends its [cost] entries to the group's entries[0..*n), with
  * their origins in the profile, so the group's schema checks and records them
  * like keys of its own. The group may not set those keys itself, except
- * max_batch, which overrides the profile's cap. kv holds the added entries;
- * *device_class is the profile's. */
+ * max_batch, resize_cost and new_batch_cost, which override the profile's
+ * (a cap or a re-sizing cost is the machine's and the framework's as much as
+ * the model's). kv holds the added entries; *device_class is the profile's. */
 static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_kv **entries,
 			      size_t *n, lbs_kv kv[LBS_PROFILE_COST_KEYS], int *device_class,
 			      lbs_error *err)
@@ -599,11 +617,14 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 	static const char *const given_by_profile[] = { "cost", "t0", "per_sample", "t_flat",
 							"saturation_batch", "exponent", "per_sample_sq",
 							"flat_below" };
+	static const char *const overridable[] = { "max_batch", "resize_cost", "new_batch_cost" };
+	enum { N_OVERRIDABLE = sizeof overridable / sizeof *overridable };
 	const lbs_kv *given = NULL;
-	bool own_cap = false;
+	bool own[N_OVERRIDABLE] = { false };
 	for (size_t i = 0; i < *n; i++) {
 		given = strcmp(entries[i]->key, "profile") ? given : entries[i];
-		own_cap |= !strcmp(entries[i]->key, "max_batch");
+		for (size_t k = 0; k < N_OVERRIDABLE; k++)
+			own[k] |= !strcmp(entries[i]->key, overridable[k]);
 	}
 	if (!given)
 		return LBS_OK;
@@ -652,7 +673,10 @@ static lbs_status add_profile(lbs_group_spec *g, const char *section, const lbs_
 			}
 	size_t added = 0;
 	for (size_t i = 0; i < prof.n_cost_kv; i++) {
-		if (own_cap && !strcmp(prof.cost_kv[i].key, "max_batch"))
+		bool overridden = false;
+		for (size_t k = 0; k < N_OVERRIDABLE; k++)
+			overridden |= own[k] && !strcmp(prof.cost_kv[i].key, overridable[k]);
+		if (overridden)
 			continue;
 		kv[added] = prof.cost_kv[i];
 		kv[added].at.file = g->profile_path;

@@ -23,7 +23,19 @@
  * barriers too. Over many periods the share is still a(t); what moves is
  * when in an iteration the worker gets it: it may start an iteration
  * throttled, paying for the last one's overrun. tick 0: the quota is
- * exact. */
+ * exact.
+ *
+ * The quota state lives between calls, so a later piece of work (the
+ * gradient exchange after the compute, with [network] exchange_on_workers;
+ * sim/run.c) takes what the earlier one left: in the same period, the
+ * quota left (none: it waits, throttled, for the next period); in a later
+ * one, a new quota less the overrun still owed, the periods it was idle in
+ * having paid their part. A piece that starts where the last one ended
+ * does not run on in that one's overrun to the tick: a task that blocked
+ * past its quota is throttled when it wakes (the kernel accounts its time
+ * as it blocks), and a worker blocks at the barrier; only the last worker
+ * to finish, whose exchange follows its compute without a pause, may lose
+ * up to a tick there. */
 #ifndef LBS_CFS_H
 #define LBS_CFS_H
 

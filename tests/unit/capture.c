@@ -9,7 +9,7 @@
 
 bool rel_eq(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(b); }
 
-static lbs_status capture_fn(void *ctx, const lbs_iteration_record *r, lbs_error *err)
+lbs_status capture_record(void *ctx, const lbs_iteration_record *r, lbs_error *err)
 {
 	capture *c = ctx;
 	if (r->iteration == c->fail_at)
@@ -55,7 +55,7 @@ lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov,
 		return st;
 	st = lbs_run_create(&run, &sc, policy, err);
 	if (st == LBS_OK) {
-		st = lbs_run_execute(&run, capture_fn, c, NULL, err);
+		st = lbs_run_execute(&run, capture_record, c, NULL, err);
 		lbs_run_destroy(&run);
 	}
 	lbs_scenario_destroy(&sc);

@@ -56,6 +56,9 @@ typedef struct capture {
 lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov, const char *policy,
 			    capture *c, lbs_error *err);
 void capture_free(capture *c);
+/* The observer capture_simulate runs with (ctx: a capture, zeroed, fail_at
+ * -1), for a test that makes its own run. */
+lbs_status capture_record(void *ctx, const lbs_iteration_record *r, lbs_error *err);
 
 /* |a - b| <= 1e-12 |b| */
 bool rel_eq(double a, double b);

@@ -369,15 +369,16 @@ static void test_profile_errors(void)
 	CU_ASSERT(strstr(err.msg, "/nonexistent/p.ini: cannot read profile") != NULL);
 }
 
-/* A scenario in a scratch directory naming a profile beside it. */
-static lbs_status load_with_profile(const char *group, lbs_scenario *sc, lbs_error *err)
+/* A scenario in a scratch directory naming a profile (text) beside it. */
+static lbs_status load_with_profile_text(const char *profile, const char *group, lbs_scenario *sc,
+					 lbs_error *err)
 {
 	char dir[] = "/tmp/lbsim-profile-XXXXXX";
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 	char path[300], ppath2[300];
 	snprintf(ppath2, sizeof ppath2, "%s/p.ini", dir);
 	FILE *f = fopen(ppath2, "w");
-	fputs(PROFILE, f);
+	fputs(profile, f);
 	fclose(f);
 	snprintf(path, sizeof path, "%s/s.ini", dir);
 	f = fopen(path, "w");
@@ -389,6 +390,74 @@ static lbs_status load_with_profile(const char *group, lbs_scenario *sc, lbs_err
 	unlink(ppath2);
 	rmdir(dir);
 	return st;
+}
+
+static lbs_status load_with_profile(const char *group, lbs_scenario *sc, lbs_error *err)
+{
+	return load_with_profile_text(PROFILE, group, sc, err);
+}
+
+/* The re-sizing costs in a profile: read, written back the same, kept by
+ * a refit, given to a scenario's group, which may override each. */
+static void test_profile_resize(void)
+{
+	char text[4096];
+	const char *cap = "max_batch = 128\n";
+	const char *at = strstr(PROFILE, cap);
+	CU_ASSERT_FATAL(at != NULL);
+	/* [cost] lines 13 and 14 */
+	snprintf(text, sizeof text, "%.*s%sresize_cost = 40%%\nnew_batch_cost = 16%%\n%s", (int)(at - PROFILE),
+		 PROFILE, cap, at + strlen(cap));
+	lbs_profile p, q;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(load_profile(&p, text), LBS_OK);
+	CU_ASSERT(p.has_resize && NEAR(p.cost.resize_cost, 0.4, 1e-15) && NEAR(p.cost.new_batch_cost, 0.16, 1e-15));
+	CU_ASSERT_EQUAL(p.n_cost_kv, 7);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(lbs_profile_write(&p, f, &err), LBS_OK);
+	fclose(f);
+	CU_ASSERT(strstr(buf, "\nmax_batch = 128\nresize_cost = 40%\nnew_batch_cost = 16%\n") != NULL);
+	CU_ASSERT_EQUAL_FATAL(load_profile(&q, buf), LBS_OK);
+	CU_ASSERT(q.cost.resize_cost == p.cost.resize_cost && q.cost.new_batch_cost == p.cost.new_batch_cost);
+	CU_ASSERT_EQUAL(lbs_profile_fit(&q, &lbs_cost_piecewise, &err), LBS_OK);
+	CU_ASSERT(q.cost.resize_cost == p.cost.resize_cost && q.cost.new_batch_cost == p.cost.new_batch_cost);
+	free(buf);
+	lbs_profile_destroy(&q);
+	lbs_profile_destroy(&p);
+	/* Without them: 0, and not written. */
+	CU_ASSERT_EQUAL_FATAL(load_profile(&p, PROFILE), LBS_OK);
+	CU_ASSERT(!p.has_resize && p.cost.resize_cost == 0 && p.cost.new_batch_cost == 0);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(lbs_profile_write(&p, f, &err), LBS_OK);
+	fclose(f);
+	CU_ASSERT(strstr(buf, "resize_cost") == NULL && strstr(buf, "new_batch_cost") == NULL);
+	free(buf);
+	lbs_profile_destroy(&p);
+	/* In a scenario: the profile's, recorded at its lines... */
+	lbs_scenario sc;
+	CU_ASSERT_EQUAL_FATAL(load_with_profile_text(text, "device = gpu\nprofile = p.ini\n", &sc, &err), LBS_OK);
+	CU_ASSERT(NEAR(sc.groups[0].cost.resize_cost, 0.4, 1e-15) && NEAR(sc.groups[0].cost.new_batch_cost, 0.16, 1e-15));
+	lbs_origin o = lbs_scenario_origin(&sc, "workers.g", "new_batch_cost");
+	CU_ASSERT(o.line == 14 && o.file && strstr(o.file, "/p.ini"));
+	lbs_scenario_destroy(&sc);
+	/* ...each overridden by the group's own key, the other kept */
+	CU_ASSERT_EQUAL_FATAL(load_with_profile_text(text, "device = gpu\nprofile = p.ini\nresize_cost = 0\n", &sc,
+						     &err), LBS_OK);
+	CU_ASSERT(sc.groups[0].cost.resize_cost == 0 && NEAR(sc.groups[0].cost.new_batch_cost, 0.16, 1e-15));
+	o = lbs_scenario_origin(&sc, "workers.g", "resize_cost");
+	CU_ASSERT(o.line == 12 && o.file && strstr(o.file, "/s.ini"));
+	lbs_scenario_destroy(&sc);
+	CU_ASSERT_EQUAL_FATAL(load_with_profile_text(text, "device = gpu\nprofile = p.ini\nnew_batch_cost = 5%\n",
+						     &sc, &err), LBS_OK);
+	CU_ASSERT(NEAR(sc.groups[0].cost.resize_cost, 0.4, 1e-15) && NEAR(sc.groups[0].cost.new_batch_cost, 0.05, 1e-15));
+	lbs_scenario_destroy(&sc);
+	/* A bad value in the profile names the profile's line and key. */
+	snprintf(text, sizeof text, "%.*s%sresize_cost = -1%%\n%s", (int)(at - PROFILE), PROFILE, cap,
+		 at + strlen(cap));
+	CU_ASSERT_EQUAL(load_profile(&p, text), LBS_EINPUT);
+	CU_ASSERT(strstr(perr.msg, ":13: [cost] resize_cost: '-1%' is out of range") != NULL);
 }
 
 static void test_scenario_profile(void)
@@ -497,6 +566,7 @@ void suite_calib(void)
 		{ "profile: bad input", test_profile_errors },
 		{ "profile: power and quadratic", test_profile_power_quadratic },
 		{ "scenario: profile = PATH", test_scenario_profile },
+		{ "profile: re-sizing costs", test_profile_resize },
 		{ "published tables", test_tables },
 	};
 	add_suite("calib", tests, sizeof tests / sizeof tests[0]);

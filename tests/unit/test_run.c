@@ -271,6 +271,292 @@ static void test_recorder_transaction(void)
 	free(db);
 }
 
+/* ---- re-sizing costs (lbs_cost.resize_cost, new_batch_cost) ---------- */
+
+/* A policy that plays a fixed list of plans, two workers, one per
+ * iteration (the last one held): installed as a plugin without a file. */
+static const int64_t replay_plans[][2] = { { 32, 32 }, { 30, 34 }, { 34, 30 }, { 30, 34 },
+					   { 30, 34 }, { 32, 32 }, { 0, 64 },  { 32, 32 } };
+#define REPLAY_N (sizeof replay_plans / sizeof *replay_plans)
+
+static lbs_status replay_create(const lbs_policy_env *env, const lbs_kv *options, size_t n_options,
+				void **state, lbs_policy_info *info, lbs_error *err)
+{
+	(void)options, (void)n_options;
+	if (env->n_workers != 2)
+		return lbs_error_set(err, LBS_EINPUT, "replay: two workers");
+	*state = NULL;
+	*info = (lbs_policy_info){ 0 };
+	return LBS_OK;
+}
+
+static lbs_status replay_plan(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
+			      lbs_error *err)
+{
+	(void)state, (void)err;
+	size_t k = (size_t)obs->iteration < REPLAY_N ? (size_t)obs->iteration : REPLAY_N - 1;
+	batch[0] = replay_plans[k][0];
+	batch[1] = replay_plans[k][1];
+	*changed = true;
+	return LBS_OK;
+}
+
+static void replay_destroy(void *state) { (void)state; }
+
+static const lbs_policy_ops replay_policy = {
+	.name = "replay",
+	.summary = "the plans of replay_plans[]",
+	.create = replay_create,
+	.plan = replay_plan,
+	.destroy = replay_destroy,
+};
+
+/* Runs text under the replay policy (the scenario takes it as a plugin of
+ * its own, with no file to close). */
+static lbs_status simulate_replay(const char *text, const char *const *ov, size_t nov, capture *c,
+				  lbs_error *err)
+{
+	char *path = write_temp(text);
+	lbs_scenario sc;
+	memset(c, 0, sizeof *c);
+	c->fail_at = -1;
+	lbs_status st = lbs_scenario_load(&sc, path, ov, nov, err);
+	unlink(path);
+	free(path);
+	if (st != LBS_OK)
+		return st;
+	sc.plugins = calloc(1, sizeof *sc.plugins);
+	sc.plugins[0].policy = &replay_policy;
+	sc.n_plugins = 1;
+	lbs_run run;
+	if ((st = lbs_run_create(&run, &sc, "replay", err)) == LBS_OK) {
+		st = lbs_run_execute(&run, capture_record, c, NULL, err);
+		lbs_run_destroy(&run);
+	}
+	lbs_scenario_destroy(&sc);
+	return st;
+}
+
+#define RESIZE_TWO \
+	"[run]\nglobal_batch = 64\niterations = 8\n" \
+	"[model]\ngradient = 1 MB\n[network]\ntopology = none\n" \
+	"[workers.w]\ncount = 2\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n" \
+	"resize_cost = 50%\nnew_batch_cost = 25%\n"
+
+/* Two workers at 1 ms a sample, resize_cost 50%, new_batch_cost 25%, the
+ * plans of replay_plans[]. By hand (a batch's time b ms, x1.5 when it is
+ * not the batch the worker last ran, x1.25 when the worker never ran it;
+ * iteration 0 is each worker's first run and pays neither):
+ *   0: 32, 32     first runs                          32     32     -> 32
+ *   1: 30, 34     both changed and new: x1.875        56.25  63.75  -> 63.75
+ *   2: 34, 30     both changed and new again          63.75  56.25  -> 63.75
+ *   3: 30, 34     changed, seen: x1.5                 45     51     -> 51
+ *   4: 30, 34     the same again                      30     34     -> 34
+ *   5: 32, 32     changed, seen since iteration 0     48     48     -> 48
+ *   6: 0, 64      worker 0 idle (no run); 64 new      0      120    -> 120
+ *   7: 32, 32     worker 0 last ran 32 (at 5): free;  32     48     -> 48
+ *                 worker 1 changed from 64, seen */
+static void test_resize_by_hand(void)
+{
+	static const double want[REPLAY_N][2] = { { 32, 32 },	{ 56.25, 63.75 }, { 63.75, 56.25 }, { 45, 51 },
+						  { 30, 34 },	{ 48, 48 },	  { 0, 120 },	    { 32, 48 } };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, NULL, 0, &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, REPLAY_N);
+	int bad = 0;
+	double t = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		double mx = fmax(want[k][0], want[k][1]) * 1e-3;
+		for (size_t i = 0; i < 2; i++) {
+			bad += !rel_eq(c.compute[k * 2 + i], want[k][i] * 1e-3) && !(want[k][i] == 0 && c.compute[k * 2 + i] == 0);
+			bad += c.batch[k * 2 + i] != replay_plans[k][i];
+		}
+		bad += !rel_eq(c.rec[k].end_s - c.rec[k].start_s, mx);
+		bad += k > 0 && !rel_eq(c.rec[k].start_s, t);
+		t += mx;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* The keys absent, or 0: no cost, every iteration its largest batch. */
+	const char *off[] = { "workers.w.resize_cost=0", "workers.w.new_batch_cost=0" };
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, off, 2, &c, &err) == LBS_OK);
+	bad = 0;
+	for (size_t k = 0; k < c.n; k++)
+		bad += !rel_eq(c.rec[k].end_s - c.rec[k].start_s,
+			       (double)(replay_plans[k][0] > replay_plans[k][1] ? replay_plans[k][0]
+										 : replay_plans[k][1]) * 1e-3);
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* resize_cost alone: iteration 1 is 34 x 1.5 = 51 ms; new_batch_cost
+	 * alone: 34 x 1.25 = 42.5 ms, and iteration 3 (seen) 34 ms. */
+	const char *rc_only[] = { "workers.w.new_batch_cost=0" };
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, rc_only, 1, &c, &err) == LBS_OK);
+	CU_ASSERT(rel_eq(c.rec[1].end_s - c.rec[1].start_s, 0.051));
+	CU_ASSERT(rel_eq(c.rec[3].end_s - c.rec[3].start_s, 0.051));
+	capture_free(&c);
+	const char *nc_only[] = { "workers.w.resize_cost=0" };
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, nc_only, 1, &c, &err) == LBS_OK);
+	CU_ASSERT(rel_eq(c.rec[1].end_s - c.rec[1].start_s, 0.0425));
+	CU_ASSERT(rel_eq(c.rec[3].end_s - c.rec[3].start_s, 0.034));
+	capture_free(&c);
+}
+
+/* With noise (the uniform fast path is left for the general one), both
+ * event modes give the same results, the same seed the same run, and keys
+ * given as 0 the results of keys absent, bit for bit. */
+static void test_resize_modes(void)
+{
+	const char *base[] = { "workers.w.noise=uniform", "workers.w.noise_high=20%", "workers.w.resize_cost=0",
+			       "workers.w.new_batch_cost=0" };
+	const char *on[] = { base[0], base[1], "workers.w.resize_cost=30%", "workers.w.new_batch_cost=10%",
+			     "run.worker_events=always" };
+	capture x, y, z, u;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, on, 4, &x, &err) == LBS_OK);
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, on, 5, &y, &err) == LBS_OK);
+	CU_ASSERT(same_records(&x, &y));
+	capture_free(&y);
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, on, 4, &y, &err) == LBS_OK);
+	CU_ASSERT(same_records(&x, &y));
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, base, 4, &z, &err) == LBS_OK);
+	CU_ASSERT_FALSE(same_records(&x, &z));
+	/* the keys removed (an empty --set removes a key the file gives) */
+	const char *absent[] = { base[0], base[1], "workers.w.resize_cost=", "workers.w.new_batch_cost=" };
+	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, absent, 4, &u, &err) == LBS_OK);
+	CU_ASSERT(same_records(&z, &u));
+	capture_free(&x);
+	capture_free(&y);
+	capture_free(&z);
+	capture_free(&u);
+}
+
+/* Micro-batches (work-stealing): each one is a run of its size. One worker,
+ * 10 samples in chunks of 4 at 1 ms a sample, resize_cost 50%,
+ * new_batch_cost 25%: iteration 0 runs 4 (its first), 4, then 2 (changed
+ * and new, x1.875): 4 + 4 + 3.75 = 11.75 ms; iteration 1 runs 4 (changed
+ * from 2, seen: x1.5), 4, 2 (changed, seen): 6 + 4 + 3 = 13 ms. */
+static void test_resize_micro_batches(void)
+{
+	const char *text = "[run]\nglobal_batch = 10\niterations = 3\n[model]\ngradient = 1 MB\n"
+			   "[network]\ntopology = none\n[policy]\nname = work-stealing\n"
+			   "[policy.work-stealing]\nchunk = 4\n"
+			   "[workers.w]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+			   "resize_cost = 50%\nnew_batch_cost = 25%\n";
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate(text, NULL, 0, &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 3);
+	CU_ASSERT(rel_eq(c.compute[0], 0.01175));
+	CU_ASSERT(rel_eq(c.compute[1], 0.013));
+	CU_ASSERT(rel_eq(c.compute[2], 0.013));
+	capture_free(&c);
+}
+
+/* ---- the exchange on the workers' CPU ([network] exchange_on_workers) --- */
+
+/* Two workers, ring, M = 1 MB at 1 GB/s, 10 us: the exchange is 1 ms + 2 x
+ * 10 us = 1.02 ms of network time. Worker a at availability 1 computes 32
+ * ms, worker b at 0.5 computes 64 ms. With the exchange on the workers and
+ * the fluid rule, b's part takes 1.02 / 0.5 = 2.04 ms: the aggregation
+ * doubles; at availability 1 everywhere it is the network's to the bit. */
+#define EXCHANGE_TWO \
+	"[run]\nglobal_batch = 64\niterations = 5\n[model]\ngradient = 1 MB\n" \
+	"[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n" \
+	"[workers.a]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n" \
+	"[workers.b]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\navailability = 0.5\n"
+
+static void test_exchange_fluid(void)
+{
+	const char *yes[] = { "network.exchange_on_workers=yes" };
+	capture c, d;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, yes, 1, &c, &err) == LBS_OK);
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++) {
+		bad += !rel_eq(c.rec[k].compute_end_s - c.rec[k].start_s, 0.064);
+		bad += fabs(c.rec[k].aggregation_s - 0.00204) > 1e-15;
+		bad += !rel_eq(c.rec[k].start_s, (double)k * 0.06604);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+	/* no: the network's 1.02 ms */
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, NULL, 0, &c, &err) == LBS_OK);
+	CU_ASSERT(fabs(c.rec[2].aggregation_s - 0.00102) < 1e-15);
+	capture_free(&c);
+	/* availability 1: yes is no, bit for bit */
+	const char *one[] = { "workers.b.availability=1" };
+	const char *one_yes[] = { "workers.b.availability=1", yes[0] };
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, one, 1, &c, &err) == LBS_OK);
+	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, one_yes, 2, &d, &err) == LBS_OK);
+	CU_ASSERT(same_records(&c, &d));
+	capture_free(&c);
+	capture_free(&d);
+}
+
+/* One worker under a CPU quota of 0.2 of a core per 10 ms period (2 ms of
+ * CPU a period, no tick), 1.5 ms of compute and a 1 ms exchange (ps: 2 x
+ * 0.5 MB at 1 GB/s). Its periods start at phi + 10k ms, phi drawn from
+ * its stream ("cfs", "w", 0); the seed is chosen so that phi >= 2 ms. By
+ * hand (times from phi, each iteration's compute, aggregation):
+ *   0: starts at 0 in the period ending at phi with a whole quota: computes
+ *      0 to 1.5 ms; the exchange uses the 0.5 ms left (to 2 ms), waits,
+ *      throttled, for the period at phi and ends at phi + 0.5:
+ *      compute 1.5 ms, aggregation phi - 1 ms
+ *   1: phi + 0.5 (0.5 ms of the quota used): computes to phi + 2, which
+ *      uses it up, so the exchange waits for phi + 10 and ends at phi + 11:
+ *      1.5 ms, 9 ms (its quota exhausted, the worker waits a period)
+ *   2: 1 ms of quota left: computes to phi + 12, waits, ends at phi + 20.5;
+ *      the exchange fits in the period: 9.5 ms, 1 ms
+ *   3: 0.5 ms left: 0.5 to phi + 22, waits, 1 ms to phi + 31; the
+ *      exchange fits: 9.5 ms, 1 ms
+ *   4: the quota used up: waits for phi + 40, computes to phi + 41.5; the
+ *      exchange uses 0.5 ms to phi + 42, waits, ends at phi + 50.5:
+ *      9.5 ms, 9 ms
+ *   5..8: as 1..4, 50 ms later (5 periods for 4 x 2.5 ms of CPU).
+ * Without the exchange on the worker each aggregation is 1 ms; with the
+ * fluid rule, 1 / 0.2 = 5 ms. */
+static void test_exchange_cfs(void)
+{
+	const double period = 0.010;
+	int64_t seed = 0;
+	double phi = 0;
+	for (int64_t s = 1; s < 100 && !seed; s++) {
+		gsl_rng *r = lbs_rng_stream((uint64_t)s, "cfs", "w", 0, NULL);
+		double p = gsl_rng_uniform(r) * period;
+		gsl_rng_free(r);
+		if (p >= 0.0025 && p < 0.0095) {
+			seed = s;
+			phi = p;
+		}
+	}
+	CU_ASSERT_FATAL(seed > 0);
+	char set_seed[64];
+	snprintf(set_seed, sizeof set_seed, "run.seed=%lld", (long long)seed);
+	const char *text = "[run]\nglobal_batch = 1\niterations = 9\n[model]\ngradient = 0.5 MB\n"
+			   "[network]\ntopology = ps\nbandwidth = 1 GB/s\nexchange_on_workers = yes\n"
+			   "[workers.w]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1.5 ms\n"
+			   "availability = 0.2\ncpu_quota_period = 10 ms\n";
+	const char *ov[] = { set_seed };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(simulate(text, ov, 1, &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 9);
+	const double ms = 1e-3;
+	const double start[9] = { 0, phi + 0.5 * ms, phi + 11 * ms, phi + 21.5 * ms, phi + 32 * ms,
+				  phi + 50.5 * ms, phi + 61 * ms, phi + 71.5 * ms, phi + 82 * ms };
+	const double compute[9] = { 1.5, 1.5, 9.5, 9.5, 9.5, 1.5, 9.5, 9.5, 9.5 };
+	const double agg[9] = { phi / ms - 1, 9, 1, 1, 9, 9, 1, 1, 9 };
+	int bad = 0;
+	for (size_t k = 0; k < 9; k++) {
+		bad += fabs(c.rec[k].start_s - start[k]) > 1e-12;
+		bad += fabs(c.compute[k] - compute[k] * ms) > 1e-12;
+		bad += fabs(c.rec[k].aggregation_s - agg[k] * ms) > 1e-12;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	capture_free(&c);
+}
+
 void suite_run(void)
 {
 	static const test_case tests[] = {
@@ -281,6 +567,11 @@ void suite_run(void)
 		{ "adding a worker keeps streams", test_adding_worker_keeps_streams },
 		{ "memory caps", test_memory_caps },
 		{ "recorder: one transaction per run", test_recorder_transaction },
+		{ "re-sizing costs by hand", test_resize_by_hand },
+		{ "re-sizing: modes, seeds, defaults", test_resize_modes },
+		{ "re-sizing: micro-batches", test_resize_micro_batches },
+		{ "exchange on workers: fluid rule", test_exchange_fluid },
+		{ "exchange on workers: CPU quota", test_exchange_cfs },
 	};
 	add_suite("run", tests, sizeof tests / sizeof tests[0]);
 }
