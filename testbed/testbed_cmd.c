@@ -470,8 +470,8 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
 		return st;
 	int *cpu = lbs_calloc(run.n, sizeof *cpu, err);
-	const char **more = lbs_calloc(n + 4 * sc->n_groups + 5, sizeof *more, err);
-	if (!(*sets = lbs_calloc(4 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
+	const char **more = lbs_calloc(n + 6 * sc->n_groups + 5, sizeof *more, err);
+	if (!(*sets = lbs_calloc(6 * sc->n_groups, sizeof **sets, err)) || !cpu || !more)
 		st = LBS_EINTERNAL;
 	if (st == LBS_OK) {
 		lbs_testbed_place(&run, cpu);
@@ -482,7 +482,7 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			more[m++] = net_sets[k];
 		for (size_t g = 0; g < sc->n_groups; g++) {
 			double sum = 0;
-			char(*set)[LBS_NAME_MAX + 64] = *sets + 4 * g;
+			char(*set)[LBS_NAME_MAX + 64] = *sets + 6 * g;
 			/* With --measured-cost, the profile's measured times batch by
 			 * batch instead of its fit (doc/validation.md, "The batch's own
 			 * cost": on this project's runs the fit to every batch
@@ -490,6 +490,13 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			if (o->measured_cost && sc->groups[g].profile[0])
 				more[m++] = lbs_fmt(set[3], sizeof set[3], "workers.%s.profile_cost=measured",
 						    sc->groups[g].name);
+			/* What changing a batch costs, measured (none below 0). */
+			if (resize) {
+				more[m++] = lbs_fmt(set[4], sizeof set[4], "workers.%s.resize_cost=%.4g",
+						    sc->groups[g].name, fmax(0.0, rz.resize[0]));
+				more[m++] = lbs_fmt(set[5], sizeof set[5], "workers.%s.new_batch_cost=%.4g",
+						    sc->groups[g].name, fmax(0.0, rz.new_batch[0]));
+			}
 			/* A group beside a real co-located job: its generator sets
 			 * the availability, and neither model applies to it. */
 			if (lbs_testbed_tenant_load(sc, g) > 0) {
