@@ -832,6 +832,26 @@ static int probe_cpu(void)
 	return ncpu > 1 ? (int)ncpu - 1 : -1;
 }
 
+/* A worker of sc's backend for the machine's own measurements, in a new
+ * group g without a quota, on CPU `cpu`, for batches up to max_batch (a
+ * torch worker: world 1, no exchange). */
+static lbs_status probe_worker(const lbs_scenario *sc, const lbs_net *net, int64_t max_batch, int cpu,
+			       lbs_cgroups *cg, lbs_cgroup *g, const char *name, lbs_tb_worker *w, lbs_error *err)
+{
+	lbs_status st;
+	if ((st = lbs_cgroup_create(cg, name, g, err)) != LBS_OK || (st = lbs_cgroup_set_cores(cg, g, 1.0, err)) != LBS_OK)
+		return st;
+	if (sc->testbed.worker == LBS_TB_WORKER_TORCH) {
+		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = max_batch, .global_batch = sc->run.global_batch,
+					 .cpu = cpu, .rank = 0, .world = 1, .seed = (uint64_t)sc->run.seed };
+		if ((st = lbs_tb_torch_spawn(w, &ts, err)) == LBS_OK)
+			st = lbs_tb_worker_ready(w, "the torch worker", err);
+	} else {
+		st = lbs_tb_worker_start(w, net, max_batch, cpu, err);
+	}
+	return st == LBS_OK ? lbs_cgroup_attach(g, w->pid, err) : st;
+}
+
 lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, double *cpu_s, lbs_error *err)
 {
 	lbs_cgroups cg;
@@ -846,10 +866,8 @@ lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, d
 	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
 		return st;
 	double m, cm;
-	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK && (st = lbs_cgroup_create(&cg, "probe", &g, err)) == LBS_OK &&
-	    (st = lbs_cgroup_set_cores(&cg, &g, 1.0, err)) == LBS_OK &&
-	    (st = lbs_tb_worker_start(&w, &net, *batch, probe_cpu(), err)) == LBS_OK &&
-	    (st = lbs_cgroup_attach(&g, w.pid, err)) == LBS_OK &&
+	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK &&
+	    (st = probe_worker(sc, &net, *batch, probe_cpu(), &cg, &g, "probe", &w, err)) == LBS_OK &&
 	    (st = time_batches(&w, 1, *batch, reps, &m, &cm, err)) == LBS_OK)
 		*cpu_s = cm;
 	lbs_tb_worker_stop(&w);
@@ -893,11 +911,8 @@ lbs_status lbs_testbed_timeshare(const lbs_scenario *sc, lbs_tb_timeshare *out, 
 	st = lbs_cgroup_open(&cg, err);
 	for (int i = 0; i < 2 && st == LBS_OK; i++) {
 		char name[32];
-		if ((st = lbs_cgroup_create(&cg, lbs_fmt(name, sizeof name, "timeshare%d", i), &g[i], err)) ==
-			    LBS_OK &&
-		    (st = lbs_cgroup_set_cores(&cg, &g[i], 1.0, err)) == LBS_OK &&
-		    (st = lbs_tb_worker_start(&w[i], &net, batch, cpu, err)) == LBS_OK)
-			st = lbs_cgroup_attach(&g[i], w[i].pid, err);
+		st = probe_worker(sc, &net, batch, cpu, &cg, &g[i], lbs_fmt(name, sizeof name, "timeshare%d", i), &w[i],
+				  err);
 	}
 	/* Per round: the wall and CPU times of the three phases (free, alone,
 	 * shared), then the four losses of the core (CPU alone and shared,
@@ -1040,26 +1055,6 @@ lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_e
 	return st;
 }
 
-/* The worker of sc's backend for the machine's own measurements: alone in
- * group g, without a quota, on probe_cpu(), for batches up to max_batch
- * (a torch worker: world 1, no exchange). */
-static lbs_status probe_worker(const lbs_scenario *sc, const lbs_net *net, int64_t max_batch, lbs_cgroups *cg,
-			       lbs_cgroup *g, const char *name, lbs_tb_worker *w, lbs_error *err)
-{
-	lbs_status st;
-	if ((st = lbs_cgroup_create(cg, name, g, err)) != LBS_OK || (st = lbs_cgroup_set_cores(cg, g, 1.0, err)) != LBS_OK)
-		return st;
-	if (sc->testbed.worker == LBS_TB_WORKER_TORCH) {
-		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = max_batch, .global_batch = sc->run.global_batch,
-					 .cpu = probe_cpu(), .rank = 0, .world = 1, .seed = (uint64_t)sc->run.seed };
-		if ((st = lbs_tb_torch_spawn(w, &ts, err)) == LBS_OK)
-			st = lbs_tb_worker_ready(w, "the torch worker", err);
-	} else {
-		st = lbs_tb_worker_start(w, net, max_batch, probe_cpu(), err);
-	}
-	return st == LBS_OK ? lbs_cgroup_attach(g, w->pid, err) : st;
-}
-
 /* One iteration of `batch` on w: its compute time. */
 static lbs_status one(lbs_tb_worker *w, int64_t batch, double *compute_s, lbs_error *err)
 {
@@ -1094,7 +1089,7 @@ lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_er
 	 * run for the first time in its round; the warm-up is at b + d. */
 	const int64_t top = b + d + (int64_t)rounds;
 	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK)
-		st = probe_worker(sc, &net, top, &cg, &g, "resize", &w, err);
+		st = probe_worker(sc, &net, top, probe_cpu(), &cg, &g, "resize", &w, err);
 	double resize[MAX_ROUNDS], fresh[MAX_ROUNDS], constant_s = 0, alternating_s = 0;
 	for (int r = 0; r < rounds && st == LBS_OK; r++) {
 		/* Constant against alternating blocks, the same samples. */
