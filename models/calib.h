@@ -204,12 +204,12 @@ lbs_status lbs_cuda_bench(int device, const struct lbs_net *net, int64_t batch, 
 /* ---- re-sizing costs (models/calib/resize.c) --------------------------- */
 
 /* What the measurement runs: one training iteration of `batch` samples,
- * a clock in seconds, and optionally a report of each round as it ends;
- * all with ctx. */
+ * its time in seconds in *time_s (as the device measures it: a clock
+ * around a BLAS iteration, or what the torch worker answers), and
+ * optionally a report of each round as it ends; both with ctx. */
 typedef struct lbs_resize_round lbs_resize_round;
 typedef struct lbs_resize_bench {
-	void (*run)(void *ctx, int64_t batch);
-	double (*clock)(void *ctx);
+	lbs_status (*run)(void *ctx, int64_t batch, double *time_s, lbs_error *err);
 	void (*report)(void *ctx, const lbs_resize_round *r); /* NULL: none */
 	void *ctx;
 } lbs_resize_bench;
@@ -263,7 +263,8 @@ typedef struct lbs_resize_result {
  * new_batch_cost is first / re-entry - 1: both follow a change of batch,
  * so they differ by the batch being new alone, as the simulation
  * multiplies the two costs; first / repeated - 1 is both together.
- * LBS_EINTERNAL for options outside their ranges. */
+ * A block's time is the sum of its iterations'. LBS_EINTERNAL for options
+ * outside their ranges; a run's error as it is. */
 lbs_status lbs_calib_resize(const lbs_resize_bench *bench, const lbs_resize_opts *o, lbs_resize_result *r,
 			    lbs_error *err);
 

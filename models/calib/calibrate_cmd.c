@@ -30,6 +30,7 @@ static void usage(FILE *out)
 		"                       [--resize [--resize-batch N] [--resize-delta N] [--resize-rounds N]]\n"
 		"       lbsim calibrate --torch MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--memory SIZE] [-o PROFILE]\n"
+		"                       [--resize [--resize-batch N] [--resize-delta N] [--resize-rounds N]]\n"
 		"       lbsim calibrate --cuda MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--gpu N] [--memory SIZE] [-o PROFILE]\n"
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
@@ -57,11 +58,12 @@ static void usage(FILE *out)
 		"      --gpu N             the CUDA device (default 0)\n"
 		"      --memory SIZE       device memory for the memory cap, e.g. '16 GB' (default:\n"
 		"                          this machine's RAM, or the GPU's memory)\n"
-		"      --resize            --blas: also measure the re-sizing costs (doc/profiles.md):\n"
-		"                          blocks alternating two batches against a constant one,\n"
-		"                          and fresh batches' first runs; print them with their\n"
-		"                          range and write resize_cost and new_batch_cost\n"
-		"      --resize-batch N    the constant batch (default 32)\n"
+		"      --resize            --blas, --torch: also measure the re-sizing costs\n"
+		"                          (doc/profiles.md): two batches alternating against the\n"
+		"                          same without a change, and fresh batches' first runs;\n"
+		"                          print them with their range, write resize_cost and\n"
+		"                          new_batch_cost\n"
+		"      --resize-batch N    the batch between the two (default 32)\n"
 		"      --resize-delta N    alternate N below and above it (default 2)\n"
 		"      --resize-rounds N   rounds, and fresh batches (default 7)\n"
 		"      --from-table        fit a GPU profile to every (device, model) of the published\n"
@@ -472,20 +474,23 @@ static void cpu_host(char *buf, size_t len, double *memory_bytes)
 	*memory_bytes = mem;
 }
 
-/* The BLAS iteration and the clock of the re-sizing measurement. */
+/* What the re-sizing measurement runs: a BLAS iteration on one set of
+ * buffers, timed by the clock around it, or the torch worker's, timed as
+ * it answers (its forward, backward and optimizer step, not the pipes). */
 typedef struct resize_ctx {
 	lbs_blas_work *work;
+	lbs_tb_worker *torch; /* NULL: the BLAS iteration */
 } resize_ctx;
 
-static void resize_run(void *ctx, int64_t batch)
+static lbs_status resize_run(void *ctx, int64_t batch, double *time_s, lbs_error *err)
 {
-	lbs_blas_work_run(((resize_ctx *)ctx)->work, batch);
-}
-
-static double resize_clock(void *ctx)
-{
-	(void)ctx;
-	return lbs_monotonic_s();
+	resize_ctx *c = ctx;
+	if (c->torch)
+		return lbs_tb_torch_time(c->torch, batch, 0, 1, time_s, err);
+	double t0 = lbs_monotonic_s();
+	lbs_blas_work_run(c->work, batch);
+	*time_s = lbs_monotonic_s() - t0;
+	return LBS_OK;
 }
 
 static void resize_report(void *ctx, const lbs_resize_round *r)
@@ -507,11 +512,13 @@ static bool in_list(const int64_t *x, size_t n, int64_t v)
 }
 
 /* --resize: the re-sizing costs of MODEL's BLAS iteration on one set of
- * buffers (the testbed's workers' lbs_blas_work), printed with their
+ * buffers (the testbed's blas workers' lbs_blas_work), or of the torch
+ * worker that measured the sweep (torch not NULL), printed with their
  * range over the rounds and put in p's [cost], floored at 0. The fresh
- * batches are the first above b + delta that the sweep did not run. */
-static lbs_status measure_resize(lbs_blas *lib, const lbs_net *net, const bench_opts *o, double max_bytes,
-				 lbs_profile *p, lbs_error *err)
+ * batches are the first above b + delta that the sweep did not run (nor
+ * the torch worker's warm-up, at the sweep's largest batch). */
+static lbs_status measure_resize(lbs_blas *lib, lbs_tb_worker *torch, const lbs_net *net, const bench_opts *o,
+				 double max_bytes, lbs_profile *p, lbs_error *err)
 {
 	const int block = 8;
 	int64_t *fresh = calloc((size_t)o->resize_rounds, sizeof *fresh);
@@ -523,8 +530,9 @@ static lbs_status measure_resize(lbs_blas *lib, const lbs_net *net, const bench_
 			next++;
 		fresh[k] = next;
 	}
-	resize_ctx c = { NULL };
-	lbs_status st = lbs_blas_work_create(lib, net, fresh[o->resize_rounds - 1], max_bytes, &c.work, err);
+	resize_ctx c = { NULL, torch };
+	lbs_status st = torch ? LBS_OK
+			      : lbs_blas_work_create(lib, net, fresh[o->resize_rounds - 1], max_bytes, &c.work, err);
 	if (st != LBS_OK) {
 		free(fresh);
 		return st;
@@ -539,7 +547,7 @@ static lbs_status measure_resize(lbs_blas *lib, const lbs_net *net, const bench_
 	printf("%5s %10s %10s %10s %9s %9s %6s %10s %10s %10s %9s %9s\n", "round", "alt_s", "split_s", "const_s",
 	       "resize", "vs_const", "fresh", "first_s", "reentry_s", "repeated_s", "new", "first");
 	fflush(stdout);
-	lbs_resize_bench b = { resize_run, resize_clock, resize_report, &c };
+	lbs_resize_bench b = { resize_run, resize_report, &c };
 	lbs_resize_opts ro = { o->resize_batch, o->resize_delta, (int)o->resize_rounds, block, fresh };
 	lbs_resize_result r;
 	st = lbs_calib_resize(&b, &ro, &r, err);
@@ -740,7 +748,8 @@ static int bench(bench_opts *o)
 	}
 	printf("memory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
-	if (o->resize && (st = measure_resize(lib, &net, o, 0.5 * device_memory, p, &err)) != LBS_OK) {
+	if (o->resize && (st = measure_resize(lib, o->torch ? &tw : NULL, &net, o, 0.5 * device_memory, p, &err)) !=
+				 LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --resize: %s\n", err.msg);
 		goto out;
 	}
@@ -949,11 +958,6 @@ int lbs_calibrate_command(int argc, char **argv)
 		}
 	if (!bo.resize && (seen[OPT_RESIZE_BATCH] || seen[OPT_RESIZE_DELTA] || seen[OPT_RESIZE_ROUNDS])) {
 		fprintf(stderr, "lbsim calibrate: --resize-batch, --resize-delta and --resize-rounds go with --resize\n");
-		free(bo.batches);
-		return LBS_EUSAGE;
-	}
-	if (bo.resize && bo.torch) {
-		fprintf(stderr, "lbsim calibrate: --resize goes with --blas\n");
 		free(bo.batches);
 		return LBS_EUSAGE;
 	}

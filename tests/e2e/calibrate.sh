@@ -162,6 +162,46 @@ check "--resize-batch without --resize: says so" grep -q 'go with --resize' "$TM
 "$LBSIM" calibrate --blas cifarnet --resize --resize-batch 4 --resize-delta 4 2> "$TMP/err"
 check "--resize-delta not below --resize-batch: exit 2" test $? -eq 2
 
+# --torch --resize, through the torch worker's protocol (testbed/torch.h) to
+# a stand-in that needs no PyTorch: it answers each batch b with b ms, x1.5
+# when b is not the batch it ran before and x1.25 when it never ran b (its
+# warm-up at the largest batch is its first run): what --resize finds is
+# then exactly 50% and 25%.
+if command -v python3 > /dev/null; then
+	cat > "$TMP/fake_torch.py" << 'PY'
+import os, struct, sys
+ANSWER, BATCH = struct.Struct("=i4xddddd"), struct.Struct("=qq")
+if sys.argv[1] in ("probe", "nets"):
+    print("0-stand-in" if sys.argv[1] == "probe" else "cifarnet")
+    sys.exit(0)
+arg = lambda k: sys.argv[sys.argv.index(k) + 1]
+inp = os.fdopen(int(arg("--in-fd")), "rb", buffering=0)
+out = os.fdopen(int(arg("--out-fd")), "wb", buffering=0)
+last = int(arg("--max-batch"))
+seen = {last}
+out.write(ANSWER.pack(0, 0, 0, 0, 0, 0))
+while True:
+    raw = inp.read(BATCH.size)
+    if len(raw) < BATCH.size:
+        break
+    b = BATCH.unpack(raw)[0]
+    if b < 0:
+        break
+    t = 1e-3 * b * (1.5 if b != last else 1) * (1.25 if b not in seen else 1)
+    seen.add(b)
+    last = b
+    out.write(ANSWER.pack(0, t, t, 0, 0, 0))
+PY
+	LBSIM_TORCH_WORKER=$TMP/fake_torch.py "$LBSIM" calibrate --torch cifarnet --batches 2,8 --reps 1 --warmup 0 \
+		--resize --resize-batch 4 --resize-delta 1 --resize-rounds 3 -o "$TMP/rt.ini" > "$TMP/rt.out" 2>&1
+	check "--torch --resize: exit 0" test $? -eq 0
+	check "--torch --resize: resize_cost 50% in every round" grep -q '^resize_cost: +50.00% (median of alt / split - 1; +50.00% to +50.00%' "$TMP/rt.out"
+	check "--torch --resize: new_batch_cost 25% in every round" grep -q '^new_batch_cost: +25.00% (median of first / reentry - 1; +25.00% to +25.00%); first / repeated - 1: +87.50%' "$TMP/rt.out"
+	check "--torch --resize: written" test "$(sed -n '/^\[cost\]/,/^$/p' "$TMP/rt.ini" | grep -E '^(resize|new_batch)_cost = ' | tr '\n' ' ')" = \
+		"resize_cost = 50% new_batch_cost = 25% "
+	cat "$TMP/rt.out"
+fi
+
 # --cuda: where this build has no CUDA, or the machine no GPU, it says so.
 "$LBSIM" calibrate --cuda cifarnet --batches 2,8,32 --reps 2 -o "$TMP/gpu.ini" > "$TMP/cuda" 2> "$TMP/err"; rc=$?
 case $rc in

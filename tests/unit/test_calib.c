@@ -463,16 +463,16 @@ static void test_profile_resize(void)
 /* A device as the simulation models it (doc/model.md, "Re-sizing"): T(b)
  * = 1 + 0.5 b + 0.05 b^2 ms, times 1.3 (resize_cost 30%) when b is not
  * the batch run before, times 1.1 (new_batch_cost 10%) when it never ran
- * before; its first run pays neither. Its clock is the sum of its runs. */
+ * before; its first run pays neither. */
 typedef struct fake_device {
-	double now;
 	int64_t last;
 	bool seen[64];
 	int runs;
 } fake_device;
 
-static void fake_run(void *ctx, int64_t b)
+static lbs_status fake_run(void *ctx, int64_t b, double *time_s, lbs_error *err)
 {
+	(void)err;
 	fake_device *d = ctx;
 	double t = 1e-3 * (1 + 0.5 * (double)b + 0.05 * (double)(b * b));
 	if (d->last && b != d->last)
@@ -481,13 +481,9 @@ static void fake_run(void *ctx, int64_t b)
 		t *= 1.1;
 	d->seen[b] = true;
 	d->last = b;
-	d->now += t;
 	d->runs++;
-}
-
-static double fake_clock(void *ctx)
-{
-	return ((fake_device *)ctx)->now;
+	*time_s = t;
+	return LBS_OK;
 }
 
 /* lbs_calib_resize finds the device's costs. By hand, b = 10 and delta = 2
@@ -501,7 +497,7 @@ static void test_resize_measure(void)
 {
 	fake_device d = { 0 };
 	const int64_t fresh[] = { 13, 15, 20, 17, 40 };
-	lbs_resize_bench b = { fake_run, fake_clock, NULL, &d };
+	lbs_resize_bench b = { fake_run, NULL, &d };
 	lbs_resize_opts o = { 10, 2, 5, 8, fresh };
 	lbs_resize_result r;
 	lbs_error err = { 0 };
