@@ -201,6 +201,73 @@ lbs_status lbs_cuda_info(int device, lbs_gpu_info *info, lbs_error *err);
 lbs_status lbs_cuda_bench(int device, const struct lbs_net *net, int64_t batch, int warmup, int reps,
 			  double *times_s, lbs_error *err);
 
+/* ---- re-sizing costs (models/calib/resize.c) --------------------------- */
+
+/* What the measurement runs: one training iteration of `batch` samples,
+ * its time in seconds in *time_s (as the device measures it: a clock
+ * around a BLAS iteration, or what the torch worker answers), and
+ * optionally a report of each round as it ends; both with ctx. */
+typedef struct lbs_resize_round lbs_resize_round;
+typedef struct lbs_resize_bench {
+	lbs_status (*run)(void *ctx, int64_t batch, double *time_s, lbs_error *err);
+	void (*report)(void *ctx, const lbs_resize_round *r); /* NULL: none */
+	void *ctx;
+} lbs_resize_bench;
+
+typedef struct lbs_resize_opts {
+	int64_t batch;        /* b, the constant batch */
+	int64_t delta;        /* the alternating batches are b - delta and b + delta (>= 1) */
+	int rounds;           /* rounds of the comparison, one fresh batch each */
+	int block;            /* iterations a block (even) */
+	const int64_t *fresh; /* rounds batches never run before, none of the three above */
+} lbs_resize_opts;
+
+/* The runs after a fresh batch's re-entry, back to back, of which the
+ * median is its repeated time. */
+#define LBS_RESIZE_REPEATS 3
+
+/* One round's times. */
+struct lbs_resize_round {
+	int round;             /* from 0 */
+	double constant_s;     /* `block` iterations at b */
+	double split_s;        /* `block` / 2 iterations at b - delta, then as many at b + delta,
+				  each half timed after an untimed run at its batch */
+	double alternating_s;  /* `block` iterations alternating b - delta and b + delta */
+	int64_t fresh;         /* the round's fresh batch */
+	double first_s;        /* its first run, after a run of b */
+	double reentry_s;      /* its next run, after a run of b again */
+	double repeated_s;     /* the median of LBS_RESIZE_REPEATS runs of it after that */
+};
+
+/* Medians over the rounds, with their range (none floored at 0). */
+typedef struct lbs_resize_result {
+	double resize_cost, resize_lo, resize_hi;           /* alternating / split - 1 */
+	double against_b, against_b_lo, against_b_hi;       /* alternating / constant - 1 */
+	double new_batch_cost, new_lo, new_hi;              /* first / re-entry - 1 */
+	double first_vs_repeated, first_lo, first_hi;       /* first / repeated - 1 */
+} lbs_resize_result;
+
+/* Measures the re-sizing costs the simulation takes (lbs_cost.resize_cost
+ * and new_batch_cost, doc/model.md): first each of b - delta, b and b +
+ * delta runs twice, untimed, so that none is new; then in each round, in
+ * an order that turns from round to round, three blocks of as many
+ * samples: `block` iterations alternating b - delta and b + delta (every
+ * one a change of batch), the same iterations split in two runs of one
+ * batch each (no change), and `block` iterations at b; and a fresh batch:
+ * its first run and its next, each after a run of b, then
+ * LBS_RESIZE_REPEATS back to back. resize_cost is alternating / split - 1:
+ * the same batches, so a time per sample that is not the same at b -
+ * delta, b and b + delta (a GEMM's tiles) does not count as a cost of
+ * changing; alternating / constant - 1 is reported beside it. Interleaved
+ * in rounds, a drift of the machine moves every block alike.
+ * new_batch_cost is first / re-entry - 1: both follow a change of batch,
+ * so they differ by the batch being new alone, as the simulation
+ * multiplies the two costs; first / repeated - 1 is both together.
+ * A block's time is the sum of its iterations'. LBS_EINTERNAL for options
+ * outside their ranges; a run's error as it is. */
+lbs_status lbs_calib_resize(const lbs_resize_bench *bench, const lbs_resize_opts *o, lbs_resize_result *r,
+			    lbs_error *err);
+
 /* ---- profiles from the tables (models/calib/from_table.c) --------------- */
 
 struct lbs_profile;

@@ -60,7 +60,8 @@ static const lbs_key_spec cost_keys[] = {
 	  "memory cap: the largest batch that ran (tables) or fits (model estimate); unset: no cap" },
 	{ "resize_cost", LBS_T_REAL, P(cost.resize_cost), "0", 0, 10, 0, NULL, NULL,
 	  "fraction of compute time added when the batch differs from the one run before "
-	  "(calibrate --resize: alternating batches against a constant one, per sample); 0: none" },
+	  "(calibrate --resize: two batches alternating against the same run without a change); "
+	  "0: none" },
 	{ "new_batch_cost", LBS_T_REAL, P(cost.new_batch_cost), "0", 0, 10, 0, NULL, NULL,
 	  "fraction of compute time added for a batch never run before (calibrate --resize: a "
 	  "fresh batch's first run against its next run after another batch); 0: none" },

@@ -19,6 +19,7 @@
 #include "models/nets.h"
 #include "models/profile.h"
 #include "testbed/torch.h"
+#include "util/clock.h"
 #include "util/units.h"
 
 static void usage(FILE *out)
@@ -26,8 +27,10 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: lbsim calibrate --blas MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--threads N] [--memory SIZE] [-o PROFILE]\n"
+		"                       [--resize [--resize-batch N] [--resize-delta N] [--resize-rounds N]]\n"
 		"       lbsim calibrate --torch MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--memory SIZE] [-o PROFILE]\n"
+		"                       [--resize [--resize-batch N] [--resize-delta N] [--resize-rounds N]]\n"
 		"       lbsim calibrate --cuda MODEL [--batches LIST] [--reps N] [--warmup N]\n"
 		"                       [--gpu N] [--memory SIZE] [-o PROFILE]\n"
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
@@ -55,6 +58,14 @@ static void usage(FILE *out)
 		"      --gpu N             the CUDA device (default 0)\n"
 		"      --memory SIZE       device memory for the memory cap, e.g. '16 GB' (default:\n"
 		"                          this machine's RAM, or the GPU's memory)\n"
+		"      --resize            --blas, --torch: also measure the re-sizing costs\n"
+		"                          (doc/profiles.md): two batches alternating against the\n"
+		"                          same without a change, and fresh batches' first runs;\n"
+		"                          print them with their range, write resize_cost and\n"
+		"                          new_batch_cost\n"
+		"      --resize-batch N    the batch between the two (default 32)\n"
+		"      --resize-delta N    alternate N below and above it (default 2)\n"
+		"      --resize-rounds N   rounds, and fresh batches (default 7)\n"
 		"      --from-table        fit a GPU profile to every (device, model) of the published\n"
 		"                          tables (Gavel: K80, P100, V100; Pollux: T4), of the kind\n"
 		"                          with the least held-out error; write them and print their\n"
@@ -404,6 +415,8 @@ typedef struct bench_opts {
 	double memory_bytes; /* 0: the device's */
 	const char *output;
 	char command[LBS_VALUE_MAX];
+	bool resize;                /* --resize: measure the re-sizing costs too */
+	int64_t resize_batch, resize_delta, resize_rounds;
 } bench_opts;
 
 /* "1,2,4" into increasing, distinct batches. */
@@ -459,6 +472,102 @@ static void cpu_host(char *buf, size_t len, double *memory_bytes)
 		lbs_fmt(kernel, sizeof kernel, ", %s %s", u.sysname, u.release);
 	lbs_fmt(buf, len, "%s, %ld logical CPUs, %.1f GB RAM%s", model, cpus, mem / 1e9, kernel);
 	*memory_bytes = mem;
+}
+
+/* What the re-sizing measurement runs: a BLAS iteration on one set of
+ * buffers, timed by the clock around it, or the torch worker's, timed as
+ * it answers (its forward, backward and optimizer step, not the pipes). */
+typedef struct resize_ctx {
+	lbs_blas_work *work;
+	lbs_tb_worker *torch; /* NULL: the BLAS iteration */
+} resize_ctx;
+
+static lbs_status resize_run(void *ctx, int64_t batch, double *time_s, lbs_error *err)
+{
+	resize_ctx *c = ctx;
+	if (c->torch)
+		return lbs_tb_torch_time(c->torch, batch, 0, 1, time_s, err);
+	double t0 = lbs_monotonic_s();
+	lbs_blas_work_run(c->work, batch);
+	*time_s = lbs_monotonic_s() - t0;
+	return LBS_OK;
+}
+
+static void resize_report(void *ctx, const lbs_resize_round *r)
+{
+	(void)ctx;
+	printf("%5d %10.6f %10.6f %10.6f %+8.2f%% %+8.2f%% %6lld %10.6f %10.6f %10.6f %+8.2f%% %+8.2f%%\n",
+	       r->round + 1, r->alternating_s, r->split_s, r->constant_s, 100 * (r->alternating_s / r->split_s - 1),
+	       100 * (r->alternating_s / r->constant_s - 1), (long long)r->fresh, r->first_s, r->reentry_s,
+	       r->repeated_s, 100 * (r->first_s / r->reentry_s - 1), 100 * (r->first_s / r->repeated_s - 1));
+	fflush(stdout);
+}
+
+static bool in_list(const int64_t *x, size_t n, int64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i] == v)
+			return true;
+	return false;
+}
+
+/* --resize: the re-sizing costs of MODEL's BLAS iteration on one set of
+ * buffers (the testbed's blas workers' lbs_blas_work), or of the torch
+ * worker that measured the sweep (torch not NULL), printed with their
+ * range over the rounds and put in p's [cost], floored at 0. The fresh
+ * batches are the first above b + delta that the sweep did not run (nor
+ * the torch worker's warm-up, at the sweep's largest batch). */
+static lbs_status measure_resize(lbs_blas *lib, lbs_tb_worker *torch, const lbs_net *net, const bench_opts *o,
+				 double max_bytes, lbs_profile *p, lbs_error *err)
+{
+	const int block = 8;
+	int64_t *fresh = calloc((size_t)o->resize_rounds, sizeof *fresh);
+	if (!fresh)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	int64_t next = o->resize_batch + o->resize_delta + 1;
+	for (int64_t k = 0; k < o->resize_rounds; k++, next++) {
+		while (in_list(o->batches, o->n_batches, next))
+			next++;
+		fresh[k] = next;
+	}
+	resize_ctx c = { NULL, torch };
+	lbs_status st = torch ? LBS_OK
+			      : lbs_blas_work_create(lib, net, fresh[o->resize_rounds - 1], max_bytes, &c.work, err);
+	if (st != LBS_OK) {
+		free(fresh);
+		return st;
+	}
+	int64_t lo = o->resize_batch - o->resize_delta, hi = o->resize_batch + o->resize_delta;
+	printf("re-sizing, %lld rounds: %d iterations alternating %lld and %lld (alt), the same split in %d "
+	       "at %lld then %d at %lld (split), %d at %lld (const); a fresh batch's first run, its next "
+	       "after a run of %lld (reentry), then the median of %d back to back (repeated)\n",
+	       (long long)o->resize_rounds, block, (long long)lo, (long long)hi, block / 2, (long long)lo,
+	       block / 2, (long long)hi, block, (long long)o->resize_batch, (long long)o->resize_batch,
+	       LBS_RESIZE_REPEATS);
+	printf("%5s %10s %10s %10s %9s %9s %6s %10s %10s %10s %9s %9s\n", "round", "alt_s", "split_s", "const_s",
+	       "resize", "vs_const", "fresh", "first_s", "reentry_s", "repeated_s", "new", "first");
+	fflush(stdout);
+	lbs_resize_bench b = { resize_run, resize_report, &c };
+	lbs_resize_opts ro = { o->resize_batch, o->resize_delta, (int)o->resize_rounds, block, fresh };
+	lbs_resize_result r;
+	st = lbs_calib_resize(&b, &ro, &r, err);
+	lbs_blas_work_destroy(c.work);
+	free(fresh);
+	if (st != LBS_OK)
+		return st;
+	printf("resize_cost: %+.2f%% (median of alt / split - 1; %+.2f%% to %+.2f%% over the rounds); alt / const - "
+	       "1: %+.2f%% (%+.2f%% to %+.2f%%)\n", 100 * r.resize_cost, 100 * r.resize_lo, 100 * r.resize_hi,
+	       100 * r.against_b, 100 * r.against_b_lo, 100 * r.against_b_hi);
+	printf("new_batch_cost: %+.2f%% (median of first / reentry - 1; %+.2f%% to %+.2f%%); first / repeated - 1: "
+	       "%+.2f%% (%+.2f%% to %+.2f%%)\n", 100 * r.new_batch_cost, 100 * r.new_lo, 100 * r.new_hi,
+	       100 * r.first_vs_repeated, 100 * r.first_lo, 100 * r.first_hi);
+	/* A cost below 0 is the machine's noise: the simulation takes none. */
+	p->cost.resize_cost = fmax(0, r.resize_cost);
+	p->cost.new_batch_cost = fmax(0, r.new_batch_cost);
+	p->has_resize = true;
+	printf("profile's re-sizing costs (floored at 0): resize_cost = %.4g%%, new_batch_cost = %.4g%%\n",
+	       100 * p->cost.resize_cost, 100 * p->cost.new_batch_cost);
+	return LBS_OK;
 }
 
 static int bench(bench_opts *o)
@@ -639,6 +748,11 @@ static int bench(bench_opts *o)
 	}
 	printf("memory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
+	if (o->resize && (st = measure_resize(lib, o->torch ? &tw : NULL, &net, o, 0.5 * device_memory, p, &err)) !=
+				 LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: --resize: %s\n", err.msg);
+		goto out;
+	}
 	if (o->output) {
 		if ((st = write_profile(p, o->output, &err)) != LBS_OK)
 			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
@@ -689,7 +803,8 @@ int lbs_calibrate_command(int argc, char **argv)
 {
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
-	       OPT_DEVICE, OPT_MODEL, OPT_DEVICE_NAME, OPT_TORCH };
+	       OPT_DEVICE, OPT_MODEL, OPT_RESIZE, OPT_RESIZE_BATCH, OPT_RESIZE_DELTA, OPT_RESIZE_ROUNDS,
+	       OPT_DEVICE_NAME, OPT_TORCH };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
@@ -711,13 +826,17 @@ int lbs_calibrate_command(int argc, char **argv)
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "device-name", required_argument, NULL, OPT_DEVICE_NAME },
+		{ "resize", no_argument, NULL, OPT_RESIZE },
+		{ "resize-batch", required_argument, NULL, OPT_RESIZE_BATCH },
+		{ "resize-delta", required_argument, NULL, OPT_RESIZE_DELTA },
+		{ "resize-rounds", required_argument, NULL, OPT_RESIZE_ROUNDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layers = NULL, *data = "traces/data", *output = NULL;
 	bool list = false, keys = false, tables = false;
 	int64_t batch = 1;
-	bench_opts bo = { .reps = 5, .warmup = 1 };
+	bench_opts bo = { .reps = 5, .warmup = 1, .resize_batch = 32, .resize_delta = 2, .resize_rounds = 7 };
 	fit_opts fo = { .device_class = -1, .command = bo.command };
 	char why[256];
 	int c;
@@ -753,6 +872,19 @@ int lbs_calibrate_command(int argc, char **argv)
 			break;
 		case OPT_MODEL: fo.model = optarg; break;
 		case OPT_DEVICE_NAME: fo.device_name = optarg; break;
+		case OPT_RESIZE: bo.resize = true; break;
+		case OPT_RESIZE_BATCH:
+			if (!parse_count("--resize-batch", optarg, 2, 1000000, &bo.resize_batch))
+				return LBS_EUSAGE;
+			break;
+		case OPT_RESIZE_DELTA:
+			if (!parse_count("--resize-delta", optarg, 1, 1000000, &bo.resize_delta))
+				return LBS_EUSAGE;
+			break;
+		case OPT_RESIZE_ROUNDS:
+			if (!parse_count("--resize-rounds", optarg, 1, 1000, &bo.resize_rounds))
+				return LBS_EUSAGE;
+			break;
 		case OPT_BATCHES:
 			if (!parse_batches(optarg, &bo)) {
 				free(bo.batches);
@@ -813,6 +945,8 @@ int lbs_calibrate_command(int argc, char **argv)
 		{ OPT_DATA, "--data", 4 },       { OPT_BATCH, "--batch", 8 },
 		{ OPT_DEVICE, "--device", 16 },  { OPT_MODEL, "--model", 16 },
 		{ OPT_DEVICE_NAME, "--device-name", 16 },
+		{ OPT_RESIZE, "--resize", 1 },   { OPT_RESIZE_BATCH, "--resize-batch", 1 },
+		{ OPT_RESIZE_DELTA, "--resize-delta", 1 }, { OPT_RESIZE_ROUNDS, "--resize-rounds", 1 },
 	};
 	int mode = bo.model ? (bo.cuda ? 2 : 1) : tables ? 4 : layers ? 8 : fo.csv ? 16 : 0;
 	for (size_t i = 0; i < sizeof owners / sizeof *owners; i++)
@@ -822,6 +956,18 @@ int lbs_calibrate_command(int argc, char **argv)
 			free(bo.batches);
 			return LBS_EUSAGE;
 		}
+	if (!bo.resize && (seen[OPT_RESIZE_BATCH] || seen[OPT_RESIZE_DELTA] || seen[OPT_RESIZE_ROUNDS])) {
+		fprintf(stderr, "lbsim calibrate: --resize-batch, --resize-delta and --resize-rounds go with --resize\n");
+		free(bo.batches);
+		return LBS_EUSAGE;
+	}
+	if (bo.resize && bo.resize_delta >= bo.resize_batch) {
+		fprintf(stderr, "lbsim calibrate: --resize-delta %lld: the alternating batches are --resize-batch "
+			"(%lld) minus and plus it, so it must be less\n", (long long)bo.resize_delta,
+			(long long)bo.resize_batch);
+		free(bo.batches);
+		return LBS_EUSAGE;
+	}
 	if (output && !*output) {
 		fprintf(stderr, "lbsim calibrate: -o '': expected a file (--blas, --cuda) or a folder "
 				"(--from-table)\n");

@@ -131,6 +131,77 @@ check "--blas to a missing directory: exit 4 (got $rc)" test $rc -eq 4
 check "--blas to a missing directory: refused before measuring anything, naming the file" \
 	test ! -s "$TMP/out" -a -n "$(grep "nowhere/p.ini.tmp: cannot write" "$TMP/err")"
 
+# --resize: the re-sizing costs, measured for real on a small comparison.
+# The BLAS iteration runs on fixed buffers, so both are near 0 here and
+# vary with the machine's load: what is checked is that they are printed
+# with their range, written to the profile and read back by a scenario,
+# whose own keys override them.
+"$LBSIM" calibrate --blas cifarnet --batches 2,8 --reps 1 --warmup 0 --threads 1 --resize --resize-batch 4 \
+	--resize-delta 1 --resize-rounds 3 -o "$TMP/rs.ini" > "$TMP/rs.out"
+check "--resize: exit 0" test $? -eq 0
+cat "$TMP/rs.out"
+check "--resize: resize_cost printed with its range" \
+	grep -Eq '^resize_cost: [-+][0-9.]+% \(median of alt / split - 1; [-+][0-9.]+% to [-+][0-9.]+% over the rounds\)' "$TMP/rs.out"
+check "--resize: new_batch_cost printed with its range" \
+	grep -Eq '^new_batch_cost: [-+][0-9.]+% \(median of first / reentry - 1; [-+][0-9.]+% to [-+][0-9.]+%\)' "$TMP/rs.out"
+check "--resize: three rounds" test "$(awk '$1 == "round" { on = 1; next } /^resize_cost:/ { on = 0 } on' "$TMP/rs.out" | wc -l)" = 3
+rc_=$(sed -n '/^\[cost\]/,/^$/p' "$TMP/rs.ini" | awk -F' = ' '$1 == "resize_cost" { print $2 }')
+nc_=$(sed -n '/^\[cost\]/,/^$/p' "$TMP/rs.ini" | awk -F' = ' '$1 == "new_batch_cost" { print $2 }')
+check "--resize: resize_cost in [cost], a fraction >= 0 (is '$rc_')" awk -v v="$rc_" 'BEGIN { exit !(v ~ /^[0-9.e+-]+%$/ && v + 0 >= 0) }'
+check "--resize: new_batch_cost in [cost], a fraction >= 0 (is '$nc_')" awk -v v="$nc_" 'BEGIN { exit !(v ~ /^[0-9.e+-]+%$/ && v + 0 >= 0) }'
+check "--resize: the command recorded" grep -q '^command = lbsim calibrate .*--resize ' "$TMP/rs.ini"
+check "--resize: the profile drives a scenario" "$LBSIM" "$TMP/one.ini" -q -o "$TMP/rs.db" --set "workers.g.profile=$TMP/rs.ini"
+check "--resize: the scenario reads the profile's costs" test "$(q "$TMP/rs.db" "SELECT group_concat(value, ' ') FROM
+	(SELECT value FROM run_config WHERE section = 'workers.g' AND key IN ('resize_cost', 'new_batch_cost') ORDER BY key DESC)")" = "$rc_ $nc_"
+"$LBSIM" "$TMP/one.ini" -q -o "$TMP/rs2.db" --set "workers.g.profile=$TMP/rs.ini" --set workers.g.resize_cost=25%
+check "--resize: a scenario's resize_cost overrides the profile's" test "$(q "$TMP/rs2.db" "SELECT value FROM run_config WHERE
+	section = 'workers.g' AND key = 'resize_cost'")" = 25%
+"$LBSIM" calibrate --cuda cifarnet --resize 2> "$TMP/err"; check "--resize with --cuda: exit 2" test $? -eq 2
+"$LBSIM" calibrate --blas cifarnet --resize-batch 8 2> "$TMP/err"; check "--resize-batch without --resize: exit 2" test $? -eq 2
+check "--resize-batch without --resize: says so" grep -q 'go with --resize' "$TMP/err"
+"$LBSIM" calibrate --blas cifarnet --resize --resize-batch 4 --resize-delta 4 2> "$TMP/err"
+check "--resize-delta not below --resize-batch: exit 2" test $? -eq 2
+
+# --torch --resize, through the torch worker's protocol (testbed/torch.h) to
+# a stand-in that needs no PyTorch: it answers each batch b with b ms, x1.5
+# when b is not the batch it ran before and x1.25 when it never ran b (its
+# warm-up at the largest batch is its first run): what --resize finds is
+# then exactly 50% and 25%.
+if command -v python3 > /dev/null; then
+	cat > "$TMP/fake_torch.py" << 'PY'
+import os, struct, sys
+ANSWER, BATCH = struct.Struct("=i4xddddd"), struct.Struct("=qq")
+if sys.argv[1] in ("probe", "nets"):
+    print("0-stand-in" if sys.argv[1] == "probe" else "cifarnet")
+    sys.exit(0)
+arg = lambda k: sys.argv[sys.argv.index(k) + 1]
+inp = os.fdopen(int(arg("--in-fd")), "rb", buffering=0)
+out = os.fdopen(int(arg("--out-fd")), "wb", buffering=0)
+last = int(arg("--max-batch"))
+seen = {last}
+out.write(ANSWER.pack(0, 0, 0, 0, 0, 0))
+while True:
+    raw = inp.read(BATCH.size)
+    if len(raw) < BATCH.size:
+        break
+    b = BATCH.unpack(raw)[0]
+    if b < 0:
+        break
+    t = 1e-3 * b * (1.5 if b != last else 1) * (1.25 if b not in seen else 1)
+    seen.add(b)
+    last = b
+    out.write(ANSWER.pack(0, t, t, 0, 0, 0))
+PY
+	LBSIM_TORCH_WORKER=$TMP/fake_torch.py "$LBSIM" calibrate --torch cifarnet --batches 2,8 --reps 1 --warmup 0 \
+		--resize --resize-batch 4 --resize-delta 1 --resize-rounds 3 -o "$TMP/rt.ini" > "$TMP/rt.out" 2>&1
+	check "--torch --resize: exit 0" test $? -eq 0
+	check "--torch --resize: resize_cost 50% in every round" grep -q '^resize_cost: +50.00% (median of alt / split - 1; +50.00% to +50.00%' "$TMP/rt.out"
+	check "--torch --resize: new_batch_cost 25% in every round" grep -q '^new_batch_cost: +25.00% (median of first / reentry - 1; +25.00% to +25.00%); first / repeated - 1: +87.50%' "$TMP/rt.out"
+	check "--torch --resize: written" test "$(sed -n '/^\[cost\]/,/^$/p' "$TMP/rt.ini" | grep -E '^(resize|new_batch)_cost = ' | tr '\n' ' ')" = \
+		"resize_cost = 50% new_batch_cost = 25% "
+	cat "$TMP/rt.out"
+fi
+
 # --cuda: where this build has no CUDA, or the machine no GPU, it says so.
 "$LBSIM" calibrate --cuda cifarnet --batches 2,8,32 --reps 2 -o "$TMP/gpu.ini" > "$TMP/cuda" 2> "$TMP/err"; rc=$?
 case $rc in

@@ -460,6 +460,64 @@ static void test_profile_resize(void)
 	CU_ASSERT(strstr(perr.msg, ":13: [cost] resize_cost: '-1%' is out of range") != NULL);
 }
 
+/* A device as the simulation models it (doc/model.md, "Re-sizing"): T(b)
+ * = 1 + 0.5 b + 0.05 b^2 ms, times 1.3 (resize_cost 30%) when b is not
+ * the batch run before, times 1.1 (new_batch_cost 10%) when it never ran
+ * before; its first run pays neither. */
+typedef struct fake_device {
+	int64_t last;
+	bool seen[64];
+	int runs;
+} fake_device;
+
+static lbs_status fake_run(void *ctx, int64_t b, double *time_s, lbs_error *err)
+{
+	(void)err;
+	fake_device *d = ctx;
+	double t = 1e-3 * (1 + 0.5 * (double)b + 0.05 * (double)(b * b));
+	if (d->last && b != d->last)
+		t *= 1.3;
+	if (d->last && !d->seen[b])
+		t *= 1.1;
+	d->seen[b] = true;
+	d->last = b;
+	d->runs++;
+	*time_s = t;
+	return LBS_OK;
+}
+
+/* lbs_calib_resize finds the device's costs. By hand, b = 10 and delta = 2
+ * (T = 8.2, 11 and 14.2 ms at 8, 10 and 12): the block of 8 alternating
+ * 8 and 12 takes 4 x (8.2 + 14.2) x 1.3 = 116.48 ms, the same batches
+ * split 4 x 8.2 + 4 x 14.2 = 89.6 ms: resize_cost 116.48 / 89.6 - 1 =
+ * 30%; against 8 x 11 = 88 ms at b it would be 32.36%, the curve's part
+ * counted as a cost. A fresh batch s: T(s) x 1.3 x 1.1 first, T(s) x 1.3
+ * after b again: new_batch_cost 10%; against T(s) back to back, 43%. */
+static void test_resize_measure(void)
+{
+	fake_device d = { 0 };
+	const int64_t fresh[] = { 13, 15, 20, 17, 40 };
+	lbs_resize_bench b = { fake_run, NULL, &d };
+	lbs_resize_opts o = { 10, 2, 5, 8, fresh };
+	lbs_resize_result r;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_resize(&b, &o, &r, &err), LBS_OK);
+	CU_ASSERT(NEAR(r.resize_cost, 0.3, 1e-12) && NEAR(r.resize_lo, 0.3, 1e-12) && NEAR(r.resize_hi, 0.3, 1e-12));
+	CU_ASSERT(NEAR(r.against_b, 116.48 / 88 - 1, 1e-12));
+	CU_ASSERT(NEAR(r.new_batch_cost, 0.1, 1e-12) && NEAR(r.new_lo, 0.1, 1e-12) && NEAR(r.new_hi, 0.1, 1e-12));
+	CU_ASSERT(NEAR(r.first_vs_repeated, 1.3 * 1.1 - 1, 1e-12));
+	/* 6 untimed runs, then per round 3 blocks (8 + 1, 2 x (4 + 1), 8 + 1)
+	 * and 4 + LBS_RESIZE_REPEATS runs of the fresh batch */
+	CU_ASSERT_EQUAL(d.runs, 6 + 5 * (9 + 10 + 9 + 4 + LBS_RESIZE_REPEATS));
+	/* A fresh batch that the comparison runs is refused. */
+	const int64_t stale[] = { 13, 12, 20, 17, 40 };
+	o.fresh = stale;
+	CU_ASSERT_EQUAL(lbs_calib_resize(&b, &o, &r, &err), LBS_EINTERNAL);
+	o.fresh = fresh;
+	o.block = 7;
+	CU_ASSERT_EQUAL(lbs_calib_resize(&b, &o, &r, &err), LBS_EINTERNAL);
+}
+
 static void test_scenario_profile(void)
 {
 	lbs_scenario sc;
@@ -567,6 +625,7 @@ void suite_calib(void)
 		{ "profile: power and quadratic", test_profile_power_quadratic },
 		{ "scenario: profile = PATH", test_scenario_profile },
 		{ "profile: re-sizing costs", test_profile_resize },
+		{ "re-sizing costs measured", test_resize_measure },
 		{ "published tables", test_tables },
 	};
 	add_suite("calib", tests, sizeof tests / sizeof tests[0]);
