@@ -21,9 +21,17 @@
 #include "sweep/sweep.h"
 #include "whatif/whatif_cmd.h"
 #include "testbed/testbed_cmd.h"
+#include "testbed/torch.h"
 
 /* Adding a command = a function int NAME(int argc, char **argv) beside the
  * domain it drives, and one line here. */
+/* calibrate, with the testbed's torch worker for --torch (models/ does not
+ * know the testbed). */
+static int calibrate(int argc, char **argv)
+{
+	return lbs_calibrate_command_with(argc, argv, &lbs_tb_torch_framework);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -38,7 +46,7 @@ static const struct {
 	{ "views", lbs_views_command },     /* analysis/views.c */
 	{ "report", lbs_report_command },   /* analysis/report.c */
 	{ "predict", lbs_predict_command }, /* analysis/predict_cmd.c */
-	{ "calibrate", lbs_calibrate_command }, /* models/calib/calibrate_cmd.c */
+	{ "calibrate", calibrate }, /* models/calib/calibrate_cmd.c */
 	{ "whatif", lbs_whatif_command },   /* whatif/whatif_cmd.c */
 	{ "testbed", lbs_testbed_command },   /* testbed/testbed_cmd.c */
 	{ "validate", lbs_validate_command }, /* testbed/testbed_cmd.c */

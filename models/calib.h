@@ -290,4 +290,25 @@ lbs_status lbs_calib_from_tables(const char *data_dir, const char *software,
 				 lbs_table_profile **out, size_t *n, lbs_error *err);
 void lbs_table_profiles_free(lbs_table_profile *tp, size_t n);
 
+/* ---- frameworks out of process ---------------------------------------- */
+
+/* A framework that trains for real in a process of its own and times its
+ * steps (the testbed's torch worker, testbed/torch.h). models/ does not
+ * know the testbed: the calibrate command's caller hands one in
+ * (lbs_calibrate_command_with; cli/main.c and the testbed's calibration). */
+typedef struct lbs_calib_framework {
+	const char *name;    /* "torch": the option --NAME */
+	const char *summary; /* e.g. "PyTorch" */
+	/* Starts one worker of network `net` for batches up to max_batch, into
+	 * *ctx, its version into version: LBS_ENOTESTBED naming what is missing
+	 * (the interpreter, the framework), LBS_EUSAGE for a network it does not
+	 * build. */
+	lbs_status (*open)(const char *net, int64_t max_batch, void **ctx, char *version, size_t len,
+			   lbs_error *err);
+	/* One training step of `batch` samples: its compute time (forward and
+	 * backward, wall). */
+	lbs_status (*step)(void *ctx, int64_t batch, double *time_s, lbs_error *err);
+	void (*close)(void *ctx);
+} lbs_calib_framework;
+
 #endif

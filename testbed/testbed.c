@@ -730,7 +730,7 @@ lbs_status lbs_testbed_calibrate(const lbs_scenario *sc, const char *profile, bo
 		int argc = 0;
 		while (argv[argc])
 			argc++;
-		int rc = lbs_calibrate_command(argc, argv);
+		int rc = lbs_calibrate_command_with(argc, argv, &lbs_tb_torch_framework);
 		fflush(NULL);
 		_exit(rc);
 	}
@@ -1055,19 +1055,19 @@ lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_e
 	return st;
 }
 
-/* One iteration of `batch` on w: its compute time. */
-static lbs_status one(lbs_tb_worker *w, int64_t batch, double *compute_s, lbs_error *err)
+/* One iteration of `batch` on the worker ctx: its compute time. */
+static lbs_status resize_step(void *ctx, int64_t batch, double *compute_s, lbs_error *err)
 {
 	lbs_tb_result r;
-	lbs_status st = lbs_tb_worker_send(w, batch, err);
-	if (st == LBS_OK && (st = lbs_tb_worker_read(w, &r, err)) == LBS_OK && compute_s)
+	lbs_status st = lbs_tb_worker_send(ctx, batch, err);
+	if (st == LBS_OK && (st = lbs_tb_worker_read(ctx, &r, err)) == LBS_OK)
 		*compute_s = r.compute_s;
 	return st;
 }
 
 lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_error *err)
 {
-	enum { MAX_ROUNDS = 16, BLOCK = 6 };
+	enum { MAX_ROUNDS = 16 };
 	const int rounds = out->rounds > 0 ? out->rounds : 5;
 	if (rounds > MAX_ROUNDS)
 		return lbs_error_set(err, LBS_EINTERNAL, "resize: %d rounds", rounds);
@@ -1076,6 +1076,12 @@ lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_er
 		return lbs_error_set(err, LBS_EINPUT, "resize: the global batch %lld is too small to measure re-sizing "
 				     "(a quarter of it, %lld, less 2 samples)", (long long)sc->run.global_batch, (long long)b);
 	*out = (lbs_tb_resize){ .batch = b, .delta = d, .rounds = rounds };
+	/* The fresh batches come after b + d, each run for the first time in
+	 * its round; the worker's warm-up is at the largest, past them. */
+	int64_t fresh[MAX_ROUNDS];
+	for (int r = 0; r < rounds; r++)
+		fresh[r] = b + d + 1 + r;
+	const int64_t top = b + d + 1 + rounds;
 	lbs_cgroups cg;
 	lbs_cgroup g = { 0 };
 	lbs_tb_worker w = { .to_fd = -1, .from_fd = -1 };
@@ -1085,41 +1091,16 @@ lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_er
 		return st;
 	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
 		return st;
-	/* The fresh sizes come after b + d: b + d + 1 + r in round r, each
-	 * run for the first time in its round; the warm-up is at b + d. */
-	const int64_t top = b + d + (int64_t)rounds;
 	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK)
 		st = probe_worker(sc, &net, top, probe_cpu(), &cg, &g, "resize", &w, err);
-	double resize[MAX_ROUNDS], fresh[MAX_ROUNDS], constant_s = 0, alternating_s = 0;
-	for (int r = 0; r < rounds && st == LBS_OK; r++) {
-		/* Constant against alternating blocks, the same samples. */
-		double tc = 0, ta = 0, t;
-		st = one(&w, b, NULL, err);
-		for (int k = 0; k < BLOCK && st == LBS_OK; k++)
-			if ((st = one(&w, b, &t, err)) == LBS_OK)
-				tc += t / BLOCK;
-		for (int k = 0; k < BLOCK && st == LBS_OK; k++)
-			if ((st = one(&w, k % 2 ? b + d : b - d, &t, err)) == LBS_OK)
-				ta += t / BLOCK;
-		/* A size never run against the same size run before, each
-		 * reached from b (both are changes). */
-		const int64_t f = b + d + 1 + r;
-		double first = 0, again = 0;
-		if (st == LBS_OK && (st = one(&w, b, NULL, err)) == LBS_OK && (st = one(&w, f, &first, err)) == LBS_OK &&
-		    (st = one(&w, b, NULL, err)) == LBS_OK)
-			st = one(&w, f, &again, err);
-		if (st == LBS_OK) {
-			resize[r] = ta / tc - 1;
-			fresh[r] = first / again - 1;
-			constant_s += tc / rounds;
-			alternating_s += ta / rounds;
-		}
-	}
-	if (st == LBS_OK) {
-		median_range(resize, (size_t)rounds, out->resize);
-		median_range(fresh, (size_t)rounds, out->new_batch);
-		out->constant_s = constant_s;
-		out->alternating_s = alternating_s;
+	lbs_resize_bench bench = { .run = resize_step, .ctx = &w };
+	lbs_resize_opts o = { .batch = b, .delta = d, .rounds = rounds, .block = 6, .fresh = fresh };
+	lbs_resize_result res;
+	if (st == LBS_OK && (st = lbs_calib_resize(&bench, &o, &res, err)) == LBS_OK) {
+		out->resize[0] = res.resize_cost, out->resize[1] = res.resize_lo, out->resize[2] = res.resize_hi;
+		out->new_batch[0] = res.new_batch_cost, out->new_batch[1] = res.new_lo, out->new_batch[2] = res.new_hi;
+		out->against_b = res.against_b;
+		out->first_vs_repeated = res.first_vs_repeated;
 	}
 	lbs_tb_worker_stop(&w);
 	lbs_cgroup_remove(&g);

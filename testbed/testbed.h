@@ -136,21 +136,18 @@ typedef struct lbs_tb_exchange_cost {
 } lbs_tb_exchange_cost;
 lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_exchange_cost *out, lbs_error *err);
 
-/* What changing a worker's batch costs by itself, in one worker of sc's
- * backend alone on a CPU without a quota (doc/validation.md, "What
- * re-sizing costs"), at b = a quarter of the global batch, d = b / 8 (at
- * least 2), in `rounds` rounds (0: 5) of: one untimed iteration at b, 6 at
- * b (constant), 6 alternating b - d and b + d (the same samples); then b,
- * a size f never run before (timed: first), b, and f again (timed: seen).
- * Per round resize = alternating / constant - 1 (every alternating
- * iteration is a change between sizes already run) and new_batch = first /
- * seen - 1 (both changes, one to a new size); medians with their ranges,
- * the simulation's resize_cost and new_batch_cost. */
+/* What changing a worker's batch costs by itself (doc/validation.md,
+ * "What re-sizing costs"): lbs_calib_resize (models/calib.h) run on one
+ * worker of sc's backend alone on a CPU without a quota, at b = a quarter
+ * of the global batch, delta = b / 8 (at least 2), blocks of 6, `rounds`
+ * rounds (0: 5), fresh batches b + delta + 1, + 2, ...: the simulation's
+ * resize_cost and new_batch_cost, medians with their ranges. */
 typedef struct lbs_tb_resize {
 	int64_t batch, delta;
 	int rounds;
-	double constant_s, alternating_s; /* mean compute time of an iteration (means over rounds) */
-	double resize[3], new_batch[3];   /* median, lo, hi */
+	double resize[3], new_batch[3]; /* median, lo, hi (not floored) */
+	double against_b;               /* alternating / constant - 1, the median */
+	double first_vs_repeated;       /* a fresh batch's first run / its repeats - 1, the median */
 } lbs_tb_resize;
 lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_error *err);
 

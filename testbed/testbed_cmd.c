@@ -458,13 +458,14 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		if ((st = lbs_testbed_resize(sc, &rz, err)) != LBS_OK)
 			return st;
 		if (!o->quiet)
-			printf("re-sizing (batch %lld, %d rounds): constant %.2f ms an iteration, alternating "
-			       "%lld/%lld %.2f ms: resize_cost %.1f%% [%.1f, %.1f]; a size never run: new_batch_cost "
-			       "%.1f%% [%.1f, %.1f]\n",
-			       (long long)rz.batch, rz.rounds, 1e3 * rz.constant_s, (long long)(rz.batch - rz.delta),
-			       (long long)(rz.batch + rz.delta), 1e3 * rz.alternating_s, 100 * rz.resize[0],
-			       100 * rz.resize[1], 100 * rz.resize[2], 100 * rz.new_batch[0], 100 * rz.new_batch[1],
-			       100 * rz.new_batch[2]);
+			printf("re-sizing (batch %lld, %d rounds): alternating %lld and %lld against the same "
+			       "batches unchanged: resize_cost %.1f%% [%.1f, %.1f] (against %lld alone %+.1f%%); a "
+			       "batch never run, first against next run: new_batch_cost %.1f%% [%.1f, %.1f] "
+			       "(against its repeats %+.1f%%)\n",
+			       (long long)rz.batch, rz.rounds, (long long)(rz.batch - rz.delta),
+			       (long long)(rz.batch + rz.delta), 100 * rz.resize[0], 100 * rz.resize[1],
+			       100 * rz.resize[2], (long long)rz.batch, 100 * rz.against_b, 100 * rz.new_batch[0],
+			       100 * rz.new_batch[1], 100 * rz.new_batch[2], 100 * rz.first_vs_repeated);
 	}
 	lbs_run run;
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)

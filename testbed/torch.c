@@ -197,15 +197,50 @@ lbs_status lbs_tb_torch_spawn(lbs_tb_worker *w, const lbs_tb_torch_spec *spec, l
 	return LBS_OK;
 }
 
-lbs_status lbs_tb_torch_time(lbs_tb_worker *w, int64_t batch, int warmup, int reps, double *times,
-			     lbs_error *err)
+static lbs_status fw_open(const char *net, int64_t max_batch, void **ctx, char *version, size_t len,
+			  lbs_error *err)
 {
-	lbs_status st = LBS_OK;
-	for (int r = -warmup; r < reps && st == LBS_OK; r++) {
-		lbs_tb_result res;
-		if ((st = lbs_tb_worker_send(w, batch, err)) == LBS_OK &&
-		    (st = lbs_tb_worker_read(w, &res, err)) == LBS_OK && r >= 0)
-			times[r] = res.compute_s + res.exchange_s;
+	lbs_status st = lbs_tb_torch_probe(version, len, err);
+	if (st != LBS_OK)
+		return st;
+	if (!lbs_tb_torch_has_net(net))
+		return lbs_error_set(err, LBS_EUSAGE, "--torch %s: the torch worker builds %s", net, lbs_tb_torch_nets());
+	lbs_tb_worker *w = lbs_calloc(1, sizeof *w, err);
+	if (!w)
+		return LBS_EINTERNAL;
+	lbs_tb_torch_spec ts = { .net = net, .max_batch = max_batch, .global_batch = max_batch, .cpu = -1,
+				 .rank = 0, .world = 1, .seed = 1 };
+	if ((st = lbs_tb_torch_spawn(w, &ts, err)) == LBS_OK)
+		st = lbs_tb_worker_ready(w, "the torch worker", err);
+	if (st != LBS_OK) {
+		lbs_tb_worker_stop(w);
+		free(w);
+		return st;
 	}
+	*ctx = w;
+	return LBS_OK;
+}
+
+static lbs_status fw_step(void *ctx, int64_t batch, double *time_s, lbs_error *err)
+{
+	lbs_tb_result r;
+	lbs_status st = lbs_tb_worker_send(ctx, batch, err);
+	if (st == LBS_OK && (st = lbs_tb_worker_read(ctx, &r, err)) == LBS_OK)
+		*time_s = r.compute_s;
 	return st;
 }
+
+static void fw_close(void *ctx)
+{
+	lbs_tb_worker_finish(ctx);
+	lbs_tb_worker_stop(ctx);
+	free(ctx);
+}
+
+const lbs_calib_framework lbs_tb_torch_framework = {
+	.name = "torch",
+	.summary = "PyTorch",
+	.open = fw_open,
+	.step = fw_step,
+	.close = fw_close,
+};

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/calib.h"
 #include "testbed/worker.h"
 #include "util/error.h"
 
@@ -52,11 +53,10 @@ typedef struct lbs_tb_torch_spec {
  * (lbs_tb_worker_ready). */
 lbs_status lbs_tb_torch_spawn(lbs_tb_worker *w, const lbs_tb_torch_spec *spec, lbs_error *err);
 
-/* Times `reps` iterations of `batch` after `warmup` in one worker w (world
- * 1, started by lbs_tb_torch_spawn and ready): the compute times (forward,
- * backward and the SGD step's exchange-less remainder are not split: the
- * answer's compute_s plus exchange_s) into times[0..reps). */
-lbs_status lbs_tb_torch_time(lbs_tb_worker *w, int64_t batch, int warmup, int reps, double *times,
-			     lbs_error *err);
+/* The torch worker as `lbsim calibrate --torch` runs it (world 1, no
+ * exchange, on any CPU): each step's time is its forward and backward pass
+ * (compute_s), as the testbed's compute is; the optimizer step goes with
+ * the exchange. */
+extern const lbs_calib_framework lbs_tb_torch_framework;
 
 #endif

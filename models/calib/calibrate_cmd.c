@@ -18,7 +18,6 @@
 
 #include "models/nets.h"
 #include "models/profile.h"
-#include "testbed/torch.h"
 #include "util/clock.h"
 #include "util/units.h"
 
@@ -408,7 +407,8 @@ out:
 typedef struct bench_opts {
 	const char *model;
 	bool cuda;
-	bool torch; /* the testbed's torch worker (testbed/torch.h) instead of CBLAS */
+	bool torch; /* a framework's training steps (the caller's, fw) instead of CBLAS */
+	const lbs_calib_framework *fw;
 	int64_t *batches;
 	size_t n_batches;
 	int64_t reps, warmup, threads, gpu;
@@ -479,14 +479,15 @@ static void cpu_host(char *buf, size_t len, double *memory_bytes)
  * it answers (its forward, backward and optimizer step, not the pipes). */
 typedef struct resize_ctx {
 	lbs_blas_work *work;
-	lbs_tb_worker *torch; /* NULL: the BLAS iteration */
+	const lbs_calib_framework *fw; /* NULL: the BLAS iteration */
+	void *fw_ctx;
 } resize_ctx;
 
 static lbs_status resize_run(void *ctx, int64_t batch, double *time_s, lbs_error *err)
 {
 	resize_ctx *c = ctx;
-	if (c->torch)
-		return lbs_tb_torch_time(c->torch, batch, 0, 1, time_s, err);
+	if (c->fw)
+		return c->fw->step(c->fw_ctx, batch, time_s, err);
 	double t0 = lbs_monotonic_s();
 	lbs_blas_work_run(c->work, batch);
 	*time_s = lbs_monotonic_s() - t0;
@@ -517,8 +518,8 @@ static bool in_list(const int64_t *x, size_t n, int64_t v)
  * range over the rounds and put in p's [cost], floored at 0. The fresh
  * batches are the first above b + delta that the sweep did not run (nor
  * the torch worker's warm-up, at the sweep's largest batch). */
-static lbs_status measure_resize(lbs_blas *lib, lbs_tb_worker *torch, const lbs_net *net, const bench_opts *o,
-				 double max_bytes, lbs_profile *p, lbs_error *err)
+static lbs_status measure_resize(lbs_blas *lib, const lbs_calib_framework *fw, void *fw_ctx, const lbs_net *net,
+				 const bench_opts *o, double max_bytes, lbs_profile *p, lbs_error *err)
 {
 	const int block = 8;
 	int64_t *fresh = calloc((size_t)o->resize_rounds, sizeof *fresh);
@@ -530,8 +531,8 @@ static lbs_status measure_resize(lbs_blas *lib, lbs_tb_worker *torch, const lbs_
 			next++;
 		fresh[k] = next;
 	}
-	resize_ctx c = { NULL, torch };
-	lbs_status st = torch ? LBS_OK
+	resize_ctx c = { NULL, fw, fw_ctx };
+	lbs_status st = fw ? LBS_OK
 			      : lbs_blas_work_create(lib, net, fresh[o->resize_rounds - 1], max_bytes, &c.work, err);
 	if (st != LBS_OK) {
 		free(fresh);
@@ -570,6 +571,19 @@ static lbs_status measure_resize(lbs_blas *lib, lbs_tb_worker *torch, const lbs_
 	return LBS_OK;
 }
 
+/* `warmup` untimed steps of `batch`, then `reps` timed into times[]. */
+static lbs_status fw_time(const lbs_calib_framework *fw, void *ctx, int64_t batch, int64_t warmup, int64_t reps,
+			  double *times, lbs_error *err)
+{
+	lbs_status st = LBS_OK;
+	for (int64_t r = -warmup; r < reps && st == LBS_OK; r++) {
+		double t;
+		if ((st = fw->step(ctx, batch, &t, err)) == LBS_OK && r >= 0)
+			times[r] = t;
+	}
+	return st;
+}
+
 static int bench(bench_opts *o)
 {
 	lbs_net net;
@@ -597,26 +611,20 @@ static int bench(bench_opts *o)
 	software(sw, sizeof sw);
 	double device_memory = 0;
 	lbs_blas *lib = NULL;
-	lbs_tb_worker tw = { .to_fd = -1, .from_fd = -1 };
+	void *fw_ctx = NULL;
 	if (o->torch) {
-		char version[64];
-		if ((st = lbs_tb_torch_probe(version, sizeof version, &err)) == LBS_OK) {
-			if (!lbs_tb_torch_has_net(net.name))
-				st = lbs_error_set(&err, LBS_EUSAGE, "--torch %s: the torch worker builds %s", net.name,
-						   lbs_tb_torch_nets());
-		}
-		lbs_tb_torch_spec ts = { .net = net.name, .max_batch = o->batches[o->n_batches - 1],
-					 .global_batch = o->batches[o->n_batches - 1], .cpu = -1, .rank = 0,
-					 .world = 1, .seed = 1 };
-		if (st == LBS_OK && (st = lbs_tb_torch_spawn(&tw, &ts, &err)) == LBS_OK)
-			st = lbs_tb_worker_ready(&tw, "the torch worker", &err);
+		char version[64] = "";
+		if (!o->fw)
+			st = lbs_error_set(&err, LBS_ENOTESTBED, "--torch: no framework worker in this program");
+		else
+			st = o->fw->open(net.name, o->batches[o->n_batches - 1], &fw_ctx, version, sizeof version, &err);
 		if (st == LBS_OK) {
 			cpu_host(p->host, sizeof p->host, &device_memory);
 			char cpu[128];
 			lbs_fmt(cpu, sizeof cpu, "%s", p->host);
 			cpu[strcspn(cpu, ",")] = '\0';
-			lbs_fmt(p->device, sizeof p->device, "%s (1 PyTorch thread)", cpu);
-			lbs_fmt(p->software, sizeof p->software, "%s, PyTorch %s (CPU)", sw, version);
+			lbs_fmt(p->device, sizeof p->device, "%s (1 %s thread)", cpu, o->fw->summary);
+			lbs_fmt(p->software, sizeof p->software, "%s, %s %s (CPU)", sw, o->fw->summary, version);
 			p->threads = 1;
 			p->device_class = 0;
 			p->source = LBS_SOURCE_TORCH;
@@ -666,7 +674,7 @@ static int bench(bench_opts *o)
 	for (size_t i = 0; i < o->n_batches; i++) {
 		int64_t b = o->batches[i];
 		if (o->torch)
-			st = lbs_tb_torch_time(&tw, b, (int)o->warmup, (int)o->reps, times, &err);
+			st = fw_time(o->fw, fw_ctx, b, o->warmup, o->reps, times, &err);
 		else if (o->cuda)
 			st = lbs_cuda_bench((int)o->gpu, &net, b, (int)o->warmup, (int)o->reps, times, &err);
 		else
@@ -748,7 +756,7 @@ static int bench(bench_opts *o)
 	}
 	printf("memory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
-	if (o->resize && (st = measure_resize(lib, o->torch ? &tw : NULL, &net, o, 0.5 * device_memory, p, &err)) !=
+	if (o->resize && (st = measure_resize(lib, o->torch ? o->fw : NULL, fw_ctx, &net, o, 0.5 * device_memory, p, &err)) !=
 				 LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --resize: %s\n", err.msg);
 		goto out;
@@ -761,7 +769,8 @@ static int bench(bench_opts *o)
 	}
 out:
 	lbs_blas_close(lib);
-	lbs_tb_worker_stop(&tw);
+	if (fw_ctx)
+		o->fw->close(fw_ctx);
 	lbs_profile_destroy(p);
 	free(p);
 	free(times);
@@ -800,6 +809,11 @@ static int show_layers(const char *model, int64_t batch)
 }
 
 int lbs_calibrate_command(int argc, char **argv)
+{
+	return lbs_calibrate_command_with(argc, argv, NULL);
+}
+
+int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework *torch)
 {
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
@@ -861,7 +875,7 @@ int lbs_calibrate_command(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case OPT_BLAS: bo.model = optarg; bo.cuda = false; break;
 		case OPT_CUDA: bo.model = optarg; bo.cuda = true; break;
-		case OPT_TORCH: bo.model = optarg; bo.cuda = false; bo.torch = true; break;
+		case OPT_TORCH: bo.model = optarg; bo.cuda = false; bo.torch = true; bo.fw = torch; break;
 		case OPT_FIT: fo.csv = optarg; break;
 		case OPT_DEVICE:
 			if ((fo.device_class = lbs_choice_index(LBS_PROFILE_DEVICE_CHOICES, optarg)) < 0) {

@@ -5,5 +5,9 @@
 #define LBS_CALIBRATE_CMD_H
 
 int lbs_calibrate_command(int argc, char **argv);
+/* The same, with `torch` the framework --torch runs (NULL: --torch says it
+ * is not available to this caller). */
+struct lbs_calib_framework;
+int lbs_calibrate_command_with(int argc, char **argv, const struct lbs_calib_framework *torch);
 
 #endif
