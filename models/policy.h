@@ -191,17 +191,24 @@ bool lbs_quantum_fits(int64_t total, size_t n, int64_t quantum, const int64_t *c
 lbs_status lbs_quantum_check(const lbs_policy_env *env, const char *section, const lbs_kv *options,
 			     size_t n_options, int64_t quantum, lbs_error *err);
 
-/* Re-sizing hysteresis (the `resize_cost` option). With tau[i] the
- * predicted compute time per sample of worker i (seconds; INFINITY:
- * unknown), a worker's predicted time for b samples is b * tau[i] (0 for
- * b = 0), and a worker whose batch differs from cur[i] pays (1 + cost)
- * times that in the plan. Returns the predicted gain of the plan,
- *   max_i cur_i tau_i - max_i plan_i tau_i (1 + cost [plan_i != cur_i]),
- * positive when the plan is predicted faster than keeping cur, re-sizing
- * paid; INFINITY when cur gives samples to a worker of unknown time (so
+/* Re-sizing hysteresis (the `resize_cost` and `resize_horizon` options).
+ * With tau[i] the predicted compute time per sample of worker i (seconds;
+ * INFINITY: unknown), a worker's predicted time for b samples is b *
+ * tau[i] (0 for b = 0), and a worker whose batch differs from cur[i] pays
+ * (1 + cost) times that in the iteration it changes. With
+ *   keep = max_i cur_i tau_i,  plan = max_i plan_i tau_i,
+ *   paid = max_i plan_i tau_i (1 + cost [plan_i != cur_i]),
+ * returns the predicted gain of the plan over `horizon` >= 1 iterations
+ * at these speeds, its re-sizing paid once:
+ *   horizon (keep - plan) - (paid - plan),
+ * which for horizon 1 is keep - paid: the next iteration alone. Positive
+ * when the plan is predicted to pay back its re-sizing within the
+ * horizon; INFINITY when cur gives samples to a worker of unknown time (so
  * the plan is taken, as without the option). A policy adopts the plan
- * only when the gain is positive. */
-double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost);
+ * only when the gain is positive. Example: keep 10 ms, plan 9 ms, paid
+ * 12.6 ms (cost 0.4): -2.6 ms over one iteration, +0.4 ms over 4. */
+double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost,
+		       double horizon);
 
 /* The two options' rows, the same in every policy that has them (fields
  * double resize_cost and int64_t quantum of its options struct). Both are
@@ -212,6 +219,11 @@ double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const 
 	  "an iteration whose batch differs from its previous one; > 0: a new plan is adopted only " \
 	  "if its predicted iteration time, each re-sized worker's time times (1 + resize_cost), " \
 	  "is shorter than the current batches' (0: off)" }
+#define LBS_RESIZE_HORIZON_KEY(type, field) \
+	{ "resize_horizon", LBS_T_REAL, offsetof(type, field), "1", 1, 1e6, 0, NULL, NULL, \
+	  "iterations: with resize_cost, a new plan is adopted if what it is predicted to save over " \
+	  "this many iterations at the current speeds exceeds its re-sizing cost, paid once (1: the " \
+	  "next iteration alone; a persistent imbalance, as lbbsp-gpu's steps fix, needs more)" }
 #define LBS_QUANTUM_KEY(type, field) \
 	{ "quantum", LBS_T_INT, offsetof(type, field), "1", 1, 1e9, 0, NULL, NULL, \
 	  "samples: every batch is a multiple of this but one, the largest (where the caps allow), " \

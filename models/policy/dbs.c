@@ -43,6 +43,7 @@ typedef struct dbs_options {
 	int64_t interval;  /* iterations between re-balancings; 0: one epoch */
 	int64_t probe_every;
 	double resize_cost;
+	double resize_horizon;
 	int64_t quantum;
 } dbs_options;
 
@@ -58,6 +59,7 @@ static const lbs_key_spec dbs_keys[] = {
 	  NULL, "at a re-balancing, a worker given no samples for at least this many iterations gets "
 		"one, to be measured again (0: never)" },
 	LBS_RESIZE_COST_KEY(dbs_options, resize_cost),
+	LBS_RESIZE_HORIZON_KEY(dbs_options, resize_horizon),
 	LBS_QUANTUM_KEY(dbs_options, quantum),
 };
 
@@ -206,7 +208,7 @@ static lbs_status dbs_plan(void *state, const lbs_observation *obs, int64_t *bat
 		return lbs_error_set(err, LBS_EINPUT, "dbs: the memory caps cannot hold the new shares");
 	if (s->opt.resize_cost > 0) {
 		bool same = !memcmp(batch, s->current, s->n * sizeof *batch);
-		s->gain_s = same ? 0.0 : lbs_resize_gain(s->n, s->current, batch, s->tau, s->opt.resize_cost);
+		s->gain_s = same ? 0.0 : lbs_resize_gain(s->n, s->current, batch, s->tau, s->opt.resize_cost, s->opt.resize_horizon);
 		if (!same && s->gain_s <= 0) { /* not worth re-sizing: keep the batches */
 			memcpy(batch, s->current, s->n * sizeof *batch);
 			s->kept++;

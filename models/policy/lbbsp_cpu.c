@@ -37,6 +37,7 @@ typedef struct lc_options {
 	char predictor[LBS_VALUE_MAX];
 	int64_t probe_every;
 	double resize_cost;
+	double resize_horizon;
 	int64_t quantum;
 } lc_options;
 
@@ -48,6 +49,7 @@ static const lbs_key_spec lc_keys[] = {
 	  NULL, "a worker given no samples for this many iterations in a row gets one, to be measured "
 		"again (0: never)" },
 	LBS_RESIZE_COST_KEY(lc_options, resize_cost),
+	LBS_RESIZE_HORIZON_KEY(lc_options, resize_horizon),
 	LBS_QUANTUM_KEY(lc_options, quantum),
 };
 
@@ -202,7 +204,7 @@ static lbs_status lc_plan(void *state, const lbs_observation *obs, int64_t *batc
 		for (size_t i = 0; i < s->n; i++)
 			s->tau[i] = s->weight[i] > 0 ? 1.0 / s->weight[i] : INFINITY;
 		bool same = !memcmp(batch, s->current, s->n * sizeof *batch);
-		s->gain_s = same ? 0.0 : lbs_resize_gain(s->n, s->current, batch, s->tau, s->opt.resize_cost);
+		s->gain_s = same ? 0.0 : lbs_resize_gain(s->n, s->current, batch, s->tau, s->opt.resize_cost, s->opt.resize_horizon);
 		if (!same && s->gain_s <= 0) { /* not worth re-sizing: keep the batches */
 			memcpy(batch, s->current, s->n * sizeof *batch);
 			s->kept++;

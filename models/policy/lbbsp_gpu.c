@@ -43,6 +43,7 @@ typedef struct lg_options {
 	int64_t max_window;
 	int64_t probe_every;
 	double resize_cost;
+	double resize_horizon;
 	int64_t quantum;
 } lg_options;
 
@@ -61,6 +62,7 @@ static const lbs_key_spec lg_keys[] = {
 	  NULL, "a worker given no samples for this many iterations in a row gets one for one iteration, "
 		"kept only if it is not then the slowest (0: never)" },
 	LBS_RESIZE_COST_KEY(lg_options, resize_cost),
+	LBS_RESIZE_HORIZON_KEY(lg_options, resize_horizon),
 	LBS_QUANTUM_KEY(lg_options, quantum),
 };
 
@@ -212,7 +214,7 @@ static lbs_status lg_plan(void *state, const lbs_observation *obs, int64_t *batc
 		memcpy(s->moved, batch, s->n * sizeof *batch);
 		s->moved[slow] -= k;
 		s->moved[fast] += k;
-		if (!(lbs_resize_gain(s->n, batch, s->moved, s->tau, s->opt.resize_cost) > 0)) {
+		if (!(lbs_resize_gain(s->n, batch, s->moved, s->tau, s->opt.resize_cost, s->opt.resize_horizon) > 0)) {
 			s->kept++; /* not worth re-sizing: nothing moves, nothing is learnt */
 			return LBS_OK;
 		}

@@ -240,18 +240,25 @@ lbs_status lbs_quantum_check(const lbs_policy_env *env, const char *section, con
 	return LBS_OK;
 }
 
-double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost)
+double lbs_resize_gain(size_t n, const int64_t *cur, const int64_t *plan, const double *tau, double cost,
+		       double horizon)
 {
-	double before = 0, after = 0;
+	double keep = 0, bare = 0, paid = 0;
 	for (size_t i = 0; i < n; i++) {
 		double a = cur[i] > 0 ? (double)cur[i] * tau[i] : 0.0;
-		double b = plan[i] > 0 ? (double)plan[i] * tau[i] * (plan[i] != cur[i] ? 1 + cost : 1) : 0.0;
-		before = a > before ? a : before;
-		after = b > after ? b : after;
+		double b = plan[i] > 0 ? (double)plan[i] * tau[i] : 0.0;
+		double c = plan[i] != cur[i] ? b * (1 + cost) : b;
+		keep = a > keep ? a : keep;
+		bare = b > bare ? b : bare;
+		paid = c > paid ? c : paid;
 	}
 	/* Keeping a worker of unknown time is never preferred (and inf - inf
 	 * would be NaN, which no policy variable may be). */
-	return isinf(before) ? INFINITY : before - after;
+	if (isinf(keep))
+		return INFINITY;
+	if (isinf(bare))
+		return -INFINITY;
+	return horizon * (keep - bare) - (paid - bare);
 }
 
 void lbs_probe_count(int64_t *idle, size_t n, const int64_t *last_batch)

@@ -577,19 +577,24 @@ static void test_resize_gain(void)
 {
 	const double tau[2] = { 1e-3, 1.25e-3 };
 	const int64_t cur[2] = { 50, 50 }, plan[2] = { 56, 44 };
-	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.1) - 0.0009) < 1e-15);
-	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.2) + 0.0047) < 1e-15);
-	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.0) - 0.0065) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.1, 1) - 0.0009) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.2, 1) + 0.0047) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.0, 1) - 0.0065) < 1e-15);
 	const int64_t keep[2] = { 50, 44 };
-	CU_ASSERT(fabs(lbs_resize_gain(2, cur, keep, tau, 1.0) - (0.0625 - 0.11)) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, keep, tau, 1.0, 1) - (0.0625 - 0.11)) < 1e-15);
+	/* Over a horizon the saving (62.5 - 56 = 6.5 ms an iteration) counts
+	 * that many times, the cost (67.2 - 56 = 11.2 ms at 0.2) once: over 2
+	 * iterations 13 - 11.2 = +1.8 ms, over 1.5 9.75 - 11.2 = -1.45 ms. */
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.2, 2) - 0.0018) < 1e-15);
+	CU_ASSERT(fabs(lbs_resize_gain(2, cur, plan, tau, 0.2, 1.5) + 0.00145) < 1e-15);
 	const double unknown[2] = { 1e-3, INFINITY };
 	const int64_t drop[2] = { 100, 0 };
 	/* Keeping a worker of unknown time: the gain is infinite, whatever the
 	 * plan (never NaN, which no policy variable may be). */
-	CU_ASSERT(isinf(lbs_resize_gain(2, cur, drop, unknown, 0.5)) && lbs_resize_gain(2, cur, drop, unknown, 0.5) > 0);
-	CU_ASSERT(isinf(lbs_resize_gain(2, cur, cur, unknown, 0.5)) && lbs_resize_gain(2, cur, cur, unknown, 0.5) > 0);
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, drop, unknown, 0.5, 1)) && lbs_resize_gain(2, cur, drop, unknown, 0.5, 1) > 0);
+	CU_ASSERT(isinf(lbs_resize_gain(2, cur, cur, unknown, 0.5, 1)) && lbs_resize_gain(2, cur, cur, unknown, 0.5, 1) > 0);
 	const int64_t gone[2] = { 100, 0 }, back[2] = { 50, 50 };
-	CU_ASSERT(isinf(lbs_resize_gain(2, gone, back, unknown, 0.5)) && lbs_resize_gain(2, gone, back, unknown, 0.5) < 0);
+	CU_ASSERT(isinf(lbs_resize_gain(2, gone, back, unknown, 0.5, 1)) && lbs_resize_gain(2, gone, back, unknown, 0.5, 1) < 0);
 }
 
 /* Hysteresis at the barrier, on FLEET (speeds 1, 1, 1, 3; B = 60): the even
