@@ -127,8 +127,9 @@ lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, d
  * in a group of its own without a quota, on the CPUs the testbed gives
  * them, `reps` iterations of the global batch split evenly after one
  * untimed. Per iteration, the wall time is the exchange of the last worker
- * to finish its compute (the least any waited) and the work the most CPU
- * time (every thread) a worker spent in it; medians with their ranges. */
+ * to finish its compute (the least any waited) and the work the median over
+ * the workers of the CPU time (every thread) each spent in it; medians over
+ * the iterations with their ranges. */
 typedef struct lbs_tb_exchange_cost {
 	int reps;
 	double wall_s[3]; /* median, lo, hi */

@@ -436,7 +436,7 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		if (!o->quiet)
 			printf("the torch workers' exchange and optimizer step without quotas (%d iterations): "
 			       "%.2f ms [%.2f, %.2f] of wall time for the last to arrive, %.2f ms [%.2f, %.2f] of "
-			       "CPU time for the busiest worker; the simulation's exchange: %.2f ms of %s%s\n",
+			       "CPU time for a worker (the median); the simulation's exchange: %.2f ms of %s%s\n",
 			       xc.reps, 1e3 * xc.wall_s[0], 1e3 * xc.wall_s[1], 1e3 * xc.wall_s[2], 1e3 * xc.cpu_s[0],
 			       1e3 * xc.cpu_s[1], 1e3 * xc.cpu_s[2], 1e3 * x, o->exchange_wall ? "wall time" : "CPU work",
 			       o->exchange_fixed ? ", at its own pace" : ", on each worker's availability");
