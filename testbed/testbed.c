@@ -853,28 +853,50 @@ static lbs_status probe_worker(const lbs_scenario *sc, const lbs_net *net, int64
 	return st == LBS_OK ? lbs_cgroup_attach(g, w->pid, err) : st;
 }
 
+/* One worker of sc's backend for the machine's own measurements, alone in
+ * a group of its own without a quota on probe_cpu(): what lbs_testbed_speed
+ * and lbs_testbed_resize run. */
+typedef struct probe {
+	lbs_cgroups cg;
+	lbs_cgroup g;
+	lbs_tb_worker w;
+	lbs_net net;
+	bool has_net, opened;
+} probe;
+
+static lbs_status probe_open(probe *p, const lbs_scenario *sc, int64_t max_batch, const char *name, lbs_error *err)
+{
+	*p = (probe){ .w = { .to_fd = -1, .from_fd = -1 } };
+	lbs_status st = lbs_cgroup_probe(&p->cg, LBS_TESTBED_PERIOD_US, err);
+	if (st == LBS_OK && (st = lbs_net_create(&p->net, sc->model.name, err)) == LBS_OK)
+		p->has_net = true;
+	if (st == LBS_OK && (st = lbs_cgroup_open(&p->cg, err)) == LBS_OK)
+		p->opened = true;
+	if (st == LBS_OK)
+		st = probe_worker(sc, &p->net, max_batch, probe_cpu(), &p->cg, &p->g, name, &p->w, err);
+	return st;
+}
+
+static void probe_close(probe *p)
+{
+	lbs_tb_worker_stop(&p->w);
+	lbs_cgroup_remove(&p->g);
+	if (p->opened)
+		lbs_cgroup_close(&p->cg);
+	if (p->has_net)
+		lbs_net_destroy(&p->net);
+}
+
 lbs_status lbs_testbed_speed(const lbs_scenario *sc, int reps, int64_t *batch, double *cpu_s, lbs_error *err)
 {
-	lbs_cgroups cg;
-	lbs_cgroup g = { 0 };
-	lbs_tb_worker w = { .to_fd = -1, .from_fd = -1 };
-	lbs_net net;
+	probe p;
+	double m, cm;
 	*batch = probe_batch(sc);
 	*cpu_s = NAN;
-	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
-	if (st != LBS_OK)
-		return st;
-	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
-		return st;
-	double m, cm;
-	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK &&
-	    (st = probe_worker(sc, &net, *batch, probe_cpu(), &cg, &g, "probe", &w, err)) == LBS_OK &&
-	    (st = time_batches(&w, 1, *batch, reps, &m, &cm, err)) == LBS_OK)
+	lbs_status st = probe_open(&p, sc, *batch, "probe", err);
+	if (st == LBS_OK && (st = time_batches(&p.w, 1, *batch, reps, &m, &cm, err)) == LBS_OK)
 		*cpu_s = cm;
-	lbs_tb_worker_stop(&w);
-	lbs_cgroup_remove(&g);
-	lbs_cgroup_close(&cg);
-	lbs_net_destroy(&net);
+	probe_close(&p);
 	return st;
 }
 
@@ -1091,18 +1113,9 @@ lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_er
 	for (int r = 0; r < rounds; r++)
 		fresh[r] = b + d + 1 + r;
 	const int64_t top = b + d + 1 + rounds;
-	lbs_cgroups cg;
-	lbs_cgroup g = { 0 };
-	lbs_tb_worker w = { .to_fd = -1, .from_fd = -1 };
-	lbs_net net;
-	lbs_status st = lbs_cgroup_probe(&cg, LBS_TESTBED_PERIOD_US, err);
-	if (st != LBS_OK)
-		return st;
-	if ((st = lbs_net_create(&net, sc->model.name, err)) != LBS_OK)
-		return st;
-	if ((st = lbs_cgroup_open(&cg, err)) == LBS_OK)
-		st = probe_worker(sc, &net, top, probe_cpu(), &cg, &g, "resize", &w, err);
-	lbs_resize_bench bench = { .run = resize_step, .ctx = &w };
+	probe p;
+	lbs_status st = probe_open(&p, sc, top, "resize", err);
+	lbs_resize_bench bench = { .run = resize_step, .ctx = &p.w };
 	lbs_resize_opts o = { .batch = b, .delta = d, .rounds = rounds, .block = 6, .fresh = fresh };
 	lbs_resize_result res;
 	if (st == LBS_OK && (st = lbs_calib_resize(&bench, &o, &res, err)) == LBS_OK) {
@@ -1111,9 +1124,6 @@ lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_er
 		out->against_b = res.against_b;
 		out->first_vs_repeated = res.first_vs_repeated;
 	}
-	lbs_tb_worker_stop(&w);
-	lbs_cgroup_remove(&g);
-	lbs_cgroup_close(&cg);
-	lbs_net_destroy(&net);
+	probe_close(&p);
 	return st;
 }

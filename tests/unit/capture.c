@@ -43,6 +43,12 @@ void capture_free(capture *c)
 lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov, const char *policy,
 			    capture *c, lbs_error *err)
 {
+	return capture_simulate_with(text, ov, nov, policy, NULL, c, err);
+}
+
+lbs_status capture_simulate_with(const char *text, const char *const *ov, size_t nov, const char *policy,
+				 const lbs_policy_ops *plugin, capture *c, lbs_error *err)
+{
 	char *path = write_temp(text);
 	lbs_scenario sc;
 	lbs_run run;
@@ -53,6 +59,14 @@ lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov,
 	free(path);
 	if (st != LBS_OK)
 		return st;
+	if (plugin) { /* the scenario takes it as a plugin of its own, with no file to close */
+		if (!(sc.plugins = calloc(1, sizeof *sc.plugins))) {
+			lbs_scenario_destroy(&sc);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		}
+		sc.plugins[0].policy = plugin;
+		sc.n_plugins = 1;
+	}
 	st = lbs_run_create(&run, &sc, policy, err);
 	if (st == LBS_OK) {
 		st = lbs_run_execute(&run, capture_record, c, NULL, err);

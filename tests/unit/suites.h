@@ -55,6 +55,10 @@ typedef struct capture {
  * and captures every iteration. */
 lbs_status capture_simulate(const char *text, const char *const *ov, size_t nov, const char *policy,
 			    capture *c, lbs_error *err);
+/* The same, with `plugin` (NULL: none) given to the scenario as a policy
+ * plugin of its own, so that `policy` may name it. */
+lbs_status capture_simulate_with(const char *text, const char *const *ov, size_t nov, const char *policy,
+				 const lbs_policy_ops *plugin, capture *c, lbs_error *err);
 void capture_free(capture *c);
 /* The observer capture_simulate runs with (ctx: a capture, zeroed, fail_at
  * -1), for a test that makes its own run. */

@@ -311,30 +311,11 @@ static const lbs_policy_ops replay_policy = {
 	.destroy = replay_destroy,
 };
 
-/* Runs text under the replay policy (the scenario takes it as a plugin of
- * its own, with no file to close). */
+/* Runs text under the replay policy. */
 static lbs_status simulate_replay(const char *text, const char *const *ov, size_t nov, capture *c,
 				  lbs_error *err)
 {
-	char *path = write_temp(text);
-	lbs_scenario sc;
-	memset(c, 0, sizeof *c);
-	c->fail_at = -1;
-	lbs_status st = lbs_scenario_load(&sc, path, ov, nov, err);
-	unlink(path);
-	free(path);
-	if (st != LBS_OK)
-		return st;
-	sc.plugins = calloc(1, sizeof *sc.plugins);
-	sc.plugins[0].policy = &replay_policy;
-	sc.n_plugins = 1;
-	lbs_run run;
-	if ((st = lbs_run_create(&run, &sc, "replay", err)) == LBS_OK) {
-		st = lbs_run_execute(&run, capture_record, c, NULL, err);
-		lbs_run_destroy(&run);
-	}
-	lbs_scenario_destroy(&sc);
-	return st;
+	return capture_simulate_with(text, ov, nov, "replay", &replay_policy, c, err);
 }
 
 #define RESIZE_TWO \
