@@ -1086,16 +1086,6 @@ lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_e
 	return st;
 }
 
-/* One iteration of `batch` on the worker ctx: its compute time. */
-static lbs_status resize_step(void *ctx, int64_t batch, double *compute_s, lbs_error *err)
-{
-	lbs_tb_result r;
-	lbs_status st = lbs_tb_worker_send(ctx, batch, err);
-	if (st == LBS_OK && (st = lbs_tb_worker_read(ctx, &r, err)) == LBS_OK)
-		*compute_s = r.compute_s;
-	return st;
-}
-
 lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_error *err)
 {
 	enum { MAX_ROUNDS = 16 };
@@ -1115,7 +1105,7 @@ lbs_status lbs_testbed_resize(const lbs_scenario *sc, lbs_tb_resize *out, lbs_er
 	const int64_t top = b + d + 1 + rounds;
 	probe p;
 	lbs_status st = probe_open(&p, sc, top, "resize", err);
-	lbs_resize_bench bench = { .run = resize_step, .ctx = &p.w };
+	lbs_resize_bench bench = { .run = lbs_tb_worker_step, .ctx = &p.w };
 	lbs_resize_opts o = { .batch = b, .delta = d, .rounds = rounds, .block = 6, .fresh = fresh };
 	lbs_resize_result res;
 	if (st == LBS_OK && (st = lbs_calib_resize(&bench, &o, &res, err)) == LBS_OK) {

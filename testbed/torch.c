@@ -221,15 +221,6 @@ static lbs_status fw_open(const char *net, int64_t max_batch, void **ctx, char *
 	return LBS_OK;
 }
 
-static lbs_status fw_step(void *ctx, int64_t batch, double *time_s, lbs_error *err)
-{
-	lbs_tb_result r;
-	lbs_status st = lbs_tb_worker_send(ctx, batch, err);
-	if (st == LBS_OK && (st = lbs_tb_worker_read(ctx, &r, err)) == LBS_OK)
-		*time_s = r.compute_s;
-	return st;
-}
-
 static void fw_close(void *ctx)
 {
 	lbs_tb_worker_finish(ctx);
@@ -241,6 +232,6 @@ const lbs_calib_framework lbs_tb_torch_framework = {
 	.name = "torch",
 	.summary = "PyTorch",
 	.open = fw_open,
-	.step = fw_step,
+	.step = lbs_tb_worker_step,
 	.close = fw_close,
 };

@@ -122,6 +122,15 @@ lbs_status lbs_tb_worker_read(lbs_tb_worker *w, lbs_tb_result *out, lbs_error *e
 	return LBS_OK;
 }
 
+lbs_status lbs_tb_worker_step(void *w, int64_t batch, double *compute_s, lbs_error *err)
+{
+	lbs_tb_result r;
+	lbs_status st = lbs_tb_worker_send(w, batch, err);
+	if (st == LBS_OK && (st = lbs_tb_worker_read(w, &r, err)) == LBS_OK)
+		*compute_s = r.compute_s;
+	return st;
+}
+
 void lbs_tb_worker_finish(lbs_tb_worker *w)
 {
 	const int64_t end[2] = { -1, 0 };

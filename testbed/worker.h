@@ -75,6 +75,10 @@ lbs_status lbs_tb_worker_send_at(lbs_tb_worker *w, int64_t batch, int64_t offset
  * readable; it blocks otherwise). */
 lbs_status lbs_tb_worker_read(lbs_tb_worker *w, lbs_tb_result *out, lbs_error *err);
 
+/* One iteration of `batch` on w, sent and answered: its compute time
+ * (a callback of lbs_calib_resize and of calibrate's framework, ctx = w). */
+lbs_status lbs_tb_worker_step(void *w, int64_t batch, double *compute_s, lbs_error *err);
+
 /* Asks the worker to end (a batch < 0), without waiting: a torch worker
  * then leaves its process group and exits on its own. */
 void lbs_tb_worker_finish(lbs_tb_worker *w);
