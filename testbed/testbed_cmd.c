@@ -62,7 +62,7 @@ static void usage(FILE *out, bool validate)
 			"      --exchange-fixed  torch: simulate the exchange measured without quotas at\n"
 			"                        its own pace, not on each worker's availability\n"
 			"      --exchange-wall   torch: simulate the exchange's measured wall time, not\n"
-			"                        the CPU time the busiest worker spent in it\n"
+			"                        the CPU time a worker (the median) spent in it\n"
 			"      --resize          measure what changing a batch costs (resize_cost,\n"
 			"                        new_batch_cost) and simulate it (the default for torch)\n"
 			"      --no-resize       do not (torch)\n"

@@ -36,15 +36,15 @@ const char *lbs_tb_torch_nets(void)
 	return "cifarnet, resnet32, resnet50, resnet101";
 }
 
-static const char *python(void)
+/* The python3 to run, or NULL; buf holds one found on PATH. */
+static const char *python(char *buf, size_t len)
 {
 	const char *p = getenv("LBSIM_PYTHON");
 	if (p && *p)
 		return p;
 	if (access("/usr/bin/python3", X_OK) == 0)
 		return "/usr/bin/python3";
-	static _Thread_local char found[LBS_DATAPATH_MAX];
-	return lbs_proc_find("python3", found, sizeof found) ? found : NULL;
+	return lbs_proc_find("python3", buf, len) ? buf : NULL;
 }
 
 typedef struct script_search {
@@ -78,8 +78,8 @@ static const char *script(char *buf, size_t len)
 
 lbs_status lbs_tb_torch_probe(char *version, size_t len, lbs_error *err)
 {
-	const char *py = python();
-	char prog[LBS_DATAPATH_MAX];
+	char found[LBS_DATAPATH_MAX], prog[LBS_DATAPATH_MAX];
+	const char *py = python(found, sizeof found);
 	if (!py)
 		return lbs_error_set(err, LBS_ENOTESTBED, "the torch worker needs python3, and there is none "
 				     "(LBSIM_PYTHON, /usr/bin/python3 or PATH; Debian: apt-get install python3 "
@@ -179,8 +179,8 @@ lbs_status lbs_tb_torch_spawn(lbs_tb_worker *w, const lbs_tb_torch_spec *spec, l
 {
 	w->to_fd = w->from_fd = -1;
 	w->pid = 0;
-	const char *py = python();
-	char prog[LBS_DATAPATH_MAX];
+	char found[LBS_DATAPATH_MAX], prog[LBS_DATAPATH_MAX];
+	const char *py = python(found, sizeof found);
 	if (!py || !script(prog, sizeof prog))
 		return lbs_tb_torch_probe(NULL, 0, err);
 	pid_t parent = getpid();
