@@ -99,17 +99,28 @@ check "exit 130: SIGTERM" test $rc -eq 130
 # of the measured one (a tolerance of 0.0001% that no measurement meets).
 TB="$top_srcdir/scenarios/testbed/small.ini"
 need setpriv util-linux
-setpriv --reuid=65534 --regid=65534 --clear-groups "$LBSIM" testbed "$TB" -q -o nobody.db > out 2> err; rc=$?
+asnobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+[ "$(id -u)" -ne 0 ] && asnobody=() # already not root
+"${asnobody[@]}" "$LBSIM" testbed "$TB" -q -o nobody.db > out 2> err; rc=$?
 tried="${tried}6 "
 check "exit 6: the testbed without root" test $rc -eq 6
-want 7 "validate: a speedup outside --tolerance" validate "$TB" --policy static-proportional --repeat 1 \
-	--tolerance 0.0001% --set run.iterations=3 -q -o v.db
+# (exit 7 needs the testbed: where it cannot run, that case is skipped, saying so)
+rc=0
+"$LBSIM" testbed "$TB" --set run.iterations=1 -q -o probe.db > /dev/null 2> err || rc=$?
+if [ $rc -eq 6 ]; then
+	echo "SKIP: exit 7 not tried: the testbed cannot run here ($(tail -n 1 err))"
+	[ "${LBSIM_REQUIRE_TESTBED:-no}" = yes ] && bad "exit 7: the testbed cannot run (LBSIM_REQUIRE_TESTBED=yes)"
+else
+	want 7 "validate: a speedup outside --tolerance" validate "$TB" --policy static-proportional --repeat 1 \
+		--tolerance 0.0001% --set run.iterations=3 -q -o v.db
+fi
 
 # Every status the page lists was tried (but 5).
 page=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH FILES/p' "$top_srcdir/doc/lbsim.1" | awk 'prev == ".TP" && /^\.B [0-9]+$/ { print $2 } { prev = $0 }')
 check "lbsim(1) lists 0, 2, 3, 4, 5, 6, 7 and 130" test "$(echo $page)" = "0 2 3 4 5 6 7 130"
 for code in $page; do
 	[ "$code" = 5 ] && continue
+	[ "$code" = 7 ] && [ $rc -eq 6 ] && continue
 	case "$tried" in *" $code "*) ok "exit $code: tried" ;; *) bad "exit $code: no case" ;; esac
 done
 finish

@@ -27,6 +27,25 @@ need() {
 	command -v "$1" > /dev/null || { echo "FAIL: $(basename "$0") needs $1 (Debian package $2)"; exit 1; }
 }
 
+# measured: whether the long measured comparisons run (the testbed's and
+# the torch worker's validations, minutes each). LBSIM_CHECK_MEASURED=no
+# leaves them out, saying so, and runs a short pass of the same commands
+# instead: CI sets it for its sanitizer and tarball builds, whose `make
+# check` follows or repeats the README's, which runs them in full.
+measured() { [ "${LBSIM_CHECK_MEASURED:-yes}" != no ]; }
+
+# missing WHAT: a requirement of this test (root, a cgroup cpu controller,
+# PyTorch) is missing: skip (exit 77) saying what, or, where
+# LBSIM_REQUIRE_TESTBED=yes (CI, whose machine has them all), fail.
+missing() {
+	if [ "${LBSIM_REQUIRE_TESTBED:-no}" = yes ]; then
+		echo "FAIL: $1 (LBSIM_REQUIRE_TESTBED=yes: a requirement may not be missing here)"
+		exit 1
+	fi
+	echo "SKIP: $1"
+	exit 77
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
