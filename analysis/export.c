@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "util/buf.h"
+#include "util/outfile.h"
 #include "sim/recorder.h"
 #include "analysis/views.h"
 
@@ -182,6 +183,7 @@ int lbs_export_command(int argc, char **argv)
 							   : "--setting needs a view", short_usage);
 		return LBS_EUSAGE;
 	}
+	lbs_signals_exit(); /* SIGINT, SIGTERM: exit 130 at once (it writes to its standard output only) */
 	lbs_error err = { 0 };
 	sqlite3 *db;
 	lbs_status st = lbs_analysis_open(&db, argv[optind], &err);

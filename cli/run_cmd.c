@@ -15,6 +15,7 @@
 #include "analysis/views.h"
 #include "util/clock.h"
 #include "util/datapath.h"
+#include "util/outfile.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -42,6 +43,7 @@ static void catch_signals(void (*handler)(int))
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	lbs_signals_watch(&interrupted); /* a wait for the results file's lock gives up on them */
 }
 
 static void usage(FILE *out)
@@ -325,6 +327,9 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, size_t k, 
 		rec.row_budget = *row_budget;
 		st = lbs_recorder_begin(&rec, &run, err);
 	}
+	if (st != LBS_OK && interrupted)
+		st = lbs_error_set(err, LBS_EINTR, "%s: interrupted while waiting for its lock (another "
+				   "process writes to it)", output);
 	double t0 = lbs_monotonic_s();
 	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations,
 		       .start_s = t0, .k = k, .n = n, .policy = policy };
