@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +61,7 @@ static lbs_status run_gnuplot(const char *gnuplot, const char *cwd, const char *
 	int fd[2];
 	if (pipe(fd) != 0)
 		return lbs_error_set(err, LBS_EIO, "cannot run gnuplot: %s", strerror(errno));
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fd[0]);
@@ -65,6 +69,12 @@ static lbs_status run_gnuplot(const char *gnuplot, const char *cwd, const char *
 		return lbs_error_set(err, LBS_EIO, "cannot run gnuplot: %s", strerror(errno));
 	}
 	if (pid == 0) {
+#ifdef __linux__
+		/* gnuplot dies with lbsim, killed or not */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+#endif
 		dup2(fd[0], STDIN_FILENO);
 		close(fd[0]);
 		close(fd[1]);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/outfile.h"
 #include "util/units.h"
 #include "analysis/files.h"
 #include "sim/recorder.h"
@@ -343,6 +344,12 @@ int lbs_views_command(int argc, char **argv)
 	/* Read-write, never created: a file that is not a results database is left alone. */
 	sqlite3 *db = NULL;
 	lbs_status st = LBS_OK;
+	/* SIGINT, SIGTERM: held back while the file is read and its views
+	 * stored (one transaction; a wait for the file's lock gives up on
+	 * them), then exit 130, the file as it was or with its views. */
+	lbs_signals_exit();
+	sigset_t held;
+	lbs_signals_hold(&held);
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		st = lbs_error_set(&err, LBS_EINPUT, "%s: cannot read results: %s", path, strerror(errno));
@@ -351,11 +358,13 @@ int lbs_views_command(int argc, char **argv)
 	else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		st = lbs_error_set(&err, LBS_EIO, "%s: cannot open: %s", path,
 				   db ? sqlite3_errmsg(db) : "out of memory");
-	else
+	else {
+		lbs_recorder_busy(db); /* another writer's lock: wait for it */
 		st = lbs_results_check(db, path, &err);
+	}
 	if (st == LBS_OK) {
-		sqlite3_busy_timeout(db, 60000);
-		st = lbs_views_store(db, path, &err);
+		st = lbs_signals_pending() ? lbs_error_set(&err, LBS_EINTR, "interrupted")
+					   : lbs_views_store(db, path, &err);
 	}
 	long long views = 0;
 	sqlite3_stmt *q = NULL;
@@ -364,6 +373,7 @@ int lbs_views_command(int argc, char **argv)
 		views = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
 	sqlite3_close(db);
+	lbs_signals_release(&held);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim views: %s\n", err.msg);
 		return st;

@@ -67,7 +67,7 @@ static void clear_dir(int fd, int depth)
 			return;
 	}
 #else
-	int copy = dup(fd);
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
 	for (struct dirent *e; d && (e = readdir(d));) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -222,7 +222,7 @@ static void remove_stale(const char *folder, const char *base)
 	int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return;
-	int copy = dup(dfd);
+	int copy = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
 	if (!d && copy >= 0)
 		close(copy);
@@ -349,8 +349,9 @@ lbs_status lbs_outfile_open(lbs_outfile *o, const char *path, lbs_error *err)
 	if (st != LBS_OK)
 		return st;
 	/* A second descriptor for the stream: the lock stays with the first
-	 * until the file is in place. */
-	int fd = dup(o->tmp.fd);
+	 * until the file is in place. Neither goes to a child (gnuplot), which
+	 * would hold the lock after a kill. */
+	int fd = fcntl(o->tmp.fd, F_DUPFD_CLOEXEC, 0);
 	o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o->f) {
 		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", o->tmp.path, strerror(errno));
