@@ -157,7 +157,8 @@ for SIG in TERM INT; do
 	check "plot, SIG$SIG: no temporary left" no_temps .
 	WAIT=0.2 stopped "calibrate --fit (reading)" "$LBSIM" calibrate --fit ../slow.csv --device gpu -o fit.ini
 	WAIT=0.2 stopped "whatif -o (reading)" "$LBSIM" whatif ../slow.csv.gz --meta "$WI/meta-ST.yaml" -o w.db
-	check "calibrate --fit and whatif, SIG$SIG: no file left" test -z "$(ls -A | grep -v '^plots$')"
+	WAIT=0.3 stopped "run -o a new file" "$LBSIM" "$SC" -q -o run.db --set run.iterations=4000000
+	check "calibrate --fit, whatif and run, SIG$SIG: no file left" test -z "$(ls -A | grep -v '^plots$')"
 	cd .. || exit 1
 done
 # Stopped while waiting (up to 60 s) for another writer's lock on the
@@ -265,6 +266,22 @@ NAP=80 killed "whatif -o" k5/w.db whatif_whole "$LBSIM" whatif "$WI/trace-AR.csv
 NAP=100 killed "merge" k6/m.db db_whole "$LBSIM" merge k6/m.db r.db
 NAP=60 killed "run -o" k7/run.db db_whole "$LBSIM" "$SC" -q -o k7/run.db --detail workers --set run.iterations=3000
 NAP=200 killed "sweep -o" k8/s.db db_whole "$LBSIM" sweep "$SW" -j2 -o k8/s.db -q
+# A new results file: none, or one with a whole run, never an empty one.
+mkdir fresh
+empty=0
+for i in $(seq "$kills"); do
+	rm -f fresh/*
+	"$LBSIM" "$SC" -q -o fresh/run.db --set run.iterations=3000 &
+	pid=$!
+	sleep "0.$(printf %03d $((RANDOM % 80)))"
+	kill -KILL $pid 2> /dev/null
+	wait $pid 2> /dev/null
+	if [ -e fresh/run.db ] && ! { db_whole fresh/run.db && [ "$(q fresh/run.db 'SELECT count(*) FROM runs')" -ge 1 ]; }; then
+		empty=$((empty + 1))
+		echo "run -o a new file: kill $i left it without a run"
+	fi
+done
+check "run -o a new file: $kills kills at random moments, no file without a run" test $empty -eq 0
 mkdir k9 && cp r.db k9/v.db
 NAP=15 killed "views" k9/v.db db_whole "$LBSIM" views k9/v.db -q
 predict_whole() { [ "$(q "$1" 'PRAGMA integrity_check')" = ok ] && [ "$(q "$1" 'SELECT count(*) FROM predictor_errors')" -gt 0 ]; }
