@@ -922,10 +922,13 @@ int lbs_sweep_command(int argc, char **argv)
 	 * merging a point: a refusal leaves no empty file. */
 	struct stat out_st;
 	bool created = lstat(o.output, &out_st) != 0 && errno == ENOENT;
+	struct stat dir_st;
 	if ((st = check_parallel(&err)) == LBS_OK && (st = work_dir(o.output, pl.dir, sizeof pl.dir, &err)) == LBS_OK &&
-	    lbs_is_symlink(pl.dir))
-		st = lbs_error_set(&err, LBS_EINPUT, "%s: the work folder of %s is a symbolic link: refused "
-				   "(remove it; a sweep writes only into a folder of its own)", pl.dir, o.output);
+	    lstat(pl.dir, &dir_st) == 0 && (!S_ISDIR(dir_st.st_mode) || dir_st.st_uid != geteuid()))
+		st = lbs_error_set(&err, LBS_EINPUT, "%s: the work folder of %s is %s: refused (remove it; a "
+				   "sweep writes only into a folder of its own)", pl.dir, o.output,
+				   S_ISLNK(dir_st.st_mode) ? "a symbolic link" : !S_ISDIR(dir_st.st_mode) ? "not a folder"
+				   : "another user's");
 	if (st == LBS_OK && (st = lbs_merge_open(&m, o.output, &err)) == LBS_OK) {
 		/* Nothing to do when the output holds every point and no work is pending. */
 		size_t have = 0;

@@ -102,6 +102,11 @@ check "sweep with a linked work folder: nothing written in its target" \
 	test "$(find elsewhere | sort | tr '\n' ' ')" = "elsewhere elsewhere/points elsewhere/points/keep.db "
 check "sweep with a linked work folder: no results file" test ! -e s.db
 rm s.db.sweep
+: > s.db.sweep
+"$LBSIM" sweep "$SW" -j2 -o s.db -q 2> sweep.err; rc=$?
+check "sweep whose work folder is a file: exit 3 (got $rc), saying why" \
+	sh -c "[ $rc = 3 ] && grep -q 's.db.sweep.*not a folder' sweep.err"
+rm s.db.sweep
 # A temporary whose writer was killed is removed by the next run; one a
 # running lbsim holds is not.
 mkdir stale
