@@ -477,7 +477,9 @@ int lbs_run_command(int argc, char **argv)
 	lbs_scenario sc;
 	lbs_datapath file; /* `lbsim run default`: an installed scenario */
 	lbs_datapath_scenario(argv[optind], &file);
-	lbs_status st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
+	lbs_status st = lbs_datapath_check_named(argv[optind], &file, &err);
+	if (st == LBS_OK)
+		st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
 	free(overrides);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);

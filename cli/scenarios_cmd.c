@@ -6,7 +6,6 @@
  * first comment). A name found twice runs the first, as listed. */
 #include "cli/scenarios_cmd.h"
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,31 +39,9 @@ static void add_name(listing *l, const char *name)
 		l->n++;
 }
 
-/* Every *.ini below root/rel, depth first. */
-static void walk(listing *l, const char *root, const char *rel, int depth)
+static void add_cb(void *ctx, const char *rel)
 {
-	char dir[LBS_DATAPATH_MAX];
-	lbs_fmt(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
-	DIR *d = depth < 8 ? opendir(dir) : NULL;
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char sub[LBS_DATAPATH_MAX], full[LBS_DATAPATH_MAX];
-		lbs_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		lbs_fmt(full, sizeof full, "%s/%s", root, sub);
-		struct stat sb;
-		if (stat(full, &sb) != 0)
-			continue;
-		size_t n = strlen(e->d_name);
-		if (S_ISDIR(sb.st_mode))
-			walk(l, root, sub, depth + 1);
-		else if (S_ISREG(sb.st_mode) && n > 4 && !strcmp(e->d_name + n - 4, ".ini"))
-			add_name(l, sub);
-	}
-	closedir(d);
+	add_name(ctx, rel);
 }
 
 static int by_name(const void *a, const void *b)
@@ -109,7 +86,7 @@ static void list_folder(void *ctx, const char *dir)
 	char root[LBS_DATAPATH_MAX];
 	lbs_fmt(root, sizeof root, "%s/scenarios", dir);
 	listing l = { 0 };
-	walk(&l, root, "", 0);
+	lbs_datapath_walk_scenarios(dir, add_cb, &l);
 	s->oom |= l.oom;
 	if (l.n) {
 		qsort(l.names, l.n, sizeof *l.names, by_name);
@@ -133,8 +110,9 @@ int lbs_scenarios_command(int argc, char **argv)
 		fprintf(help ? stdout : stderr,
 			"Usage: lbsim scenarios\n\n"
 			"Lists the scenarios and sweeps under scenarios/ of each folder of LBSIM_PATH\n"
-			"(colon-separated) and of %s, by the name that\n"
-			"`lbsim run NAME` and `lbsim sweep NAME` take.\n",
+			"(colon-separated), of the source tree when run from a build tree, and of\n"
+			"%s, by the name that `lbsim run NAME` and `lbsim sweep NAME`\n"
+			"take.\n",
 			lbs_datapath_installed());
 		return help ? 0 : 2;
 	}

@@ -864,7 +864,9 @@ int lbs_sweep_command(int argc, char **argv)
 	lbs_sweep sw;
 	lbs_datapath file; /* `lbsim sweep sweeps/cluster-size`: an installed sweep */
 	lbs_datapath_scenario(o.sweep, &file);
-	lbs_status st = lbs_sweep_load(&sw, file.path, &err);
+	lbs_status st = lbs_datapath_check_named(o.sweep, &file, &err);
+	if (st == LBS_OK)
+		st = lbs_sweep_load(&sw, file.path, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
 		return st;

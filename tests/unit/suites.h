@@ -24,6 +24,7 @@ void suite_nets(void);
 void suite_calib(void);
 void suite_whatif(void);
 void suite_cgroup(void);
+void suite_suggest(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {
