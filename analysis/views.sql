@@ -81,18 +81,26 @@ WITH fp AS (
 SELECT run_id, point, dense_rank() OVER (ORDER BY first_run_id) AS point_id
 FROM (SELECT run_id, point, min(run_id) OVER (PARTITION BY point) AS first_run_id FROM fp);
 
+-- A run's variant: its policy's name, and the options of its own
+-- [policy.NAME] section that are not the policy's defaults, as
+-- "lbbsp-cpu (predictor=ema)", so that runs of one policy with different
+-- options are never pooled. This copy has the name alone; lbsim's own (in
+-- the file, and in lbsim export) knows the built-in policies' defaults.
+CREATE VIEW IF NOT EXISTS run_variant AS
+SELECT run_id, policy, policy AS variant FROM runs;
+
 -- Speedup per point and policy, over seeds: one row for each setting but
 -- the seed, so that a sweep of any key (bandwidth, say) is never averaged
 -- over that key. first_run_id names the point's first run (join run_keys
 -- on it for the values of the keys that vary).
 CREATE VIEW IF NOT EXISTS speedup_by_point AS
-SELECT p.point_id, min(s.run_id) AS first_run_id, s.scenario, s.policy, s.n_workers,
+SELECT p.point_id, min(s.run_id) AS first_run_id, s.scenario, v.variant AS policy, s.n_workers,
        count(*) AS runs, avg(s.speedup) AS mean_speedup, min(s.speedup) AS min_speedup,
        max(s.speedup) AS max_speedup
-FROM speedup s JOIN run_point p ON p.run_id = s.run_id
+FROM speedup s JOIN run_point p ON p.run_id = s.run_id JOIN run_variant v ON v.run_id = s.run_id
 WHERE s.speedup IS NOT NULL
-GROUP BY p.point_id, s.policy
-ORDER BY s.scenario, s.policy, s.n_workers, p.point_id;
+GROUP BY p.point_id, v.variant
+ORDER BY s.scenario, v.variant, s.n_workers, p.point_id;
 
 -- Speedup per scenario, policy and cluster size, over seeds. lbsim's own
 -- copy of this view (in the file, and in lbsim export) adds a column for
@@ -128,21 +136,22 @@ SELECT i.run_id, r.policy, i.epoch, max(i.iteration) + 1 AS iterations_done, max
 FROM iterations i JOIN runs r ON r.run_id = i.run_id
 GROUP BY i.run_id, i.epoch;
 
--- Per policy, the simulated time to finish a number of epochs, over seeds
--- (and any other key that varies) of a scenario and cluster size.
+-- Per policy (its variant: run_variant), the simulated time to finish a
+-- number of epochs, over seeds (and any other key that varies) of a
+-- scenario and cluster size.
 CREATE VIEW IF NOT EXISTS policy_time_to_epochs AS
-SELECT r.scenario, r.n_workers, r.policy, e.epoch + 1 AS epochs, count(*) AS runs,
+SELECT r.scenario, r.n_workers, v.variant AS policy, e.epoch + 1 AS epochs, count(*) AS runs,
        avg(e.end_s) AS mean_time_s, min(e.end_s) AS min_time_s, max(e.end_s) AS max_time_s
-FROM epoch_times e JOIN runs r ON r.run_id = e.run_id
-GROUP BY r.scenario, r.n_workers, r.policy, e.epoch;
+FROM epoch_times e JOIN runs r ON r.run_id = e.run_id JOIN run_variant v ON v.run_id = e.run_id
+GROUP BY r.scenario, r.n_workers, v.variant, e.epoch;
 
 -- The same for a number of iterations: select one, e.g.
 --   SELECT * FROM policy_time_to_iterations WHERE iterations = 1000;
 CREATE VIEW IF NOT EXISTS policy_time_to_iterations AS
-SELECT r.scenario, r.n_workers, r.policy, i.iteration + 1 AS iterations, count(*) AS runs,
+SELECT r.scenario, r.n_workers, v.variant AS policy, i.iteration + 1 AS iterations, count(*) AS runs,
        avg(i.end_s) AS mean_time_s, min(i.end_s) AS min_time_s, max(i.end_s) AS max_time_s
-FROM iterations i JOIN runs r ON r.run_id = i.run_id
-GROUP BY r.scenario, r.n_workers, r.policy, i.iteration;
+FROM iterations i JOIN runs r ON r.run_id = i.run_id JOIN run_variant v ON v.run_id = i.run_id
+GROUP BY r.scenario, r.n_workers, v.variant, i.iteration;
 
 -- ---- series for plots (lbsim plot) ------------------------------------------
 -- Every iteration of every run with its setting, for time series per policy.

@@ -176,11 +176,49 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_er
 
 /* One line of the summary table: a finished run's numbers. */
 typedef struct summary {
-	char policy[64];
+	char policy[160]; /* the policy, and its options that are not the defaults */
 	int64_t iterations;
 	double sim_time_s, iteration_s, compute_s, aggregation_s, gap_s, samples_per_s, decision_s;
 	long long run_id;
 } summary;
+
+/* The run's policy and, as the run_variant view has it, the options of
+ * its own [policy.NAME] section that are not the defaults, by key:
+ * "lbbsp-cpu (predictor=ema)". */
+static void summary_label(const lbs_run *run, char *buf, size_t len)
+{
+	const lbs_policy_ops *p = run->policy;
+	char section[LBS_NAME_MAX + 16];
+	snprintf(section, sizeof section, "policy.%s", p->name);
+	const lbs_kv *kv;
+	size_t n;
+	lbs_scenario_section_options(run->sc, section, &kv, &n);
+	lbs_buf b = { 0 };
+	lbs_buf_printf(&b, "%s", p->name);
+	const char *last = "";
+	for (size_t shown = 0;; shown++) {
+		/* the next key after `last` whose value is not the default */
+		const lbs_kv *next = NULL;
+		for (size_t i = 0; i < n; i++) {
+			const char *def = NULL;
+			for (size_t k = 0; k < p->n_options; k++)
+				if (!strcmp(p->options[k].name, kv[i].key))
+					def = p->options[k].def;
+			if ((!def || strcmp(def, kv[i].value)) && strcmp(kv[i].key, last) > 0 &&
+			    (!next || strcmp(kv[i].key, next->key) < 0))
+				next = &kv[i];
+		}
+		if (!next) {
+			if (shown)
+				lbs_buf_printf(&b, ")");
+			break;
+		}
+		lbs_buf_printf(&b, "%s%s=%s", shown ? ", " : " (", next->key, next->value);
+		last = next->key;
+	}
+	snprintf(buf, len, "%s", b.failed ? p->name : lbs_buf_str(&b));
+	lbs_buf_free(&b);
+}
 
 static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 {
@@ -197,7 +235,7 @@ static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 		.decision_s = s->sum_decision_s / n,
 		.run_id = rec ? (long long)rec->run_id : 0,
 	};
-	snprintf(m.policy, sizeof m.policy, "%s", run->policy->name);
+	summary_label(run, m.policy, sizeof m.policy);
 	return m;
 }
 
@@ -274,13 +312,17 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
 	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
 	       (long long)sc->run.global_batch);
-	printf("%-20s %10s %10s %16s %14s %18s %20s %24s %7s %6s\n", col[0], col[1], col[2], col[3], col[4],
+	int w = 20; /* the policy column: as wide as its longest label */
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(m[i].policy) > w)
+			w = (int)strlen(m[i].policy);
+	printf("%-*s %10s %10s %16s %14s %18s %20s %24s %7s %6s\n", w, col[0], col[1], col[2], col[3], col[4],
 	       col[5], col[6], col[7], col[8], col[9]);
 	for (size_t i = 0; i < n; i++) {
 		char speedup[16] = "-";
 		if (base > 0 && m[i].sim_time_s > 0)
 			snprintf(speedup, sizeof speedup, "%.3f", base / m[i].sim_time_s);
-		printf("%-20s %10lld %10.4f %16.6f %14.6f %18.6f %20.6f %24.1f %7s %6lld\n", m[i].policy,
+		printf("%-*s %10lld %10.4f %16.6f %14.6f %18.6f %20.6f %24.1f %7s %6lld\n", w, m[i].policy,
 		       (long long)m[i].iterations, m[i].sim_time_s, m[i].iteration_s, m[i].compute_s,
 		       m[i].aggregation_s, m[i].gap_s, m[i].samples_per_s, speedup, m[i].run_id);
 	}

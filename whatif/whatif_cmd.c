@@ -16,6 +16,7 @@
 #include "config.h"
 #include "sim/recorder.h"
 #include "traces/series.h"
+#include "util/datapath.h"
 #include "whatif/whatif.h"
 
 const char lbs_whatif_schema_sql[] =
@@ -371,15 +372,24 @@ int lbs_whatif_command(int argc, char **argv)
 		usage(stderr);
 		return LBS_EUSAGE;
 	}
-	const char *trace_path = argv[optind];
+	/* A relative trace or metadata path not found from here is looked for
+	 * in LBSIM_PATH, the source tree and the installed data, as a
+	 * scenario's trace is (util/datapath.h), so that the shipped traces
+	 * run from any directory. */
+	lbs_datapath tfile, mfile;
+	lbs_datapath_find(argv[optind], NULL, "traces/data", &tfile);
+	lbs_datapath_find(meta_path, NULL, "traces/data", &mfile);
+	const char *trace_path = tfile.path;
 	lbs_error err = { 0 };
 	lbs_ops_meta meta;
 	lbs_ops_trace trace;
 	lbs_wi_model model;
 	lbs_wi_result res;
-	lbs_status st = lbs_ops_meta_read(meta_path, &meta, &err);
-	if (st == LBS_OK)
-		st = lbs_ops_read_any(trace_path, &trace, &err);
+	lbs_status st = lbs_ops_meta_read(mfile.path, &meta, &err);
+	if (st != LBS_OK)
+		lbs_datapath_explain(&err, &mfile);
+	if (st == LBS_OK && (st = lbs_ops_read_any(trace_path, &trace, &err)) != LBS_OK)
+		lbs_datapath_explain(&err, &tfile);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim whatif: %s\n", err.msg);
 		return st;
