@@ -144,10 +144,10 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 	       m->trace->path, meta->trial_name, m->D, m->P, m->V, m->n_steps, m->n_workers, m->n_ops,
 	       m->n_edges, m->n_comm_groups, m->n_sync_ops);
 	printf("replay of the trace: step times within %.2g (relative) of the measured ones\n", r->base_max_rel);
-	printf("mean step time: measured %.17g s, no-delay %.17g s, ideal %.17g s\n", r->mean_meas, r->mean_nd,
+	printf("mean step time: measured %.6f s, no-delay %.6f s, ideal %.6f s\n", r->mean_meas, r->mean_nd,
 	       r->mean_id);
-	printf("S = %.17g\n", r->S);
-	printf("L = %.17g\n", r->L);
+	printf("S = %.6f\n", r->S);
+	printf("L = %.6f\n", r->L);
 	size_t imax = 0, imin = 0;
 	for (size_t i = 1; i < r->n_steps; i++) {
 		if (r->t_nd[i] / r->t_id[i] > r->t_nd[imax] / r->t_id[imax])
@@ -155,7 +155,7 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 		if (r->t_nd[i] / r->t_id[i] < r->t_nd[imin] / r->t_id[imin])
 			imin = i;
 	}
-	printf("per step: S max %.17g (step %lld), min %.17g (step %lld)\n", r->t_nd[imax] / r->t_id[imax],
+	printf("per step: S max %.4f (step %lld), min %.4f (step %lld)\n", r->t_nd[imax] / r->t_id[imax],
 	       (long long)r->steps[imax], r->t_nd[imin] / r->t_id[imin], (long long)r->steps[imin]);
 	if (!r->attributed) {
 		printf("S < %.2f: no attribution (S_t, S_dp, S_stage, S_w, M_S, M_W are null)\n",
@@ -175,9 +175,9 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 				}
 				shown++;
 				if (k == LBS_WI_WORKER)
-					printf(" rank %d (dp %d, stage %d) %.17g;", s->rank, s->dp_rank, s->stage, s->value);
+					printf(" rank %d (dp %d, stage %d) %.4f;", s->rank, s->dp_rank, s->stage, s->value);
 				else
-					printf(" %s %.17g;", s->name, s->value);
+					printf(" %s %.4f;", s->name, s->value);
 			}
 			if (more)
 				printf(" and %zu more (table whatif_slowdowns)", more);
@@ -186,7 +186,7 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 		const lbs_wi_test *t[] = { &r->ms, &r->mw };
 		const char *name[] = { "M_S", "M_W" };
 		for (int k = 0; k < 2; k++)
-			printf("%s = %.17g (W = %s; T_rem %.17g, T_add %.17g, add %.17g)\n", name[k], t[k]->rem,
+			printf("%s = %.4f (W = %s; T_rem %.4f s, T_add %.4f s, add %.4f)\n", name[k], t[k]->rem,
 			       t[k]->workers, t[k]->t_rem, t[k]->t_add, t[k]->add);
 	}
 	for (size_t i = 0; i < r->n_policies; i++)
