@@ -316,7 +316,8 @@ lbs_status lbs_views_sql(sqlite3 *db, bool temp, lbs_buf *b, lbs_error *err)
 			lbs_views_ident(b, keys[i].column);
 		}
 	}
-	lbs_buf_printf(b, ", b.point_id, b.runs, b.mean_speedup, b.min_speedup, b.max_speedup\n"
+	lbs_buf_printf(b, ", b.point_id, b.runs, b.mean_speedup, b.min_speedup, b.max_speedup, b.sd_speedup, "
+		       "b.ci95_low, b.ci95_high\n"
 		       "FROM speedup_by_point b JOIN run_keys k ON k.run_id = b.first_run_id\n"
 		       "ORDER BY b.scenario, b.policy, b.n_workers, b.point_id;\n");
 	free(keys);
