@@ -89,6 +89,17 @@ FROM (SELECT run_id, point, min(run_id) OVER (PARTITION BY point) AS first_run_i
 CREATE VIEW IF NOT EXISTS run_variant AS
 SELECT run_id, policy, policy AS variant FROM runs;
 
+-- The runs counted once: a run with the same setting, policy variant,
+-- mode and result (simulated time to the last digit, iterations) as an
+-- earlier one is that run again (lbsim is deterministic: the same
+-- scenario and seed give the same run), appended twice or merged from two
+-- files; the views that pool runs over seeds count the first alone.
+CREATE VIEW IF NOT EXISTS run_unique AS
+SELECT run_id FROM (
+  SELECT r.run_id, min(r.run_id) OVER (PARTITION BY s.setting, v.variant, r.mode, r.sim_time_s, r.iterations) AS first
+  FROM runs r JOIN run_setting s ON s.run_id = r.run_id JOIN run_variant v ON v.run_id = r.run_id)
+WHERE run_id = first;
+
 -- t(0.975, df), the Student quantile of a two-sided 95% interval, for df =
 -- 1 to 30 (to 4 decimals, from GSL's gsl_cdf_tdist_Pinv); beyond 30 the
 -- views use 1.96 + 2.4 / df, within 0.1% of it.
@@ -99,9 +110,9 @@ CREATE VIEW IF NOT EXISTS t95 AS SELECT column1 AS df, column2 AS t FROM (VALUES
   (22, 2.0739), (23, 2.0687), (24, 2.0639), (25, 2.0595), (26, 2.0555), (27, 2.0518), (28, 2.0484),
   (29, 2.0452), (30, 2.0423));
 
--- Speedup per point and policy, over seeds: one row for each setting but
--- the seed, so that a sweep of any key (bandwidth, say) is never averaged
--- over that key. first_run_id names the point's first run (join run_keys
+-- Speedup per point and policy, over seeds (each run once: run_unique):
+-- one row for each setting but the seed, so that a sweep of any key
+-- (bandwidth, say) is never averaged over that key. first_run_id names the point's first run (join run_keys
 -- on it for the values of the keys that vary). sd_speedup is the sample
 -- standard deviation over the seeds, ci95_low and ci95_high the 95%
 -- interval of the mean (Student's t; NULL with one seed): each run's
@@ -110,7 +121,7 @@ CREATE VIEW IF NOT EXISTS t95 AS SELECT column1 AS df, column2 AS t FROM (VALUES
 CREATE VIEW IF NOT EXISTS speedup_by_point AS
 WITH x AS (SELECT p.point_id, s.run_id, s.scenario, v.variant AS policy, s.n_workers, s.speedup
            FROM speedup s JOIN run_point p ON p.run_id = s.run_id JOIN run_variant v ON v.run_id = s.run_id
-           WHERE s.speedup IS NOT NULL),
+           WHERE s.speedup IS NOT NULL AND s.run_id IN (SELECT run_id FROM run_unique)),
      g AS (SELECT point_id, policy, min(run_id) AS first_run_id, scenario, n_workers, count(*) AS runs,
                   avg(speedup) AS mean_speedup, min(speedup) AS min_speedup, max(speedup) AS max_speedup
            FROM x GROUP BY point_id, policy),
@@ -130,7 +141,8 @@ ORDER BY g.scenario, g.policy, g.n_workers, g.point_id;
 CREATE VIEW IF NOT EXISTS time_by_point AS
 WITH x AS (SELECT p.point_id, r.run_id, r.scenario, v.variant AS policy, r.n_workers, r.sim_time_s,
                   r.mean_iteration_s
-           FROM runs r JOIN run_point p ON p.run_id = r.run_id JOIN run_variant v ON v.run_id = r.run_id),
+           FROM runs r JOIN run_point p ON p.run_id = r.run_id JOIN run_variant v ON v.run_id = r.run_id
+           WHERE r.run_id IN (SELECT run_id FROM run_unique)),
      g AS (SELECT point_id, policy, min(run_id) AS first_run_id, scenario, n_workers, count(*) AS runs,
                   avg(sim_time_s) AS mean_sim_time_s, avg(mean_iteration_s) AS mean_iteration_s
            FROM x GROUP BY point_id, policy),
@@ -187,6 +199,7 @@ CREATE VIEW IF NOT EXISTS policy_time_to_epochs AS
 SELECT r.scenario, r.n_workers, v.variant AS policy, e.epoch + 1 AS epochs, count(*) AS runs,
        avg(e.end_s) AS mean_time_s, min(e.end_s) AS min_time_s, max(e.end_s) AS max_time_s
 FROM epoch_times e JOIN runs r ON r.run_id = e.run_id JOIN run_variant v ON v.run_id = e.run_id
+WHERE r.run_id IN (SELECT run_id FROM run_unique)
 GROUP BY r.scenario, r.n_workers, v.variant, e.epoch;
 
 -- The same for a number of iterations: select one, e.g.
@@ -195,6 +208,7 @@ CREATE VIEW IF NOT EXISTS policy_time_to_iterations AS
 SELECT r.scenario, r.n_workers, v.variant AS policy, i.iteration + 1 AS iterations, count(*) AS runs,
        avg(i.end_s) AS mean_time_s, min(i.end_s) AS min_time_s, max(i.end_s) AS max_time_s
 FROM iterations i JOIN runs r ON r.run_id = i.run_id JOIN run_variant v ON v.run_id = i.run_id
+WHERE r.run_id IN (SELECT run_id FROM run_unique)
 GROUP BY r.scenario, r.n_workers, v.variant, i.iteration;
 
 -- ---- series for plots (lbsim plot) ------------------------------------------

@@ -96,4 +96,15 @@ rc=0
 "$LBSIM" "$S" --set run.epochs=1 --exceed '5 s' -q -o bad.db 2> err || rc=$?
 check "refused: --exceed without seeds (exit 2), saying why" sh -c "[ $rc -eq 2 ] && grep -q 'goes with --seeds' err"
 
+# The same run appended twice is one run to the views that pool seeds
+# (run_unique): lbsim is deterministic, so a second copy adds nothing; a
+# second seed does.
+"$LBSIM" "$S" --set run.epochs=1 --policy lbbsp-cpu -q -o twice.db
+"$LBSIM" "$S" --set run.epochs=1 --policy lbbsp-cpu -q -o twice.db
+check "the same runs appended twice: 4 runs, each counted once (runs = 1)" \
+	test "$(q twice.db "SELECT count(*) FROM runs") $(q twice.db "SELECT group_concat(runs) FROM speedup_by_point")" = "4 1,1"
+"$LBSIM" "$S" --set run.epochs=1 --policy lbbsp-cpu --seed 2 -q -o twice.db
+check "... a second seed counts (runs = 2)" \
+	test "$(q twice.db "SELECT group_concat(runs) FROM speedup_by_point") $(q twice.db "SELECT group_concat(runs) FROM time_by_point")" = "2,2 2,2"
+
 finish
