@@ -191,11 +191,16 @@ static void walk(const char *root, const char *rel, int depth, void (*fn)(void *
 	closedir(d);
 }
 
-void lbs_datapath_walk_scenarios(const char *dir, void (*fn)(void *ctx, const char *rel), void *ctx)
+void lbs_datapath_walk(const char *dir, const char *kind, void (*fn)(void *ctx, const char *rel), void *ctx)
 {
 	char root[LBS_DATAPATH_MAX];
-	lbs_fmt(root, sizeof root, "%s/scenarios", dir);
+	lbs_fmt(root, sizeof root, "%s/%s", dir, kind);
 	walk(root, "", 0, fn, ctx);
+}
+
+void lbs_datapath_walk_scenarios(const char *dir, void (*fn)(void *ctx, const char *rel), void *ctx)
+{
+	lbs_datapath_walk(dir, "scenarios", fn, ctx);
 }
 
 typedef struct nearest {

@@ -60,6 +60,9 @@ void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx);
  * below that folder (with .ini), depth first, 8 levels at most. */
 void lbs_datapath_walk_scenarios(const char *dir, void (*fn)(void *ctx, const char *rel), void *ctx);
 
+/* The same below DIR/KIND ("profiles", say). */
+void lbs_datapath_walk(const char *dir, const char *kind, void (*fn)(void *ctx, const char *rel), void *ctx);
+
 /* The name of a scenario or sweep `lbsim run NAME` could find (without
  * .ini) nearest a mistyped `name`, in out; NULL when none is near enough
  * to be a slip (util/suggest.h). */

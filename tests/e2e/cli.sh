@@ -184,4 +184,7 @@ check "... the tree's scenario" test "$(realpath "$(q "$TMP/byname.db" "SELECT s
 check "lbsim scenarios, from a build tree: lists the tree's" \
 	sh -c "env -u LBSIM_PATH '$LBSIM' scenarios | grep -q '^  default  *scenario'"
 
+check "lbsim scenarios --profiles: the shipped profiles with device, model and origin" \
+	sh -c "env -u LBSIM_PATH '$LBSIM' scenarios --profiles | grep -q '^  v100-resnet50.ini  *NVIDIA V100; ResNet-50 (ImageNet); piecewise cost, table'"
+
 finish
