@@ -187,4 +187,16 @@ check "lbsim scenarios, from a build tree: lists the tree's" \
 check "lbsim scenarios --profiles: the shipped profiles with device, model and origin" \
 	sh -c "env -u LBSIM_PATH '$LBSIM' scenarios --profiles | grep -q '^  v100-resnet50.ini  *NVIDIA V100; ResNet-50 (ImageNet); piecewise cost, table'"
 
+# Bash completion (cli/lbsim.bash): commands, each command's options from
+# its --help, scenario names, files by kind.
+complete_words() { # WORDS...: what completing the last word offers
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _lbsim; echo "${COMPREPLY[*]}"' \
+		_ "$top_srcdir/cli/lbsim.bash" "$LBSIM" "$@"
+}
+check "completion: pl -> plot" test "$(complete_words pl)" = plot
+check "completion: run --se -> run's options only" test "$(complete_words run --se)" = "--seed --seeds --set"
+check "completion: help rep -> report" test "$(complete_words help rep)" = report
+check "completion: run def -> the scenario default" sh -c "echo ' $(complete_words run def) ' | grep -q ' default '"
+check "completion: plot --format -> the formats" sh -c "echo ' $(complete_words plot --format p) ' | grep -q ' png '"
+
 finish
