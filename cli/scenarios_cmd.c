@@ -55,23 +55,42 @@ static bool describe(const char *path, char *desc, size_t len)
 	FILE *f = fopen(path, "r");
 	bool sweep = false;
 	char line[1024], comment[1024] = "";
+	bool in_comment = false, comment_done = false;
 	desc[0] = '\0';
 	while (f && fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\r\n")] = '\0';
 		const char *s = line + strspn(line, " \t");
+		bool c = *s == ';' && !strstr(s, "SPDX-License-Identifier");
+		if (in_comment && !c)
+			comment_done = true; /* the first comment paragraph ended */
+		in_comment = c && !comment_done;
 		if (!strncmp(s, "[sweep]", 7))
 			sweep = true;
-		else if (*s == ';' && !*comment && !strstr(s, "SPDX-License-Identifier"))
-			snprintf(comment, sizeof comment, "%s", s + 1 + strspn(s + 1, " "));
-		else if (!*desc && !strncmp(s, "description", 11) && strchr(s, '=')) {
+		else if (in_comment) {
+			/* the first comment paragraph, joined */
+			const char *t = s + 1 + strspn(s + 1, " ");
+			size_t n = strlen(comment);
+			if (*t)
+				snprintf(comment + n, sizeof comment - n, "%s%s", n ? " " : "", t);
+			else if (n)
+				comment_done = true;
+		} else if (!*desc && !strncmp(s, "description", 11) && strchr(s, '=')) {
 			const char *v = strchr(s, '=') + 1;
 			lbs_fmt(desc, len, "%s", v + strspn(v, " \t"));
 		}
 	}
 	if (f)
 		fclose(f);
-	if (sweep || !*desc)
+	if (sweep || !*desc) {
+		/* Its first sentence: up to the first ". " (or ": " after 30
+		 * characters), whole. */
+		char *end = strstr(comment, ". ");
+		if (end)
+			end[1] = '\0';
+		if (strlen(comment) > 110 && (end = strstr(comment + 30, ": ")))
+			end[0] = '\0';
 		lbs_fmt(desc, len, "%s", comment);
+	}
 	return sweep;
 }
 

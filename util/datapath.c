@@ -2,6 +2,7 @@
 #include "util/datapath.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,28 @@ const char *lbs_datapath_source_tree(void)
 #endif
 }
 
+/* Whether dir is (the same folder as) one of LBSIM_PATH's. */
+static bool in_path(const char *dir)
+{
+	char *want = realpath(dir, NULL);
+	bool found = false;
+	const char *p = getenv("LBSIM_PATH");
+	char d[LBS_DATAPATH_MAX];
+	while (want && p && *p && !found) {
+		size_t n = strcspn(p, ":");
+		if (n > 0 && n < sizeof d) {
+			memcpy(d, p, n);
+			d[n] = '\0';
+			char *got = realpath(d, NULL);
+			found = got && !strcmp(got, want);
+			free(got);
+		}
+		p += n + (p[n] == ':');
+	}
+	free(want);
+	return found;
+}
+
 void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx)
 {
 	const char *p = getenv("LBSIM_PATH");
@@ -53,7 +76,7 @@ void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx)
 		p += n + (p[n] == ':');
 	}
 	const char *tree = lbs_datapath_source_tree();
-	if (tree)
+	if (tree && !in_path(tree))
 		fn(ctx, tree);
 	fn(ctx, LBS_PKGDATADIR);
 }
