@@ -854,8 +854,10 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 	fit_opts fo = { .device_class = -1, .command = bo.command };
 	char why[256];
 	int c;
-	lbs_fmt(bo.command, sizeof bo.command, "lbsim");
-	for (int i = 0; i < argc; i++) {
+	/* argv[0] is the command ("lbsim calibrate", or "calibrate" when called
+	 * directly): what reruns it starts with "lbsim calibrate" either way. */
+	lbs_fmt(bo.command, sizeof bo.command, "lbsim calibrate");
+	for (int i = 1; i < argc; i++) {
 		size_t used = strlen(bo.command);
 		/* quoted when it holds a space, so that the command reruns */
 		bool quote = strpbrk(argv[i], " \t") && !strchr(argv[i], '\'');
