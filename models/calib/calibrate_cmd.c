@@ -17,6 +17,7 @@
 #include "models/calib.h"
 
 #include "models/nets.h"
+#include "models/calib/convergence.h"
 #include "models/profile.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -35,6 +36,7 @@ static void usage(FILE *out)
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
 		"       lbsim calibrate --fit TIMES.csv --device cpu|gpu [--model NAME]\n"
 		"                       [--device-name TEXT] [-o PROFILE]\n"
+		"       lbsim calibrate --convergence LOSS.csv --target LOSS [--smooth N] [-o FILE]\n"
 		"       lbsim calibrate --list\n"
 		"       lbsim calibrate --layers MODEL [--batch N]\n"
 		"       lbsim calibrate --keys\n"
@@ -815,6 +817,10 @@ int lbs_calibrate_command(int argc, char **argv)
 
 int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework *torch)
 {
+	/* --convergence: a mode of its own (models/calib/convergence.c). */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--convergence") || !strncmp(argv[i], "--convergence=", 14))
+			return lbs_convergence_command(argc, argv);
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
 	       OPT_DEVICE, OPT_MODEL, OPT_RESIZE, OPT_RESIZE_BATCH, OPT_RESIZE_DELTA, OPT_RESIZE_ROUNDS,

@@ -68,4 +68,42 @@ refuse "backup workers with work stealing" "sync.mode: backup workers drop whole
 	--policy work-stealing --no-baseline
 refuse "a negative noise scale" "convergence.noise_scale" --set convergence.noise_scale=-1
 
+# calibrate --convergence: the fit recovers the parameters that made the
+# curves. Loss curves that reach 1.0 exactly at S(B) = 100 (1 + 64 / B)
+# steps (loss = 2 - step / S(B)), two seeds per batch, one of them 10%
+# earlier and one 10% later: their mean is S(B), the fit exact, and every
+# held-out prediction exact.
+awk 'BEGIN { print "seed,batch,step,loss,time"
+	split("16 32 64 128 256", B, " ")
+	for (i = 1; i <= 5; i++) for (sd = 1; sd <= 2; sd++) {
+		S = 100 * (1 + 64 / B[i]) * (sd == 1 ? 0.9 : 1.1)
+		for (t = 1; t <= 2 * S; t++) printf "%d,%d,%d,%.12f,%d\n", sd, B[i], t, 2 - t / S, t }
+}' > "$TMP/loss.csv"
+"$LBSIM" calibrate --convergence "$TMP/loss.csv" --target 1.0 -o "$TMP/conv.ini" > "$TMP/conv.out"; rc=$?
+check "calibrate --convergence: exit 0 (got $rc)" test $rc -eq 0
+check "... S(16) = 500: the mean of the two seeds' 450 and 550" grep -q '^16  *2  *500.0 (450.0 to 550.0)$' "$TMP/conv.out"
+check "... recovers S_min = 100 and B_noise = 64" \
+	sh -c "grep -qx 'noise_scale = 64' '$TMP/conv.ini' && grep -qx 'min_steps = 100' '$TMP/conv.ini'"
+check "... every held-out batch predicted exactly" grep -q 'mean |error| 0.0%, worst 0.0%$' "$TMP/conv.out"
+check "... the section it writes runs" sh -c "cat '$S' | sed '/^\[convergence\]/,\$d' > '$TMP/with.ini' &&
+	cat '$TMP/conv.ini' >> '$TMP/with.ini' && '$LBSIM' '$TMP/with.ini' -q -o '$TMP/with.db'"
+# Refused, naming the file and line.
+cbad() { # WHAT WORDS CONTENT
+	printf '%b' "$3" > "$TMP/bad.csv"
+	local rc=0
+	"$LBSIM" calibrate --convergence "$TMP/bad.csv" --target 1 -o "$TMP/bad.ini" > /dev/null 2> "$TMP/err" || rc=$?
+	check "calibrate --convergence refuses $1 (exit 3, got $rc): $(head -c 120 "$TMP/err")" \
+		sh -c "[ $rc -eq 3 ] && grep -q '$2' '$TMP/err' && [ ! -e '$TMP/bad.ini' ]"
+}
+cbad "a header without loss" "bad.csv:1: the header must name" 'batch,step\n1,1\n'
+cbad "steps that go back" "bad.csv:3: step: 1 after step 2 (line 2) of batch 8" 'batch,step,loss\n8,2,1\n8,1,0.5\n'
+cbad "a loss that is not a number" "bad.csv:2: loss: .nan. is not a number" 'batch,step,loss\n8,1,nan\n'
+cbad "a hexadecimal batch" "bad.csv:2: batch: .0x10. is not a number" 'batch,step,loss\n0x10,1,1\n'
+cbad "a fractional batch" "bad.csv:2: batch: .1.5. must be a whole number" 'batch,step,loss\n1.5,1,1\n'
+cbad "one batch size" "1 batch sizes reach the target: the fit needs 2" 'batch,step,loss\n8,1,2\n8,2,0.5\n'
+cbad "steps that grow with the batch" "do not fall with the batch" 'batch,step,loss\n8,1,2\n8,2,0.5\n16,1,2\n16,9,0.5\n'
+rc=0
+"$LBSIM" calibrate --convergence "$TMP/loss.csv" -o "$TMP/bad.ini" 2> "$TMP/err" || rc=$?
+check "calibrate --convergence without --target: exit 2" sh -c "[ $rc -eq 2 ] && grep -q 'needs --target' '$TMP/err'"
+
 finish
