@@ -71,23 +71,59 @@ static bool has(char **s, size_t n, const char *x)
 	return false;
 }
 
+/* Whether column col of the output's table has a default value. */
+static bool has_default(sqlite3 *db, const char *table, const char *col)
+{
+	sqlite3_stmt *q = NULL;
+	bool found = false;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2 AND "
+			       "dflt_value IS NOT NULL", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+		found = sqlite3_step(q) == SQLITE_ROW;
+	}
+	sqlite3_finalize(q);
+	return found;
+}
+
 /* SQL of the text that identifies a run: every column of its runs row but
- * run_id, quoted, so equal rows give equal text. */
+ * run_id, quoted, so equal rows give equal text. A column of the output
+ * that schema's runs lacks (runs.mode of a version 2 file) counts as its
+ * default, the value merging gives it. */
 static bool run_key_sql(sqlite3 *db, const char *schema, lbs_buf *b)
 {
-	char **cols;
-	size_t n;
+	char **cols, **have;
+	size_t n, n_have;
 	if (columns(db, "main", "runs", &cols, &n) != LBS_OK)
 		return false;
+	if (columns(db, schema, "runs", &have, &n_have) != LBS_OK) {
+		free_strings(cols, n);
+		return false;
+	}
 	lbs_buf_printf(b, "SELECT ");
 	bool first = true;
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(cols[i], "run_id")) {
-			lbs_buf_printf(b, "%squote(\"%s\")", first ? "" : " || ',' || ", cols[i]);
+			lbs_buf_printf(b, "%s", first ? "" : " || ',' || ");
 			first = false;
+			if (has(have, n_have, cols[i])) {
+				lbs_buf_printf(b, "quote(\"%s\")", cols[i]);
+				continue;
+			}
+			sqlite3_stmt *q = NULL;
+			const char *dflt = NULL;
+			if (sqlite3_prepare_v2(db, "SELECT dflt_value FROM pragma_table_info('runs', 'main') "
+					       "WHERE name = ?1", -1, &q, NULL) == SQLITE_OK) {
+				sqlite3_bind_text(q, 1, cols[i], -1, SQLITE_STATIC);
+				if (sqlite3_step(q) == SQLITE_ROW)
+					dflt = (const char *)sqlite3_column_text(q, 0);
+			}
+			lbs_buf_printf(b, "quote(%s)", dflt ? dflt : "NULL");
+			sqlite3_finalize(q);
 		}
 	lbs_buf_printf(b, " FROM %s.runs", schema);
 	free_strings(cols, n);
+	free_strings(have, n_have);
 	return !b->failed;
 }
 
@@ -227,8 +263,10 @@ static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c, lbs_er
 			if (strcmp(table, "sweep_points"))
 				st = lbs_error_set(err, LBS_EINPUT, "%s: has no table %s", in, table);
 		} else {
+			/* A column the input lacks gets its default (runs.mode
+			 * of a version 2 file: 'simulated'). */
 			for (size_t i = 0; i < on && st == LBS_OK; i++)
-				if (!has(ic, inn, oc[i]))
+				if (!has(ic, inn, oc[i]) && !has_default(m->db, table, oc[i]))
 					st = lbs_error_set(err, LBS_EINPUT, "%s: table %s has no column %s",
 							   in, table, oc[i]);
 			for (size_t i = 0; i < inn && st == LBS_OK; i++)
@@ -241,11 +279,11 @@ static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c, lbs_er
 			lbs_buf b = { 0 };
 			lbs_buf_printf(&b, "INSERT INTO main.\"%s\" (", table);
 			for (size_t i = 0, k = 0; i < on; i++)
-				if (!runs || strcmp(oc[i], "run_id"))
+				if ((!runs || strcmp(oc[i], "run_id")) && has(ic, inn, oc[i]))
 					lbs_buf_printf(&b, "%s\"%s\"", k++ ? ", " : "", oc[i]);
 			lbs_buf_printf(&b, ") SELECT ");
 			for (size_t i = 0, k = 0; i < on; i++)
-				if (!runs || strcmp(oc[i], "run_id"))
+				if ((!runs || strcmp(oc[i], "run_id")) && has(ic, inn, oc[i]))
 					lbs_buf_printf(&b, k++ ? ", %s%s%s" : "%s%s%s",
 						       strcmp(oc[i], "run_id") ? "\"" : "",
 						       strcmp(oc[i], "run_id") ? oc[i] : "?2",
@@ -382,6 +420,7 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 	sqlite3_bind_text(q, 1, lbs_buf_str(&uri), -1, SQLITE_STATIC);
 	int rc = sqlite3_step(q);
 	sqlite3_finalize(q);
+	q = NULL; /* finalized: the error paths below finalize q again */
 	lbs_buf_free(&uri);
 	if (rc != SQLITE_DONE)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", in, sqlite3_errmsg(m->db));
