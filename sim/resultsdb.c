@@ -370,8 +370,8 @@ static lbs_status same_table(sqlite3 *db, const char *schema, sqlite3 *ref, cons
 	}
 	const char *type = (const char *)sqlite3_column_text(a, 0);
 	if (!type || strcmp(type, "table")) {
-		st = lbs_error_set(err, refuse, "%s: %s is a %s, not a table as lbsim creates it", path, table,
-				   type ? type : "(no type)");
+		st = lbs_error_set(err, refuse, "%s: %s is not a plain table as lbsim creates it (SQLite lists it "
+				   "as '%s')", path, table, type ? type : "");
 		goto done;
 	}
 	if (sqlite3_column_int(a, 1) != sqlite3_column_int(b, 1) || sqlite3_column_int(a, 2) != sqlite3_column_int(b, 2)) {
