@@ -167,13 +167,18 @@ check "... and made version 4" test "$(q v2.db 'PRAGMA user_version') $(q v2.db 
 cp base.db long.db
 sqlite3 long.db "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 1999999)
 	INSERT INTO worker_iterations SELECT 1, x / 12 + 100, x % 12, 64, 0.5, 0.1, NULL, NULL, NULL FROM c"
-# term NAME CMD...: CMD (lbsim's arguments) gets SIGTERM after 0.5 s and
-# exits 130 within a second of it.
+# term NAME WAIT CMD...: CMD (lbsim's arguments) gets SIGTERM once the file
+# WAIT exists (or after 0.5 s when WAIT is "") and exits 130 within a
+# second of it.
 term() {
-	local name=$1 rc t0 t1 ms; shift
+	local name=$1 wait=$2 rc t0 t1 ms i; shift 2
 	"$LBSIM" "$@" > /dev/null 2> err &
 	local pid=$!
 	sleep 0.5
+	for ((i = 0; i < 1000; i++)); do
+		[ -z "$wait" ] || [ -e "$wait" ] && break
+		sleep 0.01
+	done
 	t0=$(date +%s%N)
 	kill -TERM $pid
 	wait $pid
@@ -186,10 +191,12 @@ term() {
 		bad "$name: exit $rc, ${ms} ms after SIGTERM (wanted 130 within 1000 ms); stderr: $(head -c 300 err)"
 	fi
 }
-term "merge: SIGTERM during a long copy" merge m7.db long.db
+# (Once the output's journal exists, merge is copying the long run: it
+# writes nothing before.)
+term "merge: SIGTERM during a long copy" m7.db-journal merge m7.db long.db
 check "... nothing of the run kept" test "$(q m7.db 'SELECT count(*) FROM runs')" = 0
 check "... no journal left" test ! -e m7.db-journal
 cp base.db slowbase.db && sqlite3 slowbase.db "CREATE VIEW slow AS $endless SELECT x FROM c WHERE x < 0"
-term "export: SIGTERM during an endless query" export slowbase.db slow
+term "export: SIGTERM during an endless query" "" export slowbase.db slow
 
 finish
