@@ -122,6 +122,9 @@ check "... the trigger did not run" test "$(q trigger.db "SELECT count(*) FROM r
 refused_output "run: a trigger in the output is refused" 4 trigger.db "trigger evil" \
 	"$S" -q -o trigger.db --set run.iterations=2
 refused_output "views: a trigger in the file is refused" 3 trigger.db "trigger evil" views trigger.db
+refused_output "sweep: a trigger in the output is refused" 4 trigger.db "trigger.db: .*trigger evil" \
+	sweep "$top_srcdir/tests/data/sweep/bandwidth.ini" -j 1 -q -o trigger.db
+check "... no point run" test ! -e trigger.db.sweep/points
 hostile table "CREATE TABLE evil (x)"
 refused_output "merge: an unknown table in the output is refused" 4 table.db "table.db: .*table evil" \
 	merge table.db other.db
