@@ -286,7 +286,6 @@ void lbs_results_harden(sqlite3 *db, int max_value, const volatile sig_atomic_t 
 {
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
-	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, (int *)NULL);
 	sqlite3_exec(db, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
 	if (max_value > 0)
 		sqlite3_limit(db, SQLITE_LIMIT_LENGTH, max_value);
