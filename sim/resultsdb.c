@@ -234,8 +234,8 @@ const char lbs_whatif_schema_sql[] =
 	"  PRIMARY KEY (whatif_id, policy)\n"
 	") WITHOUT ROWID;\n";
 
-/* The views of the analysis (views.sql, and the two written for each file); the unit
- * tests check that this list is theirs. */
+/* The analysis views: those of views.sql and the two written for each file
+ * (the unit tests check that this list is theirs). */
 const char *const lbs_results_views[] = {
 	"run_summary", "worker_summary", "group_summary", "run_setting", "speedup", "run_point",
 	"speedup_by_point", "speedup_by_size", "straggler_gap_cdf", "straggler_gap_stats", "epoch_times",
