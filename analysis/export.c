@@ -18,8 +18,8 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 	return lbs_analysis_open_interruptible(db, path, NULL, err);
 }
 
-lbs_status lbs_analysis_open_interruptible(sqlite3 **db, const char *path, const volatile sig_atomic_t *interrupt,
-					   lbs_error *err)
+lbs_status lbs_analysis_open_interruptible(sqlite3 **db, const char *path,
+					   const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	*db = NULL;
 	struct stat sb;

@@ -239,8 +239,8 @@ static void copier_free(copier *c)
 	memset(c, 0, sizeof *c);
 }
 
-static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c, const volatile sig_atomic_t *interrupt,
-				 lbs_error *err)
+static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c,
+				 const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	memset(c, 0, sizeof *c);
 	c->interrupt = interrupt;

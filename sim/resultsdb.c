@@ -343,7 +343,8 @@ static sqlite3 *reference(void)
 static lbs_status same_table(sqlite3 *db, const char *schema, sqlite3 *ref, const char *table, int version,
 			     const char *path, lbs_status refuse, lbs_error *err)
 {
-	static const char list_sql[] = "SELECT type, wr, strict FROM pragma_table_list WHERE name = ?1 AND schema = ?2";
+	static const char list_sql[] =
+		"SELECT type, wr, strict FROM pragma_table_list WHERE name = ?1 AND schema = ?2";
 	static const char cols_sql[] = "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1, ?2) ORDER BY cid";
 	sqlite3_stmt *a = NULL, *b = NULL;
 	lbs_status st = LBS_OK;
@@ -373,7 +374,8 @@ static lbs_status same_table(sqlite3 *db, const char *schema, sqlite3 *ref, cons
 				   "as '%s')", path, table, type ? type : "");
 		goto done;
 	}
-	if (sqlite3_column_int(a, 1) != sqlite3_column_int(b, 1) || sqlite3_column_int(a, 2) != sqlite3_column_int(b, 2)) {
+	if (sqlite3_column_int(a, 1) != sqlite3_column_int(b, 1) ||
+	    sqlite3_column_int(a, 2) != sqlite3_column_int(b, 2)) {
 		st = lbs_error_set(err, refuse, "%s: table %s is %s%s, unlike lbsim's", path, table,
 				   sqlite3_column_int(a, 1) ? "WITHOUT ROWID" : "a rowid table",
 				   sqlite3_column_int(a, 2) ? ", STRICT" : "");
@@ -559,8 +561,9 @@ lbs_status lbs_results_check_schema(sqlite3 *db, const char *schema, const char 
 	sqlite3_finalize(known);
 	/* Every table the version has is there. */
 	q = NULL;
-	if (st == LBS_OK && sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid",
-					       -1, &q, NULL) != SQLITE_OK)
+	if (st == LBS_OK &&
+	    sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid", -1, &q,
+			       NULL) != SQLITE_OK)
 		st = lbs_error_set(err, LBS_EINTERNAL, "cannot read the reference schema");
 	while (st == LBS_OK && sqlite3_step(q) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(q, 0);
