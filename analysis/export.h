@@ -21,8 +21,8 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err);
  * lbs_export_csv) once *interrupt is non-zero. The file is checked as every
  * results database given to lbsim is (sim/resultsdb.h), and values of at
  * most LBS_RESULTS_MAX_QUERY_VALUE bytes are read. */
-lbs_status lbs_analysis_open_interruptible(sqlite3 **db, const char *path, const volatile sig_atomic_t *interrupt,
-					   lbs_error *err);
+lbs_status lbs_analysis_open_interruptible(sqlite3 **db, const char *path,
+					   const volatile sig_atomic_t *interrupt, lbs_error *err);
 
 /* Writes the rows of `sql` (with parameters ?1.. bound to the integers
  * params[0..n)) as

@@ -575,14 +575,16 @@ static void test_results_check(void)
 	int version = -1;
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(":memory:", &db), SQLITE_OK);
 	lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
-	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, &version, &err), LBS_OK);
+	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, &version, &err),
+			LBS_OK);
 	CU_ASSERT_EQUAL(version, 0);
 	CU_ASSERT_EQUAL(lbs_results_check(db, "m", &err), LBS_EINPUT);
 	char v[64];
 	snprintf(v, sizeof v, "PRAGMA user_version = %d", LBS_SCHEMA_VERSION);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, lbs_schema_sql, NULL, NULL, NULL), SQLITE_OK);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, v, NULL, NULL, NULL), SQLITE_OK);
-	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, &version, &err), LBS_OK);
+	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, &version, &err),
+			LBS_OK);
 	CU_ASSERT_EQUAL(version, LBS_SCHEMA_VERSION);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, lbs_sweep_points_sql, NULL, NULL, NULL), SQLITE_OK);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, lbs_whatif_schema_sql, NULL, NULL, NULL), SQLITE_OK);
