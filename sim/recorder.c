@@ -134,8 +134,8 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", LBS_SCHEMA_VERSION);
 		st = exec(r, sql, err);
 	}
-	if (st == LBS_OK)
-		st = exec(r, "COMMIT", err);
+	/* The statements too before the commit: a file they cannot write to
+	 * is refused unchanged. */
 	if (st == LBS_OK &&
 	    (sqlite3_prepare_v2(r->db,
 				"INSERT INTO iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -147,6 +147,8 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
 		st = db_error(r, err, "cannot prepare statements");
+	if (st == LBS_OK)
+		st = exec(r, "COMMIT", err);
 	if (st != LBS_OK) {
 		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 		lbs_recorder_close(r);

@@ -248,10 +248,11 @@ const char *const lbs_results_views[] = {
 static const struct {
 	const char *table, *column; /* column NULL: the whole table */
 	int since;
+	const char *definition;     /* the column's, as the upgrade adds it */
 } added[] = {
-	{ "runs", "mode", 3 },
-	{ "validations", NULL, 3 },
-	{ "validations", "machine_drift", 4 },
+	{ "runs", "mode", 3, "mode TEXT NOT NULL DEFAULT 'simulated'" },
+	{ "validations", NULL, 3, NULL },
+	{ "validations", "machine_drift", 4, "machine_drift REAL" },
 };
 
 /* The tables every results file of version `version` holds. */
@@ -275,6 +276,90 @@ static bool column_added_after(const char *table, const char *column, int versio
 		if (added[i].column && !strcmp(added[i].table, table) && !strcmp(added[i].column, column))
 			return version < added[i].since;
 	return false;
+}
+
+/* The tokens of an SQL text, malloc'd: comments and white space outside
+ * quotes dropped, letters outside quotes in lower case. Two declarations
+ * are the same when their canonical texts are: so comments, which lbsim
+ * has reworded over versions, and the layout that ALTER TABLE leaves do
+ * not matter. NULL when out of memory. */
+static char *canonical(const char *sql)
+{
+	size_t n = strlen(sql);
+	char *out = malloc(n + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = sql; *p;) {
+		char close = *p == '\'' ? '\'' : *p == '"' ? '"' : *p == '`' ? '`' : *p == '[' ? ']' : 0;
+		if (close) { /* a quoted string or name, doubled closing quotes inside */
+			*o++ = *p++;
+			while (*p) {
+				if (*p == close && (close == ']' || p[1] != close)) {
+					*o++ = *p++;
+					break;
+				}
+				if (*p == close)
+					*o++ = *p++;
+				*o++ = *p++;
+			}
+		} else if (p[0] == '-' && p[1] == '-') {
+			p += strcspn(p, "\n");
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+			p = end ? end + 2 : p + strlen(p);
+		} else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') {
+			p++;
+		} else {
+			*o++ = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+			p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Whether the CREATE TABLE text of schema.table is the reference's, less
+ * the columns its version lacks: so its constraints (CHECK, NOT NULL,
+ * UNIQUE, REFERENCES, COLLATE, ON CONFLICT, defaults) are lbsim's too. */
+static bool same_sql(sqlite3 *db, const char *schema, sqlite3 *ref, const char *table, int version)
+{
+	char *sql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_master WHERE type = 'table' AND name = %Q",
+				    schema, table);
+	sqlite3_stmt *a = NULL, *b = NULL;
+	char *have = NULL, *want = NULL;
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &a, NULL) == SQLITE_OK && sqlite3_step(a) == SQLITE_ROW &&
+	    sqlite3_column_text(a, 0))
+		have = canonical((const char *)sqlite3_column_text(a, 0));
+	if (sqlite3_prepare_v2(ref, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1", -1, &b,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(b, 1, table, -1, SQLITE_STATIC);
+		if (sqlite3_step(b) == SQLITE_ROW && sqlite3_column_text(b, 0))
+			want = canonical((const char *)sqlite3_column_text(b, 0));
+	}
+	sqlite3_free(sql);
+	sqlite3_finalize(a);
+	sqlite3_finalize(b);
+	bool same = have && want && !strcmp(have, want);
+	for (size_t i = 0; !same && have && want && i < sizeof added / sizeof added[0]; i++) {
+		if (!added[i].column || strcmp(added[i].table, table))
+			continue;
+		/* The reference without ",DEFINITION", for a file older than
+		 * the column. (ALTER TABLE ADD COLUMN, which the upgrade runs,
+		 * puts it after the last column: where the reference has it.) */
+		char *def = canonical(added[i].definition), *at = NULL;
+		size_t len = def ? strlen(def) : 0;
+		for (char *p = want; def && (p = strstr(p, def)); p++)
+			if (p > want && p[-1] == ',' && (p[len] == ',' || p[len] == ')'))
+				at = p - 1;
+		if (at && version < added[i].since) {
+			memmove(at, at + 1 + len, strlen(at + 1 + len) + 1);
+			same = !strcmp(have, want);
+		}
+		free(def);
+	}
+	free(have);
+	free(want);
+	return same;
 }
 
 static int progress(void *flag)
@@ -431,6 +516,9 @@ static lbs_status same_table(sqlite3 *db, const char *schema, sqlite3 *ref, cons
 			break;
 		}
 	}
+	if (st == LBS_OK && !same_sql(db, schema, ref, table, version))
+		st = lbs_error_set(err, refuse, "%s: table %s is not declared as lbsim declares it (a constraint, "
+				   "default or reference differs)", path, table);
 done:
 	sqlite3_finalize(a);
 	sqlite3_finalize(b);

@@ -134,6 +134,16 @@ refused_output "merge: an unknown view in the output is refused" 4 view.db "view
 hostile index "CREATE INDEX evil ON runs (description)"
 refused_output "run: an unknown index in the output is refused" 4 index.db "index evil" \
 	"$S" -q -o index.db --set run.iterations=2
+# A constraint planted in a table of a version 3 file: the upgrade was
+# committed, then the run failed on it.
+hostile check "DROP TABLE iterations; CREATE TABLE iterations (
+	run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, iteration INTEGER NOT NULL,
+	epoch INTEGER NOT NULL, start_s REAL NOT NULL, compute_end_s REAL NOT NULL, end_s REAL NOT NULL
+	CHECK (end_s < 0), straggler_gap_s REAL NOT NULL, aggregation_s REAL NOT NULL, decision_s REAL NOT NULL,
+	global_batch_samples INTEGER NOT NULL, PRIMARY KEY (run_id, iteration)) WITHOUT ROWID;
+	ALTER TABLE validations DROP COLUMN machine_drift; PRAGMA user_version = 3"
+refused_output "run: a CHECK planted in a table of the output is refused" 4 check.db \
+	"check.db: table iterations is not declared as lbsim declares it" "$S" -q -o check.db --set run.iterations=2
 # ... but read: lbsim ignores what it does not read in an input.
 run_status "merge: an input with a trigger and a view of its own is read" 0 "" merge m5.db trigger.db
 check "... its 2 runs merged" test "$(q m5.db 'SELECT count(*) FROM runs')" = 2
