@@ -67,8 +67,9 @@ void lbs_results_harden(sqlite3 *db, int max_value, const volatile sig_atomic_t 
 /* Checks the schema `schema` ("main", or an attached one) of db, opened
  * from path (for messages), for `use`: its user_version 2 to
  * LBS_SCHEMA_VERSION, every table that version has, each a table (not a
- * view or a virtual table) with exactly its columns in order, and for a
- * file to be written nothing else but lbsim's objects. Refusals have the
+ * view or a virtual table) with exactly its columns in order and lbsim's
+ * declaration (its CREATE TABLE text, comments and layout aside), and for
+ * a file to be written nothing else but lbsim's objects. Refusals have the
  * status `refuse` (LBS_EINPUT for an input, LBS_EIO for an output) and name
  * the file and the table, column or object. *version (may be NULL) gets
  * the user_version; 0 for a new, empty file to be written. */
