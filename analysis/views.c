@@ -396,12 +396,19 @@ int lbs_views_command(int argc, char **argv)
 	else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		st = lbs_error_set(&err, LBS_EIO, "%s: cannot open: %s", path,
 				   db ? sqlite3_errmsg(db) : "out of memory");
-	else
-		st = lbs_results_check(db, path, &err);
 	if (st == LBS_OK) {
+		/* Written to: nothing in it but lbsim's tables, indexes and views
+		 * (refused as the command's input, exit status 3). */
 		sqlite3_busy_timeout(db, 60000);
-		st = lbs_views_store(db, path, &err);
+		lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
+		int version = 0;
+		st = lbs_results_check_schema(db, "main", path, LBS_RESULTS_WRITE, LBS_EINPUT, &version, &err);
+		if (st == LBS_OK && version == 0) /* empty */
+			st = lbs_error_set(&err, LBS_EINPUT, "%s: not an lbsim results database of schema version "
+					   "%d (it has user_version 0 and no runs table)", path, LBS_SCHEMA_VERSION);
 	}
+	if (st == LBS_OK)
+		st = lbs_views_store(db, path, &err);
 	long long views = 0;
 	sqlite3_stmt *q = NULL;
 	if (st == LBS_OK && sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'",

@@ -20,4 +20,5 @@ replay trace "$R/trace" "$D/traces" "$D/bad/traces"
 replay sweep "$R/sweep" "$D/sweep/sweep.ini" "$D/bad-sweep"
 replay profile "$R/profile" "$top_srcdir/profiles" "$D/bad/profiles"
 replay simulate "$R/simulate"
+replay results "$R/results" "$D/results"
 finish
