@@ -780,7 +780,7 @@ out:
 
 static int list_nets(void)
 {
-	printf("%-12s %12s %10s %12s  %s\n", "model", "parameters", "GFLOP/smp", "act_MB/smp", "title");
+	printf("%-16s %13s %10s %12s  %s\n", "model", "parameters", "GFLOP/smp", "act_MB/smp", "title");
 	for (size_t i = 0; lbs_net_name_at(i); i++) {
 		lbs_net n;
 		lbs_error err = { 0 };
@@ -788,8 +788,8 @@ static int list_nets(void)
 			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
 			return err.status;
 		}
-		printf("%-12s %12lld %10.4g %12.4g  %s\n", n.name, (long long)n.params,
-		       lbs_net_flops(&n, 1) / 1e9, 4e-6 * (double)n.act_per_sample, n.title);
+		printf("%-16s %13lld %10.4g %12.4g  %s\n", n.name, (long long)n.params,
+		       lbs_net_flops(&n, 1) / 1e9, 1e-6 * (double)(n.act_bytes + n.core_bytes), n.title);
 		lbs_net_destroy(&n);
 	}
 	return 0;
