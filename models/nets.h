@@ -130,6 +130,10 @@ lbs_status lbs_net_create(lbs_net *net, const char *name, lbs_error *err);
  * network cannot take (a tensor-parallel degree that does not divide its
  * heads, a sequence longer than its positions). */
 lbs_status lbs_net_create_opts(lbs_net *net, const char *name, const lbs_net_opts *opts, lbs_error *err);
+/* A transformer of configuration c that is no preset, named `name` (a
+ * string that outlives the net). */
+lbs_status lbs_net_create_config(lbs_net *net, const char *name, const lbs_tf_config *c, const lbs_net_opts *opts,
+				 lbs_error *err);
 /* Whether `name` is a transformer preset. */
 bool lbs_net_is_transformer(const char *name);
 void lbs_net_destroy(lbs_net *net);

@@ -97,6 +97,16 @@ lbs_status lbs_net_create(lbs_net *net, const char *name, lbs_error *err)
 	return lbs_net_create_opts(net, name, NULL, err);
 }
 
+static lbs_status create(lbs_net *net, const net_entry *e, const lbs_net_opts *opts, lbs_error *err);
+
+lbs_status lbs_net_create_config(lbs_net *net, const char *name, const lbs_tf_config *c, const lbs_net_opts *opts,
+				 lbs_error *err)
+{
+	net_entry e = { name, name, "a configuration of the caller's", 0, 1, 0, 1, NULL, c, 0 };
+	memset(net, 0, sizeof *net);
+	return create(net, &e, opts, err);
+}
+
 lbs_status lbs_net_create_opts(lbs_net *net, const char *name, const lbs_net_opts *opts, lbs_error *err)
 {
 	memset(net, 0, sizeof *net);
@@ -106,6 +116,12 @@ lbs_status lbs_net_create_opts(lbs_net *net, const char *name, const lbs_net_opt
 		lbs_net_names(names, sizeof names);
 		return lbs_error_set(err, LBS_EINPUT, "unknown model '%s' (known: %s)", name, names);
 	}
+	return create(net, e, opts, err);
+}
+
+static lbs_status create(lbs_net *net, const net_entry *e, const lbs_net_opts *opts, lbs_error *err)
+{
+	const char *name = e->name;
 	net->name = e->name;
 	net->title = e->title;
 	net->source = e->source;

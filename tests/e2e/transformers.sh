@@ -79,4 +79,22 @@ check "sequence_length on a CNN: says it is a transformer's" grep -q 'sequence_l
 check "memory with a model lbsim does not know: exit 3 (got $rc)" test $rc -eq 3
 check "memory with a model lbsim does not know: says why" grep -q 'memory: sizing the memory needs the model' "$TMP/err"
 
+# GPUs from datasheets (doc/gpus.md): the fit and its held-out error, and a
+# profile predicted for a device nobody measured.
+"$LBSIM" calibrate --gpus > "$TMP/gpus"
+check "--gpus: exit 0" test $? -eq 0
+check "--gpus: every device of the issue" test "$(grep -cE '^(a100-40gb|a100-80gb|h100-sxm|h100-pcie|h200|l4|a10g|v100|t4|p100|k80) ' "$TMP/gpus")" -ge 11
+check "--gpus: held-out figures are reported" grep -qE '^all +held out +63 ' "$TMP/gpus"
+check "--gpus: no held-out figure is fitted" test "$(grep -c 'held out$' "$TMP/gpus")" = 63
+"$LBSIM" calibrate --datasheet l4:llama3-8b:2048:full --batches 1,2,4,8 -o "$TMP/l4.ini" > "$TMP/l4.out"
+check "--datasheet: exit 0" test $? -eq 0
+check "--datasheet: a datasheet profile" grep -q '^kind = datasheet$' "$TMP/l4.ini"
+check "--datasheet: the activations' cap" grep -q '^max_batch = 10$' "$TMP/l4.ini"
+"$LBSIM" calibrate --datasheet b200:llama3-8b 2> "$TMP/err"; rc=$?
+check "--datasheet unknown device: exit 2" test $rc -eq 2
+check "--datasheet unknown device: says what it expects" grep -q 'expected DEVICE:MODEL' "$TMP/err"
+"$LBSIM" calibrate --datasheet l4:llama3-8b:8192 2> "$TMP/err"; rc=$?
+check "--datasheet beyond the memory: exit 3 (got $rc)" test $rc -eq 3
+check "--datasheet beyond the memory: says so" grep -q 'out of memory' "$TMP/err"
+
 finish

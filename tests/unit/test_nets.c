@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/calib/gpu_fit.h"
+#include "models/gpu.h"
 #include "models/nets.h"
 #include "tests/unit/suites.h"
 
@@ -355,6 +357,67 @@ static void test_transformer_memory(void)
 	lbs_net_destroy(&n);
 }
 
+/* The datasheet cost model: the published figures' networks are what ran
+ * (MPT's NumParams), an iteration's time grows with its work, and the fit
+ * recovers known parameters from figures made with them. */
+static void test_gpu_model(void)
+{
+	size_t n;
+	const lbs_gpu_figure *f = lbs_gpu_figures(&n);
+	CU_ASSERT_FATAL(n > 50);
+	lbs_error err = { 0 };
+	/* llm-foundry's NumParams column: 125m at 2048 tokens, 7b at 2048 */
+	lbs_gpu_figure probe = f[0];
+	probe.model = "125m";
+	probe.seq = 2048;
+	lbs_net net;
+	CU_ASSERT_EQUAL_FATAL(lbs_gpu_figure_net(&probe, &net, &err), LBS_OK);
+	CU_ASSERT_EQUAL(net.params, 125311488);
+	lbs_net_destroy(&net);
+	probe.model = "7b";
+	CU_ASSERT_EQUAL_FATAL(lbs_gpu_figure_net(&probe, &net, &err), LBS_OK);
+	CU_ASSERT_EQUAL(net.params, 6658859008);
+	lbs_net_destroy(&net);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_PTR_NOT_NULL(lbs_gpu_find(f[i].device));
+	CU_ASSERT_PTR_NOT_NULL(lbs_gpu_find("l4"));
+	CU_ASSERT_PTR_NULL(lbs_gpu_find("b200"));
+
+	/* more work, more time; a faster device, less */
+	lbs_gpu_eff e = { 0.7, 50e-6, 0.8, 10e-6 };
+	lbs_net l8 = tf_of("llama3-8b", &(lbs_net_opts){ .seq_len = 2048 });
+	double h100 = lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &l8, 2, true);
+	double a100 = lbs_gpu_iteration_time(lbs_gpu_find("a100-80gb"), &e, &l8, 2, true);
+	double l4 = lbs_gpu_iteration_time(lbs_gpu_find("l4"), &e, &l8, 2, true);
+	CU_ASSERT(h100 < a100 && a100 < l4);
+	CU_ASSERT(lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &l8, 4, true) > h100);
+	/* a large model's time is near its FLOPs at eff_max of peak */
+	double ideal = lbs_net_flops(&l8, 2) / (0.7 * 989.5e12);
+	CU_ASSERT(h100 > ideal && h100 < 1.5 * ideal);
+	lbs_net_destroy(&l8);
+
+	/* synthetic figures from known parameters: the fit finds them again */
+	lbs_gpu_eff truth = { 0.65, 80e-6, 0.75, 20e-6 }, got;
+	size_t m = 24;
+	double obs[24], rms;
+	for (size_t i = 0; i < m; i++) {
+		CU_ASSERT_EQUAL_FATAL(lbs_gpu_figure_net(&f[i], &net, &err), LBS_OK);
+		obs[i] = lbs_gpu_figure_predict(&f[i], &net, &truth);
+		lbs_net_destroy(&net);
+	}
+	lbs_gpu_figure sub[24];
+	for (size_t i = 0; i < m; i++) {
+		sub[i] = f[i];
+		sub[i].fitted = true;
+	}
+	CU_ASSERT_EQUAL_FATAL(lbs_gpu_fit(sub, obs, m, &got, &rms, &err), LBS_OK);
+	CU_ASSERT(rms < 1e-3);
+	CU_ASSERT(fabs(got.eff_max / truth.eff_max - 1) < 0.02);
+	CU_ASSERT(fabs(got.f_half / truth.f_half - 1) < 0.05);
+	CU_ASSERT(fabs(got.mem / truth.mem - 1) < 0.05);
+	CU_ASSERT(fabs(got.overhead / truth.overhead - 1) < 0.05);
+}
+
 void suite_nets(void)
 {
 	static const test_case tests[] = {
@@ -366,6 +429,7 @@ void suite_nets(void)
 		{ "transformers: FLOPs per token, 6N + attention", test_transformer_flops },
 		{ "transformers: tensor-parallel splits add up", test_tensor_parallel },
 		{ "transformers: memory against Korthikanti and by hand", test_transformer_memory },
+		{ "GPUs from datasheets: the model and its fit", test_gpu_model },
 	};
 	add_suite("nets", tests, sizeof tests / sizeof tests[0]);
 }
