@@ -763,7 +763,7 @@ static int bench(bench_opts *o)
 	} else {
 		print_fit("fit:", p);
 	}
-	printf("memory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
+	printf("memory cap: %lld samples (model state and activations, doc/nets.md, doc/transformers.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
 	if (o->resize && (st = measure_resize(lib, o->torch ? o->fw : NULL, fw_ctx, &net, o, 0.5 * device_memory, p, &err)) !=
 				 LBS_OK) {

@@ -97,4 +97,13 @@ check "--datasheet unknown device: says what it expects" grep -q 'expected DEVIC
 check "--datasheet beyond the memory: exit 3 (got $rc)" test $rc -eq 3
 check "--datasheet beyond the memory: says so" grep -q 'out of memory' "$TMP/err"
 
+# The shipped scenario of 2026: it runs, with the caps its memory gives.
+"$LBSIM" "$top_srcdir/scenarios/llama3-8b-mixed-fleet.ini" --policy static-proportional,lbbsp-gpu,dbs -q \
+	-o "$TMP/mixed.db" 2> "$TMP/err"
+check "llama3-8b-mixed-fleet: runs every policy" test "$(q "$TMP/mixed.db" "SELECT count(*) FROM runs")" = 4
+check "llama3-8b-mixed-fleet: caps 32, 32, 7" test "$(q "$TMP/mixed.db" "SELECT group_concat(c) FROM (SELECT DISTINCT
+	group_name, max_batch_samples AS c FROM workers ORDER BY group_name)")" = "32,32,7"
+check "llama3-8b-mixed-fleet: no L4 above 7" test "$(q "$TMP/mixed.db" "SELECT max(b.batch_samples) FROM batches b JOIN workers w
+	USING (run_id, worker) WHERE w.group_name = 'l4'")" -le 7
+
 finish
