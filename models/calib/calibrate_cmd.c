@@ -39,7 +39,7 @@ static void usage(FILE *out)
 		"       lbsim calibrate --gpus\n"
 		"       lbsim calibrate --datasheet DEVICE:MODEL[:TOKENS[:RECOMPUTE]] [--batches LIST] [-o PROFILE]\n"
 		"       lbsim calibrate --list\n"
-		"       lbsim calibrate --layers MODEL [--batch N]\n"
+		"       lbsim calibrate --layers MODEL [--batch N] [--seq N] [--tp N] [--recompute MODE]\n"
 		"       lbsim calibrate --keys\n"
 		"\n"
 		"Fits cost profiles to measurements (doc/profiles.md) and describes the networks\n"
@@ -53,6 +53,9 @@ static void usage(FILE *out)
 		"                          testbed's torch worker, fit t(b) = t0 + per_sample*b (CPU)\n"
 		"      --cuda MODEL        the same through cuBLAS on a GPU; fit the GPU cost kind\n"
 		"                          (piecewise, power, quadratic) of least held-out error\n"
+		"      --seq N, --tp N, --recompute none|selective|full  with --layers, a\n"
+		"                          transformer's sequence length, tensor-parallel degree (one\n"
+		"                          rank's operations) and recomputation (doc/transformers.md)\n"
 		"      --gpus              the GPUs' datasheets, the efficiency fitted to published\n"
 		"                          throughputs and its error on those held out (doc/gpus.md)\n"
 		"      --datasheet DEVICE:MODEL[:TOKENS[:selective|full]]  a GPU profile of MODEL on\n"
@@ -981,11 +984,11 @@ out:
 	return st;
 }
 
-static int show_layers(const char *model, int64_t batch)
+static int show_layers(const char *model, int64_t batch, const lbs_net_opts *o)
 {
 	lbs_net n;
 	lbs_error err = { 0 };
-	if (lbs_net_create(&n, model, &err) != LBS_OK) {
+	if (lbs_net_create_opts(&n, model, o, &err) != LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --layers: %s\n", err.msg);
 		return LBS_EUSAGE;
 	}
@@ -1004,10 +1007,13 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
 	       OPT_DEVICE, OPT_MODEL, OPT_RESIZE, OPT_RESIZE_BATCH, OPT_RESIZE_DELTA, OPT_RESIZE_ROUNDS,
-	       OPT_DEVICE_NAME, OPT_TORCH, OPT_GPUS, OPT_DATASHEET };
+	       OPT_TP, OPT_SEQ, OPT_RECOMPUTE, OPT_DEVICE_NAME, OPT_TORCH, OPT_GPUS, OPT_DATASHEET };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "gpus", no_argument, NULL, OPT_GPUS },
+		{ "tp", required_argument, NULL, OPT_TP },
+		{ "seq", required_argument, NULL, OPT_SEQ },
+		{ "recompute", required_argument, NULL, OPT_RECOMPUTE },
 		{ "datasheet", required_argument, NULL, OPT_DATASHEET },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
 		{ "batch", required_argument, NULL, OPT_BATCH },
@@ -1038,7 +1044,8 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 	const char *layers = NULL, *data = "traces/data", *output = NULL;
 	bool list = false, keys = false, tables = false, gpu_fit = false;
 	const char *sheet = NULL;
-	int64_t batch = 1;
+	int64_t batch = 1, tp = 1, seq = 0;
+	int recompute = LBS_RECOMPUTE_NONE;
 	bench_opts bo = { .reps = 5, .warmup = 1, .resize_batch = 32, .resize_delta = 2, .resize_rounds = 7 };
 	fit_opts fo = { .device_class = -1, .command = bo.command };
 	char why[256];
@@ -1060,6 +1067,20 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		case OPT_LIST: list = true; break;
 		case OPT_GPUS: gpu_fit = true; break;
 		case OPT_DATASHEET: sheet = optarg; break;
+		case OPT_TP:
+			if (!parse_count("--tp", optarg, 1, 1024, &tp))
+				return LBS_EUSAGE;
+			break;
+		case OPT_SEQ:
+			if (!parse_count("--seq", optarg, 1, 1048576, &seq))
+				return LBS_EUSAGE;
+			break;
+		case OPT_RECOMPUTE:
+			if ((recompute = lbs_choice_index(LBS_RECOMPUTE_CHOICES, optarg)) < 0) {
+				fprintf(stderr, "lbsim calibrate: --recompute %s: expected none, selective or full\n", optarg);
+				return LBS_EUSAGE;
+			}
+			break;
 		case OPT_LAYERS: layers = optarg; break;
 		case OPT_KEYS: keys = true; break;
 		case OPT_FROM_TABLE: tables = true; break;
@@ -1149,6 +1170,7 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		{ OPT_BATCHES, "--batches", 35 }, { OPT_REPS, "--reps", 3 },     { OPT_WARMUP, "--warmup", 3 },
 		{ OPT_MEMORY, "--memory", 3 },   { OPT_THREADS, "--threads", 1 }, { OPT_GPU, "--gpu", 2 },
 		{ OPT_DATA, "--data", 4 },       { OPT_BATCH, "--batch", 8 },
+		{ OPT_TP, "--tp", 8 },           { OPT_SEQ, "--seq", 8 },         { OPT_RECOMPUTE, "--recompute", 8 },
 		{ OPT_DEVICE, "--device", 16 },  { OPT_MODEL, "--model", 16 },
 		{ OPT_DEVICE_NAME, "--device-name", 16 },
 		{ OPT_RESIZE, "--resize", 1 },   { OPT_RESIZE_BATCH, "--resize-batch", 1 },
@@ -1217,5 +1239,6 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 	}
 	if (gpu_fit)
 		return gpus();
-	return list ? list_nets() : show_layers(layers, batch);
+	lbs_net_opts o = { .seq_len = seq, .tp = (int)tp, .recompute = recompute };
+	return list ? list_nets() : show_layers(layers, batch, &o);
 }

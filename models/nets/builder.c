@@ -359,9 +359,12 @@ void lbs_net_write_layers(const lbs_net *net, int64_t batch, FILE *out)
 {
 	static const char *const prec[] = { "fp32", "bf16", "fp16" };
 	static const char *const rec[] = { "none", "selective", "full" };
-	fprintf(out, "# %s: %s\n# source: %s\n# parameters %lld (published %lld), activations %lld "
+	char rank[64] = "";
+	if (net->opts.tp > 1)
+		lbs_fmt(rank, sizeof rank, " on one of %d tensor-parallel ranks", net->opts.tp);
+	fprintf(out, "# %s: %s\n# source: %s\n# parameters %lld%s (published %lld), activations %lld "
 		"elements per sample, %.4g GFLOP per iteration of %lld samples\n",
-		net->name, net->title, net->source, (long long)net->params,
+		net->name, net->title, net->source, (long long)net->params, rank,
 		(long long)net->published_params, (long long)net->act_per_sample,
 		lbs_net_flops(net, batch) / 1e9, (long long)batch);
 	if (net->tf)

@@ -20,6 +20,13 @@ check "--layers llama3-8b: 32 score GEMMs of 8192 x 8192 x 128" \
 	grep -q '^layer0.scores,scores,.*,8192,8192,128,8192,128,8192,8192,128,8192,32,' "$TMP/layers"
 check "--layers llama3-8b: parameters add up" \
 	test "$(grep -v '^#' "$TMP/layers" | awk -F, 'NR > 1 { p += $12 } END { printf "%.0f", p }')" = 8030261248
+# One rank of 8 under tensor parallelism: the QKV's (64 + 2 x 8) x 128 / 8 rows.
+"$LBSIM" calibrate --layers llama3-70b --tp 8 --seq 4096 --recompute selective > "$TMP/tp"
+check "--layers --tp 8: one rank's QKV" grep -q '^layer0.qkv,linear,8192,4096,1,1280,4096,1,' "$TMP/tp"
+check "--layers --tp 8: says it is one rank" grep -q 'on one of 8 tensor-parallel ranks' "$TMP/tp"
+"$LBSIM" calibrate --layers llama3-8b --tp 16 2> "$TMP/err"; rc=$?
+check "--layers --tp 16 of 8 KV heads: exit 2 (got $rc)" test $rc -eq 2
+check "--layers --tp 16: says what it must divide" grep -q 'must divide its 32 heads, 8 key/value heads' "$TMP/err"
 
 # A scenario names a preset: its parameters follow from it.
 cat > "$TMP/fleet.ini" <<'INI'
