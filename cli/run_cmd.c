@@ -191,6 +191,9 @@ typedef struct summary {
 	int64_t iterations;
 	double sim_time_s, iteration_s, compute_s, aggregation_s, gap_s, samples_per_s, decision_s;
 	long long run_id;
+	bool target;             /* [convergence] gives the run a target */
+	int64_t steps_to_target; /* 0: not reached within the run */
+	double time_to_target_s, progress;
 } summary;
 
 /* The run's policy and, as the run_variant view has it, the options of
@@ -247,6 +250,10 @@ static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 		.run_id = rec ? (long long)rec->run_id : 0,
 	};
 	summary_label(run, m.policy, sizeof m.policy);
+	m.target = run->sc->convergence.model != LBS_CONV_NONE;
+	m.steps_to_target = s->steps_to_target;
+	m.time_to_target_s = s->time_to_target_s;
+	m.progress = s->progress;
 	return m;
 }
 
@@ -270,6 +277,32 @@ static void json_string(const char *s)
 }
 
 typedef enum summary_format { SUMMARY_TABLE, SUMMARY_CSV, SUMMARY_JSON } summary_format;
+
+/* Time to target ([convergence]): per run, the step and simulated time
+ * that reached it, or how far the run got; the speedup to target is
+ * static's time to target over the policy's. */
+static void print_targets(const summary *m, size_t n, int w)
+{
+	if (!n || !m[0].target)
+		return;
+	double base = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].policy, "static") && m[i].steps_to_target)
+			base = m[i].time_to_target_s;
+	printf("time to target ([convergence]):\n");
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].steps_to_target) {
+			char sp[32] = "";
+			if (base > 0)
+				snprintf(sp, sizeof sp, ", speedup to target %.3f", base / m[i].time_to_target_s);
+			printf("  %-*s step %lld, %.4f s%s\n", w, m[i].policy, (long long)m[i].steps_to_target,
+			       m[i].time_to_target_s, sp);
+		} else {
+			printf("  %-*s not reached in %lld steps (%.1f%% of the way)\n", w, m[i].policy,
+			       (long long)m[i].iterations, 100 * m[i].progress);
+		}
+	}
+}
 
 /* The table (or CSV, or JSON): speedup is the static run's simulated time
  * over this one's, for the same scenario, seed and amount of training. */
@@ -337,6 +370,7 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 		       (long long)m[i].iterations, m[i].sim_time_s, m[i].iteration_s, m[i].compute_s,
 		       m[i].aggregation_s, m[i].gap_s, m[i].samples_per_s, speedup, m[i].run_id);
 	}
+	print_targets(m, n, w);
 	printf("results: %s\n", output);
 }
 
@@ -490,6 +524,23 @@ static void print_seeds_summary(const lbs_scenario *sc, const summary *m, size_t
 			if (pl->exceed_s > 0)
 				snprintf(pbuf, sizeof pbuf, "     %5.3f [%.3f, %.3f]", pe, plo, phi);
 			printf("%-*s %5zu %22s %12.4f %24s %26s%s\n", w, m[i].policy, ns, tbuf, t.sd, ibuf, sbuf, pbuf);
+		}
+	}
+	if (format == SUMMARY_TABLE && n && m[0].target) {
+		printf("time to target ([convergence]), over the seeds whose run reached it:\n");
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			for (size_t s = 0; s < ns; s++)
+				if (m[s * n + i].steps_to_target)
+					x[k++] = m[s * n + i].time_to_target_s;
+			lbs_interval t = lbs_interval_mean(x, k);
+			if (!k)
+				printf("  %-*s reached in none of %zu runs\n", w, m[i].policy, ns);
+			else if (isfinite(t.half))
+				printf("  %-*s %.4f +- %.4f s (reached in %zu of %zu runs)\n", w, m[i].policy, t.mean,
+				       t.half, k, ns);
+			else
+				printf("  %-*s %.4f s (reached in %zu of %zu runs)\n", w, m[i].policy, t.mean, k, ns);
 		}
 	}
 	if (format == SUMMARY_JSON)

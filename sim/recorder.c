@@ -556,6 +556,39 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return db_error(r, err, "cannot record the run's summary");
+	/* [convergence] or [sync]: the run's steps and time to its target, made
+	 * the first time a run has one (doc/results.md, run_targets). */
+	const lbs_scenario *sc = run->sc;
+	if (sc->convergence.model != LBS_CONV_NONE || sc->sync.mode != LBS_SYNC_BSP) {
+		lbs_status st = exec(r,
+				     "CREATE TABLE IF NOT EXISTS run_targets (\n"
+				     "  run_id INTEGER PRIMARY KEY REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+				     "  progress REAL,                 -- the way to the target made (1 = reached); NULL: no model\n"
+				     "  steps_to_target INTEGER,       -- the step that reached it; NULL: not within the run\n"
+				     "  samples_to_target INTEGER,     -- samples whose gradients counted, to then\n"
+				     "  time_to_target_s REAL,         -- simulated time at the end of that step\n"
+				     "  dropped_samples INTEGER NOT NULL -- samples whose gradients were dropped ([sync] backup)\n"
+				     ")", err);
+		if (st != LBS_OK)
+			return st;
+		if (sqlite3_prepare_v2(r->db, "INSERT INTO run_targets VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &q,
+				       NULL) != SQLITE_OK)
+			return db_error(r, err, "cannot record the run's time to target");
+		bool model = sc->convergence.model != LBS_CONV_NONE, reached = model && s->steps_to_target > 0;
+		sqlite3_bind_int64(q, 1, r->run_id);
+		if (model)
+			sqlite3_bind_double(q, 2, s->progress);
+		if (reached) {
+			sqlite3_bind_int64(q, 3, s->steps_to_target);
+			sqlite3_bind_int64(q, 4, s->samples_to_target);
+			sqlite3_bind_double(q, 5, s->time_to_target_s);
+		}
+		sqlite3_bind_int64(q, 6, s->dropped_samples);
+		rc = sqlite3_step(q);
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE)
+			return db_error(r, err, "cannot record the run's time to target");
+	}
 	lbs_status st = exec(r, "COMMIT", err);
 	if (st == LBS_OK)
 		r->in_run = false;

@@ -268,6 +268,36 @@ static const lbs_key_spec testbed_keys[] = {
 };
 #undef TB
 
+#define SY(f) offsetof(lbs_sync_spec, f)
+static const lbs_key_spec sync_keys[] = {
+	{ "mode", LBS_T_ENUM, SY(mode), "bsp", 0, 0, 0, LBS_SYNC_CHOICES, NULL,
+	  "`bsp`: every step waits for every worker's gradient; `backup`: backup workers (Chen et al. "
+	  "2016, \"Revisiting Distributed Synchronous SGD\"): the step's aggregation starts when the "
+	  "first N - backup_workers workers are done, the others' gradients are dropped (their samples "
+	  "do not count), and each dropped worker starts its next share when it has finished the "
+	  "dropped one; needs topology = ps or none" },
+	{ "backup_workers", LBS_T_INT, SY(backup_workers), "1", 1, 1e6, 0, NULL, "mode=backup",
+	  "how many of the slowest workers' gradients each step drops (fewer than the workers)" },
+};
+#undef SY
+
+#define CV(f) offsetof(lbs_convergence_spec, f)
+static const lbs_key_spec convergence_keys[] = {
+	{ "model", LBS_T_ENUM, CV(model), "none", 0, 0, 0, LBS_CONVERGENCE_CHOICES, NULL,
+	  "`gns`: the gradient-noise-scale model of McCandlish et al. 2018 (\"An Empirical Model of "
+	  "Large-Batch Training\"): a step of batch B makes B / (S_min (B + B_noise)) of the way, so "
+	  "that at a constant batch the target takes S_min (1 + B_noise / B) steps; `none`: no target" },
+	{ "noise_scale", LBS_T_REAL, CV(noise_scale), REQUIRED, 0, 1e12, 0, NULL, "model=gns",
+	  "B_noise, the gradient noise scale in samples (about the critical batch size; `lbsim "
+	  "calibrate --convergence` fits it to a loss curve)" },
+	{ "min_steps", LBS_T_REAL, CV(min_steps), REQUIRED, 0, 1e12, LBS_K_MIN_OPEN, NULL, "model=gns",
+	  "S_min, the steps to the target at an infinitely large batch" },
+	{ "stop_at_target", LBS_T_ENUM, CV(stop), "no", 0, 0, 0, "no|yes", "model=gns",
+	  "`yes`: the run ends at the step that reaches the target, its length (iterations or epochs) "
+	  "a cap" },
+};
+#undef CV
+
 typedef struct section_spec {
 	const char *name; /* "workers." is a prefix: [workers.NAME] */
 	const lbs_key_spec *keys;
@@ -283,6 +313,12 @@ static const section_spec sections[] = {
 	  "One section per group of identical workers, `[workers.NAME]`; workers are numbered in "
 	  "file order" },
 	{ "policy", policy_keys, NKEYS(policy_keys), "Which batch-size policy runs (`--policy` overrides it)" },
+	{ "sync", sync_keys, NKEYS(sync_keys),
+	  "Optional: how the workers synchronise (default: bulk synchronous, every step waits for every "
+	  "worker)" },
+	{ "convergence", convergence_keys, NKEYS(convergence_keys),
+	  "Optional: the statistical-efficiency model that gives each run its steps and time to a "
+	  "target (doc/model.md, \"Time to target\")" },
 	{ "testbed", testbed_keys, NKEYS(testbed_keys),
 	  "Optional: how `lbsim testbed` and `lbsim validate` run the scenario for real (doc/validation.md)" },
 	{ "policy.", NULL, 0,
@@ -1032,14 +1068,15 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		if (!spec) {
 			static const lbs_key_spec names[] = { { .name = "run" }, { .name = "model" },
 							      { .name = "network" }, { .name = "policy" },
-							      { .name = "testbed" } };
-			const char *hint = lbs_keys_suggest(names, 5, name);
+							      { .name = "testbed" }, { .name = "sync" },
+							      { .name = "convergence" } };
+			const char *hint = lbs_keys_suggest(names, 7, name);
 			char label[LBS_ERROR_MAX / 2];
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
 					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME], "
-					   "[generator.NAME] or [testbed])", label, hint ? " (did you mean [" : "",
+					   "[generator.NAME], [sync], [convergence] or [testbed])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -1122,6 +1159,12 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 				sc->policy.at = o[0];
 		} else if (strcmp(spec->name, "testbed") == 0) {
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->testbed,
+					    &present, o, err);
+		} else if (strcmp(spec->name, "sync") == 0) {
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->sync,
+					    &present, o, err);
+		} else if (strcmp(spec->name, "convergence") == 0) {
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->convergence,
 					    &present, o, err);
 		} else if (strcmp(spec->name, "model") == 0) {
 			seen_model = true;

@@ -18,6 +18,7 @@
 #include "models/calib/gpu_fit.h"
 
 #include "models/nets.h"
+#include "models/calib/convergence.h"
 #include "models/profile.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -36,6 +37,7 @@ static void usage(FILE *out)
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
 		"       lbsim calibrate --fit TIMES.csv --device cpu|gpu [--model NAME]\n"
 		"                       [--device-name TEXT] [-o PROFILE]\n"
+		"       lbsim calibrate --convergence LOSS.csv --target LOSS [--smooth N] [-o FILE]\n"
 		"       lbsim calibrate --gpus\n"
 		"       lbsim calibrate --datasheet DEVICE:MODEL[:TOKENS[:RECOMPUTE]] [--batches LIST] [-o PROFILE]\n"
 		"       lbsim calibrate --list\n"
@@ -1004,6 +1006,10 @@ int lbs_calibrate_command(int argc, char **argv)
 
 int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework *torch)
 {
+	/* --convergence: a mode of its own (models/calib/convergence.c). */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--convergence") || !strncmp(argv[i], "--convergence=", 14))
+			return lbs_convergence_command(argc, argv);
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
 	       OPT_DEVICE, OPT_MODEL, OPT_RESIZE, OPT_RESIZE_BATCH, OPT_RESIZE_DELTA, OPT_RESIZE_ROUNDS,
@@ -1050,7 +1056,8 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 	fit_opts fo = { .device_class = -1, .command = bo.command };
 	char why[256];
 	int c;
-	/* argv[0] is "lbsim calibrate" (cli/main.c): the command, unquoted */
+	/* argv[0] is the command ("lbsim calibrate", or "calibrate" when called
+	 * directly): what reruns it starts with "lbsim calibrate" either way. */
 	lbs_fmt(bo.command, sizeof bo.command, "lbsim calibrate");
 	for (int i = 1; i < argc; i++) {
 		size_t used = strlen(bo.command);
