@@ -31,11 +31,21 @@ static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 	int64_t sum = 0, B = run->sc->run.global_batch;
 	for (size_t i = 0; i < run->n; i++) {
 		int64_t b = run->batch[i];
-		char what[256];
+		char what[512];
 		if (b < 0 || b > run->max_batch[i]) {
-			snprintf(what, sizeof what,
-				 "gives it %lld samples, outside 0..%lld (its memory cap, max_batch)",
-				 (long long)b, (long long)run->max_batch[i]);
+			const lbs_group_spec *g = &run->sc->groups[run->workers[i].group];
+			if (g->memory_cap && b > run->max_batch[i])
+				/* out of memory: what the batch would need */
+				snprintf(what, sizeof what, "gives it %lld samples, more than its memory cap of "
+					 "%lld: out of memory, %lld samples of %.64s need %.4g GB (model state %.4g GB, "
+					 "activations %.4g GB) of its %.4g GB", (long long)b,
+					 (long long)run->max_batch[i], (long long)b, run->sc->model.name,
+					 (g->state_bytes + (double)b * g->sample_bytes) / 1e9, g->state_bytes / 1e9,
+					 (double)b * g->sample_bytes / 1e9, g->memory_bytes / 1e9);
+			else
+				snprintf(what, sizeof what,
+					 "gives it %lld samples, outside 0..%lld (its memory cap, max_batch)",
+					 (long long)b, (long long)run->max_batch[i]);
 			return batch_error(run, i, what, err);
 		}
 		sum += b;

@@ -74,6 +74,15 @@ typedef struct lbs_model_spec {
 	int64_t parameters;
 	double bytes_per_parameter;
 	double gradient_bytes;
+	/* a network of `lbsim calibrate --list` (models/nets.h): how it trains,
+	 * which sizes its memory (doc/transformers.md) */
+	bool is_net;           /* `name` is one */
+	int64_t sequence_length; /* 0: the preset's */
+	int precision;         /* lbs_precision; with has_precision */
+	bool has_precision;
+	int recompute;         /* lbs_recompute */
+	int optimizer;         /* lbs_optimizer */
+	int64_t zero_stage;
 } lbs_model_spec;
 
 typedef struct lbs_group_spec {
@@ -94,6 +103,10 @@ typedef struct lbs_group_spec {
 	char profile_path[1024];      /* it resolved; the origin of the cost keys it gave */
 	int profile_cost;             /* 0: the profile's fitted model; 1: its measured times */
 	double *cost_table;           /* profile_cost = measured: cost.table_s (owned) */
+	double memory_bytes;          /* `memory`; 0: not given */
+	int64_t memory_cap;           /* the largest batch that fits in it (0: not given) */
+	double state_bytes;           /* the model state one worker holds in it */
+	double sample_bytes;          /* and the activations of one sample */
 } lbs_group_spec;
 
 typedef struct lbs_policy_spec {

@@ -38,7 +38,7 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 {
 	lbs_net net;
 	if (lbs_net_create(&net, sc->model.name, err) != LBS_OK) {
-		char names[512];
+		char names[1024];
 		lbs_net_names(names, sizeof names);
 		char why[700];
 		lbs_fmt(why, sizeof why, "its workers run the GEMMs of a network of models/nets, and '%s' is "
