@@ -15,6 +15,7 @@
 #include "analysis/views.h"
 #include "util/clock.h"
 #include "util/datapath.h"
+#include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -83,6 +84,9 @@ static void usage(FILE *out)
 		"      --format F        the summary as a table (default), csv or json, with the\n"
 		"                        columns of the database's runs table\n"
 		"  -q, --quiet           print nothing but errors\n"
+		"      --plugins         load the plugins the scenario names ([policy] plugin,\n"
+		"                        [predictor.NAME] plugin): their code runs as yours, so\n"
+		"                        they load only with this option or LBSIM_PLUGINS=1\n"
 		"      --sweep-job LOCK  (a sweep job's protocol) write the output\n"
 		"                        whole or not at all: into a temporary file put in place when\n"
 		"                        every run completed; nothing if the output exists; hold a\n"
@@ -361,6 +365,7 @@ int lbs_run_command(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },        { "max-rows", required_argument, NULL, 'M' },
 		{ "max-trace-rows", required_argument, NULL, 'T' }, { "sweep-job", required_argument, NULL, 'J' },
 		{ "parent", required_argument, NULL, 'P' },         { "format", required_argument, NULL, 'F' },
+		{ "plugins", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db", *job_lock = NULL;
@@ -433,6 +438,7 @@ int lbs_run_command(int argc, char **argv)
 			break;
 		}
 		case 'B': baseline = false; break;
+		case 'L': lbs_plugins_permit(1); break;
 		case 'F':
 			if (!strcmp(optarg, "table") || !strcmp(optarg, "csv") || !strcmp(optarg, "json")) {
 				format = !strcmp(optarg, "csv") ? SUMMARY_CSV : !strcmp(optarg, "json") ? SUMMARY_JSON

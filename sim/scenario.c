@@ -835,6 +835,16 @@ static lbs_status load_plugins(lbs_scenario *sc, const parse_ctx *c, lbs_error *
 		lbs_origin_format(&kv->at, kv->section, "plugin", label, sizeof label);
 		if (!*kv->value)
 			return lbs_error_set(err, LBS_EINPUT, "%s: expected the path of a shared object", label);
+		/* A scenario file names plugins within its own folder (or a data
+		 * folder's plugins/); a path anywhere comes from the command line. */
+		if (kv->at.line > 0 && (kv->value[0] == '/' || !strcmp(kv->value, "..") ||
+					!strncmp(kv->value, "../", 3) || strstr(kv->value, "/../") ||
+					(strlen(kv->value) >= 3 &&
+					 !strcmp(kv->value + strlen(kv->value) - 3, "/.."))))
+			return lbs_error_set(err, LBS_EINPUT, "%s: '%s' leaves the scenario's folder: a scenario "
+					     "file names a plugin by a relative path without '..' (an absolute path "
+					     "goes on the command line, --set %s.plugin=PATH)", label, kv->value,
+					     kv->section);
 		const char *file = kv->at.file, *slash = file ? strrchr(file, '/') : NULL;
 		char base[LBS_DATAPATH_MAX];
 		snprintf(base, sizeof base, "%.*s", kv->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
