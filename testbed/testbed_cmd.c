@@ -731,6 +731,16 @@ static int command(int argc, char **argv, bool is_validate)
 			lbs_run_destroy(&run);
 		}
 	}
+	if (st == LBS_OK) {
+		/* quotas beyond the CPUs (refused above LBS_TESTBED_OVERSUBSCRIBE
+		 * times them, by lbs_testbed_check): said, not silent */
+		long online;
+		double peak = lbs_testbed_peak_cores(&sc, &online);
+		if (peak > (double)online)
+			fprintf(stderr, "%s: warning: the workers' quotas sum to %.2f cores at their peak, more than "
+				"the %ld online CPUs: the workers will be limited by each other, not only by their "
+				"quotas (doc/validation.md)\n", cmd, peak, online);
+	}
 	if (st == LBS_OK)
 		st = lbs_testbed_probe(&sc, &err);
 	struct sigaction sa = { .sa_handler = on_signal };

@@ -206,7 +206,8 @@ lbs_status lbs_ops_read(const char *path, lbs_ops_trace *out, lbs_error *err)
 	memset(out, 0, sizeof *out);
 	snprintf(out->path, sizeof out->path, "%s", path);
 	ops_ctx c = { .t = out };
-	lbs_status st = lbs_csv_read(path, on_row, NULL, &c, err);
+	static const lbs_input_limit lim = { LBS_OPS_MAX_BYTES, LBS_OPS_MAX_RATIO };
+	lbs_status st = lbs_csv_read_limited(path, on_row, NULL, &c, &lim, err);
 	if (st == LBS_OK && !c.have_header)
 		st = lbs_error_set(err, LBS_EINPUT, "%s: empty file (expected the header '%s' and one row "
 				   "per operation)", path, HEADER);
