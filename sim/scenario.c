@@ -229,7 +229,8 @@ static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, offsetof(lbs_policy_spec, name), "static", 0, 0, 0, NULL, NULL,
 	  "the policy to run (see the table below)" },
 	{ "plugin", LBS_T_STRING, offsetof(lbs_policy_spec, plugin), UNSET, 0, 0, 0, NULL, NULL,
-	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile`; its "
+	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile` (in a "
+	  "file: a relative path without '..'); loaded only with `--plugins` or LBSIM_PLUGINS=1; its "
 	  "policy can then be `name` or in `--policy`" },
 };
 
