@@ -326,12 +326,12 @@ static lbs_status stage_rules(builder *b, int s, size_t v0, size_t v1, oplist *L
 	uint32_t opt = by_seq(b, &L[LBS_OP_OPTIMIZER], 0);
 	uint32_t sep = by_seq(b, &L[LBS_OP_SEPARATE_GRADS_ALL_REDUCE], 0);
 	size_t n = 0;
-	int32_t r = 0;
+	int32_t last_rs = -1; /* the largest seq_id of a reduce-scatter (r - 1 of doc/whatif.md) */
 	for (size_t k = 0; k < RS->n; k++)
-		if (m->seq[RS->op[k]] + 1 > r)
-			r = m->seq[RS->op[k]] + 1;
+		if (m->seq[RS->op[k]] > last_rs)
+			last_rs = m->seq[RS->op[k]];
 	if (m->dp_ops && m->overlapped) {
-		add_edge(b, ln, by_seq(b, RS, r - 1));
+		add_edge(b, ln, by_seq(b, RS, last_rs));
 		tmp[n++] = gc;
 		tmp[n++] = ln;
 		tmp[n++] = emb;
@@ -476,7 +476,8 @@ static lbs_status build_groups(builder *b, oplist *all)
 static lbs_status finish_graph(builder *b)
 {
 	lbs_wi_model *m = b->m;
-	qsort(b->edge, b->n_edge, sizeof *b->edge, u64_cmp);
+	if (b->n_edge)
+		qsort(b->edge, b->n_edge, sizeof *b->edge, u64_cmp);
 	size_t n = 0;
 	for (size_t i = 0; i < b->n_edge; i++)
 		if (!n || b->edge[i] != b->edge[n - 1])
