@@ -5,8 +5,9 @@
 # bounded by its size before the work, the algorithms are linear or
 # n log n, and what the machine cannot hold is refused with exit 3 before
 # anything is allocated or forked. Memory is checked as peak RSS
-# (/usr/bin/time -f %M), time with a generous bound against a quadratic
-# one's seconds.
+# (/usr/bin/time -f %M), time by wall seconds, each bound well above what
+# this code takes (under sanitizers too) and well below what the code
+# before it took (given beside each).
 . "$(dirname "$0")/lib.sh"
 need sqlite3 sqlite3
 need awk gawk
@@ -50,21 +51,21 @@ meta 256 1 > m256.yaml
 peak "$LBSIM" whatif cells.csv --meta m256.yaml -o r.db
 check "whatif: a trace of far fewer rows than op instances: exit 3, naming them" \
 	cond 'test $rc -eq 3 && grep -q "make 60300000 op instances, but the trace has 1700 rows" err'
-check "... in bounded memory (peak RSS $kb kB < 40 MB)" test "$kb" -lt 40000
-# A 4 kB .json.gz that inflates to 4.5 MB of tiny JSON values (jansson
-# would hold them as a 200 MB tree): refused once past 100 x its size.
-awk 'BEGIN { printf "{\"traceEvents\": ["; for (i = 0; i < 1500000; i++) printf "[],"; printf "[]]}" }' | gzip -9 > bomb.json.gz
+check "... in bounded memory (peak RSS $kb kB < 120 MB)" test "$kb" -lt 120000
+# A 15 kB .json.gz that inflates to 15 MB of tiny JSON values (jansson
+# would hold them as a 650 MB tree): refused once past 100 x its size.
+awk 'BEGIN { printf "{\"traceEvents\": ["; for (i = 0; i < 5000000; i++) printf "[],"; printf "[]]}" }' | gzip -9 > bomb.json.gz
 peak "$LBSIM" whatif bomb.json.gz --meta m256.yaml -o r.db
 check "whatif: a decompression bomb (.json.gz, $(stat -c %s bomb.json.gz) bytes): exit 3, named" \
-	cond 'test $rc -eq 3 && grep -q "bomb.json.gz: decompresses to more than 1048576 bytes (the limit of a compressed file: 100 times its size" err'
-check "... in bounded memory (peak RSS $kb kB < 100 MB)" test "$kb" -lt 100000
+	cond 'test $rc -eq 3 && grep -q "bomb.json.gz: decompresses to more than [0-9]* bytes (the limit of a compressed file: 100 times its size" err'
+check "... in bounded memory (peak RSS $kb kB < 250 MB)" test "$kb" -lt 250000
 awk 'BEGIN { print "'$H'"; for (i = 0; i < 200000; i++) print "0,0,0,0,gc,0,0,0,-1,-1,-1" }' | gzip -9 > bomb.csv.gz
 peak "$LBSIM" whatif bomb.csv.gz --meta m256.yaml -o r.db
 check "whatif: a CSV decompression bomb: exit 3, named ($kb kB)" \
-	cond 'test $rc -eq 3 && grep -q "bomb.csv.gz: decompresses to more than" err && test $kb -lt 40000'
+	cond 'test $rc -eq 3 && grep -q "bomb.csv.gz: decompresses to more than" err && test $kb -lt 150000'
 # Matching a stage's operations: 100,000 computes and their sends and
 # receives on two stages (400,000 ops), then a step that lacks them. The
-# quadratic matching took 10 s; n log n takes well under one.
+# quadratic matching took 15 s; n log n takes about half a second.
 awk 'BEGIN { print "'$H'"; for (st = 0; st < 2; st++) { for (k = 0; k < 100000; k++) {
 	printf "0,%d,%d,0,forward-compute,0,1,%d,0,0,%d\n", st, st, k, st
 	printf "0,%d,%d,0,%s,0,1,%d,-1,-1,-1\n", st, st, st ? "forward-recv" : "forward-send", k }
@@ -72,8 +73,8 @@ awk 'BEGIN { print "'$H'"; for (st = 0; st < 2; st++) { for (k = 0; k < 100000; 
 	print "0,0,0,1,optimizer,0,1,0,-1,-1,-1" }' > quad.csv
 meta 1 2 > quad.yaml
 secs "$LBSIM" whatif quad.csv --meta quad.yaml -o r.db
-check "whatif: 400,000 template ops matched in n log n ($s s < 4 s)" \
-	cond 'test $rc -eq 3 && grep -q "step 1, dp_rank 0 lacks forward-compute_0_0" err && lt $s 4'
+check "whatif: 400,000 template ops matched in n log n ($s s < 8 s)" \
+	cond 'test $rc -eq 3 && grep -q "step 1, dp_rank 0 lacks forward-compute_0_0" err && lt $s 8'
 
 # ---- class 6: whatif ------------------------------------------------------
 # A valid trace with no slowdown: every step as ideal. A result (S = 1,
@@ -105,10 +106,10 @@ secs "$LBSIM" calibrate --fit blank.csv --device cpu
 check "--fit: 70 MB of blank lines: exit 3, the byte limit ($s s)" cond 'test $rc -eq 3 && grep -q "more than 67108864 bytes" err'
 printf 'batch,time\n1,0.1\n500000000,0.2\n1000000000,0.3\n' > big.csv
 secs "$LBSIM" calibrate --fit big.csv --device gpu
-check "--fit: three batches up to 1e9, GPU: fitted in $s s (< 5 s)" cond 'test $rc -eq 0 && lt $s 5'
+check "--fit: three batches up to 1e9, GPU: fitted in $s s (< 5 s; it took minutes)" cond 'test $rc -eq 0 && lt $s 5'
 awk 'BEGIN { srand(2); print "batch,time"; for (i = 1; i <= 100; i++) printf "%d,%.6f\n", i * 9999991, 0.1 + i * 0.001 * (0.9 + 0.2 * rand()) }' > b100.csv
 secs "$LBSIM" calibrate --fit b100.csv --device gpu
-check "--fit: 100 distinct batches up to 1e9, GPU, held-out error and all: $s s (< 15 s)" cond 'test $rc -eq 0 && lt $s 15'
+check "--fit: 100 distinct batches up to 1e9, GPU, held-out error and all: $s s (< 30 s; over 10 minutes before)" cond 'test $rc -eq 0 && lt $s 30'
 { cat b100.csv; echo 1000000000,0.5; } > b101.csv
 rc=0; "$LBSIM" calibrate --fit b101.csv --device gpu > out 2> err || rc=$?
 check "--fit: 101 distinct batches: exit 3, the documented limit" cond 'test $rc -eq 3 && grep -q "101 distinct batches: a fit takes at most 100" err'
