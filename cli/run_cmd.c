@@ -17,6 +17,7 @@
 #include "analysis/views.h"
 #include "util/clock.h"
 #include "util/datapath.h"
+#include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -94,6 +95,9 @@ static void usage(FILE *out)
 		"                        columns of the database's runs table (with seeds: the\n"
 		"                        columns of the seeds' means and intervals)\n"
 		"  -q, --quiet           print nothing but errors\n"
+		"      --plugins         load the plugins the scenario names ([policy] plugin,\n"
+		"                        [predictor.NAME] plugin): their code runs as yours, so\n"
+		"                        they load only with this option or LBSIM_PLUGINS=1\n"
 		"      --sweep-job LOCK  (a sweep job's protocol) write the output\n"
 		"                        whole or not at all: into a temporary file put in place when\n"
 		"                        every run completed; nothing if the output exists; hold a\n"
@@ -625,7 +629,8 @@ int lbs_run_command(int argc, char **argv)
 		{ "max-trace-rows", required_argument, NULL, 'T' }, { "sweep-job", required_argument, NULL, 'J' },
 		{ "parent", required_argument, NULL, 'P' },         { "format", required_argument, NULL, 'F' },
 		{ "seeds", required_argument, NULL, 'N' },          { "until-ci", required_argument, NULL, 'U' },
-		{ "exceed", required_argument, NULL, 'X' },         { NULL, 0, NULL, 0 },
+		{ "exceed", required_argument, NULL, 'X' },         { "plugins", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db", *job_lock = NULL;
 	pid_t parent = 0;
@@ -731,6 +736,7 @@ int lbs_run_command(int argc, char **argv)
 			}
 			break;
 		}
+		case 'L': lbs_plugins_permit(1); break;
 		case 'F':
 			if (!strcmp(optarg, "table") || !strcmp(optarg, "csv") || !strcmp(optarg, "json")) {
 				format = !strcmp(optarg, "csv") ? SUMMARY_CSV : !strcmp(optarg, "json") ? SUMMARY_JSON

@@ -3,8 +3,9 @@
 # `make fuzz`: builds each harness with clang's libFuzzer, ASan and UBSan in
 # fuzz/clang/ of the build tree (apart from the normal build, which it never
 # touches), then runs each for FUZZ_SECONDS (default 60), starting from the
-# seeds (shipped scenarios, traces, sweeps and profiles, and the small results
-# databases of tests/data/results) and the regression corpus.
+# seeds (shipped scenarios, traces, sweeps and profiles, the small results
+# databases of tests/data/results; fuzz/seeds/ for the what-if traces, their
+# metadata and calibrate --fit's CSV) and the regression corpus.
 # The corpus it grows is kept in fuzz/corpus/HARNESS/; crashing inputs land
 # in fuzz/artifacts/HARNESS/ (copy them to fuzz/regressions/HARNESS/ once
 # fixed). Usage: fuzz.sh HARNESS...; the makefile passes the environment.
@@ -25,7 +26,7 @@ mkdir -p "$obj"
 
 # Newest header: any change to one rebuilds everything (simple and safe).
 newest=$(ls -t "$srcdir"/util/*.h "$srcdir"/models/*.h "$srcdir"/models/*/*.h "$srcdir"/traces/*.h "$srcdir"/sim/*.h \
-	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/fuzz/*.h config.h | head -1)
+	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/whatif/*.h "$srcdir"/fuzz/*.h config.h | head -1)
 objs=
 for s in $FUZZ_SOURCES fuzz/harness.c; do
 	src=$s; [ -f "$src" ] || src=$srcdir/$s
@@ -44,6 +45,7 @@ seeds() {
 	trace) echo "$srcdir/tests/data/traces $srcdir/tests/data/bad/traces" ;;
 	sweep) echo "$srcdir/tests/data/sweep $srcdir/tests/data/bad-sweep $srcdir/scenarios/sweeps" ;;
 	profile) echo "$srcdir/profiles $srcdir/tests/data/bad/profiles" ;;
+	ops|chrome|meta|fit) echo "$srcdir/fuzz/seeds/$1" ;;
 	results) echo "$srcdir/tests/data/results" ;;
 	esac
 }

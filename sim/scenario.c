@@ -250,7 +250,8 @@ static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, offsetof(lbs_policy_spec, name), "static", 0, 0, 0, NULL, NULL,
 	  "the policy to run (see the table below)" },
 	{ "plugin", LBS_T_STRING, offsetof(lbs_policy_spec, plugin), UNSET, 0, 0, 0, NULL, NULL,
-	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile`; its "
+	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile` (in a "
+	  "file: a relative path without '..'); loaded only with `--plugins` or LBSIM_PLUGINS=1; its "
 	  "policy can then be `name` or in `--policy`" },
 };
 
@@ -975,6 +976,16 @@ static lbs_status load_plugins(lbs_scenario *sc, const parse_ctx *c, lbs_error *
 		lbs_origin_format(&kv->at, kv->section, "plugin", label, sizeof label);
 		if (!*kv->value)
 			return lbs_error_set(err, LBS_EINPUT, "%s: expected the path of a shared object", label);
+		/* A scenario file names plugins within its own folder (or a data
+		 * folder's plugins/); a path anywhere comes from the command line. */
+		if (kv->at.line > 0 && (kv->value[0] == '/' || !strcmp(kv->value, "..") ||
+					!strncmp(kv->value, "../", 3) || strstr(kv->value, "/../") ||
+					(strlen(kv->value) >= 3 &&
+					 !strcmp(kv->value + strlen(kv->value) - 3, "/.."))))
+			return lbs_error_set(err, LBS_EINPUT, "%s: '%s' leaves the scenario's folder: a scenario "
+					     "file names a plugin by a relative path without '..' (an absolute path "
+					     "goes on the command line, --set %s.plugin=PATH)", label, kv->value,
+					     kv->section);
 		const char *file = kv->at.file, *slash = file ? strrchr(file, '/') : NULL;
 		char base[LBS_DATAPATH_MAX];
 		snprintf(base, sizeof base, "%.*s", kv->at.line > 0 && slash ? (int)(slash - file + 1) : 0,

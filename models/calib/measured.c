@@ -26,8 +26,11 @@
 #include "models/calib.h"
 #include "util/units.h"
 
+/* The bounds (doc/profiles.md): what a file may hold is bounded before the
+ * fits, whose cost grows with the distinct batches. */
 #define MAX_LINE 1024
-#define MAX_ROWS 1000000
+#define MAX_ROWS LBS_FIT_MAX_ROWS
+#define MAX_BYTES LBS_FIT_MAX_BYTES
 
 typedef struct row {
 	int64_t batch;
@@ -74,17 +77,38 @@ static lbs_status at(lbs_error *err, const char *path, int line, const char *fmt
 	return lbs_error_set(err, LBS_EINPUT, "%s:%d: %s", path, line, msg);
 }
 
+/* Seconds as a plain decimal number ("0.125", "1.25e-1") or a time with
+ * a unit ("125 ms"): the grammar of lbs_parse_real, so no hexadecimal
+ * ("0x1p-3"), no inf or nan. */
 static bool parse_time(const char *text, double *out)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (end != text && !*end && !errno) {
-		*out = v;
-		return true;
-	}
 	char why[128];
+	if (lbs_parse_real(text, out, why, sizeof why))
+		return true;
 	return lbs_parse_quantity(text, LBS_DIM_TIME, out, why, sizeof why);
+}
+
+/* One line of f into buf (room for MAX_LINE + 1 characters and the NUL),
+ * without its line end: 1, 0 at the end of the file, -1 for a line too
+ * long, -2 for a NUL byte. *total counts the bytes read. */
+static int read_line(FILE *f, char *buf, size_t *total)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc_unlocked(f)) != EOF) {
+		++*total;
+		if (c == '\n')
+			break;
+		if (c == '\0')
+			return -2;
+		if (n == MAX_LINE)
+			return -1;
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\r')
+		buf[--n] = '\0';
+	return c == EOF && n == 0 ? 0 : 1;
 }
 
 lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *err)
@@ -94,18 +118,24 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 	if (!f)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
 	char line[MAX_LINE + 2];
-	int lineno = 0, header = 0;
-	size_t n_cols = 0, cap = 0, n = 0;
+	int lineno = 0, header = 0, got;
+	size_t n_cols = 0, cap = 0, n = 0, total = 0;
 	row *rows = NULL;
 	lbs_status st = LBS_OK;
-	while (st == LBS_OK && fgets(line, sizeof line, f)) {
+	while (st == LBS_OK && (got = read_line(f, line, &total)) != 0) {
 		lineno++;
-		size_t len = strlen(line);
-		if (len > MAX_LINE && line[len - 1] != '\n') {
+		if (got == -1) {
 			st = at(err, path, lineno, "line longer than %d characters", MAX_LINE);
 			break;
 		}
-		line[strcspn(line, "\r\n")] = '\0';
+		if (got == -2) {
+			st = at(err, path, lineno, "a NUL byte: not a text file");
+			break;
+		}
+		if (total > MAX_BYTES) {
+			st = at(err, path, lineno, "more than %d bytes (the limit of a --fit file)", MAX_BYTES);
+			break;
+		}
 		const char *s = line + strspn(line, " \t");
 		if (!*s || *s == '#')
 			continue;
@@ -140,12 +170,17 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 				field[2]);
 		if (st != LBS_OK)
 			break;
+		if (n == MAX_ROWS) {
+			st = at(err, path, lineno, "more than %d rows (the limit of a --fit file)", MAX_ROWS);
+			break;
+		}
 		if (n == cap) {
 			size_t c2 = cap ? 2 * cap : 64;
-			row *p = c2 <= MAX_ROWS ? realloc(rows, c2 * sizeof *p) : NULL;
+			if (c2 > MAX_ROWS)
+				c2 = MAX_ROWS;
+			row *p = realloc(rows, c2 * sizeof *p);
 			if (!p) {
-				st = c2 > MAX_ROWS ? at(err, path, lineno, "more than %d rows", MAX_ROWS)
-						   : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 				break;
 			}
 			rows = p;
@@ -185,6 +220,10 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 		t->n++;
 		i = j;
 	}
+	if (st == LBS_OK && t->n > LBS_FIT_MAX_BATCHES)
+		st = lbs_error_set(err, LBS_EINPUT, "%s: %zu distinct batches: a fit takes at most %d (its cost "
+				   "grows with their number; average or thin the measurements)", path, t->n,
+				   LBS_FIT_MAX_BATCHES);
 	t->rows = n;
 	free(rows);
 	if (st != LBS_OK)

@@ -83,7 +83,7 @@ if [ -n "${EXAMPLES:-}" ]; then
 	cp -R "$EXAMPLES/policy-myrule" ex && chmod -R u+w ex
 	check "pkg-config --cflags --libs lbsim" pkg-config --cflags --libs lbsim
 	check "the example plugin builds against the installed lbsim" make -s -C ex CC="${CC:-cc}"
-	(cd ex && "$LBSIM" example.ini --policy static,myrule -o ex.db > out)
+	(cd ex && "$LBSIM" example.ini --plugins --policy static,myrule -o ex.db > out)
 	check "... and runs beside static" cond "grep -q '^myrule  *10  *3.3000 ' ex/out && grep -q '^static  *10  *6.0000 ' ex/out"
 fi
 finish
