@@ -101,31 +101,31 @@ check "whatif: a world_size product that overflows: exit 3 naming the line" \
 # ---- classes 5 and 6: calibrate --fit -------------------------------------
 secs timeout 20 "$LBSIM" calibrate --fit /dev/zero --device cpu
 check "--fit /dev/zero: exit 3 at once, a NUL byte ($s s)" cond 'test $rc -eq 3 && grep -q "/dev/zero:1: a NUL byte" err'
-printf 'batch,time\n' > blank.csv; head -c 70000000 /dev/zero | tr '\0' '\n' >> blank.csv
+printf 'batch,time_s\n' > blank.csv; head -c 70000000 /dev/zero | tr '\0' '\n' >> blank.csv
 secs "$LBSIM" calibrate --fit blank.csv --device cpu
 check "--fit: 70 MB of blank lines: exit 3, the byte limit ($s s)" cond 'test $rc -eq 3 && grep -q "more than 67108864 bytes" err'
-printf 'batch,time\n1,0.1\n500000000,0.2\n1000000000,0.3\n' > big.csv
+printf 'batch,time_s\n1,0.1\n500000000,0.2\n1000000000,0.3\n' > big.csv
 secs "$LBSIM" calibrate --fit big.csv --device gpu
 check "--fit: three batches up to 1e9, GPU: fitted in $s s (< 5 s; it took minutes)" cond 'test $rc -eq 0 && lt $s 5'
-awk 'BEGIN { srand(2); print "batch,time"; for (i = 1; i <= 100; i++) printf "%d,%.6f\n", i * 9999991, 0.1 + i * 0.001 * (0.9 + 0.2 * rand()) }' > b100.csv
+awk 'BEGIN { srand(2); print "batch,time_s"; for (i = 1; i <= 100; i++) printf "%d,%.6f\n", i * 9999991, 0.1 + i * 0.001 * (0.9 + 0.2 * rand()) }' > b100.csv
 secs "$LBSIM" calibrate --fit b100.csv --device gpu
 check "--fit: 100 distinct batches up to 1e9, GPU, held-out error and all: $s s (< 30 s; over 10 minutes before)" cond 'test $rc -eq 0 && lt $s 30'
 { cat b100.csv; echo 1000000000,0.5; } > b101.csv
 rc=0; "$LBSIM" calibrate --fit b101.csv --device gpu > out 2> err || rc=$?
 check "--fit: 101 distinct batches: exit 3, the documented limit" cond 'test $rc -eq 3 && grep -q "101 distinct batches: a fit takes at most 100" err'
-awk 'BEGIN { print "batch,time"; for (i = 0; i < 600000; i++) printf "%d,0.%d\n", 1 + i % 2, 1 + i % 2 }' > rows.csv
+awk 'BEGIN { print "batch,time_s"; for (i = 0; i < 600000; i++) printf "%d,0.%d\n", 1 + i % 2, 1 + i % 2 }' > rows.csv
 rc=0; "$LBSIM" calibrate --fit rows.csv --device cpu > out 2> err || rc=$?
 check "--fit: 600,000 rows, under the limit of 1,000,000: read (it stopped at 524,288)" cond 'test $rc -eq 0 && grep -q "600000 rows, 2 batches" out'
-awk 'BEGIN { print "batch,time"; for (i = 0; i < 1000001; i++) printf "%d,0.%d\n", 1 + i % 2, 1 + i % 2 }' > many.csv
+awk 'BEGIN { print "batch,time_s"; for (i = 0; i < 1000001; i++) printf "%d,0.%d\n", 1 + i % 2, 1 + i % 2 }' > many.csv
 rc=0; "$LBSIM" calibrate --fit many.csv --device cpu > out 2> err || rc=$?
 check "--fit: 1,000,001 rows: exit 3 at the row past the limit, as the message says" \
 	cond 'test $rc -eq 3 && grep -q "many.csv:1000002: more than 1000000 rows" err'
 for t in 0x1p-3 0X.2p0 -0x1 inf nan 1e999 '0x10 ms'; do
-	printf 'batch,time\n1,%s\n2,0.2\n3,0.3\n' "$t" > hex.csv
+	printf 'batch,time_s\n1,%s\n2,0.2\n3,0.3\n' "$t" > hex.csv
 	rc=0; "$LBSIM" calibrate --fit hex.csv --device cpu > out 2> err || rc=$?
-	check "--fit: time '$t' (not a decimal number): exit 3" cond 'test $rc -eq 3 && grep -q "hex.csv:2: time:" err'
+	check "--fit: time '$t' (not a decimal number): exit 3" cond 'test $rc -eq 3 && grep -q "hex.csv:2: time_s:" err'
 done
-printf 'batch,time\n1,1.25e-1\n2,+0.2\n3, 300 ms \n' > dec.csv
+printf 'batch,time_s\n1,1.25e-1\n2,+0.2\n3, 300 ms \n' > dec.csv
 rc=0; "$LBSIM" calibrate --fit dec.csv --device cpu > out 2> err || rc=$?
 check "--fit: decimal times with exponent, sign and unit are read" test $rc -eq 0
 
