@@ -3,17 +3,24 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/buf.h"
-#include "util/outfile.h"
 #include "sim/recorder.h"
 #include "analysis/views.h"
 
 lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
+{
+	return lbs_analysis_open_interruptible(db, path, NULL, err);
+}
+
+lbs_status lbs_analysis_open_interruptible(sqlite3 **db, const char *path,
+					   const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	*db = NULL;
 	struct stat sb;
@@ -29,6 +36,7 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 		return st;
 	}
 	sqlite3_busy_timeout(*db, 60000);
+	lbs_results_harden(*db, LBS_RESULTS_MAX_QUERY_VALUE, interrupt);
 	lbs_status st = lbs_results_check(*db, path, err);
 	/* The views as temporary views: they shadow any older copy stored in
 	 * the file, which is left unchanged. */
@@ -37,7 +45,9 @@ lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err)
 		st = lbs_views_sql(*db, true, &views, err);
 	char *msg = NULL;
 	if (st == LBS_OK && sqlite3_exec(*db, lbs_buf_str(&views), NULL, NULL, &msg) != SQLITE_OK)
-		st = lbs_error_set(err, LBS_EINTERNAL, "analysis/views.sql: %s", msg ? msg : "error");
+		st = interrupt && *interrupt ? lbs_error_set(err, LBS_EINTR, "%s: interrupted", path)
+					     : lbs_error_set(err, LBS_EINTERNAL, "analysis/views.sql: %s",
+							     msg ? msg : "error");
 	sqlite3_free(msg);
 	lbs_buf_free(&views);
 	if (st != LBS_OK) {
@@ -92,7 +102,7 @@ lbs_status lbs_export_csv(sqlite3 *db, const char *sql, const long long *params,
 	}
 	lbs_status st = LBS_OK;
 	if (rc != SQLITE_DONE)
-		st = lbs_error_set(err, LBS_EINPUT, "query failed: %s", sqlite3_errmsg(db));
+		st = lbs_results_failure(db, NULL, LBS_EINPUT, err, "query failed");
 	sqlite3_finalize(q);
 	if (st == LBS_OK && (fflush(out) != 0 || ferror(out)))
 		st = lbs_error_set(err, LBS_EIO, "cannot write the CSV: %s", strerror(errno));
@@ -152,6 +162,16 @@ static bool has_column(sqlite3 *db, const char *name, const char *col)
 	return found;
 }
 
+static volatile sig_atomic_t interrupted;
+
+/* export writes nothing but its standard output, so SIGINT and SIGTERM
+ * end it at once (exit 130), also while a write to a full pipe blocks. */
+static void on_signal(int sig)
+{
+	interrupted = sig;
+	_exit(LBS_EINTR);
+}
+
 int lbs_export_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -183,10 +203,14 @@ int lbs_export_command(int argc, char **argv)
 							   : "--setting needs a view", short_usage);
 		return LBS_EUSAGE;
 	}
-	lbs_signals_exit(); /* SIGINT, SIGTERM: exit 130 at once (it writes to its standard output only) */
+	/* SIGINT and SIGTERM stop the query under way (exit status 130). */
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	lbs_error err = { 0 };
 	sqlite3 *db;
-	lbs_status st = lbs_analysis_open(&db, argv[optind], &err);
+	lbs_status st = lbs_analysis_open_interruptible(&db, argv[optind], &interrupted, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim export: %s\n", err.msg);
 		return st;

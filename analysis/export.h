@@ -5,6 +5,7 @@
 #ifndef LBS_EXPORT_H
 #define LBS_EXPORT_H
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 
@@ -15,6 +16,13 @@
  * temporary views. Errors (LBS_EINPUT): the file is missing, not SQLite,
  * or not a results database of the recorder's schema version. */
 lbs_status lbs_analysis_open(sqlite3 **db, const char *path, lbs_error *err);
+
+/* The same, its statements stopped (SQLITE_INTERRUPT; LBS_EINTR from
+ * lbs_export_csv) once *interrupt is non-zero. The file is checked as every
+ * results database given to lbsim is (sim/resultsdb.h), and values of at
+ * most LBS_RESULTS_MAX_QUERY_VALUE bytes are read. */
+lbs_status lbs_analysis_open_interruptible(sqlite3 **db, const char *path,
+					   const volatile sig_atomic_t *interrupt, lbs_error *err);
 
 /* Writes the rows of `sql` (with parameters ?1.. bound to the integers
  * params[0..n)) as

@@ -14,18 +14,6 @@
 #include "sim/recorder.h"
 #include "analysis/views.h"
 
-const char lbs_sweep_points_sql[] =
-	"CREATE TABLE IF NOT EXISTS sweep_points ( -- written by lbsim sweep and merge\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  sweep TEXT NOT NULL,                -- [sweep] name, or the sweep file's name\n"
-	"  sweep_hash TEXT NOT NULL,           -- identity of the sweep's expansion\n"
-	"  point INTEGER NOT NULL,             -- the point's number in the expansion, from 1\n"
-	"  key TEXT NOT NULL,                  -- SECTION.KEY of the scenario, policy or seed\n"
-	"  value TEXT NOT NULL,\n"
-	"  PRIMARY KEY (run_id, key)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE INDEX IF NOT EXISTS sweep_points_by_point ON sweep_points (sweep_hash, point);\n";
-
 static lbs_status db_error(sqlite3 *db, lbs_error *err, const char *path, const char *what)
 {
 	return lbs_error_set(err, LBS_EIO, "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "cannot open");
@@ -72,23 +60,59 @@ static bool has(char **s, size_t n, const char *x)
 	return false;
 }
 
+/* Whether column col of the output's table has a default value. */
+static bool has_default(sqlite3 *db, const char *table, const char *col)
+{
+	sqlite3_stmt *q = NULL;
+	bool found = false;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2 AND "
+			       "dflt_value IS NOT NULL", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+		found = sqlite3_step(q) == SQLITE_ROW;
+	}
+	sqlite3_finalize(q);
+	return found;
+}
+
 /* SQL of the text that identifies a run: every column of its runs row but
- * run_id, quoted, so equal rows give equal text. */
+ * run_id, quoted, so equal rows give equal text. A column of the output
+ * that schema's runs lacks (runs.mode of a version 2 file) counts as its
+ * default, the value merging gives it. */
 static bool run_key_sql(sqlite3 *db, const char *schema, lbs_buf *b)
 {
-	char **cols;
-	size_t n;
+	char **cols, **have;
+	size_t n, n_have;
 	if (columns(db, "main", "runs", &cols, &n) != LBS_OK)
 		return false;
+	if (columns(db, schema, "runs", &have, &n_have) != LBS_OK) {
+		free_strings(cols, n);
+		return false;
+	}
 	lbs_buf_printf(b, "SELECT ");
 	bool first = true;
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(cols[i], "run_id")) {
-			lbs_buf_printf(b, "%squote(\"%s\")", first ? "" : " || ',' || ", cols[i]);
+			lbs_buf_printf(b, "%s", first ? "" : " || ',' || ");
 			first = false;
+			if (has(have, n_have, cols[i])) {
+				lbs_buf_printf(b, "quote(\"%s\")", cols[i]);
+				continue;
+			}
+			sqlite3_stmt *q = NULL;
+			const char *dflt = NULL;
+			if (sqlite3_prepare_v2(db, "SELECT dflt_value FROM pragma_table_info('runs', 'main') "
+					       "WHERE name = ?1", -1, &q, NULL) == SQLITE_OK) {
+				sqlite3_bind_text(q, 1, cols[i], -1, SQLITE_STATIC);
+				if (sqlite3_step(q) == SQLITE_ROW)
+					dflt = (const char *)sqlite3_column_text(q, 0);
+			}
+			lbs_buf_printf(b, "quote(%s)", dflt ? dflt : "NULL");
+			sqlite3_finalize(q);
 		}
 	lbs_buf_printf(b, " FROM %s.runs", schema);
 	free_strings(cols, n);
+	free_strings(have, n_have);
 	return !b->failed;
 }
 
@@ -123,6 +147,8 @@ lbs_status lbs_merge_open(lbs_merge *m, const char *path, lbs_error *err)
 		return st;
 	}
 	lbs_recorder_busy(m->db); /* gives up on SIGINT, SIGTERM */
+	/* Each merge sets its interrupt flag (merge()). */
+	lbs_results_harden(m->db, LBS_RESULTS_MAX_VALUE, NULL);
 	lbs_buf b = { 0 };
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_exec(m->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK ||
@@ -168,9 +194,13 @@ lbs_status lbs_merge_check(const char *in, const char *out, lbs_error *err)
 		return lbs_error_set(err, LBS_EINPUT, "%s: is the output file; merging it into itself "
 				     "would add nothing", in);
 	sqlite3 *db = NULL;
-	lbs_status st = sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK
-				? lbs_results_check(db, in, err)
-				: lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", in);
+	lbs_status st;
+	if (sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
+		st = lbs_results_check(db, in, err);
+	} else {
+		st = lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", in);
+	}
 	sqlite3_close(db);
 	return st;
 }
@@ -194,6 +224,7 @@ typedef struct copier {
 	sqlite3_stmt **copy;   /* per output table; NULL where src lacks it */
 	sqlite3_stmt *key, *seen, *remember, *src_point, *tag;
 	size_t n;
+	const volatile sig_atomic_t *interrupt;
 } copier;
 
 static void copier_free(copier *c)
@@ -209,9 +240,11 @@ static void copier_free(copier *c)
 	memset(c, 0, sizeof *c);
 }
 
-static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c, lbs_error *err)
+static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c,
+				 const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	memset(c, 0, sizeof *c);
+	c->interrupt = interrupt;
 	c->n = m->n_tables;
 	if (!(c->copy = calloc(c->n, sizeof *c->copy)))
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
@@ -228,8 +261,10 @@ static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c, lbs_er
 			if (strcmp(table, "sweep_points"))
 				st = lbs_error_set(err, LBS_EINPUT, "%s: has no table %s", in, table);
 		} else {
+			/* A column the input lacks gets its default (runs.mode
+			 * of a version 2 file: 'simulated'). */
 			for (size_t i = 0; i < on && st == LBS_OK; i++)
-				if (!has(ic, inn, oc[i]))
+				if (!has(ic, inn, oc[i]) && !has_default(m->db, table, oc[i]))
 					st = lbs_error_set(err, LBS_EINPUT, "%s: table %s has no column %s",
 							   in, table, oc[i]);
 			for (size_t i = 0; i < inn && st == LBS_OK; i++)
@@ -242,11 +277,11 @@ static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c, lbs_er
 			lbs_buf b = { 0 };
 			lbs_buf_printf(&b, "INSERT INTO main.\"%s\" (", table);
 			for (size_t i = 0, k = 0; i < on; i++)
-				if (!runs || strcmp(oc[i], "run_id"))
+				if ((!runs || strcmp(oc[i], "run_id")) && has(ic, inn, oc[i]))
 					lbs_buf_printf(&b, "%s\"%s\"", k++ ? ", " : "", oc[i]);
 			lbs_buf_printf(&b, ") SELECT ");
 			for (size_t i = 0, k = 0; i < on; i++)
-				if (!runs || strcmp(oc[i], "run_id"))
+				if ((!runs || strcmp(oc[i], "run_id")) && has(ic, inn, oc[i]))
 					lbs_buf_printf(&b, k++ ? ", %s%s%s" : "%s%s%s",
 						       strcmp(oc[i], "run_id") ? "\"" : "",
 						       strcmp(oc[i], "run_id") ? oc[i] : "?2",
@@ -289,6 +324,19 @@ static bool step_done(sqlite3_stmt *q)
 	return rc == SQLITE_DONE;
 }
 
+/* The error of copying `table` of run `old` of `in`: interrupted, a value
+ * over the limit, or SQLite's message (which a reset leaves). */
+static lbs_status copy_failure(lbs_merge *m, copier *c, const char *in, sqlite3_int64 old, const char *table,
+			       lbs_error *err)
+{
+	lbs_status st = c->interrupt && *c->interrupt
+				? lbs_error_set(err, LBS_EINTR, "interrupted while merging %s", in)
+				: lbs_results_failure(m->db, c->interrupt, LBS_EIO, err,
+						      "cannot copy run %lld of %s (table %s) into %s", (long long)old,
+						      in, table, m->path);
+	return st;
+}
+
 /* Copies run `old`, in its own transaction unless `within` one already.
  * *added: whether it was new. */
 static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int64 old,
@@ -307,7 +355,7 @@ static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int6
 		sqlite3_reset(c->seen);
 	}
 	sqlite3_reset(c->key);
-	lbs_status st = key ? LBS_OK : db_error(m->db, err, in, "cannot read a run");
+	lbs_status st = key ? LBS_OK : copy_failure(m, c, in, old, "runs", err);
 	if (st == LBS_OK && !skip && tag)
 		skip = lbs_merge_has_point(m, tag->hash, tag->point);
 	if (st == LBS_OK && !skip && c->src_point) {
@@ -320,7 +368,7 @@ static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int6
 	if (st == LBS_OK && !skip) {
 		sqlite3_bind_int64(c->copy[0], 1, old);
 		if (!step_done(c->copy[0]))
-			st = db_error(m->db, err, m->path, "cannot copy a run");
+			st = copy_failure(m, c, in, old, m->tables[0], err);
 		*new_id = sqlite3_last_insert_rowid(m->db);
 		for (size_t t = 1; st == LBS_OK && t < c->n; t++) {
 			if (!c->copy[t])
@@ -328,7 +376,7 @@ static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int6
 			sqlite3_bind_int64(c->copy[t], 1, old);
 			sqlite3_bind_int64(c->copy[t], 2, *new_id);
 			if (!step_done(c->copy[t]))
-				st = db_error(m->db, err, m->path, "cannot copy a run");
+				st = copy_failure(m, c, in, old, m->tables[t], err);
 		}
 		for (size_t i = 0; st == LBS_OK && tag && i < tag->n; i++) {
 			sqlite3_bind_int64(c->tag, 1, *new_id);
@@ -383,43 +431,64 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 	sqlite3_bind_text(q, 1, lbs_buf_str(&uri), -1, SQLITE_STATIC);
 	int rc = sqlite3_step(q);
 	sqlite3_finalize(q);
+	q = NULL; /* finalized: the error paths below finalize q again */
 	lbs_buf_free(&uri);
 	if (rc != SQLITE_DONE)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", in, sqlite3_errmsg(m->db));
+	/* Every statement from here stops when *interrupt is set. The file
+	 * attached is checked again: it is what is read. */
+	sqlite3_progress_handler(m->db, 0, NULL, NULL);
+	lbs_results_harden(m->db, LBS_RESULTS_MAX_VALUE, interrupt);
 	copier c;
-	st = copier_prepare(m, in, &c, err);
+	memset(&c, 0, sizeof c);
+	st = lbs_results_check_schema(m->db, "src", in, LBS_RESULTS_READ, LBS_EINPUT, NULL, err);
+	if (st == LBS_OK)
+		st = copier_prepare(m, in, &c, interrupt, err);
+	/* The runs one by one, by the next run_id: no list of them is kept,
+	 * and no statement reads src while the copies write. */
+	sqlite3_stmt *first = NULL, *next = NULL;
+	sqlite3_int64 n = 0;
 	if (st == LBS_OK &&
-	    sqlite3_prepare_v2(m->db, "SELECT run_id FROM src.runs ORDER BY run_id", -1, &q, NULL) != SQLITE_OK)
-		st = db_error(m->db, err, in, "cannot read");
-	/* Read the run ids first: the copies write while this would be open. */
-	sqlite3_int64 *ids = NULL;
-	size_t n = 0;
-	while (st == LBS_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-		sqlite3_int64 *x = realloc(ids, (n + 1) * sizeof *x);
-		if (!x) {
-			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-			break;
-		}
-		ids = x;
-		ids[n++] = sqlite3_column_int64(q, 0);
+	    (sqlite3_prepare_v2(m->db, "SELECT run_id FROM src.runs ORDER BY run_id LIMIT 1", -1, &first,
+				NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(m->db, "SELECT run_id FROM src.runs WHERE run_id > ?1 ORDER BY run_id LIMIT 1", -1,
+				&next, NULL) != SQLITE_OK ||
+	     sqlite3_prepare_v2(m->db, "SELECT count(*) FROM src.runs", -1, &q, NULL) != SQLITE_OK))
+		st = lbs_results_failure(m->db, interrupt, LBS_EINPUT, err, "%s: cannot read its runs", in);
+	if (st == LBS_OK) {
+		if ((rc = sqlite3_step(q)) == SQLITE_ROW)
+			n = sqlite3_column_int64(q, 0);
+		else
+			st = lbs_results_failure(m->db, interrupt, LBS_EINPUT, err, "%s: cannot read its runs", in);
 	}
 	sqlite3_finalize(q);
-	if (st == LBS_OK && !per_run && n != n_tags)
-		st = lbs_error_set(err, LBS_EINPUT, "%s: holds %zu runs where %zu were expected, one per point",
-				   in, n, n_tags);
+	if (st == LBS_OK && !per_run && (sqlite3_uint64)n != n_tags)
+		st = lbs_error_set(err, LBS_EINPUT, "%s: holds %lld runs where %zu were expected, one per point",
+				   in, (long long)n, n_tags);
 	if (st == LBS_OK && interrupt && *interrupt)
 		st = lbs_error_set(err, LBS_EINTR, "interrupted while merging %s", in);
 	if (st == LBS_OK && !per_run && sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		st = db_error(m->db, err, m->path, "cannot write");
 	lbs_merge_counts got = { 0 };
-	for (size_t i = 0; st == LBS_OK && i < n; i++) {
+	sqlite3_int64 prev = 0;
+	for (size_t i = 0; st == LBS_OK; i++) {
 		if (per_run && interrupt && *interrupt) {
 			st = lbs_error_set(err, LBS_EINTR, "interrupted while merging %s", in);
 			break;
 		}
+		sqlite3_stmt *which = i ? next : first;
+		sqlite3_bind_int64(next, 1, prev);
+		rc = sqlite3_step(which);
+		sqlite3_int64 old = rc == SQLITE_ROW ? sqlite3_column_int64(which, 0) : 0;
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			st = lbs_results_failure(m->db, interrupt, LBS_EINPUT, err, "%s: cannot read its runs", in);
+		sqlite3_reset(which);
+		if (st != LBS_OK || rc == SQLITE_DONE || (!per_run && i == n_tags))
+			break;
+		prev = old;
 		bool added;
 		sqlite3_int64 id = 0;
-		st = copy_run(m, &c, in, ids[i], per_run ? tags : &tags[i], !per_run, &added, &id, err);
+		st = copy_run(m, &c, in, old, per_run ? tags : &tags[i], !per_run, &added, &id, err);
 		if (st == LBS_OK && added) {
 			got.added++;
 			if (!got.first_run_id)
@@ -429,9 +498,7 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 			got.skipped++;
 		}
 		/* Counted as they commit: one by one, or all at the end. */
-		if (per_run || i + 1 == n) {
-			if (!per_run && st == LBS_OK && sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-				st = db_error(m->db, err, m->path, "cannot commit");
+		if (per_run) {
 			if (st != LBS_OK)
 				break;
 			counts->added += got.added;
@@ -443,9 +510,22 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 			got = (lbs_merge_counts){ 0 };
 		}
 	}
+	sqlite3_finalize(first);
+	sqlite3_finalize(next);
+	if (!per_run && st == LBS_OK) {
+		if (sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+			st = db_error(m->db, err, m->path, "cannot commit");
+		} else {
+			counts->added += got.added;
+			counts->skipped += got.skipped;
+			if (got.added && !counts->first_run_id)
+				counts->first_run_id = got.first_run_id;
+			if (got.added)
+				counts->last_run_id = got.last_run_id;
+		}
+	}
 	if (!per_run && st != LBS_OK)
 		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
-	free(ids);
 	copier_free(&c);
 	sqlite3_exec(m->db, "DETACH src", NULL, NULL, NULL);
 	return st;

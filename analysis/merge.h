@@ -16,10 +16,6 @@
 
 #include "util/error.h"
 
-/* The table that records which sweep point a run is; created by merge in
- * the output, next to the recorder's schema (doc/results.md). */
-extern const char lbs_sweep_points_sql[];
-
 typedef struct lbs_merge {
 	sqlite3 *db;
 	char path[1024];

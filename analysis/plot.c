@@ -386,8 +386,11 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 /* The first run of each policy in the setting, among the chosen runs: what
  * the per-policy plots draw. */
 #define SETTING_RUNS \
-	"(SELECT min(s.run_id) FROM run_setting s JOIN runs r ON r.run_id = s.run_id " \
-	"WHERE s.setting_id = ?1 AND s.run_id IN " PLOT_RUNS " GROUP BY r.policy)"
+	"(SELECT min(s.run_id) FROM run_setting s JOIN run_variant r ON r.run_id = s.run_id " \
+	"WHERE s.setting_id = ?1 AND s.run_id IN " PLOT_RUNS " GROUP BY r.variant)"
+
+/* A run's label: its policy and its options that are not the defaults. */
+#define VARIANT_OF(run) "(SELECT variant FROM run_variant WHERE run_id = " run ")"
 
 /* Series numbers of the setting's runs: static first, then by run. */
 #define SERIES_OF_RUN \
@@ -406,7 +409,7 @@ static lbs_status plot_per_policy(plot_ctx *c, const char *name, const char *sql
 static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
-		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, x.end_s AS time_s, x.iteration_s "
+		"SELECT " SERIES_OF_RUN " AS series, " VARIANT_OF("x.run_id") " AS label, x.end_s AS time_s, x.iteration_s "
 		"FROM iteration_times x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.iteration";
 	return plot_per_policy(c, "iteration-time", sql, "Iteration time per policy",
 			       "no iterations recorded (--detail runs?)", err);
@@ -415,7 +418,7 @@ static lbs_status plot_iteration_time(plot_ctx *c, lbs_error *err)
 static lbs_status plot_iteration_cdf(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
-		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, x.iteration_s, "
+		"SELECT " SERIES_OF_RUN " AS series, " VARIANT_OF("x.run_id") " AS label, x.iteration_s, "
 		"cume_dist() OVER (PARTITION BY x.run_id ORDER BY x.iteration_s) AS cdf "
 		"FROM iteration_times x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.iteration_s";
 	return plot_per_policy(c, "iteration-cdf", sql, "Iteration time, cumulative distribution per policy",
@@ -425,7 +428,7 @@ static lbs_status plot_iteration_cdf(plot_ctx *c, lbs_error *err)
 static lbs_status plot_straggler_cdf(plot_ctx *c, lbs_error *err)
 {
 	static const char sql[] =
-		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, x.straggler_gap_s, x.cdf "
+		"SELECT " SERIES_OF_RUN " AS series, " VARIANT_OF("x.run_id") " AS label, x.straggler_gap_s, x.cdf "
 		"FROM straggler_gap_cdf x WHERE x.run_id IN " SETTING_RUNS " ORDER BY series, x.straggler_gap_s";
 	return plot_per_policy(c, "straggler-cdf", sql, "Straggler gap, cumulative distribution per policy",
 			       "no iterations recorded (--detail runs?)", err);
@@ -438,10 +441,10 @@ static lbs_status plot_time_to_train(plot_ctx *c, lbs_error *err)
 	bool epochs = query_int(c->db, "SELECT count(*) FROM runs WHERE run_id IN " SETTING_RUNS
 				" AND iterations_per_epoch IS NULL", c->setting) == 0;
 	const char *sql = epochs
-		? "SELECT " SERIES_OF_RUN " AS series, x.policy AS label, e.epoch + 1 AS done, e.end_s AS time_s "
+		? "SELECT " SERIES_OF_RUN " AS series, " VARIANT_OF("x.run_id") " AS label, e.epoch + 1 AS done, e.end_s AS time_s "
 		  "FROM epoch_times e JOIN runs x ON x.run_id = e.run_id WHERE x.run_id IN " SETTING_RUNS
 		  " ORDER BY series, done"
-		: "SELECT " SERIES_OF_RUN " AS series, x.policy AS label, i.iteration + 1 AS done, i.end_s AS time_s "
+		: "SELECT " SERIES_OF_RUN " AS series, " VARIANT_OF("x.run_id") " AS label, i.iteration + 1 AS done, i.end_s AS time_s "
 		  "FROM iterations i JOIN runs x ON x.run_id = i.run_id WHERE x.run_id IN " SETTING_RUNS
 		  " AND ((i.iteration + 1) % max(1, x.iterations / 500) = 0 OR i.iteration = 0 OR "
 		  "i.iteration = x.iterations - 1) ORDER BY series, done";
@@ -460,7 +463,7 @@ static lbs_status plot_availability(plot_ctx *c, lbs_error *err)
 	long long run = query_int(c->db, "SELECT run_id FROM runs WHERE run_id IN " SETTING_RUNS
 				  " ORDER BY policy = 'static', run_id LIMIT 1", c->setting);
 	static const char sql[] =
-		"SELECT 0 AS series, 'iteration time (' || r.policy || ')' AS label, i.start_s AS time_s, "
+		"SELECT 0 AS series, 'iteration time (' || " VARIANT_OF("r.run_id") " || ')' AS label, i.start_s AS time_s, "
 		"i.end_s - i.start_s AS value FROM iterations i JOIN runs r ON r.run_id = i.run_id "
 		"WHERE i.run_id = ?1 AND EXISTS (SELECT 1 FROM worker_iterations x WHERE x.run_id = ?1 AND "
 		"x.cpu_util > 0) "
@@ -502,7 +505,7 @@ static lbs_status plot_gantt(plot_ctx *c, lbs_error *err)
 		"t0 AS (SELECT i.run_id, min(i.start_s) AS t0 FROM iterations i JOIN x ON x.run_id = i.run_id "
 		"       WHERE i.iteration BETWEEN %lld AND %lld GROUP BY i.run_id), "
 		"p AS (SELECT 0 AS phase UNION ALL SELECT 1 UNION ALL SELECT 2) "
-		"SELECT " SERIES_OF_RUN " AS series, x.policy AS label, wi.worker, w.group_name, wi.iteration, "
+		"SELECT " SERIES_OF_RUN " AS series, " VARIANT_OF("x.run_id") " AS label, wi.worker, w.group_name, wi.iteration, "
 		"p.phase, CASE p.phase WHEN 0 THEN 'compute' WHEN 1 THEN 'wait' ELSE 'aggregation' END AS what, "
 		"CASE p.phase WHEN 0 THEN i.start_s WHEN 1 THEN i.start_s + wi.compute_s ELSE i.compute_end_s END "
 		"  - t0.t0 AS from_s, "
@@ -533,7 +536,7 @@ static lbs_status plot_wait_share(plot_ctx *c, lbs_error *err)
 	long long run = query_int(c->db, "SELECT min(run_id) FROM runs WHERE run_id IN " SETTING_RUNS, c->setting);
 	query_words(c->db, "SELECT group_name FROM workers WHERE run_id = ?1 GROUP BY group_name "
 			   "ORDER BY min(worker)", run, &groups);
-	lbs_buf_printf(&sql, "SELECT x.policy");
+	lbs_buf_printf(&sql, "SELECT " VARIANT_OF("x.run_id") " AS policy");
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_prepare_v2(c->db, "SELECT group_name FROM workers WHERE run_id = ?1 GROUP BY group_name "
 			       "ORDER BY min(worker)", -1, &q, NULL) == SQLITE_OK) {

@@ -62,7 +62,12 @@ static lbs_status load_run(const char *path, long long run, series_set *s, lbs_e
 		sqlite3_close(db);
 		return st;
 	}
-	lbs_status st = LBS_OK;
+	lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
+	lbs_status st = lbs_results_check(db, path, err);
+	if (st != LBS_OK) {
+		sqlite3_close(db);
+		return st;
+	}
 	if (sqlite3_prepare_v2(db, "SELECT worker, batch, compute_s, cpu_util, mem_util FROM worker_iterations "
 				   "WHERE run_id = ?1 ORDER BY worker, iteration", -1, &q, NULL) != SQLITE_OK) {
 		st = lbs_error_set(err, LBS_EINPUT, "%s: not an lbsim results database: %s", path,

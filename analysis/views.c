@@ -12,6 +12,7 @@
 #include "util/outfile.h"
 #include "util/units.h"
 #include "analysis/files.h"
+#include "models/policy.h"
 #include "sim/recorder.h"
 
 void lbs_views_ident(lbs_buf *b, const char *s)
@@ -31,18 +32,27 @@ static void sql_text(lbs_buf *b, const char *s)
 }
 
 /* The keys that vary within a scenario: more than one value among its
- * runs, or missing from some. The policy's sections, the seed and the
- * scenario's name have columns of their own. */
+ * runs, or missing from some. The seed, the scenario's name and the
+ * policy's name have columns of their own; a policy's options
+ * ([policy.NAME]) vary when they do among the runs of that policy. */
 static const char varied_sql[] =
 	"WITH rc AS (SELECT r.scenario, c.run_id, c.section, c.key, c.value FROM run_config c "
 	"            JOIN runs r ON r.run_id = c.run_id "
 	"            WHERE c.section <> 'policy' AND c.section NOT LIKE 'policy.%' "
 	"              AND NOT (c.section = 'run' AND c.key IN ('seed', 'name'))), "
-	"     n AS (SELECT scenario, count(*) AS runs FROM runs GROUP BY scenario) "
-	"SELECT DISTINCT rc.section, rc.key FROM rc JOIN n ON n.scenario = rc.scenario "
-	"GROUP BY rc.scenario, rc.section, rc.key "
-	"HAVING count(DISTINCT rc.value) > 1 OR count(*) < max(n.runs) "
-	"ORDER BY rc.section, rc.key";
+	"     n AS (SELECT scenario, count(*) AS runs FROM runs GROUP BY scenario), "
+	"     pc AS (SELECT r.scenario, r.policy, c.section, c.key, c.value FROM run_config c "
+	"            JOIN runs r ON r.run_id = c.run_id WHERE c.section = 'policy.' || r.policy), "
+	"     np AS (SELECT scenario, policy, count(*) AS runs FROM runs GROUP BY scenario, policy) "
+	"SELECT section, key FROM ("
+	"  SELECT rc.section, rc.key FROM rc JOIN n ON n.scenario = rc.scenario "
+	"  GROUP BY rc.scenario, rc.section, rc.key "
+	"  HAVING count(DISTINCT rc.value) > 1 OR count(*) < max(n.runs) "
+	"  UNION "
+	"  SELECT pc.section, pc.key FROM pc JOIN np ON np.scenario = pc.scenario AND np.policy = pc.policy "
+	"  GROUP BY pc.scenario, pc.section, pc.key "
+	"  HAVING count(DISTINCT pc.value) > 1 OR count(*) < max(np.runs)) "
+	"ORDER BY section, key";
 
 /* The number and unit of "10 Gbit/s", "4" or "50%"; false when it does not
  * start with a finite number. */
@@ -219,6 +229,38 @@ static void drop_temp(lbs_buf *b, const char *name, size_t len)
 	lbs_buf_printf(b, "DROP VIEW IF EXISTS temp.%.*s;\n", (int)len, name);
 }
 
+/* run_variant with the built-in policies' defaults: a run's label is its
+ * policy's name, then, in key order, each option of its own [policy.NAME]
+ * section whose value differs from the default (a plugin's options, whose
+ * defaults lbsim does not know, all show). */
+static void variant_view(lbs_buf *b, const char *kind, const char *schema)
+{
+	lbs_buf_printf(b, "DROP VIEW IF EXISTS %s.run_variant;\nCREATE %s run_variant AS\n"
+		       "WITH d(section, key, value) AS (VALUES ('', '', '')", schema, kind);
+	for (const lbs_policy_ops *const *p = lbs_policies; *p; p++)
+		for (size_t i = 0; i < (*p)->n_options; i++) {
+			const lbs_key_spec *k = &(*p)->options[i];
+			char section[LBS_NAME_MAX + 16];
+			snprintf(section, sizeof section, "policy.%s", (*p)->name);
+			lbs_buf_printf(b, ", (");
+			sql_text(b, section);
+			lbs_buf_printf(b, ", ");
+			sql_text(b, k->name);
+			lbs_buf_printf(b, ", ");
+			if (k->def)
+				sql_text(b, k->def);
+			else
+				lbs_buf_printf(b, "NULL");
+			lbs_buf_printf(b, ")");
+		}
+	lbs_buf_printf(b, ")\nSELECT r.run_id, r.policy, r.policy || coalesce(' (' || (\n"
+		       "  SELECT group_concat(key || '=' || value, ', ') FROM (SELECT c.key, c.value FROM run_config c\n"
+		       "    LEFT JOIN d ON d.section = c.section AND d.key = c.key\n"
+		       "    WHERE c.run_id = r.run_id AND c.section = 'policy.' || r.policy\n"
+		       "      AND (d.value IS NULL OR c.value <> d.value) ORDER BY c.key)) || ')', '') AS variant\n"
+		       "FROM runs r;\n");
+}
+
 lbs_status lbs_views_sql(sqlite3 *db, bool temp, lbs_buf *b, lbs_error *err)
 {
 	static const char from[] = "CREATE VIEW IF NOT EXISTS";
@@ -241,9 +283,10 @@ lbs_status lbs_views_sql(sqlite3 *db, bool temp, lbs_buf *b, lbs_error *err)
 	if (st != LBS_OK)
 		return st;
 	const char *kind = temp ? "TEMP VIEW" : "VIEW", *schema = temp ? "temp" : "main";
+	variant_view(b, kind, schema);
 	lbs_buf_printf(b, "\n-- Written by lbsim for this file's runs (analysis/views.c).\n"
 		       "CREATE %s run_keys AS\nSELECT r.run_id, s.setting_id, p.point_id, r.scenario, "
-		       "r.policy, r.seed, r.n_workers", kind);
+		       "v.variant AS policy, r.seed, r.n_workers", kind);
 	for (size_t i = 0; i < n; i++) {
 		const lbs_varied_key *k = &keys[i];
 		lbs_buf_printf(b, ",\n  ");
@@ -262,7 +305,8 @@ lbs_status lbs_views_sql(sqlite3 *db, bool temp, lbs_buf *b, lbs_error *err)
 		lbs_views_ident(b, k->column);
 	}
 	lbs_buf_printf(b, "\nFROM runs r JOIN run_setting s ON s.run_id = r.run_id "
-		       "JOIN run_point p ON p.run_id = r.run_id ORDER BY r.run_id;\n");
+		       "JOIN run_point p ON p.run_id = r.run_id JOIN run_variant v ON v.run_id = r.run_id "
+		       "ORDER BY r.run_id;\n");
 	lbs_buf_printf(b, "DROP VIEW IF EXISTS %s.speedup_by_size;\nCREATE %s speedup_by_size AS\n"
 		       "SELECT b.scenario, b.policy, b.n_workers", schema, kind);
 	for (size_t i = 0; i < n; i++) {
@@ -273,7 +317,8 @@ lbs_status lbs_views_sql(sqlite3 *db, bool temp, lbs_buf *b, lbs_error *err)
 			lbs_views_ident(b, keys[i].column);
 		}
 	}
-	lbs_buf_printf(b, ", b.point_id, b.runs, b.mean_speedup, b.min_speedup, b.max_speedup\n"
+	lbs_buf_printf(b, ", b.point_id, b.runs, b.mean_speedup, b.min_speedup, b.max_speedup, b.sd_speedup, "
+		       "b.ci95_low, b.ci95_high\n"
 		       "FROM speedup_by_point b JOIN run_keys k ON k.run_id = b.first_run_id\n"
 		       "ORDER BY b.scenario, b.policy, b.n_workers, b.point_id;\n");
 	free(keys);
@@ -358,14 +403,20 @@ int lbs_views_command(int argc, char **argv)
 	else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		st = lbs_error_set(&err, LBS_EIO, "%s: cannot open: %s", path,
 				   db ? sqlite3_errmsg(db) : "out of memory");
-	else {
-		lbs_recorder_busy(db); /* another writer's lock: wait for it */
-		st = lbs_results_check(db, path, &err);
-	}
 	if (st == LBS_OK) {
+		/* Written to: nothing in it but lbsim's tables, indexes and views
+		 * (refused as the command's input, exit status 3). */
+		lbs_recorder_busy(db); /* another writer's lock: wait for it, not after a signal */
+		lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
+		int version = 0;
+		st = lbs_results_check_schema(db, "main", path, LBS_RESULTS_WRITE, LBS_EINPUT, &version, &err);
+		if (st == LBS_OK && version == 0) /* empty */
+			st = lbs_error_set(&err, LBS_EINPUT, "%s: not an lbsim results database of schema version "
+					   "%d (it has user_version 0 and no runs table)", path, LBS_SCHEMA_VERSION);
+	}
+	if (st == LBS_OK)
 		st = lbs_signals_pending() ? lbs_error_set(&err, LBS_EINTR, "interrupted")
 					   : lbs_views_store(db, path, &err);
-	}
 	long long views = 0;
 	sqlite3_stmt *q = NULL;
 	if (st == LBS_OK && sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'",

@@ -81,24 +81,88 @@ WITH fp AS (
 SELECT run_id, point, dense_rank() OVER (ORDER BY first_run_id) AS point_id
 FROM (SELECT run_id, point, min(run_id) OVER (PARTITION BY point) AS first_run_id FROM fp);
 
--- Speedup per point and policy, over seeds: one row for each setting but
--- the seed, so that a sweep of any key (bandwidth, say) is never averaged
--- over that key. first_run_id names the point's first run (join run_keys
--- on it for the values of the keys that vary).
+-- A run's variant: its policy's name, and the options of its own
+-- [policy.NAME] section that are not the policy's defaults, as
+-- "lbbsp-cpu (predictor=ema)", so that runs of one policy with different
+-- options are never pooled. This copy has the name alone; lbsim's own (in
+-- the file, and in lbsim export) knows the built-in policies' defaults.
+CREATE VIEW IF NOT EXISTS run_variant AS
+SELECT run_id, policy, policy AS variant FROM runs;
+
+-- The runs counted once: a run with the same setting, policy variant,
+-- mode and result (simulated time to the last digit, iterations) as an
+-- earlier one is that run again (lbsim is deterministic: the same
+-- scenario and seed give the same run), appended twice or merged from two
+-- files; the views that pool runs over seeds count the first alone.
+CREATE VIEW IF NOT EXISTS run_unique AS
+SELECT run_id FROM (
+  SELECT r.run_id, min(r.run_id) OVER (PARTITION BY s.setting, v.variant, r.mode, r.sim_time_s, r.iterations) AS first
+  FROM runs r JOIN run_setting s ON s.run_id = r.run_id JOIN run_variant v ON v.run_id = r.run_id)
+WHERE run_id = first;
+
+-- t(0.975, df), the Student quantile of a two-sided 95% interval, for df =
+-- 1 to 30 (to 4 decimals, from GSL's gsl_cdf_tdist_Pinv); beyond 30 the
+-- views use 1.96 + 2.4 / df, within 0.1% of it.
+CREATE VIEW IF NOT EXISTS t95 AS SELECT column1 AS df, column2 AS t FROM (VALUES
+  (1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (5, 2.5706), (6, 2.4469), (7, 2.3646),
+  (8, 2.3060), (9, 2.2622), (10, 2.2281), (11, 2.2010), (12, 2.1788), (13, 2.1604), (14, 2.1448),
+  (15, 2.1314), (16, 2.1199), (17, 2.1098), (18, 2.1009), (19, 2.0930), (20, 2.0860), (21, 2.0796),
+  (22, 2.0739), (23, 2.0687), (24, 2.0639), (25, 2.0595), (26, 2.0555), (27, 2.0518), (28, 2.0484),
+  (29, 2.0452), (30, 2.0423));
+
+-- Speedup per point and policy, over seeds (each run once: run_unique):
+-- one row for each setting but the seed, so that a sweep of any key
+-- (bandwidth, say) is never averaged over that key. first_run_id names the point's first run (join run_keys
+-- on it for the values of the keys that vary). sd_speedup is the sample
+-- standard deviation over the seeds, ci95_low and ci95_high the 95%
+-- interval of the mean (Student's t; NULL with one seed): each run's
+-- speedup is over the static run of its own seed, so the interval is of
+-- the paired ratio.
 CREATE VIEW IF NOT EXISTS speedup_by_point AS
-SELECT p.point_id, min(s.run_id) AS first_run_id, s.scenario, s.policy, s.n_workers,
-       count(*) AS runs, avg(s.speedup) AS mean_speedup, min(s.speedup) AS min_speedup,
-       max(s.speedup) AS max_speedup
-FROM speedup s JOIN run_point p ON p.run_id = s.run_id
-WHERE s.speedup IS NOT NULL
-GROUP BY p.point_id, s.policy
-ORDER BY s.scenario, s.policy, s.n_workers, p.point_id;
+WITH x AS (SELECT p.point_id, s.run_id, s.scenario, v.variant AS policy, s.n_workers, s.speedup
+           FROM speedup s JOIN run_point p ON p.run_id = s.run_id JOIN run_variant v ON v.run_id = s.run_id
+           WHERE s.speedup IS NOT NULL AND s.run_id IN (SELECT run_id FROM run_unique)),
+     g AS (SELECT point_id, policy, min(run_id) AS first_run_id, scenario, n_workers, count(*) AS runs,
+                  avg(speedup) AS mean_speedup, min(speedup) AS min_speedup, max(speedup) AS max_speedup
+           FROM x GROUP BY point_id, policy),
+     d AS (SELECT g.point_id, g.policy, CASE WHEN g.runs > 1 THEN sqrt(sum((x.speedup - g.mean_speedup) *
+                  (x.speedup - g.mean_speedup)) / (g.runs - 1)) END AS sd
+           FROM g JOIN x ON x.point_id = g.point_id AND x.policy = g.policy GROUP BY g.point_id, g.policy)
+SELECT g.point_id, g.first_run_id, g.scenario, g.policy, g.n_workers, g.runs, g.mean_speedup, g.min_speedup,
+       g.max_speedup, d.sd AS sd_speedup,
+       g.mean_speedup - coalesce(t.t, 1.96 + 2.4 / (g.runs - 1)) * d.sd / sqrt(g.runs) AS ci95_low,
+       g.mean_speedup + coalesce(t.t, 1.96 + 2.4 / (g.runs - 1)) * d.sd / sqrt(g.runs) AS ci95_high
+FROM g JOIN d ON d.point_id = g.point_id AND d.policy = g.policy LEFT JOIN t95 t ON t.df = g.runs - 1
+ORDER BY g.scenario, g.policy, g.n_workers, g.point_id;
+
+-- The simulated time per point and policy, over seeds: the mean with its
+-- sample standard deviation and 95% interval (Student's t; NULL with one
+-- seed), and the mean iteration time.
+CREATE VIEW IF NOT EXISTS time_by_point AS
+WITH x AS (SELECT p.point_id, r.run_id, r.scenario, v.variant AS policy, r.n_workers, r.sim_time_s,
+                  r.mean_iteration_s
+           FROM runs r JOIN run_point p ON p.run_id = r.run_id JOIN run_variant v ON v.run_id = r.run_id
+           WHERE r.run_id IN (SELECT run_id FROM run_unique)),
+     g AS (SELECT point_id, policy, min(run_id) AS first_run_id, scenario, n_workers, count(*) AS runs,
+                  avg(sim_time_s) AS mean_sim_time_s, avg(mean_iteration_s) AS mean_iteration_s
+           FROM x GROUP BY point_id, policy),
+     d AS (SELECT g.point_id, g.policy, CASE WHEN g.runs > 1 THEN sqrt(sum((x.sim_time_s - g.mean_sim_time_s) *
+                  (x.sim_time_s - g.mean_sim_time_s)) / (g.runs - 1)) END AS sd
+           FROM g JOIN x ON x.point_id = g.point_id AND x.policy = g.policy GROUP BY g.point_id, g.policy)
+SELECT g.point_id, g.first_run_id, g.scenario, g.policy, g.n_workers, g.runs, g.mean_sim_time_s,
+       d.sd AS sd_sim_time_s,
+       g.mean_sim_time_s - coalesce(t.t, 1.96 + 2.4 / (g.runs - 1)) * d.sd / sqrt(g.runs) AS ci95_low_s,
+       g.mean_sim_time_s + coalesce(t.t, 1.96 + 2.4 / (g.runs - 1)) * d.sd / sqrt(g.runs) AS ci95_high_s,
+       g.mean_iteration_s
+FROM g JOIN d ON d.point_id = g.point_id AND d.policy = g.policy LEFT JOIN t95 t ON t.df = g.runs - 1
+ORDER BY g.scenario, g.policy, g.n_workers, g.point_id;
 
 -- Speedup per scenario, policy and cluster size, over seeds. lbsim's own
 -- copy of this view (in the file, and in lbsim export) adds a column for
 -- each key that varies; this one has the point_id instead.
 CREATE VIEW IF NOT EXISTS speedup_by_size AS
-SELECT scenario, policy, n_workers, point_id, runs, mean_speedup, min_speedup, max_speedup
+SELECT scenario, policy, n_workers, point_id, runs, mean_speedup, min_speedup, max_speedup, sd_speedup,
+       ci95_low, ci95_high
 FROM speedup_by_point;
 
 -- ---- straggler gaps ---------------------------------------------------------
@@ -128,21 +192,24 @@ SELECT i.run_id, r.policy, i.epoch, max(i.iteration) + 1 AS iterations_done, max
 FROM iterations i JOIN runs r ON r.run_id = i.run_id
 GROUP BY i.run_id, i.epoch;
 
--- Per policy, the simulated time to finish a number of epochs, over seeds
--- (and any other key that varies) of a scenario and cluster size.
+-- Per policy (its variant: run_variant), the simulated time to finish a
+-- number of epochs, over seeds (and any other key that varies) of a
+-- scenario and cluster size.
 CREATE VIEW IF NOT EXISTS policy_time_to_epochs AS
-SELECT r.scenario, r.n_workers, r.policy, e.epoch + 1 AS epochs, count(*) AS runs,
+SELECT r.scenario, r.n_workers, v.variant AS policy, e.epoch + 1 AS epochs, count(*) AS runs,
        avg(e.end_s) AS mean_time_s, min(e.end_s) AS min_time_s, max(e.end_s) AS max_time_s
-FROM epoch_times e JOIN runs r ON r.run_id = e.run_id
-GROUP BY r.scenario, r.n_workers, r.policy, e.epoch;
+FROM epoch_times e JOIN runs r ON r.run_id = e.run_id JOIN run_variant v ON v.run_id = e.run_id
+WHERE r.run_id IN (SELECT run_id FROM run_unique)
+GROUP BY r.scenario, r.n_workers, v.variant, e.epoch;
 
 -- The same for a number of iterations: select one, e.g.
 --   SELECT * FROM policy_time_to_iterations WHERE iterations = 1000;
 CREATE VIEW IF NOT EXISTS policy_time_to_iterations AS
-SELECT r.scenario, r.n_workers, r.policy, i.iteration + 1 AS iterations, count(*) AS runs,
+SELECT r.scenario, r.n_workers, v.variant AS policy, i.iteration + 1 AS iterations, count(*) AS runs,
        avg(i.end_s) AS mean_time_s, min(i.end_s) AS min_time_s, max(i.end_s) AS max_time_s
-FROM iterations i JOIN runs r ON r.run_id = i.run_id
-GROUP BY r.scenario, r.n_workers, r.policy, i.iteration;
+FROM iterations i JOIN runs r ON r.run_id = i.run_id JOIN run_variant v ON v.run_id = i.run_id
+WHERE r.run_id IN (SELECT run_id FROM run_unique)
+GROUP BY r.scenario, r.n_workers, v.variant, i.iteration;
 
 -- ---- series for plots (lbsim plot) ------------------------------------------
 -- Every iteration of every run with its setting, for time series per policy.

@@ -5,6 +5,7 @@
  * the commands returns an lbs_status with a message. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -22,6 +23,7 @@
 #include "whatif/whatif_cmd.h"
 #include "testbed/testbed_cmd.h"
 #include "testbed/torch.h"
+#include "util/suggest.h"
 
 /* Adding a command = a function int NAME(int argc, char **argv) beside the
  * domain it drives, and one line here. */
@@ -52,18 +54,64 @@ static const struct {
 	{ "validate", lbs_validate_command }, /* testbed/testbed_cmd.c */
 };
 
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* `lbsim help [COMMAND]`: the command's --help, or the list of commands. */
+static int help(int argc, char **argv)
+{
+	if (argc >= 2) {
+		for (size_t i = 0; i < N_COMMANDS; i++)
+			if (!strcmp(argv[1], commands[i].name)) {
+				char *args[] = { argv[1], "--help", NULL };
+				return commands[i].run(2, args);
+			}
+		fprintf(stderr, "lbsim help: %s is not a command\n", argv[1]);
+	}
+	FILE *out = argc >= 2 ? stderr : stdout;
+	fprintf(out, "Usage: lbsim [run] SCENARIO.ini [options]   (lbsim --help for the options)\n"
+		     "       lbsim COMMAND [options]               (lbsim help COMMAND for its own)\n\n"
+		     "Commands:");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, " %s", commands[i].name);
+	fprintf(out, " help\n\nThe manual: man lbsim (doc/lbsim.1 in the source tree).\n");
+	return argc >= 2 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
-	if (argc >= 2)
-		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+	/* Messages, the option parser's included, name the program "lbsim" (or "lbsim
+	 * COMMAND"), not the path it was started by. */
+	static char self[] = "lbsim", named[64];
+	argv[0] = self;
+	if (argc >= 2) {
+		if (!strcmp(argv[1], "help"))
+			return help(argc - 1, argv + 1);
+		for (size_t i = 0; i < N_COMMANDS; i++)
 			if (strcmp(argv[1], commands[i].name) == 0) {
 				/* The command sees itself as argv[0]; `run` keeps
 				 * the program's name, as `lbsim SCENARIO.ini` does. */
 				if (commands[i].run == lbs_run_command)
 					argv[1] = argv[0];
+				else
+					argv[1] = lbs_fmt(named, sizeof named, "lbsim %s", commands[i].name);
 				return commands[i].run(argc - 1, argv + 1);
 			}
+		/* A word that is no file, and near a command's name: a slip. */
+		const char *word = argv[1];
+		if (word[0] != '-' && !strchr(word, '/') && !strchr(word, '.') && access(word, F_OK) != 0) {
+			const char *names[N_COMMANDS + 1];
+			for (size_t i = 0; i < N_COMMANDS; i++)
+				names[i] = commands[i].name;
+			names[N_COMMANDS] = "help";
+			const char *best = lbs_suggest(word, names, N_COMMANDS + 1);
+			if (best) {
+				fprintf(stderr, "lbsim: %s is not a command: did you mean %s? (lbsim help lists them)\n",
+					word, best);
+				return 2;
+			}
+		}
+	}
 	/* No command named: `lbsim SCENARIO.ini [options]` is a run. */
 	return lbs_run_command(argc, argv);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +15,18 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "analysis/interval.h"
 #include "analysis/views.h"
 #include "util/clock.h"
 #include "util/datapath.h"
 #include "util/outfile.h"
+#include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "sweep/sweep.h"
 #include "traces/series.h"
+#include "util/units.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -73,6 +77,13 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  -o, --output FILE     results database (default: results.db)\n"
 		"      --seed N          seed of the run (overrides [run] seed)\n"
+		"      --seeds N         run each policy with N seeds, the seed and the N - 1 after it;\n"
+		"                        the summary gives each metric's mean and 95%% interval\n"
+		"      --until-ci P%%     add seeds (3 at least, --seeds at most, default 50) until the\n"
+		"                        95%% interval of every policy's simulated time is within P%%\n"
+		"                        of its mean\n"
+		"      --exceed T        with seeds: the probability that a run's simulated time\n"
+		"                        exceeds T (a time with its unit), with its 95%% interval\n"
 		"      --detail LEVEL    what to record: runs, iterations (default) or workers\n"
 		"                        (one row per worker per iteration)\n"
 		"      --max-rows N      refuse --detail workers when the runs would write more\n"
@@ -85,8 +96,12 @@ static void usage(FILE *out)
 		"                        each is its own run, compared with static in the summary\n"
 		"      --no-baseline     do not add a static run when the policies do not include it\n"
 		"      --format F        the summary as a table (default), csv or json, with the\n"
-		"                        columns of the database's runs table\n"
+		"                        columns of the database's runs table (with seeds: the\n"
+		"                        columns of the seeds' means and intervals)\n"
 		"  -q, --quiet           print nothing but errors\n"
+		"      --plugins         load the plugins the scenario names ([policy] plugin,\n"
+		"                        [predictor.NAME] plugin): their code runs as yours, so\n"
+		"                        they load only with this option or LBSIM_PLUGINS=1\n"
 		"      --sweep-job LOCK  (a sweep job's protocol) write the output\n"
 		"                        whole or not at all: into a temporary file put in place when\n"
 		"                        every run completed; nothing if the output exists; hold a\n"
@@ -180,11 +195,52 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_er
 
 /* One line of the summary table: a finished run's numbers. */
 typedef struct summary {
-	char policy[64];
+	char policy[160]; /* the policy, and its options that are not the defaults */
 	int64_t iterations;
 	double sim_time_s, iteration_s, compute_s, aggregation_s, gap_s, samples_per_s, decision_s;
 	long long run_id;
+	bool target;             /* [convergence] gives the run a target */
+	int64_t steps_to_target; /* 0: not reached within the run */
+	double time_to_target_s, progress;
 } summary;
+
+/* The run's policy and, as the run_variant view has it, the options of
+ * its own [policy.NAME] section that are not the defaults, by key:
+ * "lbbsp-cpu (predictor=ema)". */
+static void summary_label(const lbs_run *run, char *buf, size_t len)
+{
+	const lbs_policy_ops *p = run->policy;
+	char section[LBS_NAME_MAX + 16];
+	snprintf(section, sizeof section, "policy.%s", p->name);
+	const lbs_kv *kv;
+	size_t n;
+	lbs_scenario_section_options(run->sc, section, &kv, &n);
+	lbs_buf b = { 0 };
+	lbs_buf_printf(&b, "%s", p->name);
+	const char *last = "";
+	for (size_t shown = 0;; shown++) {
+		/* the next key after `last` whose value is not the default */
+		const lbs_kv *next = NULL;
+		for (size_t i = 0; i < n; i++) {
+			const char *def = NULL;
+			for (size_t k = 0; k < p->n_options; k++)
+				if (!strcmp(p->options[k].name, kv[i].key))
+					def = p->options[k].def;
+			if ((!def || strcmp(def, kv[i].value)) && strcmp(kv[i].key, last) > 0 &&
+			    (!next || strcmp(kv[i].key, next->key) < 0))
+				next = &kv[i];
+		}
+		if (!next) {
+			if (shown)
+				lbs_buf_printf(&b, ")");
+			break;
+		}
+		lbs_buf_printf(&b, "%s%s=%s", shown ? ", " : " (", next->key, next->value);
+		last = next->key;
+	}
+	snprintf(buf, len, "%s", b.failed ? p->name : lbs_buf_str(&b));
+	lbs_buf_free(&b);
+}
 
 static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 {
@@ -201,7 +257,11 @@ static summary summarise(const lbs_run *run, const lbs_recorder *rec)
 		.decision_s = s->sum_decision_s / n,
 		.run_id = rec ? (long long)rec->run_id : 0,
 	};
-	snprintf(m.policy, sizeof m.policy, "%s", run->policy->name);
+	summary_label(run, m.policy, sizeof m.policy);
+	m.target = run->sc->convergence.model != LBS_CONV_NONE;
+	m.steps_to_target = s->steps_to_target;
+	m.time_to_target_s = s->time_to_target_s;
+	m.progress = s->progress;
 	return m;
 }
 
@@ -225,6 +285,32 @@ static void json_string(const char *s)
 }
 
 typedef enum summary_format { SUMMARY_TABLE, SUMMARY_CSV, SUMMARY_JSON } summary_format;
+
+/* Time to target ([convergence]): per run, the step and simulated time
+ * that reached it, or how far the run got; the speedup to target is
+ * static's time to target over the policy's. */
+static void print_targets(const summary *m, size_t n, int w)
+{
+	if (!n || !m[0].target)
+		return;
+	double base = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].policy, "static") && m[i].steps_to_target)
+			base = m[i].time_to_target_s;
+	printf("time to target ([convergence]):\n");
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].steps_to_target) {
+			char sp[32] = "";
+			if (base > 0)
+				snprintf(sp, sizeof sp, ", speedup to target %.3f", base / m[i].time_to_target_s);
+			printf("  %-*s step %lld, %.4f s%s\n", w, m[i].policy, (long long)m[i].steps_to_target,
+			       m[i].time_to_target_s, sp);
+		} else {
+			printf("  %-*s not reached in %lld steps (%.1f%% of the way)\n", w, m[i].policy,
+			       (long long)m[i].iterations, 100 * m[i].progress);
+		}
+	}
+}
 
 /* The table (or CSV, or JSON): speedup is the static run's simulated time
  * over this one's, for the same scenario, seed and amount of training. */
@@ -278,17 +364,198 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
 	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
 	       (long long)sc->run.global_batch);
-	printf("%-20s %10s %10s %16s %14s %18s %20s %24s %7s %6s\n", col[0], col[1], col[2], col[3], col[4],
+	int w = 20; /* the policy column: as wide as its longest label */
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(m[i].policy) > w)
+			w = (int)strlen(m[i].policy);
+	printf("%-*s %10s %10s %16s %14s %18s %20s %24s %7s %6s\n", w, col[0], col[1], col[2], col[3], col[4],
 	       col[5], col[6], col[7], col[8], col[9]);
 	for (size_t i = 0; i < n; i++) {
 		char speedup[16] = "-";
 		if (base > 0 && m[i].sim_time_s > 0)
 			snprintf(speedup, sizeof speedup, "%.3f", base / m[i].sim_time_s);
-		printf("%-20s %10lld %10.4f %16.6f %14.6f %18.6f %20.6f %24.1f %7s %6lld\n", m[i].policy,
+		printf("%-*s %10lld %10.4f %16.6f %14.6f %18.6f %20.6f %24.1f %7s %6lld\n", w, m[i].policy,
 		       (long long)m[i].iterations, m[i].sim_time_s, m[i].iteration_s, m[i].compute_s,
 		       m[i].aggregation_s, m[i].gap_s, m[i].samples_per_s, speedup, m[i].run_id);
 	}
+	print_targets(m, n, w);
 	printf("results: %s\n", output);
+}
+
+/* Over seeds: m[s * n + i] is policy i's run with the s-th seed. */
+typedef struct seeds_plan {
+	size_t n_seeds;    /* seeds run */
+	long long first;   /* the first seed */
+	double until_ci;   /* > 0: the target half-width of the 95% interval, relative */
+	bool converged;    /* every policy's interval within until_ci */
+	double exceed_s;   /* > 0: report P(sim_time_s > exceed_s) */
+} seeds_plan;
+
+/* Policy i's simulated times over the seeds, into x. */
+static void seed_times(const summary *m, size_t n, size_t n_seeds, size_t i, double *x)
+{
+	for (size_t s = 0; s < n_seeds; s++)
+		x[s] = m[s * n + i].sim_time_s;
+}
+
+/* Policy i's speedups over static, paired seed by seed (the static run of
+ * the same seed); 0 of them when there is no static run. */
+static size_t seed_speedups(const summary *m, size_t n, size_t n_seeds, size_t i, double *x)
+{
+	size_t b = n;
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(m[k].policy, "static"))
+			b = k;
+	if (b == n)
+		return 0;
+	for (size_t s = 0; s < n_seeds; s++)
+		x[s] = m[s * n + b].sim_time_s / m[s * n + i].sim_time_s;
+	return n_seeds;
+}
+
+/* Whether every policy's 95% interval of its simulated time is within
+ * `rel` of its mean. */
+static bool intervals_within(const summary *m, size_t n, size_t n_seeds, double rel, double *x)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed_times(m, n, n_seeds, i, x);
+		lbs_interval r = lbs_interval_mean(x, n_seeds);
+		if (!(r.half <= rel * r.mean))
+			return false;
+	}
+	return true;
+}
+
+static const char *const seeds_columns[] = {
+	"policy", "runs", "sim_time_s", "sim_time_s_ci95", "sim_time_s_sd", "mean_iteration_s",
+	"mean_iteration_s_ci95", "speedup", "speedup_ci95_low", "speedup_ci95_high", "p_exceed",
+	"p_exceed_ci95_low", "p_exceed_ci95_high",
+};
+
+/* The summary over seeds: per policy, the mean of each metric with the
+ * half-width of its 95% interval (Student's t), the speedup over static
+ * paired by seed with its interval, and P(sim_time_s > T) with its Wilson
+ * interval. */
+static void print_seeds_summary(const lbs_scenario *sc, const summary *m, size_t n, const seeds_plan *pl,
+				const char *output, summary_format format)
+{
+	size_t ns = pl->n_seeds;
+	double *x = malloc(ns * sizeof *x);
+	if (!x)
+		return;
+	const char *const *col = seeds_columns;
+	size_t ncol = sizeof seeds_columns / sizeof *col;
+	if (format == SUMMARY_TABLE) {
+		printf("scenario %s (%s), seeds %lld to %lld (%zu run%s of each policy), %lld worker%s, global "
+		       "batch %lld\n", sc->run.name, sc->path, pl->first, pl->first + (long long)ns - 1, ns,
+		       ns == 1 ? "" : "s", (long long)sc->n_workers, sc->n_workers == 1 ? "" : "s",
+		       (long long)sc->run.global_batch);
+		if (pl->until_ci > 0)
+			printf("%s %g%% of its mean\n", pl->converged ? "converged: every policy's 95%% interval of its "
+			       "simulated time within" : "NOT converged: a policy's 95%% interval of its simulated time "
+			       "still wider than", 100 * pl->until_ci);
+		printf("means over the seeds with their 95%% intervals (Student's t; the speedup over static "
+		       "paired by seed)%s\n", pl->exceed_s > 0 ? "; P(sim_time_s > T) with its Wilson interval" : "");
+	} else if (format == SUMMARY_CSV) {
+		for (size_t c = 0; c < ncol; c++)
+			printf("%s%s", c ? "," : "", col[c]);
+		printf("\n");
+	} else {
+		printf("{\"scenario\": ");
+		json_string(sc->run.name);
+		printf(", \"scenario_path\": ");
+		json_string(sc->path);
+		printf(", \"first_seed\": %lld, \"seeds\": %zu, \"until_ci\": %.17g, \"converged\": %s, "
+		       "\"exceed_s\": %.17g, \"results\": ", pl->first, ns, pl->until_ci,
+		       pl->until_ci > 0 ? (pl->converged ? "true" : "false") : "null", pl->exceed_s);
+		json_string(output);
+		printf(",\n \"policies\": [");
+	}
+	int w = 20;
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(m[i].policy) > w)
+			w = (int)strlen(m[i].policy);
+	if (format == SUMMARY_TABLE)
+		printf("%-*s %5s %22s %12s %24s %26s%s\n", w, "policy", "runs", "sim_time_s", "sd",
+		       "mean_iteration_s", "speedup [95% interval]", pl->exceed_s > 0 ? "     P(sim_time_s > T) [95%]" : "");
+	for (size_t i = 0; i < n; i++) {
+		seed_times(m, n, ns, i, x);
+		lbs_interval t = lbs_interval_mean(x, ns);
+		size_t over = 0;
+		for (size_t s = 0; s < ns; s++)
+			over += x[s] > pl->exceed_s;
+		for (size_t s = 0; s < ns; s++)
+			x[s] = m[s * n + i].iteration_s;
+		lbs_interval it = lbs_interval_mean(x, ns);
+		lbs_interval sp = { .n = 0, .mean = NAN, .sd = NAN, .half = NAN };
+		if (seed_speedups(m, n, ns, i, x))
+			sp = lbs_interval_mean(x, ns);
+		double plo = NAN, phi = NAN;
+		if (pl->exceed_s > 0)
+			lbs_interval_wilson(over, ns, &plo, &phi);
+		double pe = pl->exceed_s > 0 ? (double)over / (double)ns : NAN;
+		if (format == SUMMARY_CSV) {
+			printf("%s,%zu", m[i].policy, ns);
+			double v[] = { t.mean, t.half, t.sd, it.mean, it.half, sp.mean, sp.mean - sp.half,
+				       sp.mean + sp.half, pe, plo, phi };
+			for (size_t c = 0; c < sizeof v / sizeof *v; c++)
+				if (isfinite(v[c]))
+					printf(",%.17g", v[c]);
+				else
+					printf(",");
+			printf("\n");
+		} else if (format == SUMMARY_JSON) {
+			printf("%s\n  {\"policy\": ", i ? "," : "");
+			json_string(m[i].policy);
+			printf(", \"runs\": %zu", ns);
+			double v[] = { t.mean, t.half, t.sd, it.mean, it.half, sp.mean, sp.mean - sp.half,
+				       sp.mean + sp.half, pe, plo, phi };
+			for (size_t c = 0; c < sizeof v / sizeof *v; c++) {
+				printf(", \"%s\": ", col[c + 2]);
+				if (isfinite(v[c]))
+					printf("%.17g", v[c]);
+				else
+					printf("null");
+			}
+			printf("}");
+		} else {
+			char tbuf[64], ibuf[64], sbuf[64], pbuf[64] = "";
+			snprintf(tbuf, sizeof tbuf, isfinite(t.half) ? "%.4f +- %.4f" : "%.4f", t.mean, t.half);
+			snprintf(ibuf, sizeof ibuf, isfinite(it.half) ? "%.6f +- %.6f" : "%.6f", it.mean, it.half);
+			if (!isfinite(sp.mean))
+				snprintf(sbuf, sizeof sbuf, "-");
+			else if (isfinite(sp.half))
+				snprintf(sbuf, sizeof sbuf, "%.3f [%.3f, %.3f]", sp.mean, sp.mean - sp.half,
+					 sp.mean + sp.half);
+			else
+				snprintf(sbuf, sizeof sbuf, "%.3f", sp.mean);
+			if (pl->exceed_s > 0)
+				snprintf(pbuf, sizeof pbuf, "     %5.3f [%.3f, %.3f]", pe, plo, phi);
+			printf("%-*s %5zu %22s %12.4f %24s %26s%s\n", w, m[i].policy, ns, tbuf, t.sd, ibuf, sbuf, pbuf);
+		}
+	}
+	if (format == SUMMARY_TABLE && n && m[0].target) {
+		printf("time to target ([convergence]), over the seeds whose run reached it:\n");
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			for (size_t s = 0; s < ns; s++)
+				if (m[s * n + i].steps_to_target)
+					x[k++] = m[s * n + i].time_to_target_s;
+			lbs_interval t = lbs_interval_mean(x, k);
+			if (!k)
+				printf("  %-*s reached in none of %zu runs\n", w, m[i].policy, ns);
+			else if (isfinite(t.half))
+				printf("  %-*s %.4f +- %.4f s (reached in %zu of %zu runs)\n", w, m[i].policy, t.mean,
+				       t.half, k, ns);
+			else
+				printf("  %-*s %.4f s (reached in %zu of %zu runs)\n", w, m[i].policy, t.mean, k, ns);
+		}
+	}
+	if (format == SUMMARY_JSON)
+		printf("\n]}\n");
+	else if (format == SUMMARY_TABLE)
+		printf("results: %s\n", output);
+	free(x);
 }
 
 /* Splits "a,b,c" into names (at most max are kept); adds "static" first
@@ -372,6 +639,8 @@ int lbs_run_command(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },        { "max-rows", required_argument, NULL, 'M' },
 		{ "max-trace-rows", required_argument, NULL, 'T' }, { "sweep-job", required_argument, NULL, 'J' },
 		{ "parent", required_argument, NULL, 'P' },         { "format", required_argument, NULL, 'F' },
+		{ "seeds", required_argument, NULL, 'N' },          { "until-ci", required_argument, NULL, 'U' },
+		{ "exceed", required_argument, NULL, 'X' },         { "plugins", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = "results.db", *job_lock = NULL;
@@ -383,6 +652,8 @@ int lbs_run_command(int argc, char **argv)
 	lbs_detail detail = LBS_DETAIL_ITERATIONS;
 	bool quiet = false, baseline = true;
 	summary_format format = SUMMARY_TABLE;
+	long long n_seeds = 0; /* --seeds; 0: not given */
+	double until_ci = 0, exceed_s = 0;
 	int c;
 	if (!overrides) {
 		fprintf(stderr, "lbsim: out of memory\n");
@@ -444,6 +715,39 @@ int lbs_run_command(int argc, char **argv)
 			break;
 		}
 		case 'B': baseline = false; break;
+		case 'N': {
+			char *end;
+			errno = 0;
+			n_seeds = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || errno || n_seeds < 1 || n_seeds > 10000) {
+				fprintf(stderr, "lbsim: --seeds %s: expected a number of seeds from 1 to 10000\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			break;
+		}
+		case 'U': {
+			char why[128];
+			if (!strchr(optarg, '%') || !lbs_parse_quantity(optarg, LBS_DIM_NONE, &until_ci, why, sizeof why) ||
+			    !(until_ci > 0 && until_ci < 1)) {
+				fprintf(stderr, "lbsim: --until-ci %s: expected a percentage above 0%% and below 100%%, "
+					"e.g. 2%%\n", optarg);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			break;
+		}
+		case 'X': {
+			char why[128];
+			if (!lbs_parse_quantity(optarg, LBS_DIM_TIME, &exceed_s, why, sizeof why) || !(exceed_s > 0)) {
+				fprintf(stderr, "lbsim: --exceed %s: expected a time above 0 with its unit, e.g. "
+					"'90 s' (%s)\n", optarg, why);
+				free(overrides);
+				return LBS_EUSAGE;
+			}
+			break;
+		}
+		case 'L': lbs_plugins_permit(1); break;
 		case 'F':
 			if (!strcmp(optarg, "table") || !strcmp(optarg, "csv") || !strcmp(optarg, "json")) {
 				format = !strcmp(optarg, "csv") ? SUMMARY_CSV : !strcmp(optarg, "json") ? SUMMARY_JSON
@@ -458,6 +762,17 @@ int lbs_run_command(int argc, char **argv)
 		case 'V': printf("lbsim %s\n", PACKAGE_VERSION); free(overrides); return 0;
 		default: short_usage(); free(overrides); return LBS_EUSAGE;
 		}
+	}
+	if ((n_seeds || until_ci > 0 || exceed_s > 0) && job_lock) {
+		fprintf(stderr, "lbsim: --seeds, --until-ci and --exceed do not go with --sweep-job (a sweep "
+			"varies seeds itself)\n");
+		free(overrides);
+		return LBS_EUSAGE;
+	}
+	if (exceed_s > 0 && !n_seeds && !(until_ci > 0)) {
+		fprintf(stderr, "lbsim: --exceed goes with --seeds or --until-ci (a probability over seeds)\n");
+		free(overrides);
+		return LBS_EUSAGE;
 	}
 	if (parent && !job_lock) {
 		fprintf(stderr, "lbsim: --parent goes with --sweep-job\n");
@@ -488,9 +803,11 @@ int lbs_run_command(int argc, char **argv)
 	lbs_scenario sc;
 	lbs_datapath file; /* `lbsim run default`: an installed scenario */
 	lbs_datapath_scenario(argv[optind], &file);
-	lbs_status st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
-	free(overrides);
+	lbs_status st = lbs_datapath_check_named(argv[optind], &file, &err);
+	if (st == LBS_OK)
+		st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
 	if (st != LBS_OK) {
+		free(overrides);
 		fprintf(stderr, "lbsim: %s\n", err.msg);
 		return st;
 	}
@@ -499,6 +816,7 @@ int lbs_run_command(int argc, char **argv)
 		fprintf(stderr, "lbsim: --policy: a list of %zu characters (at most %zu)\n", strlen(policies),
 			sizeof list - 1);
 		lbs_scenario_destroy(&sc);
+		free(overrides);
 		return LBS_EUSAGE;
 	}
 	snprintf(list, sizeof list, "%s", policies ? policies : sc.policy.name);
@@ -509,6 +827,7 @@ int lbs_run_command(int argc, char **argv)
 		fprintf(stderr, "lbsim: --policy: %zu runs (%zu policies%s), more than the 32 one command "
 			"runs\n", n, given, n > given ? " and the static baseline" : "");
 		lbs_scenario_destroy(&sc);
+		free(overrides);
 		return LBS_EUSAGE;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -516,6 +835,7 @@ int lbs_run_command(int argc, char **argv)
 			if (!strcmp(names[i], names[k])) {
 				fprintf(stderr, "lbsim: --policy %s: policy '%s' named twice\n", policies, names[i]);
 				lbs_scenario_destroy(&sc);
+				free(overrides);
 				return LBS_EUSAGE;
 			}
 	for (size_t i = 0; i < n; i++) {
@@ -525,12 +845,14 @@ int lbs_run_command(int argc, char **argv)
 			fprintf(stderr, "lbsim: --policy %s: unknown policy '%s' (known: %s)\n", policies,
 				names[i], known);
 			lbs_scenario_destroy(&sc);
+			free(overrides);
 			return LBS_EUSAGE;
 		}
 	}
 	if (given == 0) {
 		fprintf(stderr, "lbsim: --policy '%s': no policy named\n", policies ? policies : "");
 		lbs_scenario_destroy(&sc);
+		free(overrides);
 		return LBS_EUSAGE;
 	}
 	/* Everything that can be wrong with the input is found here, for every
@@ -540,6 +862,7 @@ int lbs_run_command(int argc, char **argv)
 		if ((st = lbs_run_create(&run, &sc, names[i], &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
 			lbs_scenario_destroy(&sc);
+			free(overrides);
 			return st;
 		}
 		lbs_run_destroy(&run);
@@ -549,14 +872,30 @@ int lbs_run_command(int argc, char **argv)
 	 * floor(dataset_samples / global_batch) iterations, as the run counts
 	 * it). iterations <= 1e9, workers <= 1e6 and runs <= 32: no overflow. */
 	int64_t row_budget = -1;
+	/* With --until-ci, --seeds is the cap (default 50); 3 seeds at least. */
+	size_t seeds_max = n_seeds ? (size_t)n_seeds : until_ci > 0 ? 50 : 1;
+	if (until_ci > 0 && seeds_max < 3) {
+		fprintf(stderr, "lbsim: --until-ci takes 3 seeds at least (--seeds %zu)\n", seeds_max);
+		lbs_scenario_destroy(&sc);
+		free(overrides);
+		return LBS_EUSAGE;
+	}
+	if ((unsigned long long)sc.run.seed + seeds_max - 1 > 9007199254740991ULL) {
+		fprintf(stderr, "lbsim: --seeds %zu: seeds from %lld pass the largest seed, 2^53 - 1\n", seeds_max,
+			(long long)sc.run.seed);
+		lbs_scenario_destroy(&sc);
+		free(overrides);
+		return LBS_EINPUT;
+	}
 	if (detail == LBS_DETAIL_WORKERS) {
-		uint64_t rows = (uint64_t)sc.iterations * (uint64_t)sc.n_workers * n;
+		uint64_t rows = (uint64_t)sc.iterations * (uint64_t)sc.n_workers * n * seeds_max;
 		char how[256];
 		snprintf(how, sizeof how, "%lld iterations x %lld workers x %zu run%s", (long long)sc.iterations,
-			 (long long)sc.n_workers, n, n == 1 ? "" : "s");
+			 (long long)sc.n_workers, n * seeds_max, n * seeds_max == 1 ? "" : "s");
 		if ((st = lbs_check_worker_rows(rows, max_rows, sc.path, how, &err)) != LBS_OK) {
 			fprintf(stderr, "lbsim: %s\n", err.msg);
 			lbs_scenario_destroy(&sc);
+			free(overrides);
 			return st;
 		}
 		row_budget = max_rows > 0 ? max_rows : -1;
@@ -570,13 +909,26 @@ int lbs_run_command(int argc, char **argv)
 				fprintf(stderr, "lbsim: %s\n", err.msg);
 			lbs_sweep_job_end(&job, st);
 			lbs_scenario_destroy(&sc);
+			free(overrides);
 			return st;
 		}
 		output = job.tmp;
 	}
 
-	summary m[32];
-	size_t done = 0;
+	summary *m = calloc(n * seeds_max, sizeof *m);
+	const char **ovr = calloc(n_overrides + 1, sizeof *ovr);
+	double *x = calloc(seeds_max, sizeof *x);
+	if (!m || !ovr || !x) {
+		fprintf(stderr, "lbsim: out of memory\n");
+		free(m);
+		free(ovr);
+		free(x);
+		lbs_scenario_destroy(&sc);
+		free(overrides);
+		return LBS_EINTERNAL;
+	}
+	seeds_plan plan = { .first = (long long)sc.run.seed, .until_ci = until_ci, .exceed_s = exceed_s };
+	size_t done = 0, total = n * seeds_max;
 	/* A new results file is made as a temporary beside it (util/outfile.h)
 	 * and linked into place once its first run is in: a refusal, a signal
 	 * or a kill leaves no file, or only a stale temporary that the next
@@ -584,35 +936,57 @@ int lbs_run_command(int argc, char **argv)
 	struct stat out_st;
 	bool existed = lstat(output, &out_st) == 0 || errno != ENOENT;
 	lbs_tmp fresh = { .fd = -1, .slot = -1 };
-	if (!existed && !job_lock && (st = lbs_tmp_create(&fresh, output, false, &err)) != LBS_OK) {
+	if (!existed && !job_lock && (st = lbs_tmp_create(&fresh, output, false, &err)) != LBS_OK)
 		fprintf(stderr, "lbsim: %s\n", err.msg);
-		lbs_scenario_destroy(&sc);
-		return st;
-	}
-	for (; done < n && st == LBS_OK; done++) {
-		bool first = fresh.path[0] != '\0';
-		st = run_one(&sc, names[done], done + 1, n, output, first ? fresh.path : output, first, detail,
-			     &row_budget, quiet, &m[done], &err);
-		if (st == LBS_OK && first) {
-			/* link, not rename: a file made meanwhile is not replaced; its
-			 * run is made again, into that file */
-			int fd = open(fresh.path, O_RDONLY | O_CLOEXEC);
-			bool synced = fd >= 0 && fsync(fd) == 0, again = false;
-			if (fd >= 0)
-				close(fd);
-			if (!synced)
-				st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", fresh.path, strerror(errno));
-			else if (link(fresh.path, output) != 0 && !(again = errno == EEXIST))
-				st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", output, strerror(errno));
-			lbs_tmp_remove(&fresh);
-			if (again)
-				done--;
+	char seed_set[64];
+	for (size_t sd = 0; sd < seeds_max && st == LBS_OK; sd++) {
+		if (sd > 0) {
+			/* The next seed: the scenario as given, its seed set last. */
+			lbs_scenario_destroy(&sc);
+			memcpy(ovr, overrides, n_overrides * sizeof *ovr);
+			snprintf(seed_set, sizeof seed_set, "run.seed=%lld", plan.first + (long long)sd);
+			ovr[n_overrides] = seed_set;
+			if ((st = lbs_scenario_load(&sc, file.path, ovr, n_overrides + 1, &err)) != LBS_OK) {
+				fprintf(stderr, "lbsim: %s\n", err.msg);
+				break;
+			}
 		}
-		if (st != LBS_OK) {
-			fprintf(stderr, "lbsim: %s\n", err.msg);
-			if (done && !job_lock)
-				fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
-					done == 1 ? "" : "s", done == 1 ? "is" : "are");
+		for (size_t i = 0; i < n && st == LBS_OK; i++, done++) {
+			bool first = fresh.path[0] != '\0';
+			st = run_one(&sc, names[i], done + 1, total, output, first ? fresh.path : output, first, detail,
+				     &row_budget, quiet, &m[sd * n + i], &err);
+			if (st == LBS_OK && first) {
+				/* link, not rename: a file made meanwhile is not
+				 * replaced; the run is made again, into that file */
+				int fd = open(fresh.path, O_RDONLY | O_CLOEXEC);
+				bool synced = fd >= 0 && fsync(fd) == 0, again = false;
+				if (fd >= 0)
+					close(fd);
+				if (!synced)
+					st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", fresh.path,
+							   strerror(errno));
+				else if (link(fresh.path, output) != 0 && !(again = errno == EEXIST))
+					st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", output,
+							   strerror(errno));
+				lbs_tmp_remove(&fresh);
+				if (again) {
+					i--;
+					done--;
+				}
+			}
+			if (st != LBS_OK) {
+				fprintf(stderr, "lbsim: %s\n", err.msg);
+				if (done && !job_lock)
+					fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
+						done == 1 ? "" : "s", done == 1 ? "is" : "are");
+			}
+		}
+		if (st == LBS_OK) {
+			plan.n_seeds = sd + 1;
+			if (until_ci > 0 && plan.n_seeds >= 3 && intervals_within(m, n, plan.n_seeds, until_ci, x)) {
+				plan.converged = true;
+				break;
+			}
 		}
 	}
 	lbs_tmp_remove(&fresh); /* (a first run that failed) */
@@ -621,9 +995,20 @@ int lbs_run_command(int argc, char **argv)
 		if ((st = lbs_sweep_job_end(&job, st)) != LBS_OK)
 			fprintf(stderr, "lbsim: %s: %s\n", output, strerror(errno));
 	}
-	if (st == LBS_OK && !quiet)
-		print_summary(&sc, m, n, output, format);
+	if (st == LBS_OK && !quiet) {
+		if (n_seeds || until_ci > 0)
+			print_seeds_summary(&sc, m, n, &plan, output, format);
+		else
+			print_summary(&sc, m, n, output, format);
+	}
+	if (st == LBS_OK && until_ci > 0 && !plan.converged)
+		fprintf(stderr, "lbsim: --until-ci %g%%: after %zu seeds (the cap: --seeds) an interval is still "
+			"wider than that; the summary gives each\n", 100 * until_ci, plan.n_seeds);
+	free(m);
+	free(ovr);
+	free(x);
 	lbs_scenario_destroy(&sc);
+	free(overrides);
 	return st;
 }
 

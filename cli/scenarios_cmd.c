@@ -6,7 +6,6 @@
  * first comment). A name found twice runs the first, as listed. */
 #include "cli/scenarios_cmd.h"
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,31 +39,9 @@ static void add_name(listing *l, const char *name)
 		l->n++;
 }
 
-/* Every *.ini below root/rel, depth first. */
-static void walk(listing *l, const char *root, const char *rel, int depth)
+static void add_cb(void *ctx, const char *rel)
 {
-	char dir[LBS_DATAPATH_MAX];
-	lbs_fmt(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
-	DIR *d = depth < 8 ? opendir(dir) : NULL;
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char sub[LBS_DATAPATH_MAX], full[LBS_DATAPATH_MAX];
-		lbs_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		lbs_fmt(full, sizeof full, "%s/%s", root, sub);
-		struct stat sb;
-		if (stat(full, &sb) != 0)
-			continue;
-		size_t n = strlen(e->d_name);
-		if (S_ISDIR(sb.st_mode))
-			walk(l, root, sub, depth + 1);
-		else if (S_ISREG(sb.st_mode) && n > 4 && !strcmp(e->d_name + n - 4, ".ini"))
-			add_name(l, sub);
-	}
-	closedir(d);
+	add_name(ctx, rel);
 }
 
 static int by_name(const void *a, const void *b)
@@ -78,46 +55,99 @@ static bool describe(const char *path, char *desc, size_t len)
 	FILE *f = fopen(path, "r");
 	bool sweep = false;
 	char line[1024], comment[1024] = "";
+	bool in_comment = false, comment_done = false;
 	desc[0] = '\0';
 	while (f && fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\r\n")] = '\0';
 		const char *s = line + strspn(line, " \t");
+		bool c = *s == ';' && !strstr(s, "SPDX-License-Identifier");
+		if (in_comment && !c)
+			comment_done = true; /* the first comment paragraph ended */
+		in_comment = c && !comment_done;
 		if (!strncmp(s, "[sweep]", 7))
 			sweep = true;
-		else if (*s == ';' && !*comment && !strstr(s, "SPDX-License-Identifier"))
-			snprintf(comment, sizeof comment, "%s", s + 1 + strspn(s + 1, " "));
-		else if (!*desc && !strncmp(s, "description", 11) && strchr(s, '=')) {
+		else if (in_comment) {
+			/* the first comment paragraph, joined */
+			const char *t = s + 1 + strspn(s + 1, " ");
+			size_t n = strlen(comment);
+			if (*t)
+				snprintf(comment + n, sizeof comment - n, "%s%s", n ? " " : "", t);
+			else if (n)
+				comment_done = true;
+		} else if (!*desc && !strncmp(s, "description", 11) && strchr(s, '=')) {
 			const char *v = strchr(s, '=') + 1;
 			lbs_fmt(desc, len, "%s", v + strspn(v, " \t"));
 		}
 	}
 	if (f)
 		fclose(f);
-	if (sweep || !*desc)
+	if (sweep || !*desc) {
+		/* Its first sentence: up to the first ". " (or ": " after 30
+		 * characters), whole. */
+		char *end = strstr(comment, ". ");
+		if (end)
+			end[1] = '\0';
+		if (strlen(comment) > 110 && (end = strstr(comment + 30, ": ")))
+			end[0] = '\0';
 		lbs_fmt(desc, len, "%s", comment);
+	}
 	return sweep;
 }
 
 typedef struct shown {
 	size_t folders; /* with at least one file */
 	bool oom;
+	bool profiles;  /* --profiles: list profiles/, not scenarios/ */
 } shown;
+
+/* A profile's device, model and how it was made, from its text. */
+static void describe_profile(const char *path, char *desc, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024], device[256] = "?", model[256] = "?", kind[64] = "?", cost[64] = "?";
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		const char *v = strchr(line, '=');
+		if (!v)
+			continue;
+		v++;
+		v += strspn(v, " \t");
+		if (!strncmp(line, "device ", 7) || !strncmp(line, "device=", 7))
+			lbs_fmt(device, sizeof device, "%s", v);
+		else if (!strncmp(line, "model ", 6) || !strncmp(line, "model=", 6))
+			lbs_fmt(model, sizeof model, "%s", v);
+		else if (!strncmp(line, "kind ", 5) || !strncmp(line, "kind=", 5))
+			lbs_fmt(kind, sizeof kind, "%s", v);
+		else if (!strncmp(line, "cost ", 5) || !strncmp(line, "cost=", 5))
+			lbs_fmt(cost, sizeof cost, "%s", v);
+	}
+	if (f)
+		fclose(f);
+	lbs_fmt(desc, len, "%s; %s; %s cost, %s", device, model, cost, kind);
+}
 
 static void list_folder(void *ctx, const char *dir)
 {
 	shown *s = ctx;
 	char root[LBS_DATAPATH_MAX];
-	lbs_fmt(root, sizeof root, "%s/scenarios", dir);
+	const char *kind = s->profiles ? "profiles" : "scenarios";
+	lbs_fmt(root, sizeof root, "%s/%s", dir, kind);
 	listing l = { 0 };
-	walk(&l, root, "", 0);
+	lbs_datapath_walk(dir, kind, add_cb, &l);
 	s->oom |= l.oom;
 	if (l.n) {
 		qsort(l.names, l.n, sizeof *l.names, by_name);
 		printf("%s%s:\n", s->folders++ ? "\n" : "", root);
 	}
 	for (size_t i = 0; i < l.n; i++) {
-		char path[LBS_DATAPATH_MAX], desc[256];
+		char path[LBS_DATAPATH_MAX], desc[1024];
 		lbs_fmt(path, sizeof path, "%s/%s", root, l.names[i]);
+		if (s->profiles) {
+			describe_profile(path, desc, sizeof desc);
+			printf("  %-36s %s\n", l.names[i], desc);
+			free(l.names[i]);
+			continue;
+		}
 		bool sweep = describe(path, desc, sizeof desc);
 		l.names[i][strlen(l.names[i]) - 4] = '\0';
 		printf("  %-36s %-8s %s\n", l.names[i], sweep ? "sweep" : "scenario", desc);
@@ -128,17 +158,22 @@ static void list_folder(void *ctx, const char *dir)
 
 int lbs_scenarios_command(int argc, char **argv)
 {
-	if (argc > 1) {
+	shown s = { 0 };
+	if (argc == 2 && !strcmp(argv[1], "--profiles"))
+		s.profiles = true;
+	else if (argc > 1) {
 		bool help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
 		fprintf(help ? stdout : stderr,
-			"Usage: lbsim scenarios\n\n"
+			"Usage: lbsim scenarios [--profiles]\n\n"
 			"Lists the scenarios and sweeps under scenarios/ of each folder of LBSIM_PATH\n"
-			"(colon-separated) and of %s, by the name that\n"
-			"`lbsim run NAME` and `lbsim sweep NAME` take.\n",
+			"(colon-separated), of the source tree when run from a build tree, and of\n"
+			"%s, by the name that `lbsim run NAME` and `lbsim sweep NAME`\n"
+			"take. --profiles lists the cost profiles under profiles/ of the same folders\n"
+			"(what a scenario's `profile = NAME` finds), with their device, model, cost\n"
+			"model and how each was made (measured here, fitted to a published table).\n",
 			lbs_datapath_installed());
 		return help ? 0 : 2;
 	}
-	shown s = { 0 };
 	lbs_datapath_each(list_folder, &s);
 	if (s.oom) {
 		fprintf(stderr, "lbsim scenarios: out of memory\n");

@@ -3,13 +3,22 @@
 # `make fuzz`: builds each harness with clang's libFuzzer, ASan and UBSan in
 # fuzz/clang/ of the build tree (apart from the normal build, which it never
 # touches), then runs each for FUZZ_SECONDS (default 60), starting from the
-# seeds (shipped scenarios, traces, sweeps and profiles) and the regression corpus.
+# seeds (shipped scenarios, traces, sweeps and profiles, the small results
+# databases of tests/data/results; fuzz/seeds/ for the what-if traces, their
+# metadata and calibrate --fit's CSV) and the regression corpus.
 # The corpus it grows is kept in fuzz/corpus/HARNESS/; crashing inputs land
 # in fuzz/artifacts/HARNESS/ (copy them to fuzz/regressions/HARNESS/ once
 # fixed). Usage: fuzz.sh HARNESS...; the makefile passes the environment.
 set -u
 : "${srcdir:?}" "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=60}" "${FUZZ_SOURCES:?}"
 : "${FUZZ_CPPFLAGS:=}" "${FUZZ_LIBS:=}" "${FUZZ_FLAGS:=}"
+# The harnesses' scratch files (fuzz/harness.c) go to memory where it can:
+# the results harness commits to SQLite databases, and each fsync to a disk
+# would cost more than the rest of an input.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	TMPDIR=/dev/shm
+	export TMPDIR
+fi
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="-g -O1 -std=gnu11 $san"
 obj=fuzz/clang
@@ -17,7 +26,7 @@ mkdir -p "$obj"
 
 # Newest header: any change to one rebuilds everything (simple and safe).
 newest=$(ls -t "$srcdir"/util/*.h "$srcdir"/models/*.h "$srcdir"/models/*/*.h "$srcdir"/traces/*.h "$srcdir"/sim/*.h \
-	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/fuzz/*.h config.h | head -1)
+	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/whatif/*.h "$srcdir"/fuzz/*.h config.h | head -1)
 objs=
 for s in $FUZZ_SOURCES fuzz/harness.c; do
 	src=$s; [ -f "$src" ] || src=$srcdir/$s
@@ -36,6 +45,17 @@ seeds() {
 	trace) echo "$srcdir/tests/data/traces $srcdir/tests/data/bad/traces" ;;
 	sweep) echo "$srcdir/tests/data/sweep $srcdir/tests/data/bad-sweep $srcdir/scenarios/sweeps" ;;
 	profile) echo "$srcdir/profiles $srcdir/tests/data/bad/profiles" ;;
+	ops|chrome|meta|fit) echo "$srcdir/fuzz/seeds/$1" ;;
+	results) echo "$srcdir/tests/data/results" ;;
+	esac
+}
+
+# The longest input by harness: a results database of 512-byte pages takes
+# some 20 kB.
+max_len() {
+	case $1 in
+	results) echo 65536 ;;
+	*) echo 8192 ;;
 	esac
 }
 
@@ -49,7 +69,7 @@ for h in "$@"; do
 	[ -f "$srcdir/fuzz/$h.dict" ] && dict="-dict=$srcdir/fuzz/$h.dict"
 	echo "fuzz: $h for ${FUZZ_SECONDS}s"
 	# shellcheck disable=SC2046
-	if ! ./fuzz/fuzz_$h -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+	if ! ./fuzz/fuzz_$h -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$h")" \
 		-print_final_stats=1 -artifact_prefix="fuzz/artifacts/$h/" $dict $FUZZ_FLAGS \
 		"fuzz/corpus/$h" "$srcdir/fuzz/regressions/$h" $(seeds "$h") > "fuzz/fuzz_$h.log" 2>&1; then
 		failed="$failed $h"

@@ -142,6 +142,13 @@ typedef struct lbs_step_times {
 	size_t rows;     /* rows read */
 } lbs_step_times;
 
+/* The bounds of a --fit file (doc/profiles.md): its bytes and rows, read
+ * before anything is fitted, and its distinct batches, which the fits'
+ * cost grows with (the held-out error fits once per batch). */
+#define LBS_FIT_MAX_BYTES (64 << 20)
+#define LBS_FIT_MAX_ROWS 1000000
+#define LBS_FIT_MAX_BATCHES 100
+
 /* Reads and checks the file; errors name the file and line (LBS_EINPUT).
  * Free with lbs_step_times_free. */
 lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *err);

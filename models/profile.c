@@ -86,7 +86,8 @@ static const lbs_key_spec source_keys[] = {
 	{ "kind", LBS_T_ENUM, P(source), REQUIRED, 0, 0, 0, LBS_PROFILE_SOURCE_CHOICES, NULL,
 	  "`table`: fitted to published measurements; `blas`: measured here by lbsim calibrate --blas; "
 	  "`cuda`: by lbsim calibrate --cuda; `measured`: a user's own step times, lbsim calibrate --fit; `torch`: PyTorch training "
-	  "steps timed by lbsim calibrate --torch" },
+	  "steps timed by lbsim calibrate --torch; `datasheet`: predicted from a GPU's datasheet by lbsim "
+	  "calibrate --datasheet (doc/gpus.md)" },
 	{ "origin", LBS_T_STRING, P(origin), REQUIRED, 0, 0, 0, NULL, NULL,
 	  "how and where the times were measured (paper, repository and commit; or this program)" },
 	{ "data", LBS_T_STRING, P(data), UNSET, 0, 0, 0, NULL, NULL,
@@ -513,7 +514,7 @@ lbs_status lbs_profile_write(const lbs_profile *p, FILE *out, lbs_error *err)
 	}
 
 	fprintf(out, "\n[source]\n");
-	static const char *kinds[] = { "table", "blas", "cuda", "measured", "torch" };
+	static const char *kinds[] = { "table", "blas", "cuda", "measured", "torch", "datasheet" };
 	put(&w, "kind", kinds[p->source]);
 	put_text(&w, "origin", p->origin);
 	put_text(&w, "data", p->data);

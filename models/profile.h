@@ -17,7 +17,7 @@
 
 #define LBS_PROFILE_FORMAT 1
 #define LBS_PROFILE_DEVICE_CHOICES "cpu|gpu"
-#define LBS_PROFILE_SOURCE_CHOICES "table|blas|cuda|measured|torch"
+#define LBS_PROFILE_SOURCE_CHOICES "table|blas|cuda|measured|torch|datasheet"
 #define LBS_PROFILE_COST_KEYS 11 /* cost, t0, per_sample, t_flat, saturation_batch, exponent,
 				   per_sample_sq, flat_below, max_batch, resize_cost, new_batch_cost */
 
@@ -26,7 +26,8 @@ typedef enum lbs_profile_source {
 	LBS_SOURCE_BLAS,
 	LBS_SOURCE_CUDA,
 	LBS_SOURCE_MEASURED, /* a user's own step times, lbsim calibrate --fit */
-	LBS_SOURCE_TORCH     /* PyTorch training steps, lbsim calibrate --torch */
+	LBS_SOURCE_TORCH,    /* PyTorch training steps, lbsim calibrate --torch */
+	LBS_SOURCE_DATASHEET /* predicted from a GPU's datasheet, lbsim calibrate --datasheet */
 } lbs_profile_source;
 
 /* One measured batch: the median time and the relative spread of the

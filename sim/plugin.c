@@ -2,8 +2,100 @@
 #include "sim/plugin.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- permission (doc/extending.md, "What a plugin is trusted with") -- */
+
+static int permission; /* 0: LBSIM_PLUGINS decides; 1: allowed; -1: never (listing) */
+
+void lbs_plugins_permit(int mode)
+{
+	permission = mode;
+}
+
+bool lbs_plugins_allowed(void)
+{
+	if (permission)
+		return permission > 0;
+	const char *e = getenv("LBSIM_PLUGINS");
+	return e && !strcmp(e, "1");
+}
+
+bool lbs_plugins_listing(void)
+{
+	return permission < 0;
+}
+
+/* ---- what the loaded object occupies ---------------------------------- */
+
+#define MAX_SEGMENTS 16
+
+typedef struct segment {
+	uintptr_t lo, hi; /* [lo, hi) */
+	bool exec, read;
+} segment;
+
+typedef struct extent {
+	uintptr_t base;
+	const char *name;
+	segment seg[MAX_SEGMENTS];
+	size_t n;
+	bool found;
+} extent;
+
+static int on_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	extent *x = ctx;
+	if (info->dlpi_addr != x->base || !info->dlpi_name || strcmp(info->dlpi_name, x->name))
+		return 0;
+	x->found = true;
+	for (size_t i = 0; i < info->dlpi_phnum && x->n < MAX_SEGMENTS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & (PF_R | PF_X)))
+			continue;
+		uintptr_t lo = x->base + ph->p_vaddr;
+		x->seg[x->n++] = (segment){ lo, lo + ph->p_memsz, (ph->p_flags & PF_X) != 0,
+					    (ph->p_flags & PF_R) != 0 };
+	}
+	return 1;
+}
+
+/* The segment of x holding [p, p + len), or NULL; readable ones only
+ * unless `code`. */
+static const segment *in_segment(const extent *x, const void *p, size_t len, bool code)
+{
+	uintptr_t a = (uintptr_t)p;
+	for (size_t i = 0; i < x->n; i++)
+		if ((code ? x->seg[i].exec : x->seg[i].read) && a >= x->seg[i].lo && a <= x->seg[i].hi && len <= x->seg[i].hi - a)
+			return &x->seg[i];
+	return NULL;
+}
+
+static const segment *holding(const extent *x, const void *p, size_t len)
+{
+	return in_segment(x, p, len, false);
+}
+
+static bool is_code(const extent *x, const void *fn)
+{
+	return in_segment(x, fn, 1, true) != NULL;
+}
+
+/* A string within the object, NUL-terminated within its segment and at
+ * most max - 1 characters long. */
+static bool is_string(const extent *x, const char *s, size_t max)
+{
+	const segment *g = holding(x, s, 1);
+	if (!g)
+		return false;
+	size_t room = g->hi - (uintptr_t)s;
+	return memchr(s, '\0', room < max ? room : max) != NULL;
+}
 
 /* A name a scenario can give: what [policy.NAME] and `name =` accept. */
 static bool valid_name(const char *s)
@@ -16,12 +108,66 @@ static bool valid_name(const char *s)
 	return n > 0 && n < 64;
 }
 
+/* The largest options struct a plugin may declare. */
+#define MAX_OPTIONS_SIZE (1u << 20)
+#define MAX_OPTIONS 256
+
+static size_t type_size(lbs_type t)
+{
+	switch (t) {
+	case LBS_T_INT: return sizeof(int64_t);
+	case LBS_T_REAL: case LBS_T_TIME: case LBS_T_BYTES: case LBS_T_BANDWIDTH: return sizeof(double);
+	case LBS_T_ENUM: return sizeof(int);
+	case LBS_T_STRING: return LBS_VALUE_MAX;
+	}
+	return 0;
+}
+
+/* The option table: inside the object, each row's strings terminated and
+ * its value within the options struct. NULL, or what is wrong. */
+static const char *check_options(const extent *x, const lbs_key_spec *o, size_t n, size_t size,
+				 char *buf, size_t len)
+{
+	if (!n)
+		return NULL;
+	if (n > MAX_OPTIONS)
+		return lbs_fmt(buf, len, "n_options is %zu (at most %d)", n, MAX_OPTIONS);
+	if (size > MAX_OPTIONS_SIZE)
+		return lbs_fmt(buf, len, "options_size is %zu (at most %u)", size, MAX_OPTIONS_SIZE);
+	if (!holding(x, o, n * sizeof *o))
+		return "options does not point to n_options rows inside the plugin";
+	for (size_t i = 0; i < n; i++) {
+		const lbs_key_spec *k = &o[i];
+		size_t ts = type_size(k->type);
+		if (!k->name || !is_string(x, k->name, LBS_NAME_MAX) || !valid_name(k->name))
+			return lbs_fmt(buf, len, "options[%zu]: its name is not a string of letters, digits, "
+				       "'-', '_' inside the plugin", i);
+		if (!ts || k->offset > size || ts > size - k->offset)
+			return lbs_fmt(buf, len, "options[%zu] (%s): its type or offset puts the value outside "
+				       "the options struct (options_size %zu)", i, k->name, size);
+		const char *const strs[] = { k->def, k->choices, k->when, k->doc };
+		for (size_t j = 0; j < sizeof strs / sizeof *strs; j++)
+			if (strs[j] && !is_string(x, strs[j], 65536))
+				return lbs_fmt(buf, len, "options[%zu] (%s): a string of its row is not "
+					       "inside the plugin", i, k->name);
+		if (k->type == LBS_T_ENUM && !k->choices)
+			return lbs_fmt(buf, len, "options[%zu] (%s): an enum without choices", i, k->name);
+	}
+	return NULL;
+}
+
 lbs_status lbs_plugin_open(lbs_plugin *p, const char *path, bool predictor, lbs_error *err)
 {
 	*p = (lbs_plugin){ 0 };
 	snprintf(p->path, sizeof p->path, "%s", path);
 	const char *kind = predictor ? "predictor" : "policy";
 	const char *table = predictor ? LBS_PREDICTOR_PLUGIN_SYMBOL : LBS_POLICY_PLUGIN_SYMBOL;
+	if (!lbs_plugins_allowed())
+		return lbs_error_set(err, LBS_EINPUT, "%s", lbs_plugins_listing()
+				     ? "a scenario that names a plugin is not read while listing: plugins never "
+				       "load there (run the sweep itself with --plugins)"
+				     : "plugins are not loaded unless the command line allows them: a plugin "
+				       "runs as your own code; give --plugins (or set LBSIM_PLUGINS=1) to load it");
 	dlerror();
 	/* RTLD_LOCAL: two plugins' own symbols never meet; RTLD_NOW: a symbol
 	 * of lbsim's that this lbsim lacks fails here, not mid-run. */
@@ -30,11 +176,28 @@ lbs_status lbs_plugin_open(lbs_plugin *p, const char *path, bool predictor, lbs_
 		return lbs_error_set(err, LBS_EINPUT, "cannot load %s plugin %s: %s", kind, path,
 				     why ? why : "unknown error");
 	}
-	const unsigned *abi = dlsym(p->handle, LBS_PLUGIN_ABI_SYMBOL);
+	/* What the object occupies: its symbols, table and functions must lie
+	 * there (a table of garbage pointers is refused, not called). */
+	extent x = { 0 };
+	struct link_map *lm = NULL;
+	if (dlinfo(p->handle, RTLD_DI_LINKMAP, &lm) == 0 && lm) {
+		x.base = lm->l_addr;
+		x.name = lm->l_name;
+		dl_iterate_phdr(on_object, &x);
+	}
 	lbs_status st = LBS_OK;
+	if (!x.found || !x.n) {
+		st = lbs_error_set(err, LBS_EINPUT, "%s: cannot find the loaded object's segments", path);
+		lbs_plugin_close(p);
+		return st;
+	}
+	const unsigned *abi = dlsym(p->handle, LBS_PLUGIN_ABI_SYMBOL);
 	if (!abi)
 		st = lbs_error_set(err, LBS_EINPUT, "%s exports no %s: not an lbsim plugin (see "
 				   "doc/extending.md)", path, LBS_PLUGIN_ABI_SYMBOL);
+	else if (!holding(&x, abi, sizeof *abi))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: %s is not defined in the plugin itself", path,
+				   LBS_PLUGIN_ABI_SYMBOL);
 	else if (*abi != LBS_PLUGIN_ABI)
 		st = lbs_error_set(err, LBS_EINPUT, "%s was built for plugin ABI %u, this lbsim has %u: "
 				   "rebuild it against this lbsim's headers", path, *abi, LBS_PLUGIN_ABI);
@@ -42,28 +205,66 @@ lbs_status lbs_plugin_open(lbs_plugin *p, const char *path, bool predictor, lbs_
 	if (st == LBS_OK && !ops)
 		st = lbs_error_set(err, LBS_EINPUT, "%s exports no %s (a %s plugin's lbs_%s_ops table)", path,
 				   table, kind, kind);
-	if (st == LBS_OK && predictor) {
-		const lbs_predictor_ops *o = ops;
-		if (!o->name || !valid_name(o->name) || !o->create || !o->observe || !o->predict || !o->destroy ||
-		    (o->n_options && !o->options))
-			st = lbs_error_set(err, LBS_EINPUT, "%s: %s needs a name (letters, digits, '-', '_') "
-					   "and create, observe, predict and destroy (and options when "
-					   "n_options > 0)", path, table);
-		else if (lbs_predictor_find(o->name))
-			st = lbs_error_set(err, LBS_EINPUT, "%s: predictor '%s' is the name of a built-in "
-					   "predictor: give the plugin its own", path, o->name);
-		p->predictor = o;
-	} else if (st == LBS_OK) {
-		const lbs_policy_ops *o = ops;
-		if (!o->name || !valid_name(o->name) || !o->create || !o->plan || !o->destroy ||
-		    (o->n_options && !o->options))
-			st = lbs_error_set(err, LBS_EINPUT, "%s: %s needs a name (letters, digits, '-', '_') "
-					   "and create, plan and destroy (and options when n_options > 0)",
+	size_t table_size = predictor ? sizeof(lbs_predictor_ops) : sizeof(lbs_policy_ops);
+	if (st == LBS_OK && !holding(&x, ops, table_size))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: %s is not a whole table inside the plugin", path, table);
+	const char *name = NULL, *summary = NULL, *why = NULL;
+	char buf[LBS_ERROR_MAX / 2];
+	if (st == LBS_OK) {
+		const lbs_key_spec *options;
+		size_t n_options, options_size;
+		/* the functions: required ones present, every one in the object's code */
+		const void *fns[8];
+		size_t n_fns = 0;
+		bool required;
+		if (predictor) {
+			const lbs_predictor_ops *o = ops;
+			name = o->name, summary = o->summary, options = o->options;
+			n_options = o->n_options, options_size = o->options_size;
+			required = o->create && o->observe && o->predict && o->destroy;
+			const void *f[] = { (const void *)o->create, (const void *)o->observe,
+					    (const void *)o->predict, (const void *)o->vars,
+					    (const void *)o->destroy };
+			for (size_t i = 0; i < 5; i++)
+				fns[n_fns++] = f[i];
+		} else {
+			const lbs_policy_ops *o = ops;
+			name = o->name, summary = o->summary, options = o->options;
+			n_options = o->n_options, options_size = o->options_size;
+			required = o->create && o->plan && o->destroy;
+			const void *f[] = { (const void *)o->create, (const void *)o->plan,
+					    (const void *)o->vars, (const void *)o->predictions,
+					    (const void *)o->steal, (const void *)o->destroy };
+			for (size_t i = 0; i < 6; i++)
+				fns[n_fns++] = f[i];
+		}
+		if (!name || !is_string(&x, name, 64) || !valid_name(name) || !required ||
+		    (n_options && !options))
+			st = lbs_error_set(err, LBS_EINPUT, predictor
+					   ? "%s: %s needs a name (letters, digits, '-', '_') and create, observe, "
+					     "predict and destroy (and options when n_options > 0)"
+					   : "%s: %s needs a name (letters, digits, '-', '_') and create, plan and "
+					     "destroy (and options when n_options > 0)", path, table);
+		for (size_t i = 0; st == LBS_OK && i < n_fns; i++)
+			if (fns[i] && !is_code(&x, fns[i]))
+				st = lbs_error_set(err, LBS_EINPUT, "%s: %s: a function pointer (%p) does not "
+						   "point into the plugin's code", path, table, fns[i]);
+		if (st == LBS_OK && summary && !is_string(&x, summary, 65536))
+			st = lbs_error_set(err, LBS_EINPUT, "%s: %s: its summary is not a string inside the plugin",
 					   path, table);
-		else if (lbs_policy_find(o->name))
+		if (st == LBS_OK && (why = check_options(&x, options, n_options, options_size, buf, sizeof buf)))
+			st = lbs_error_set(err, LBS_EINPUT, "%s: %s: %s", path, table, why);
+	}
+	if (st == LBS_OK && predictor) {
+		if (lbs_predictor_find(name))
+			st = lbs_error_set(err, LBS_EINPUT, "%s: predictor '%s' is the name of a built-in "
+					   "predictor: give the plugin its own", path, name);
+		p->predictor = ops;
+	} else if (st == LBS_OK) {
+		if (lbs_policy_find(name))
 			st = lbs_error_set(err, LBS_EINPUT, "%s: policy '%s' is the name of a built-in "
-					   "policy: give the plugin its own", path, o->name);
-		p->policy = o;
+					   "policy: give the plugin its own", path, name);
+		p->policy = ops;
 	}
 	if (st != LBS_OK)
 		lbs_plugin_close(p);

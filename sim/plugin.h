@@ -20,10 +20,23 @@ typedef struct lbs_plugin {
 
 /* Opens the shared object at `path` (which holds a '/') and checks it: its
  * ABI version, its table (a predictor's when `predictor`, else a policy's),
- * the table's name and required functions. Errors (LBS_EINPUT) say what is
+ * the table's name and required functions, and that the symbols, the
+ * table, its strings and option rows lie inside the loaded object and its
+ * function pointers inside the object's code. Errors (LBS_EINPUT) say what is
  * wrong with the file; the caller adds where it was named. */
 lbs_status lbs_plugin_open(lbs_plugin *p, const char *path, bool predictor, lbs_error *err);
 
 void lbs_plugin_close(lbs_plugin *p);
+
+/* Whether plugins load (doc/extending.md, "What a plugin is trusted
+ * with"): a plugin is code that runs with the user's privileges as soon
+ * as it is loaded, so a scenario that merely names one loads nothing
+ * unless the command line allows it. mode 1: allowed (`--plugins`); 0:
+ * the environment decides (LBSIM_PLUGINS=1 allows); -1: never (while
+ * listing, whatever the rest says). lbs_plugin_open refuses, saying how
+ * to allow it, when plugins are not allowed. */
+void lbs_plugins_permit(int mode);
+bool lbs_plugins_allowed(void);
+bool lbs_plugins_listing(void);
 
 #endif

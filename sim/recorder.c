@@ -13,127 +13,6 @@
 #include "util/units.h"
 #include "traces/series.h"
 
-/* Version 3 added runs.mode and this table, version 4 its machine_drift; a
- * version 2 or 3 file gets what it lacks when a run is appended to it
- * (lbs_recorder_open). */
-#define VALIDATIONS_SQL \
-	"CREATE TABLE validations (             -- lbsim validate: a simulated run against its measured twin\n" \
-	"  validation_id INTEGER NOT NULL,\n" \
-	"  policy TEXT NOT NULL,\n" \
-	"  simulated_run INTEGER NOT NULL,      -- runs.run_id of the simulation\n" \
-	"  measured_runs TEXT NOT NULL,         -- runs.run_id of each testbed repeat, comma-separated\n" \
-	"  simulated_iteration_s REAL NOT NULL, -- mean iteration time\n" \
-	"  measured_iteration_s REAL NOT NULL,  -- mean over the repeats of their mean iteration time\n" \
-	"  measured_iteration_sd_s REAL,        -- its sample standard deviation over the repeats\n" \
-	"  simulated_speedup REAL,              -- static's mean iteration time over this one's\n" \
-	"  measured_speedup REAL,\n" \
-	"  measured_speedup_sd REAL,\n" \
-	"  error_mean REAL NOT NULL,            -- per-iteration |simulated - measured| / measured\n" \
-	"  error_p95 REAL NOT NULL,\n" \
-	"  batch_difference_mean REAL NOT NULL, -- share of B placed differently, mean over iterations\n" \
-	"  created_at TEXT NOT NULL,\n" \
-	"  machine_drift REAL,                  -- the machine's own speed moved this much during the runs\n" \
-	"  PRIMARY KEY (validation_id, policy)\n" \
-	") WITHOUT ROWID;\n"
-
-const char lbs_schema_sql[] =
-	"CREATE TABLE runs (\n"
-	"  run_id INTEGER PRIMARY KEY,\n"
-	"  scenario TEXT NOT NULL,              -- [run] name\n"
-	"  scenario_path TEXT NOT NULL,\n"
-	"  description TEXT NOT NULL,\n"
-	"  policy TEXT NOT NULL,\n"
-	"  seed INTEGER NOT NULL,\n"
-	"  n_workers INTEGER NOT NULL,\n"
-	"  global_batch_samples INTEGER NOT NULL,\n"
-	"  gradient_bytes REAL NOT NULL,\n"
-	"  iterations INTEGER NOT NULL,\n"
-	"  iterations_per_epoch INTEGER,       -- NULL unless the run is given in epochs\n"
-	"  sim_time_s REAL NOT NULL,           -- simulated time at the end of the last iteration\n"
-	"  mean_iteration_s REAL NOT NULL,\n"
-	"  mean_compute_s REAL NOT NULL,       -- barrier release to last worker done\n"
-	"  mean_aggregation_s REAL NOT NULL,\n"
-	"  mean_straggler_gap_s REAL NOT NULL,\n"
-	"  mean_decision_s REAL NOT NULL,      -- real time the policy spent per iteration\n"
-	"  throughput_samples_per_s REAL NOT NULL,\n"
-	"  wall_s REAL NOT NULL,               -- real time the simulation took\n"
-	"  events INTEGER NOT NULL,            -- events the engine dispatched\n"
-	"  detail TEXT NOT NULL,               -- runs | iterations | workers\n"
-	"  lbsim_version TEXT NOT NULL,\n"
-	"  created_at TEXT NOT NULL,           -- UTC, ISO 8601\n"
-	"  mode TEXT NOT NULL DEFAULT 'simulated' -- simulated | measured (lbsim testbed)\n"
-	");\n"
-	"CREATE TABLE run_config (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  section TEXT NOT NULL,\n"
-	"  key TEXT NOT NULL,\n"
-	"  value TEXT NOT NULL,                -- as written, or the default\n"
-	"  PRIMARY KEY (run_id, section, key)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE workers (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  worker INTEGER NOT NULL,\n"
-	"  group_name TEXT NOT NULL,\n"
-	"  device TEXT NOT NULL,               -- cpu | gpu\n"
-	"  cost_model TEXT NOT NULL,\n"
-	"  max_batch_samples INTEGER,          -- NULL: no memory cap\n"
-	"  availability REAL NOT NULL,\n"
-	"  PRIMARY KEY (run_id, worker)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE iterations (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  iteration INTEGER NOT NULL,\n"
-	"  epoch INTEGER NOT NULL,\n"
-	"  start_s REAL NOT NULL,\n"
-	"  compute_end_s REAL NOT NULL,\n"
-	"  end_s REAL NOT NULL,\n"
-	"  straggler_gap_s REAL NOT NULL,      -- slowest minus fastest compute time\n"
-	"  aggregation_s REAL NOT NULL,\n"
-	"  decision_s REAL NOT NULL,\n"
-	"  global_batch_samples INTEGER NOT NULL, -- samples processed (B unless the policy shrinks it)\n"
-	"  PRIMARY KEY (run_id, iteration)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE batches (                 -- batch sizes the policy sets, written when they change\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  iteration INTEGER NOT NULL,          -- first iteration with these sizes\n"
-	"  worker INTEGER NOT NULL,\n"
-	"  batch_samples INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (run_id, iteration, worker)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE predictor_errors (        -- lbsim predict: one-step-ahead replay scores\n"
-	"  eval_id INTEGER NOT NULL,\n"
-	"  source TEXT NOT NULL,                -- what was replayed\n"
-	"  predictor TEXT NOT NULL,\n"
-	"  series INTEGER NOT NULL,             -- series replayed (e.g. workers)\n"
-	"  steps INTEGER NOT NULL,              -- forecasts scored\n"
-	"  rmse REAL,                           -- in the series' unit (samples/s for speeds)\n"
-	"  mae REAL,\n"
-	"  mape_percent REAL,\n"
-	"  fallbacks INTEGER NOT NULL,          -- forecasts replaced by the last value\n"
-	"  created_at TEXT NOT NULL,\n"
-	"  PRIMARY KEY (eval_id, predictor)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE policy_vars (             -- the policy's state at the end of each iteration\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  iteration INTEGER NOT NULL,\n"
-	"  name TEXT NOT NULL,\n"
-	"  value REAL NOT NULL,\n"
-	"  PRIMARY KEY (run_id, iteration, name)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE worker_iterations (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
-	"  iteration INTEGER NOT NULL,\n"
-	"  worker INTEGER NOT NULL,\n"
-	"  batch INTEGER NOT NULL,             -- samples\n"
-	"  compute_s REAL NOT NULL,\n"
-	"  wait_s REAL NOT NULL,               -- idle at the barrier before aggregation\n"
-	"  predicted_speed REAL,               -- samples/s the policy's predictor expected (NULL: none)\n"
-	"  cpu_util REAL,                      -- readings at the iteration's start, 0..1 (NULL: none)\n"
-	"  mem_util REAL,\n"
-	"  PRIMARY KEY (run_id, iteration, worker)\n"
-	") WITHOUT ROWID;\n"
-	VALIDATIONS_SQL;
-
 static lbs_status db_error(lbs_recorder *r, lbs_error *err, const char *what)
 {
 	return lbs_error_set(err, LBS_EIO, "%s: %s: %s", r->path, what,
@@ -144,28 +23,6 @@ static lbs_status exec(lbs_recorder *r, const char *sql, lbs_error *err)
 {
 	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return db_error(r, err, "database error");
-	return LBS_OK;
-}
-
-lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	int version = -1, runs = 0;
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version), "
-			       "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
-			       -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW) {
-		version = sqlite3_column_int(q, 0);
-		runs = sqlite3_column_int(q, 1);
-	}
-	sqlite3_finalize(q);
-	if (version < 0)
-		return lbs_error_set(err, LBS_EINPUT, "%s: not an SQLite database", path);
-	/* Version 2 files (without runs.mode: every run simulated) stay readable. */
-	if (version < 2 || version > LBS_SCHEMA_VERSION || !runs)
-		return lbs_error_set(err, LBS_EINPUT, "%s: not an lbsim results database of schema version "
-				     "%d (it has user_version %d%s)", path, LBS_SCHEMA_VERSION, version,
-				     runs ? "" : " and no runs table");
 	return LBS_OK;
 }
 
@@ -261,6 +118,7 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 		return st;
 	}
 	lbs_recorder_busy(r->db); /* several processes may append */
+	lbs_results_harden(r->db, 0, NULL);
 	lbs_status st = exec(r, scratch ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = OFF; "
 				   "PRAGMA journal_mode = MEMORY" : "PRAGMA foreign_keys = ON", err);
 	if (st != LBS_OK) {
@@ -273,41 +131,28 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 		lbs_recorder_close(r);
 		return st;
 	}
-	sqlite3_stmt *q = NULL;
+	/* The whole schema is checked before anything is written, in this
+	 * transaction: a file that is refused is left as it was (an older
+	 * version is upgraded only once it is known to be lbsim's). */
 	int version = -1;
-	if (sqlite3_prepare_v2(r->db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW)
-		version = sqlite3_column_int(q, 0);
-	sqlite3_finalize(q);
-	int tables = -1;
-	if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW)
-		tables = sqlite3_column_int(q, 0);
-	sqlite3_finalize(q);
-	if (version < 0 || tables < 0) {
-		st = db_error(r, err, "not an SQLite database");
-	} else if (version == 0 && tables == 0) {
-		char sql[sizeof lbs_schema_sql + 64];
-		snprintf(sql, sizeof sql, "%sPRAGMA user_version = %d;", lbs_schema_sql, LBS_SCHEMA_VERSION);
-		st = exec(r, sql, err);
-	} else if (version == 2 && tables > 0) {
+	st = lbs_results_check_schema(r->db, "main", path, LBS_RESULTS_WRITE, LBS_EIO, &version, err);
+	if (st == LBS_OK && version == 0) {
+		st = exec(r, lbs_schema_sql, err);
+	} else if (st == LBS_OK && version == 2) {
 		/* Every run of a version 2 file was simulated. */
-		char sql[sizeof VALIDATIONS_SQL + 160];
-		snprintf(sql, sizeof sql, "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'simulated';"
-			 "%sPRAGMA user_version = %d;", VALIDATIONS_SQL, LBS_SCHEMA_VERSION);
-		st = exec(r, sql, err);
-	} else if (version == 3 && tables > 0) {
-		char sql[160];
-		snprintf(sql, sizeof sql, "ALTER TABLE validations ADD COLUMN machine_drift REAL;"
-			 "PRAGMA user_version = %d;", LBS_SCHEMA_VERSION);
-		st = exec(r, sql, err);
-	} else if (version != LBS_SCHEMA_VERSION) {
-		st = lbs_error_set(err, LBS_EIO,
-				   "%s: not an lbsim results database of schema version %d (it has "
-				   "user_version %d and %d tables)", path, LBS_SCHEMA_VERSION, version, tables);
+		st = exec(r, "ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'simulated'", err);
+		if (st == LBS_OK)
+			st = exec(r, lbs_validations_sql, err);
+	} else if (st == LBS_OK && version == 3) {
+		st = exec(r, "ALTER TABLE validations ADD COLUMN machine_drift REAL", err);
 	}
-	if (st == LBS_OK)
-		st = exec(r, "COMMIT", err);
+	if (st == LBS_OK && version != LBS_SCHEMA_VERSION) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", LBS_SCHEMA_VERSION);
+		st = exec(r, sql, err);
+	}
+	/* The statements too before the commit: a file they cannot write to
+	 * is refused unchanged. */
 	if (st == LBS_OK &&
 	    (sqlite3_prepare_v2(r->db,
 				"INSERT INTO iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -319,6 +164,8 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 	     sqlite3_prepare_v2(r->db, "INSERT INTO worker_iterations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 				-1, &r->ins_worker_iteration, NULL) != SQLITE_OK))
 		st = db_error(r, err, "cannot prepare statements");
+	if (st == LBS_OK)
+		st = exec(r, "COMMIT", err);
 	if (st != LBS_OK) {
 		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 		lbs_recorder_close(r);
@@ -573,6 +420,31 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return db_error(r, err, "cannot record the run's summary");
+	/* [convergence] or [sync]: the run's steps and time to its target, made
+	 * the first time a run has one (doc/results.md, run_targets). */
+	const lbs_scenario *sc = run->sc;
+	if (sc->convergence.model != LBS_CONV_NONE || sc->sync.mode != LBS_SYNC_BSP) {
+		lbs_status st = exec(r, lbs_run_targets_sql, err);
+		if (st != LBS_OK)
+			return st;
+		if (sqlite3_prepare_v2(r->db, "INSERT INTO run_targets VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &q,
+				       NULL) != SQLITE_OK)
+			return db_error(r, err, "cannot record the run's time to target");
+		bool model = sc->convergence.model != LBS_CONV_NONE, reached = model && s->steps_to_target > 0;
+		sqlite3_bind_int64(q, 1, r->run_id);
+		if (model)
+			sqlite3_bind_double(q, 2, s->progress);
+		if (reached) {
+			sqlite3_bind_int64(q, 3, s->steps_to_target);
+			sqlite3_bind_int64(q, 4, s->samples_to_target);
+			sqlite3_bind_double(q, 5, s->time_to_target_s);
+		}
+		sqlite3_bind_int64(q, 6, s->dropped_samples);
+		rc = sqlite3_step(q);
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE)
+			return db_error(r, err, "cannot record the run's time to target");
+	}
 	lbs_status st = exec(r, "COMMIT", err);
 	if (st == LBS_OK)
 		r->in_run = false;

@@ -8,8 +8,7 @@
 #include <sqlite3.h>
 
 #include "sim/run.h"
-
-#define LBS_SCHEMA_VERSION 4
+#include "sim/resultsdb.h"
 
 typedef enum lbs_detail {
 	LBS_DETAIL_RUNS,       /* runs, run_config, workers */
@@ -51,10 +50,6 @@ lbs_status lbs_recorder_open(lbs_recorder *r, const char *path, lbs_detail detai
  * included, waits for the disk, and a run that fails rolls back from a
  * journal in memory. A crash leaves the file unusable: it must not be kept. */
 lbs_status lbs_recorder_open_scratch(lbs_recorder *r, const char *path, lbs_detail detail, lbs_error *err);
-
-/* Checks that db (opened from path) is an lbsim results database of this
- * schema version with a runs table; LBS_EINPUT naming path otherwise. */
-lbs_status lbs_results_check(sqlite3 *db, const char *path, lbs_error *err);
 
 /* Parses a --max-rows value: a non-negative integer (1e6 forms allowed
  * when exact); 0 means no limit. */
@@ -131,8 +126,5 @@ void lbs_recorder_remove(const char *path);
  * 60 s for another writer's lock, but gives up at once on SIGINT or
  * SIGTERM (util/outfile.h, lbs_signals_seen). */
 void lbs_recorder_busy(sqlite3 *db);
-
-/* The schema as SQL, for the docs. */
-extern const char lbs_schema_sql[];
 
 #endif

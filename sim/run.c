@@ -31,11 +31,21 @@ static lbs_status check_plan(const lbs_run *run, lbs_error *err)
 	int64_t sum = 0, B = run->sc->run.global_batch;
 	for (size_t i = 0; i < run->n; i++) {
 		int64_t b = run->batch[i];
-		char what[256];
+		char what[512];
 		if (b < 0 || b > run->max_batch[i]) {
-			snprintf(what, sizeof what,
-				 "gives it %lld samples, outside 0..%lld (its memory cap, max_batch)",
-				 (long long)b, (long long)run->max_batch[i]);
+			const lbs_group_spec *g = &run->sc->groups[run->workers[i].group];
+			if (g->memory_cap && b > run->max_batch[i])
+				/* out of memory: what the batch would need */
+				snprintf(what, sizeof what, "gives it %lld samples, more than its memory cap of "
+					 "%lld: out of memory, %lld samples of %.64s need %.4g GB (model state %.4g GB, "
+					 "activations %.4g GB) of its %.4g GB", (long long)b,
+					 (long long)run->max_batch[i], (long long)b, run->sc->model.name,
+					 (g->state_bytes + (double)b * g->sample_bytes) / 1e9, g->state_bytes / 1e9,
+					 (double)b * g->sample_bytes / 1e9, g->memory_bytes / 1e9);
+			else
+				snprintf(what, sizeof what,
+					 "gives it %lld samples, outside 0..%lld (its memory cap, max_batch)",
+					 (long long)b, (long long)run->max_batch[i]);
 			return batch_error(run, i, what, err);
 		}
 		sum += b;
@@ -235,7 +245,13 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 			double work = lbs_cost_time_s(cost, batch[i]) * f;
 			if (resize)
 				work *= resize_factor(&w[i], batch[i]);
-			double fin = lbs_avail_finish(&w[i].avail, t0, work, run->iteration);
+			/* A backup worker still on a dropped share starts when it is done. */
+			double start = run->backup && run->ready_at[i] > t0 ? run->ready_at[i] : t0;
+			double fin = lbs_avail_finish(&w[i].avail, start, work, run->iteration);
+			if (run->backup) {
+				run->ready_at[i] = fin;
+				run->counted[i] = 0;
+			}
 			double c = fin - t0;
 			compute_s[i] = c;
 			fin_max = fin > fin_max ? fin : fin_max;
@@ -332,6 +348,23 @@ static lbs_status on_worker_event(void *ctx, uint32_t worker, lbs_engine *eng)
 		lbs_status st = micro_next(run, worker, lbs_engine_now(eng), eng);
 		if (st != LBS_OK || run->pending[worker] || run->running[worker] || run->incoming[worker])
 			return st;
+	} else if (run->backup) {
+		if (run->stale[worker]) { /* a dropped share's end: nothing waits for it */
+			run->stale[worker]--;
+			return LBS_OK;
+		}
+		assert(lbs_engine_now(eng) - run->iter_start_s == run->compute_s[worker]);
+		run->counted[worker] = 1;
+		/* The first N - k done start the aggregation; the rest are dropped,
+		 * their events to come ignored. */
+		if (--run->remaining == run->n - run->contributors) {
+			for (size_t i = 0; i < run->n; i++)
+				if (!run->counted[i])
+					run->stale[i]++;
+			run->remaining = 0;
+			return on_compute_done(ctx, 0, eng);
+		}
+		return LBS_OK;
 	} else {
 		/* compute_s was fin - start: the same difference, exactly (start +
 		 * compute_s need not round back to fin once fin > 2 start). */
@@ -373,6 +406,18 @@ void lbs_run_close_iteration(lbs_run *run, double start_s, double compute_end_s,
 	lbs_run_stats *s = &run->stats;
 	s->iterations++;
 	s->samples += samples;
+	const lbs_convergence_spec *cv = &run->sc->convergence;
+	if (cv->model == LBS_CONV_GNS) {
+		/* McCandlish et al. 2018: S(B) = S_min (1 + B_noise / B) steps at a
+		 * constant batch B, so a step of batch B makes 1 / S(B) of the way. */
+		s->progress += samples > 0 ? (double)samples / (cv->min_steps * ((double)samples + cv->noise_scale))
+					   : 0.0;
+		if (!s->steps_to_target && s->progress >= 1.0 - 1e-12) {
+			s->steps_to_target = s->iterations;
+			s->samples_to_target = s->samples;
+			s->time_to_target_s = end_s;
+		}
+	}
 	s->sim_time_s = end_s;
 	s->sum_iteration_s += end_s - start_s;
 	s->sum_compute_s += compute_end_s - start_s;
@@ -389,6 +434,23 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	double lo = run->pass_lo_s, hi = run->pass_hi_s;
 	int64_t samples = run->pass_samples;
 	const int64_t *processed = run->info.micro_batch ? run->done : run->batch;
+	if (run->backup) { /* the step's samples and gaps: its contributors' */
+		samples = 0;
+		lo = INFINITY;
+		hi = -INFINITY;
+		for (size_t i = 0; i < run->n; i++) {
+			run->contributed[i] = run->counted[i] ? run->batch[i] : 0;
+			samples += run->contributed[i];
+			if (!run->counted[i]) {
+				run->stats.dropped_samples += run->batch[i];
+				continue;
+			}
+			double c = run->compute_s[i];
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
+		}
+		processed = run->contributed;
+	}
 	if (run->info.micro_batch) { /* compute times and samples came one by one */
 		lo = hi = run->compute_s[0];
 		for (size_t i = 1; i < run->n; i++) {
@@ -415,6 +477,8 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	bool finished = run->sc->iterations_per_epoch
 				? run->epoch_iteration == run->epoch_length && run->epoch + 1 == run->sc->run.epochs
 				: run->iteration == run->sc->iterations;
+	if (run->sc->convergence.stop && run->stats.steps_to_target)
+		finished = true;
 	return finished ? LBS_OK : lbs_engine_at(eng, now, run->h_begin);
 }
 
@@ -829,9 +893,32 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if ((st = setup_resize(run, err)) != LBS_OK)
 		return st;
 
+	/* Backup workers: the step waits for the first N - k. */
+	if (sc->sync.mode == LBS_SYNC_BACKUP) {
+		if (run->info.micro_batch)
+			return key_error(sc, "sync", "mode", "backup workers drop whole shares; the policy hands "
+					 "out micro-batches (work stealing): use another policy", err);
+		if (sc->network.ops == &lbs_network_ring)
+			return key_error(sc, "sync", "mode", "backup workers need a parameter server (topology = "
+					 "ps) or none: a ring all-reduce needs every rank's gradient", err);
+		if (sc->sync.backup_workers >= sc->n_workers) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "%lld of %lld workers: fewer than the workers, so that some "
+				 "gradient counts", (long long)sc->sync.backup_workers, (long long)sc->n_workers);
+			return key_error(sc, "sync", "backup_workers", msg, err);
+		}
+		run->backup = true;
+		run->contributors = run->n - (size_t)sc->sync.backup_workers;
+		if (!(run->counted = lbs_calloc(run->n, sizeof *run->counted, err)) ||
+		    !(run->ready_at = lbs_calloc(run->n, sizeof *run->ready_at, err)) ||
+		    !(run->stale = lbs_calloc(run->n, sizeof *run->stale, err)) ||
+		    !(run->contributed = lbs_calloc(run->n, sizeof *run->contributed, err)))
+			return LBS_EINTERNAL;
+	}
 	/* Worker completions are events when something observes them within the
-	 * iteration (micro-batches and steals), or when asked for checking. */
-	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS || run->info.micro_batch;
+	 * iteration (micro-batches, steals and backup workers), or when asked
+	 * for checking. */
+	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS || run->info.micro_batch || run->backup;
 	if (run->info.micro_batch &&
 	    (!(run->pending = lbs_calloc(run->n, sizeof *run->pending, err)) ||
 	     !(run->running = lbs_calloc(run->n, sizeof *run->running, err)) ||
@@ -910,6 +997,10 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->pending);
 	free(run->running);
 	free(run->incoming);
+	free(run->counted);
+	free(run->ready_at);
+	free(run->stale);
+	free(run->contributed);
 	free(run->readings);
 	free(run->monitors);
 	lbs_engine_destroy(&run->eng);

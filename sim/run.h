@@ -80,6 +80,12 @@ typedef struct lbs_run_stats {
 	double sum_iteration_s, sum_compute_s, sum_aggregation_s, sum_gap_s, sum_decision_s;
 	int64_t samples;
 	uint64_t events;
+	/* [convergence]: progress towards the target (1 = reached), and where
+	 * it was first reached (steps_to_target 0: not within the run). */
+	double progress;
+	int64_t steps_to_target, samples_to_target;
+	double time_to_target_s;
+	int64_t dropped_samples; /* [sync] backup: samples whose gradients were dropped */
 } lbs_run_stats;
 
 typedef struct lbs_run {
@@ -121,6 +127,15 @@ typedef struct lbs_run {
 	double pass_lo_s, pass_hi_s; /* least and most compute time, from that pass */
 	int64_t pass_samples;        /* samples planned, from that pass */
 	size_t remaining;   /* workers still computing (per-worker events) */
+	/* [sync] mode = backup: which workers' gradients this step counts, when
+	 * each is free for its next share, and events of dropped shares still
+	 * to come (ignored when they do). */
+	bool backup;
+	size_t contributors; /* workers whose gradients the step waits for: N - backup_workers */
+	unsigned char *counted;
+	double *ready_at;
+	uint32_t *stale;
+	int64_t *contributed; /* samples each worker contributed this step */
 	lbs_iteration_fn observer;
 	void *observer_ctx;
 	const volatile sig_atomic_t *interrupt; /* checked between iterations and every few events */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "models/nets.h"
 #include "models/policy.h"
 #include "models/predict.h"
 #include "models/profile.h"
@@ -60,6 +61,22 @@ static const lbs_key_spec model_keys[] = {
 	  NULL, "bytes per gradient element (4 for fp32, 2 for fp16)" },
 	{ "gradient", LBS_T_BYTES, M(gradient_bytes), UNSET, 0, 1e13, 0, NULL, NULL,
 	  "bytes of gradient each worker contributes per iteration (M)" },
+	{ "sequence_length", LBS_T_INT, M(sequence_length), UNSET, 1, 1048576, 0, NULL, NULL,
+	  "transformers (`name` one of `lbsim calibrate --list`): tokens per sample, at most the "
+	  "model's context length; unset: the preset's (2048 for gpt3-*, 4096 for llama2-*, 8192 "
+	  "for llama3-*; doc/transformers.md)" },
+	{ "precision", LBS_T_ENUM, M(precision), UNSET, 0, 0, 0, LBS_PRECISION_CHOICES, NULL,
+	  "transformers: `fp32`, or `bf16`/`fp16` mixed precision (16-bit weights, gradients and "
+	  "activations, fp32 master weights); unset: the preset's (bf16; fp32 for llama-like-small)" },
+	{ "recompute", LBS_T_ENUM, M(recompute), UNSET, 0, 0, 0, LBS_RECOMPUTE_CHOICES, NULL,
+	  "transformers: activation recomputation (Korthikanti et al. 2022): `none`; `selective`, the "
+	  "attention core, as flash attention; `full`, every block from its input; unset: none" },
+	{ "optimizer", LBS_T_ENUM, M(optimizer), UNSET, 0, 0, 0, LBS_OPTIMIZER_CHOICES, NULL,
+	  "the optimizer whose states the memory holds: `sgd` (momentum) or `adam`; unset or "
+	  "`default`: sgd for the CNNs, adam for the transformers" },
+	{ "zero_stage", LBS_T_INT, M(zero_stage), UNSET, 0, 3, 0, NULL, NULL,
+	  "ZeRO stage (Rajbhandari et al. 2020) over all the workers: 1 partitions the optimizer "
+	  "states, 2 the gradients too, 3 the weights too; unset: 0, every worker holds all" },
 };
 #undef M
 
@@ -121,6 +138,10 @@ static const lbs_key_spec group_keys[] = {
 	  "samples: a smaller batch takes the time of this one (1: no floor)" },
 	{ "max_batch", LBS_T_INT, G(cost.max_batch), UNSET, 1, 1e9, 0, NULL, NULL,
 	  "memory cap: the largest batch a worker's memory holds (samples); unset: no cap" },
+	{ "memory", LBS_T_BYTES, G(memory_bytes), UNSET, 0, 1e13, LBS_K_MIN_OPEN, NULL, NULL,
+	  "the device's memory (e.g. `80 GB`): with a [model] `name` of `lbsim calibrate --list`, "
+	  "the memory cap is the largest batch whose weights, gradients, optimizer states and "
+	  "activations fit (doc/transformers.md, \"Memory\"), or max_batch if smaller" },
 	{ "resize_cost", LBS_T_REAL, G(cost.resize_cost), "0", 0, 10, 0, NULL, NULL,
 	  "fraction of its compute time a worker pays on top when its batch differs from the one it "
 	  "last ran (e.g. 40%: a framework's allocator returning memory and faulting it in again); its "
@@ -229,7 +250,8 @@ static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, offsetof(lbs_policy_spec, name), "static", 0, 0, 0, NULL, NULL,
 	  "the policy to run (see the table below)" },
 	{ "plugin", LBS_T_STRING, offsetof(lbs_policy_spec, plugin), UNSET, 0, 0, 0, NULL, NULL,
-	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile`; its "
+	  "a policy plugin to load, a shared object (doc/extending.md), found like `profile` (in a "
+	  "file: a relative path without '..'); loaded only with `--plugins` or LBSIM_PLUGINS=1; its "
 	  "policy can then be `name` or in `--policy`" },
 };
 
@@ -247,6 +269,36 @@ static const lbs_key_spec testbed_keys[] = {
 };
 #undef TB
 
+#define SY(f) offsetof(lbs_sync_spec, f)
+static const lbs_key_spec sync_keys[] = {
+	{ "mode", LBS_T_ENUM, SY(mode), "bsp", 0, 0, 0, LBS_SYNC_CHOICES, NULL,
+	  "`bsp`: every step waits for every worker's gradient; `backup`: backup workers (Chen et al. "
+	  "2016, \"Revisiting Distributed Synchronous SGD\"): the step's aggregation starts when the "
+	  "first N - backup_workers workers are done, the others' gradients are dropped (their samples "
+	  "do not count), and each dropped worker starts its next share when it has finished the "
+	  "dropped one; needs topology = ps or none" },
+	{ "backup_workers", LBS_T_INT, SY(backup_workers), "1", 1, 1e6, 0, NULL, "mode=backup",
+	  "how many of the slowest workers' gradients each step drops (fewer than the workers)" },
+};
+#undef SY
+
+#define CV(f) offsetof(lbs_convergence_spec, f)
+static const lbs_key_spec convergence_keys[] = {
+	{ "model", LBS_T_ENUM, CV(model), "none", 0, 0, 0, LBS_CONVERGENCE_CHOICES, NULL,
+	  "`gns`: the gradient-noise-scale model of McCandlish et al. 2018 (\"An Empirical Model of "
+	  "Large-Batch Training\"): a step of batch B makes B / (S_min (B + B_noise)) of the way, so "
+	  "that at a constant batch the target takes S_min (1 + B_noise / B) steps; `none`: no target" },
+	{ "noise_scale", LBS_T_REAL, CV(noise_scale), REQUIRED, 0, 1e12, 0, NULL, "model=gns",
+	  "B_noise, the gradient noise scale in samples (about the critical batch size; `lbsim "
+	  "calibrate --convergence` fits it to a loss curve)" },
+	{ "min_steps", LBS_T_REAL, CV(min_steps), REQUIRED, 0, 1e12, LBS_K_MIN_OPEN, NULL, "model=gns",
+	  "S_min, the steps to the target at an infinitely large batch" },
+	{ "stop_at_target", LBS_T_ENUM, CV(stop), "no", 0, 0, 0, "no|yes", "model=gns",
+	  "`yes`: the run ends at the step that reaches the target, its length (iterations or epochs) "
+	  "a cap" },
+};
+#undef CV
+
 typedef struct section_spec {
 	const char *name; /* "workers." is a prefix: [workers.NAME] */
 	const lbs_key_spec *keys;
@@ -262,6 +314,12 @@ static const section_spec sections[] = {
 	  "One section per group of identical workers, `[workers.NAME]`; workers are numbered in "
 	  "file order" },
 	{ "policy", policy_keys, NKEYS(policy_keys), "Which batch-size policy runs (`--policy` overrides it)" },
+	{ "sync", sync_keys, NKEYS(sync_keys),
+	  "Optional: how the workers synchronise (default: bulk synchronous, every step waits for every "
+	  "worker)" },
+	{ "convergence", convergence_keys, NKEYS(convergence_keys),
+	  "Optional: the statistical-efficiency model that gives each run its steps and time to a "
+	  "target (doc/model.md, \"Time to target\")" },
 	{ "testbed", testbed_keys, NKEYS(testbed_keys),
 	  "Optional: how `lbsim testbed` and `lbsim validate` run the scenario for real (doc/validation.md)" },
 	{ "policy.", NULL, 0,
@@ -507,12 +565,95 @@ static lbs_status check_model(lbs_scenario *sc, uint64_t present, const lbs_orig
 	if (has_pa && has_gr)
 		return origin_error(err, &o[gr], "model", "gradient",
 				    "give `parameters` or `gradient`, not both");
-	if (!has_pa && !has_gr)
+	lbs_model_spec *m = &sc->model;
+	for (size_t i = 0; lbs_net_name_at(i); i++)
+		m->is_net |= !strcmp(m->name, lbs_net_name_at(i));
+	static const char *const tf_keys[] = { "sequence_length", "precision", "recompute" };
+	for (size_t i = 0; i < 3; i++) {
+		int k = lbs_keys_find(model_keys, NKEYS(model_keys), tf_keys[i]);
+		if (present >> k & 1 && !lbs_net_is_transformer(m->name))
+			return origin_error(err, &o[k], "model", tf_keys[i],
+					    "applies to a transformer: set `name` to one of `lbsim calibrate "
+					    "--list` (gpt3-*, llama2-*, llama3-*, llama-like-small)");
+	}
+	int pr = lbs_keys_find(model_keys, NKEYS(model_keys), "precision");
+	m->has_precision = present >> pr & 1;
+	if (!has_pa && !has_gr && !m->is_net)
 		return origin_error(err, where, "model", NULL,
-				    "missing gradient size: set `parameters` or `gradient`");
-	if (has_pa)
-		sc->model.gradient_bytes = (double)sc->model.parameters * sc->model.bytes_per_parameter;
+				    "missing gradient size: set `parameters` or `gradient`, or name a network "
+				    "of `lbsim calibrate --list`");
+	if (m->is_net) {
+		lbs_net net;
+		lbs_net_opts opts = { .seq_len = m->sequence_length,
+				      .precision = m->has_precision ? m->precision + 1 : 0 };
+		lbs_status st = lbs_net_create_opts(&net, m->name, &opts, err);
+		if (st != LBS_OK) {
+			int sl = lbs_keys_find(model_keys, NKEYS(model_keys), "sequence_length");
+			char msg[LBS_ERROR_MAX / 2];
+			lbs_fmt(msg, sizeof msg, "%s", err->msg);
+			return origin_error(err, present >> sl & 1 ? &o[sl] : where, "model",
+					    present >> sl & 1 ? "sequence_length" : NULL, msg);
+		}
+		if (!has_pa && !has_gr)
+			m->parameters = net.params;
+		lbs_net_destroy(&net);
+	}
+	if (has_pa || (!has_gr && m->is_net))
+		m->gradient_bytes = (double)m->parameters * m->bytes_per_parameter;
 	return LBS_OK;
+}
+
+/* Each group with `memory`: its cap from the model's memory per worker,
+ * with ZeRO's partitions over all the workers. */
+static lbs_status apply_memory(lbs_scenario *sc, lbs_error *err)
+{
+	const lbs_model_spec *m = &sc->model;
+	lbs_net net;
+	bool built = false;
+	lbs_status st = LBS_OK;
+	for (size_t i = 0; i < sc->n_groups && st == LBS_OK; i++) {
+		lbs_group_spec *g = &sc->groups[i];
+		if (!(g->memory_bytes > 0))
+			continue;
+		char section[LBS_NAME_MAX + 16], msg[LBS_ERROR_MAX / 2];
+		snprintf(section, sizeof section, "workers.%s", g->name);
+		lbs_origin at = lbs_scenario_origin(sc, section, "memory");
+		if (!m->is_net) {
+			lbs_fmt(msg, sizeof msg, "sizing the memory needs the model's layers: set [model] name to "
+				"one of `lbsim calibrate --list` (not '%s')", m->name);
+			return origin_error(err, &at, section, "memory", msg);
+		}
+		if (!built) {
+			lbs_net_opts opts = { .seq_len = m->sequence_length,
+					      .precision = m->has_precision ? m->precision + 1 : 0,
+					      .recompute = m->recompute, .optimizer = m->optimizer,
+					      .zero_stage = (int)m->zero_stage, .dp = sc->n_workers };
+			if ((st = lbs_net_create_opts(&net, m->name, &opts, err)) != LBS_OK)
+				return st;
+			built = true;
+		}
+		lbs_mem m0, m1;
+		lbs_net_memory(&net, 0, &m0);
+		lbs_net_memory(&net, 1, &m1);
+		g->state_bytes = m0.total;
+		g->sample_bytes = m1.activations;
+		int64_t cap = lbs_net_max_batch(&net, g->memory_bytes);
+		if (cap < 1) {
+			lbs_fmt(msg, sizeof msg, "out of memory: %.4g GB hold no sample of %s: its weights (%.4g GB), "
+				"gradients (%.4g GB) and optimizer states (%.4g GB) take %.4g GB, and one sample's "
+				"activations %.4g GB more (%d workers, ZeRO stage %lld)",
+				g->memory_bytes / 1e9, m->name, m0.weights / 1e9, m0.grads / 1e9, m0.optimizer / 1e9,
+				m0.total / 1e9, m1.activations / 1e9, (int)sc->n_workers, (long long)m->zero_stage);
+			st = origin_error(err, &at, section, "memory", msg);
+			break;
+		}
+		g->memory_cap = cap;
+		if (cap < g->cost.max_batch)
+			g->cost.max_batch = cap;
+	}
+	if (built)
+		lbs_net_destroy(&net);
+	return st;
 }
 
 static lbs_status check_network(lbs_scenario *sc, uint64_t present, lbs_error *err)
@@ -835,6 +976,16 @@ static lbs_status load_plugins(lbs_scenario *sc, const parse_ctx *c, lbs_error *
 		lbs_origin_format(&kv->at, kv->section, "plugin", label, sizeof label);
 		if (!*kv->value)
 			return lbs_error_set(err, LBS_EINPUT, "%s: expected the path of a shared object", label);
+		/* A scenario file names plugins within its own folder (or a data
+		 * folder's plugins/); a path anywhere comes from the command line. */
+		if (kv->at.line > 0 && (kv->value[0] == '/' || !strcmp(kv->value, "..") ||
+					!strncmp(kv->value, "../", 3) || strstr(kv->value, "/../") ||
+					(strlen(kv->value) >= 3 &&
+					 !strcmp(kv->value + strlen(kv->value) - 3, "/.."))))
+			return lbs_error_set(err, LBS_EINPUT, "%s: '%s' leaves the scenario's folder: a scenario "
+					     "file names a plugin by a relative path without '..' (an absolute path "
+					     "goes on the command line, --set %s.plugin=PATH)", label, kv->value,
+					     kv->section);
 		const char *file = kv->at.file, *slash = file ? strrchr(file, '/') : NULL;
 		char base[LBS_DATAPATH_MAX];
 		snprintf(base, sizeof base, "%.*s", kv->at.line > 0 && slash ? (int)(slash - file + 1) : 0,
@@ -928,14 +1079,15 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		if (!spec) {
 			static const lbs_key_spec names[] = { { .name = "run" }, { .name = "model" },
 							      { .name = "network" }, { .name = "policy" },
-							      { .name = "testbed" } };
-			const char *hint = lbs_keys_suggest(names, 5, name);
+							      { .name = "testbed" }, { .name = "sync" },
+							      { .name = "convergence" } };
+			const char *hint = lbs_keys_suggest(names, 7, name);
 			char label[LBS_ERROR_MAX / 2];
 			lbs_origin_format(&where, name, NULL, label, sizeof label);
 			st = lbs_error_set(err, LBS_EINPUT,
 					   "%s: unknown section%s%s%s (expected [run], [model], [network], "
 					   "[policy], [policy.NAME], [predictor.NAME], [workers.NAME], "
-					   "[generator.NAME] or [testbed])", label, hint ? " (did you mean [" : "",
+					   "[generator.NAME], [sync], [convergence] or [testbed])", label, hint ? " (did you mean [" : "",
 					   hint ? hint : "", hint ? "]?)" : "");
 			break;
 		}
@@ -1019,6 +1171,12 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		} else if (strcmp(spec->name, "testbed") == 0) {
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->testbed,
 					    &present, o, err);
+		} else if (strcmp(spec->name, "sync") == 0) {
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->sync,
+					    &present, o, err);
+		} else if (strcmp(spec->name, "convergence") == 0) {
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->convergence,
+					    &present, o, err);
 		} else if (strcmp(spec->name, "model") == 0) {
 			seen_model = true;
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, &sc->model,
@@ -1063,6 +1221,9 @@ static lbs_status build(lbs_scenario *sc, parse_ctx *c, lbs_error *err)
 		return lbs_error_set(err, LBS_EINPUT, "%s: missing section %s", c->ini.path, missing);
 	/* Generators name groups, which may come after them in the file. */
 	if ((st = lbs_gen_resolve(sc, err)) != LBS_OK)
+		return st;
+	/* ZeRO partitions over every worker: known once all groups are read */
+	if ((st = apply_memory(sc, err)) != LBS_OK)
 		return st;
 	if (!sc->policy.at.file) { /* no [policy] section: the default */
 		sc->policy.at = (lbs_origin){ c->ini.path, 0 };

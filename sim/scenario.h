@@ -49,11 +49,40 @@ typedef struct lbs_testbed_spec {
 	int ddp;    /* torch: 1 = DistributedDataParallel, 0 = one flat all-reduce */
 } lbs_testbed_spec;
 
+/* [sync]: how the workers synchronise (doc/model.md, "Synchronisation"). */
+typedef enum lbs_sync_mode { LBS_SYNC_BSP, LBS_SYNC_BACKUP } lbs_sync_mode;
+#define LBS_SYNC_CHOICES "bsp|backup"
+typedef struct lbs_sync_spec {
+	int mode;               /* lbs_sync_mode */
+	int64_t backup_workers; /* backup: the step proceeds after the first N - backup_workers gradients */
+} lbs_sync_spec;
+
+/* [convergence]: the statistical-efficiency model that turns steps and
+ * their batches into progress towards a target (doc/model.md, "Time to
+ * target"); absent or model = none: no target. */
+typedef enum lbs_convergence_model { LBS_CONV_NONE, LBS_CONV_GNS } lbs_convergence_model;
+#define LBS_CONVERGENCE_CHOICES "none|gns"
+typedef struct lbs_convergence_spec {
+	int model;          /* lbs_convergence_model */
+	double noise_scale; /* B_noise, samples */
+	double min_steps;   /* S_min: steps to the target at an infinite batch */
+	int stop;           /* 1: the run ends at the target (its length a cap) */
+} lbs_convergence_spec;
+
 typedef struct lbs_model_spec {
 	char name[LBS_VALUE_MAX];
 	int64_t parameters;
 	double bytes_per_parameter;
 	double gradient_bytes;
+	/* a network of `lbsim calibrate --list` (models/nets.h): how it trains,
+	 * which sizes its memory (doc/transformers.md) */
+	bool is_net;           /* `name` is one */
+	int64_t sequence_length; /* 0: the preset's */
+	int precision;         /* lbs_precision; with has_precision */
+	bool has_precision;
+	int recompute;         /* lbs_recompute */
+	int optimizer;         /* lbs_optimizer */
+	int64_t zero_stage;
 } lbs_model_spec;
 
 typedef struct lbs_group_spec {
@@ -74,6 +103,10 @@ typedef struct lbs_group_spec {
 	char profile_path[1024];      /* it resolved; the origin of the cost keys it gave */
 	int profile_cost;             /* 0: the profile's fitted model; 1: its measured times */
 	double *cost_table;           /* profile_cost = measured: cost.table_s (owned) */
+	double memory_bytes;          /* `memory`; 0: not given */
+	int64_t memory_cap;           /* the largest batch that fits in it (0: not given) */
+	double state_bytes;           /* the model state one worker holds in it */
+	double sample_bytes;          /* and the activations of one sample */
 } lbs_group_spec;
 
 typedef struct lbs_policy_spec {
@@ -98,6 +131,8 @@ typedef struct lbs_scenario {
 	lbs_trace_spec network_trace; /* the [network] trace* keys; format none: no trace */
 	lbs_policy_spec policy;
 	lbs_testbed_spec testbed;
+	lbs_sync_spec sync;
+	lbs_convergence_spec convergence;
 	lbs_policy_options *policy_options;
 	size_t n_policy_options;
 	lbs_group_spec *groups;

@@ -44,6 +44,7 @@
 #include "util/datapath.h"
 #include "util/outfile.h"
 #include "analysis/merge.h"
+#include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "util/proc.h"
 #include "sweep/sweep.h"
@@ -85,6 +86,9 @@ static void usage(FILE *out)
 		"                        (default 20000000; 0: no limit)\n"
 		"      --max-trace-rows N  refuse a trace file that would keep more than N rows\n"
 		"                        (default 100000000; 0: no limit), here and in every point\n"
+		"      --plugins         load the plugins the scenario names (here and in every job);\n"
+		"                        without it (or LBSIM_PLUGINS=1) a scenario naming one is\n"
+		"                        refused; --list never loads them\n"
 		"  -q, --quiet           print nothing but errors\n"
 		"  -h, --help            this help\n");
 }
@@ -326,6 +330,8 @@ static void job_line(lbs_buf *b, const lbs_sweep *sw, const options *o, const pl
 	lbs_buf_printf(b, " --scenario ");
 	lbs_buf_shell_quote(b, sw->scenario);
 	lbs_buf_printf(b, " --detail %s", detail[sw->detail]);
+	if (lbs_plugins_allowed()) /* the sweep was allowed them: so are its jobs, here or over ssh */
+		lbs_buf_printf(b, " --plugins");
 	if (sw->detail == LBS_DETAIL_WORKERS) /* the sweep checked the total; each point is within it */
 		lbs_buf_printf(b, " --max-rows %lld", (long long)o->max_rows);
 	if (lbs_trace_max_rows() != LBS_SERIES_DEFAULT_MAX_ROWS)
@@ -726,6 +732,7 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
 		{ "max-rows", required_argument, NULL, 'M' }, { "max-trace-rows", required_argument, NULL, 'T' },
 		{ "points-per-job", required_argument, NULL, 'B' },
+		{ "plugins", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1, .max_rows = LBS_DEFAULT_MAX_ROWS };
@@ -781,6 +788,7 @@ static int parse_options(int argc, char **argv, options *o)
 				return LBS_EUSAGE;
 			break;
 		case 'l': o->list = true; break;
+		case 'L': lbs_plugins_permit(1); break;
 		case 'K': o->keep = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return -1;
@@ -793,6 +801,9 @@ static int parse_options(int argc, char **argv, options *o)
 		return LBS_EUSAGE;
 	}
 	o->sweep = argv[optind];
+	/* Listing runs nothing: no plugin loads, whatever allows it. */
+	if (o->list)
+		lbs_plugins_permit(-1);
 	lbs_error err = { 0 };
 	if (lbs_recorder_check_path("-o", o->output, &err) != LBS_OK) {
 		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
@@ -874,7 +885,9 @@ int lbs_sweep_command(int argc, char **argv)
 	lbs_sweep sw;
 	lbs_datapath file; /* `lbsim sweep sweeps/cluster-size`: an installed sweep */
 	lbs_datapath_scenario(o.sweep, &file);
-	lbs_status st = lbs_sweep_load(&sw, file.path, &err);
+	lbs_status st = lbs_datapath_check_named(o.sweep, &file, &err);
+	if (st == LBS_OK)
+		st = lbs_sweep_load(&sw, file.path, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
 		return st;

@@ -18,6 +18,7 @@
 #include "util/clock.h"
 #include "util/datapath.h"
 #include "util/outfile.h"
+#include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -258,6 +259,7 @@ int lbs_sweep_batch_command(int argc, char **argv)
 		{ "parent", required_argument, NULL, 'P' },    { "scenario", required_argument, NULL, 's' },
 		{ "detail", required_argument, NULL, 'd' },    { "key", required_argument, NULL, 'k' },
 		{ "max-rows", required_argument, NULL, 'M' },  { "max-trace-rows", required_argument, NULL, 'T' },
+		{ "plugins", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	batch b = { .detail = LBS_DETAIL_ITERATIONS, .max_rows = LBS_DEFAULT_MAX_ROWS };
@@ -267,6 +269,7 @@ int lbs_sweep_batch_command(int argc, char **argv)
 		case 'b': b.dir = optarg; break;
 		case 'l': b.lock = optarg; break;
 		case 's': b.scenario = optarg; break;
+		case 'L': lbs_plugins_permit(1); break;
 		case 'P': {
 			char *end;
 			long v = strtol(optarg, &end, 10);

@@ -34,11 +34,56 @@ static lbs_status refuse(const lbs_scenario *sc, const char *section, const char
 	return lbs_error_set(err, LBS_EINPUT, "%s: the testbed cannot emulate this: %s", label, why);
 }
 
+double lbs_testbed_peak_cores(const lbs_scenario *sc, long *online)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	*online = n > 0 ? n : 1;
+	double sum = 0;
+	for (size_t g = 0; g < sc->n_groups; g++)
+		sum += (double)sc->groups[g].count *
+		       (lbs_testbed_tenant_load(sc, g) > 0 ? 1.0 : fmin(1.0, sc->groups[g].availability));
+	return sum;
+}
+
+/* Refused before anything is forked: more workers than the machine can
+ * hold, or quotas far beyond its CPUs. */
+static lbs_status check_size(const lbs_scenario *sc, lbs_error *err)
+{
+	long online;
+	double peak = lbs_testbed_peak_cores(sc, &online);
+	long long most = (long long)online * LBS_TESTBED_WORKERS_PER_CPU;
+	if (most > LBS_TESTBED_MAX_WORKERS)
+		most = LBS_TESTBED_MAX_WORKERS;
+	/* named: the group with the most workers */
+	size_t big = 0;
+	for (size_t g = 1; g < sc->n_groups; g++)
+		if (sc->groups[g].count > sc->groups[big].count)
+			big = g;
+	const char *group = sc->n_groups ? sc->groups[big].name : "";
+	char section[LBS_NAME_MAX + 16], why[512];
+	lbs_fmt(section, sizeof section, "workers.%s", group);
+	if (sc->n_workers > most) {
+		lbs_fmt(why, sizeof why, "%lld workers, a process each: at most %lld here (%d per online CPU, "
+			"%ld CPUs, and %d in all)", (long long)sc->n_workers, most, LBS_TESTBED_WORKERS_PER_CPU,
+			online, LBS_TESTBED_MAX_WORKERS);
+		return refuse(sc, section, "count", why, err);
+	}
+	if (peak > (double)LBS_TESTBED_OVERSUBSCRIBE * (double)online) {
+		lbs_fmt(why, sizeof why, "the workers' quotas sum to %.2f cores at their peak, more than %d times "
+			"the %ld online CPUs: each would get far less than its quota, and the run would measure "
+			"the contention, not the policy", peak, LBS_TESTBED_OVERSUBSCRIBE, online);
+		return refuse(sc, section, "count", why, err);
+	}
+	return LBS_OK;
+}
+
 lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_error *err)
 {
+	if (check_size(sc, err) != LBS_OK)
+		return LBS_EINPUT;
 	lbs_net net;
 	if (lbs_net_create(&net, sc->model.name, err) != LBS_OK) {
-		char names[512];
+		char names[1024];
 		lbs_net_names(names, sizeof names);
 		char why[700];
 		lbs_fmt(why, sizeof why, "its workers run the GEMMs of a network of models/nets, and '%s' is "

@@ -50,6 +50,19 @@
 
 /* LBS_OK if the testbed can run scenario sc with policy `policy` (NULL:
  * the scenario's); LBS_EINPUT naming the key or policy it cannot emulate. */
+/* What the testbed holds to before it forks anything (doc/validation.md):
+ * at most LBS_TESTBED_WORKERS_PER_CPU workers per online CPU and
+ * LBS_TESTBED_MAX_WORKERS in all; the workers' quotas at their peak (a
+ * group's availability, a whole core beside a co-located process) summing
+ * to at most LBS_TESTBED_OVERSUBSCRIBE times the online CPUs (above the
+ * CPUs themselves, lbs_testbed_oversubscribed says so). */
+#define LBS_TESTBED_WORKERS_PER_CPU 16
+#define LBS_TESTBED_MAX_WORKERS 1024
+#define LBS_TESTBED_OVERSUBSCRIBE 4
+
+/* The workers' quotas at their peak, in cores, and the online CPUs. */
+double lbs_testbed_peak_cores(const lbs_scenario *sc, long *online);
+
 lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_error *err);
 
 /* Checks that this machine can run the testbed (root, a cgroup cpu

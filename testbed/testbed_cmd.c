@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
@@ -67,6 +68,8 @@ static void usage(FILE *out, bool validate)
 			"                        new_batch_cost) and simulate it (the default for torch)\n"
 			"      --no-resize       do not (torch)\n"
 			"  -o, --output FILE     results database (default: validation.db)\n"
+			"      --plugins         load the plugins the scenario names (as root: their code\n"
+			"                        runs as root); without it or LBSIM_PLUGINS=1, refused\n"
 			"  -q, --quiet           print nothing but errors and misses\n"
 			"  -h, --help            this help\n"
 			"\n"
@@ -96,6 +99,8 @@ static void usage(FILE *out, bool validate)
 			"                        real PyTorch training (testbed.worker; python3-torch)\n"
 			"  -o, --output FILE     results database (default: measured.db)\n"
 			"      --detail LEVEL    runs, iterations (default) or workers\n"
+			"      --plugins         load the plugins the scenario names (as root: their code\n"
+			"                        runs as root); without it or LBSIM_PLUGINS=1, refused\n"
 			"  -q, --quiet           print nothing but errors\n"
 			"  -h, --help            this help\n"
 			"\n"
@@ -213,6 +218,7 @@ static int parse(int argc, char **argv, options *o)
 		{ "exchange-wall", no_argument, NULL, 'Y' },
 		{ "resize", no_argument, NULL, 'R' },
 		{ "no-resize", no_argument, NULL, 'N' },
+		{ "plugins", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -224,6 +230,7 @@ static int parse(int argc, char **argv, options *o)
 		case 'S': o->overrides[o->n_overrides++] = optarg; break;
 		case 'q': o->quiet = true; break;
 		case 'c': o->calibrate = optarg; break;
+		case 'L': lbs_plugins_permit(1); break;
 		case 'R':
 		case 'N':
 			if (!o->validate) {
@@ -723,6 +730,16 @@ static int command(int argc, char **argv, bool is_validate)
 			   (st = lbs_run_create(&run, &sc, names[p], &err)) == LBS_OK) {
 			lbs_run_destroy(&run);
 		}
+	}
+	if (st == LBS_OK) {
+		/* quotas beyond the CPUs (refused above LBS_TESTBED_OVERSUBSCRIBE
+		 * times them, by lbs_testbed_check): said, not silent */
+		long online;
+		double peak = lbs_testbed_peak_cores(&sc, &online);
+		if (peak > (double)online)
+			fprintf(stderr, "%s: warning: the workers' quotas sum to %.2f cores at their peak, more than "
+				"the %ld online CPUs: the workers will be limited by each other, not only by their "
+				"quotas (doc/validation.md)\n", cmd, peak, online);
 	}
 	if (st == LBS_OK)
 		st = lbs_testbed_probe(&sc, &err);

@@ -160,8 +160,42 @@ static lbs_status feed_line(reader *r, struct csv_parser *p, const char *s, size
 	return r->st;
 }
 
+uint64_t lbs_input_budget(const char *path, void *gzfile, const lbs_input_limit *lim, bool *compressed)
+{
+	*compressed = gzfile && !gzdirect((gzFile)gzfile);
+	if (!lim)
+		return UINT64_MAX;
+	uint64_t budget = lim->max_bytes ? lim->max_bytes : UINT64_MAX;
+	struct stat sb;
+	if (*compressed && lim->max_ratio > 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		double r = lim->max_ratio * (double)sb.st_size;
+		uint64_t by_ratio = r < (double)LBS_INPUT_MIN_BUDGET ? LBS_INPUT_MIN_BUDGET
+				    : r >= 1.8e19 ? UINT64_MAX : (uint64_t)r;
+		if (by_ratio < budget)
+			budget = by_ratio;
+	}
+	return budget;
+}
+
+lbs_status lbs_input_too_large(const char *path, uint64_t budget, bool compressed, const lbs_input_limit *lim,
+			       lbs_error *err)
+{
+	if (compressed && lim && lim->max_ratio > 0 && (!lim->max_bytes || budget < lim->max_bytes))
+		return lbs_error_set(err, LBS_EINPUT, "%s: decompresses to more than %llu bytes (the limit of a "
+				     "compressed file: %g times its size, at least %u bytes; a decompression "
+				     "bomb?)", path, (unsigned long long)budget, lim->max_ratio, LBS_INPUT_MIN_BUDGET);
+	return lbs_error_set(err, LBS_EINPUT, "%s: more than %llu bytes%s (the limit of this input)", path,
+			     (unsigned long long)budget, compressed ? " decompressed" : "");
+}
+
 lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn comment, void *ctx,
 			lbs_error *err)
+{
+	return lbs_csv_read_limited(path, row, comment, ctx, NULL, err);
+}
+
+lbs_status lbs_csv_read_limited(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn comment, void *ctx,
+				const lbs_input_limit *lim, lbs_error *err)
 {
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -182,10 +216,15 @@ lbs_status lbs_csv_read(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn
 	char *carry = NULL; /* a line that crosses a chunk boundary */
 	size_t carry_len = 0, carry_cap = 0;
 	lbs_status st = chunk ? LBS_OK : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	bool first = true;
+	bool first = true, compressed;
 	int got = 0;
+	uint64_t budget = lbs_input_budget(path, f, lim, &compressed), total = 0;
 	/* One line at a time, so every callback knows the line it is on. */
 	while (st == LBS_OK && (got = gzread(f, chunk, CHUNK)) > 0) {
+		if ((total += (uint64_t)got) > budget) {
+			st = lbs_input_too_large(path, budget, compressed, lim, err);
+			break;
+		}
 		const char *s = chunk, *end = chunk + got;
 		if (first && got >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 			s += 3;

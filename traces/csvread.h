@@ -29,6 +29,29 @@ typedef lbs_status (*lbs_csv_comment_fn)(void *ctx, const char *text, int64_t li
  * that a file without line ends is not read whole into memory. */
 #define LBS_CSV_MAX_LINE 1048576
 
+/* What a file may give, decompressed: at most max_ratio times its size on
+ * disk when it is gzip-compressed (with 1 MiB allowed whatever its size),
+ * and at most max_bytes in all (0: no bound). A small file cannot make a
+ * reader hold gigabytes (a decompression bomb). */
+typedef struct lbs_input_limit {
+	uint64_t max_bytes;
+	double max_ratio;
+} lbs_input_limit;
+
+#define LBS_INPUT_MIN_BUDGET (1u << 20)
+
+/* The bytes path (open as f) may give under lim; *compressed says whether
+ * it is gzip-compressed. lim NULL: no bound (UINT64_MAX). */
+uint64_t lbs_input_budget(const char *path, void *gzfile, const lbs_input_limit *lim, bool *compressed);
+
+/* The error for a file past its budget. */
+lbs_status lbs_input_too_large(const char *path, uint64_t budget, bool compressed, const lbs_input_limit *lim,
+			       lbs_error *err);
+
+/* lbs_csv_read within a limit (NULL: none). */
+lbs_status lbs_csv_read_limited(const char *path, lbs_csv_row_fn row, lbs_csv_comment_fn comment, void *ctx,
+				const lbs_input_limit *lim, lbs_error *err);
+
 /* Reads `path` and calls row() for every record, in order; blank lines are
  * skipped. With comment != NULL, a line whose first character is '#',
  * outside a record, goes to comment() instead. A UTF-8 byte-order mark is

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "traces/netfit.h"
+#include "util/units.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,9 +51,13 @@ lbs_status lbs_netfit_read_run(const char *path, lbs_netfit_run *run, lbs_error 
 	char line[128];
 	lbs_status st = v ? LBS_OK : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	while (st == LBS_OK && fgets(line, sizeof line, f)) {
-		double gbps;
-		char extra;
-		if (sscanf(line, "crnt bw = %lf %c", &gbps, &extra) != 1 || !(gbps >= 0 && gbps < 1000)) {
+		double gbps = -1;
+		char why[128];
+		/* the number by lbsim's one grammar: no hexadecimal, inf or nan */
+		static const char prefix[] = "crnt bw = ";
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strncmp(line, prefix, sizeof prefix - 1) ||
+		    !lbs_parse_real(line + sizeof prefix - 1, &gbps, why, sizeof why) || !(gbps >= 0 && gbps < 1000)) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%zu: expected 'crnt bw = GBPS'", path, n + 1);
 			break;
 		}

@@ -25,12 +25,25 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include "traces/csvread.h"
 #include "traces/read_ops.h"
 #include "traces/series.h"
 
+/* The file, and what it may still give (lbs_input_budget). */
+typedef struct gz_src {
+	gzFile f;
+	uint64_t budget, total;
+	bool over;
+} gz_src;
+
 static size_t gz_read(void *buf, size_t len, void *data)
 {
-	int got = gzread((gzFile)data, buf, (unsigned)(len > 1 << 20 ? 1 << 20 : len));
+	gz_src *g = data;
+	int got = gzread(g->f, buf, (unsigned)(len > 1 << 20 ? 1 << 20 : len));
+	if (got > 0 && (g->total += (uint64_t)got) > g->budget) {
+		g->over = true;
+		return (size_t)-1; /* jansson stops: the file is refused as too large */
+	}
 	return got < 0 ? (size_t)-1 : (size_t)got;
 }
 
@@ -183,11 +196,18 @@ lbs_status lbs_ops_read_chrome(const char *path, lbs_ops_trace *out, lbs_error *
 	if (!f)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read trace: %s", path,
 				     errno ? strerror(errno) : "out of memory");
+	static const lbs_input_limit lim = { LBS_OPS_JSON_MAX_BYTES, LBS_OPS_MAX_RATIO };
+	bool compressed;
+	gz_src src = { .f = f, .budget = lbs_input_budget(path, f, &lim, &compressed) };
 	json_error_t jerr;
-	json_t *root = json_load_callback(gz_read, f, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = json_load_callback(gz_read, &src, JSON_REJECT_DUPLICATES, &jerr);
 	int zerr = Z_OK;
 	gzerror(f, &zerr);
 	gzclose(f);
+	if (src.over) {
+		json_decref(root);
+		return lbs_input_too_large(path, src.budget, compressed, &lim, err);
+	}
 	if (!root)
 		return lbs_error_set(err, LBS_EINPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column,
 				     zerr == Z_BUF_ERROR ? "the compressed file ends early (truncated?)" : jerr.text);

@@ -206,7 +206,8 @@ lbs_status lbs_ops_read(const char *path, lbs_ops_trace *out, lbs_error *err)
 	memset(out, 0, sizeof *out);
 	snprintf(out->path, sizeof out->path, "%s", path);
 	ops_ctx c = { .t = out };
-	lbs_status st = lbs_csv_read(path, on_row, NULL, &c, err);
+	static const lbs_input_limit lim = { LBS_OPS_MAX_BYTES, LBS_OPS_MAX_RATIO };
+	lbs_status st = lbs_csv_read_limited(path, on_row, NULL, &c, &lim, err);
 	if (st == LBS_OK && !c.have_header)
 		st = lbs_error_set(err, LBS_EINPUT, "%s: empty file (expected the header '%s' and one row "
 				   "per operation)", path, HEADER);
@@ -307,11 +308,20 @@ lbs_status lbs_ops_meta_read(const char *path, lbs_ops_meta *out, lbs_error *err
 					   "%s, %s, %s, %s, %s)", path, meta_keys[k], meta_keys[0], meta_keys[1],
 					   meta_keys[2], meta_keys[3], meta_keys[4], meta_keys[5], meta_keys[6],
 					   meta_keys[7]);
-	if (st == LBS_OK &&
-	    out->world_size != out->dp_size * out->dsp_size * out->pp_size * out->tp_size)
+	/* The product in 128 bits: four sizes up to 2^24 each overflow 64. */
+	unsigned __int128 product = (unsigned __int128)out->dp_size * (uint64_t)out->dsp_size *
+				    (uint64_t)out->pp_size * (uint64_t)out->tp_size;
+	if (st == LBS_OK && product != (unsigned __int128)out->world_size) {
+		char prod[64];
+		if (product > (unsigned __int128)INT64_MAX)
+			lbs_fmt(prod, sizeof prod, "%.6g (more than 2^63)", (double)out->dp_size *
+				(double)out->dsp_size * (double)out->pp_size * (double)out->tp_size);
+		else
+			lbs_fmt(prod, sizeof prod, "%lld", (long long)product);
 		st = lbs_trace_error(err, path, seen[M_WORLD], "world_size",
-				     "%lld is not dp_size x dsp_size x pp_size x tp_size = %lld", (long long)out->world_size,
-				     (long long)(out->dp_size * out->dsp_size * out->pp_size * out->tp_size));
+				     "%lld is not dp_size x dsp_size x pp_size x tp_size = %s", (long long)out->world_size,
+				     prod);
+	}
 	return st;
 }
 

@@ -48,6 +48,16 @@ lbs_optype lbs_optype_parse(const char *name);
 #define LBS_OPS_MAX_STAGE 4095
 #define LBS_OPS_MAX_CHUNK 4095
 
+/* What a trace may hold (doc/whatif.md, "Limits"), checked while it is
+ * read, before anything is built from it: decompressed, at most
+ * LBS_OPS_MAX_RATIO times its compressed size (at least 1 MiB) and
+ * LBS_OPS_MAX_BYTES (CSV) or LBS_OPS_JSON_MAX_BYTES (Chrome JSON, which
+ * jansson holds whole as a tree) in all; the rows also count against
+ * --max-trace-rows. */
+#define LBS_OPS_MAX_RATIO 100.0
+#define LBS_OPS_MAX_BYTES (4ull << 30)
+#define LBS_OPS_JSON_MAX_BYTES (256ull << 20)
+
 typedef struct lbs_ops_trace {
 	char path[1024];
 	size_t n;            /* rows */

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "util/datapath.h"
 
+#include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/suggest.h"
 
 #ifndef LBS_PKGDATADIR
 #error "LBS_PKGDATADIR (the installed data folder) must be defined by the build"
@@ -13,6 +18,48 @@
 const char *lbs_datapath_installed(void)
 {
 	return LBS_PKGDATADIR;
+}
+
+const char *lbs_datapath_source_tree(void)
+{
+#if defined(LBS_SOURCE_DIR) && defined(LBS_BUILD_DIR)
+	/* The program running is the build tree's own when /proc/self/exe
+	 * lies below the build folder (`./lbsim` in a checkout, `make
+	 * check`), not an installed copy. */
+	static int known = -1;
+	if (known < 0) {
+		char exe[LBS_DATAPATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		size_t b = strlen(LBS_BUILD_DIR);
+		known = n > 0 && (size_t)n > b && !strncmp(exe, LBS_BUILD_DIR, b) && exe[b] == '/' &&
+			*LBS_SOURCE_DIR;
+	}
+	return known ? LBS_SOURCE_DIR : NULL;
+#else
+	return NULL;
+#endif
+}
+
+/* Whether dir is (the same folder as) one of LBSIM_PATH's. */
+static bool in_path(const char *dir)
+{
+	char *want = realpath(dir, NULL);
+	bool found = false;
+	const char *p = getenv("LBSIM_PATH");
+	char d[LBS_DATAPATH_MAX];
+	while (want && p && *p && !found) {
+		size_t n = strcspn(p, ":");
+		if (n > 0 && n < sizeof d) {
+			memcpy(d, p, n);
+			d[n] = '\0';
+			char *got = realpath(d, NULL);
+			found = got && !strcmp(got, want);
+			free(got);
+		}
+		p += n + (p[n] == ':');
+	}
+	free(want);
+	return found;
 }
 
 void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx)
@@ -28,6 +75,9 @@ void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx)
 		}
 		p += n + (p[n] == ':');
 	}
+	const char *tree = lbs_datapath_source_tree();
+	if (tree && !in_path(tree))
+		fn(ctx, tree);
 	fn(ctx, LBS_PKGDATADIR);
 }
 
@@ -135,4 +185,109 @@ void lbs_datapath_explain(lbs_error *err, const lbs_datapath *dp)
 		return;
 	size_t n = strlen(err->msg);
 	snprintf(err->msg + n, sizeof err->msg - n, " (looked for it in: %s)", dp->looked);
+}
+
+/* Every *.ini below root/rel, depth first. */
+static void walk(const char *root, const char *rel, int depth, void (*fn)(void *ctx, const char *rel), void *ctx)
+{
+	char dir[LBS_DATAPATH_MAX];
+	lbs_fmt(dir, sizeof dir, "%s%s%s", root, *rel ? "/" : "", rel);
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char sub[LBS_DATAPATH_MAX], full[LBS_DATAPATH_MAX];
+		lbs_fmt(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		lbs_fmt(full, sizeof full, "%s/%s", root, sub);
+		struct stat sb;
+		if (stat(full, &sb) != 0)
+			continue;
+		size_t n = strlen(e->d_name);
+		if (S_ISDIR(sb.st_mode))
+			walk(root, sub, depth + 1, fn, ctx);
+		else if (S_ISREG(sb.st_mode) && n > 4 && !strcmp(e->d_name + n - 4, ".ini"))
+			fn(ctx, sub);
+	}
+	closedir(d);
+}
+
+void lbs_datapath_walk(const char *dir, const char *kind, void (*fn)(void *ctx, const char *rel), void *ctx)
+{
+	char root[LBS_DATAPATH_MAX];
+	lbs_fmt(root, sizeof root, "%s/%s", dir, kind);
+	walk(root, "", 0, fn, ctx);
+}
+
+void lbs_datapath_walk_scenarios(const char *dir, void (*fn)(void *ctx, const char *rel), void *ctx)
+{
+	lbs_datapath_walk(dir, "scenarios", fn, ctx);
+}
+
+typedef struct nearest {
+	char want[LBS_DATAPATH_MAX];
+	char best[LBS_DATAPATH_MAX];
+	size_t best_d;
+} nearest;
+
+static void near_cb(void *ctx, const char *rel)
+{
+	nearest *n = ctx;
+	char name[LBS_DATAPATH_MAX];
+	lbs_fmt(name, sizeof name, "%s", rel);
+	name[strlen(name) - 4] = '\0'; /* without .ini */
+	const char *one[] = { name };
+	if (lbs_suggest(n->want, one, 1)) {
+		size_t d = lbs_edit_distance(n->want, name);
+		if (d < n->best_d) {
+			n->best_d = d;
+			memcpy(n->best, name, sizeof name);
+		}
+	}
+}
+
+static void near_dir(void *ctx, const char *dir)
+{
+	lbs_datapath_walk_scenarios(dir, near_cb, ctx);
+}
+
+const char *lbs_datapath_suggest_scenario(const char *name, char *out, size_t len)
+{
+	nearest n = { .best_d = (size_t)-1 };
+	const char *base = !strncmp(name, "scenarios/", 10) ? name + 10 : name;
+	lbs_fmt(n.want, sizeof n.want, "%s", base);
+	size_t k = strlen(n.want);
+	if (k > 4 && !strcmp(n.want + k - 4, ".ini"))
+		n.want[k - 4] = '\0';
+	lbs_datapath_each(near_dir, &n);
+	return n.best_d != (size_t)-1 ? lbs_fmt(out, len, "%s", n.best) : NULL;
+}
+
+lbs_status lbs_datapath_check_named(const char *name, const lbs_datapath *file, lbs_error *err)
+{
+	if (!file->found) {
+		char near[LBS_DATAPATH_MAX];
+		const char *best = name[0] == '/' ? NULL : lbs_datapath_suggest_scenario(name, near, sizeof near);
+		lbs_error_set(err, LBS_EINPUT, "%s: no such file%s%s%s", name,
+			      name[0] == '/' ? "" : ", nor a scenario of that name (looked in: ",
+			      name[0] == '/' ? "" : file->looked, name[0] == '/' ? "" : ")");
+		size_t n = strlen(err->msg);
+		if (best)
+			snprintf(err->msg + n, sizeof err->msg - n, "; did you mean %s? (lbsim scenarios lists them)",
+				 best);
+		else if (name[0] != '/')
+			snprintf(err->msg + n, sizeof err->msg - n, " (lbsim scenarios lists the names)");
+		return LBS_EINPUT;
+	}
+	FILE *f = fopen(file->path, "rb");
+	char head[16] = "";
+	size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (got == 16 && !memcmp(head, "SQLite format 3", 16))
+		return lbs_error_set(err, LBS_EUSAGE, "%s is a results database, not a scenario: read it with "
+				     "lbsim report, plot or export", name);
+	return LBS_OK;
 }

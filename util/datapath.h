@@ -8,6 +8,9 @@
  *      is P without its leading "./" and "../" and KIND the folder of its
  *      kind (profiles, traces/data), so that `../profiles/x.ini` and
  *      `x.ini` both find D/profiles/x.ini.
+ *      A build tree's own program (./lbsim in a checkout) looks in its
+ *      source tree after LBSIM_PATH and before the installed folder, so
+ *      that it runs the tree's scenarios, not an installed copy's.
  * An absolute path is only itself. The environment is read, never
  * written. */
 #ifndef LBS_DATAPATH_H
@@ -44,8 +47,31 @@ void lbs_datapath_explain(lbs_error *err, const lbs_datapath *dp);
  * (`lbsim run default`). */
 void lbs_datapath_scenario(const char *name, lbs_datapath *out);
 
+/* The source tree when the program running is the build tree's (not an
+ * installed copy), else NULL. */
+const char *lbs_datapath_source_tree(void);
+
 /* Calls fn for each folder searched after the scenario's own: those of
- * LBSIM_PATH in order, then the installed one. */
+ * LBSIM_PATH in order, the source tree for a build tree's program, then
+ * the installed one. */
 void lbs_datapath_each(void (*fn)(void *ctx, const char *dir), void *ctx);
+
+/* Calls fn(ctx, REL) for every *.ini below DIR/scenarios, REL its path
+ * below that folder (with .ini), depth first, 8 levels at most. */
+void lbs_datapath_walk_scenarios(const char *dir, void (*fn)(void *ctx, const char *rel), void *ctx);
+
+/* The same below DIR/KIND ("profiles", say). */
+void lbs_datapath_walk(const char *dir, const char *kind, void (*fn)(void *ctx, const char *rel), void *ctx);
+
+/* The name of a scenario or sweep `lbsim run NAME` could find (without
+ * .ini) nearest a mistyped `name`, in out; NULL when none is near enough
+ * to be a slip (util/suggest.h). */
+const char *lbs_datapath_suggest_scenario(const char *name, char *out, size_t len);
+
+/* Before a scenario or sweep named on the command line (name, looked up
+ * into file by lbs_datapath_scenario) is read: LBS_EINPUT where it was
+ * not found (the places looked, and the nearest name), LBS_EUSAGE where
+ * it is a results database, not a scenario; else LBS_OK. */
+lbs_status lbs_datapath_check_named(const char *name, const lbs_datapath *file, lbs_error *err);
 
 #endif

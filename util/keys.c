@@ -176,8 +176,11 @@ static lbs_status parse_value(const lbs_key_spec *k, const char *text, void *tar
 	if (low || !(v <= k->max)) {
 		char range[128];
 		describe_range(k, range, sizeof range);
-		return lbs_error_set(err, LBS_EINPUT, "%s: '%s' is out of range (expected %s)", label,
-				     text, range);
+		/* A fraction written as a percentage without its sign: say how. */
+		bool percent = k->type == LBS_T_REAL && k->max <= 1.0 && v > 1.0 && v <= 100.0 && !strchr(text, '%');
+		return lbs_error_set(err, LBS_EINPUT, "%s: '%s' is out of range (expected %s)%s%s%s", label,
+				     text, range, percent ? "; a percentage takes its sign: '" : "",
+				     percent ? text : "", percent ? "%'" : "");
 	}
 	return LBS_OK;
 }

@@ -86,6 +86,20 @@ static bool parse_real(const char *text, double *out, const char **end, char *wh
 	return true;
 }
 
+bool lbs_parse_real(const char *text, double *out, char *why, size_t whylen)
+{
+	double v;
+	const char *e;
+	if (!parse_real(text, &v, &e, why, whylen))
+		return false;
+	if (*skip_space(e) != '\0') {
+		snprintf(why, whylen, "'%s' is not a number", text);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
 bool lbs_parse_quantity(const char *text, lbs_dim dim, double *out, char *why, size_t whylen)
 {
 	double v;

@@ -23,6 +23,12 @@ bool lbs_parse_quantity(const char *text, lbs_dim dim, double *out, char *why, s
 /* Parses an integer; exponent forms ("1e6") are accepted when exact. */
 bool lbs_parse_int(const char *text, int64_t *out, char *why, size_t whylen);
 
+/* A plain decimal number, the whole text (spaces around it allowed):
+ * optional sign, digits with an optional point, an optional exponent. No
+ * hexadecimal, no inf or nan, no unit; the value must be finite. The one
+ * number grammar every reader of lbsim's own formats uses. */
+bool lbs_parse_real(const char *text, double *out, char *why, size_t whylen);
+
 /* The name of a dimension and an example value, for messages and docs. */
 const char *lbs_dim_name(lbs_dim dim);
 const char *lbs_dim_example(lbs_dim dim);

@@ -20,9 +20,17 @@ typedef struct builder {
 	uint32_t *gstart;    /* first member of each comm group */
 	bool *gsync;
 	size_t n_gmem, n_cgroups;
+	uint64_t *tkey;      /* (stage, type, seq) of the template ops, sorted */
+	uint32_t *tkop;      /* the op of tkey[k] (the earliest in time order on ties) */
+	uint32_t *chunk;     /* 4 x V: per model chunk, R6's ops */
 	lbs_error *err;
 	bool oom;
 } builder;
+
+static uint64_t op_key(int32_t stage, int type, int32_t seq)
+{
+	return (uint64_t)(uint32_t)stage << 40 | (uint64_t)type << 32 | (uint64_t)(uint32_t)seq;
+}
 
 const char *lbs_wi_op_name(const lbs_wi_model *m, uint32_t v, char *buf, size_t len)
 {
@@ -88,14 +96,26 @@ static void add_edge(builder *b, uint32_t v, uint32_t u)
 typedef struct oplist {
 	uint32_t *op;
 	size_t n;
+	int32_t stage;
+	int type;
 } oplist;
 
-static uint32_t by_seq(const lbs_wi_model *m, const oplist *l, int32_t seq)
+/* The op of l with this seq_id (the earliest in time order), by binary
+ * search over the template's keys: O(log n), not a scan of the list. */
+static uint32_t by_seq(const builder *b, const oplist *l, int32_t seq)
 {
-	for (size_t k = 0; k < l->n; k++)
-		if (m->seq[l->op[k]] == seq)
-			return l->op[k];
-	return NONE;
+	if (!l->n || seq < 0)
+		return NONE;
+	uint64_t k = op_key(l->stage, l->type, seq);
+	size_t lo = 0, hi = b->m->n_ops;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (b->tkey[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->m->n_ops && b->tkey[lo] == k ? b->tkop[lo] : NONE;
 }
 
 static float tend(const builder *b, uint32_t v)
@@ -161,7 +181,7 @@ static lbs_status match_p2p(builder *b, int s, oplist *L, int dir, int recv)
 			continue;
 		int32_t j = (int32_t)k + shift;
 		k++;
-		uint32_t comp = by_seq(m, C, j);
+		uint32_t comp = by_seq(b, C, j);
 		if (comp == NONE) {
 			char what[64];
 			lbs_fmt(what, sizeof what, "no %s with seq_id %d on its stage", lbs_optype_name(ct), (int)j);
@@ -173,7 +193,7 @@ static lbs_status match_p2p(builder *b, int s, oplist *L, int dir, int recv)
 		if (recv) {
 			add_edge(b, comp, v);
 			if (j >= 1)
-				add_edge(b, v, by_seq(m, C, j - 1));
+				add_edge(b, v, by_seq(b, C, j - 1));
 		} else {
 			add_edge(b, v, comp);
 		}
@@ -205,13 +225,25 @@ static void add_member(builder *b, uint32_t v)
 }
 
 /* The dependencies and groups of stage s (rules R1 to R7 of doc/whatif.md). */
-static lbs_status stage_rules(builder *b, int s, oplist *L, uint32_t *K, uint32_t *tmp)
+/* Orders op ids by seq_id, then id (time order); qsort_r's argument: the model. */
+static int seq_cmp(const void *pa, const void *pb, void *arg)
+{
+	const lbs_wi_model *m = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	if (m->seq[a] != m->seq[b])
+		return m->seq[a] < m->seq[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* stage s's ops are v0 .. v1-1 (the template is sorted by stage); tmp has
+ * room for v1 - v0 + 8 ops. */
+static lbs_status stage_rules(builder *b, int s, size_t v0, size_t v1, oplist *L, uint32_t *K, uint32_t *tmp)
 {
 	lbs_wi_model *m = b->m;
 	/* K: the computes in time order. */
 	size_t nk = 0;
-	for (size_t v = 0; v < m->n_ops; v++)
-		if (m->stage[v] == s && (m->type[v] == LBS_OP_FORWARD_COMPUTE || m->type[v] == LBS_OP_BACKWARD_COMPUTE))
+	for (size_t v = v0; v < v1; v++)
+		if (m->type[v] == LBS_OP_FORWARD_COMPUTE || m->type[v] == LBS_OP_BACKWARD_COMPUTE)
 			K[nk++] = (uint32_t)v;
 	chain(b, K, nk); /* R1 */
 	lbs_status st;
@@ -229,8 +261,8 @@ static lbs_status stage_rules(builder *b, int s, oplist *L, uint32_t *K, uint32_
 	while (first_b < nk && m->type[K[first_b]] != LBS_OP_BACKWARD_COMPUTE)
 		first_b++;
 	if (first_b < nk && first_b >= 2) {
-		add_edge(b, by_seq(m, &L[LBS_OP_BACKWARD_RECV], 0), K[first_b - 2]);
-		add_edge(b, by_seq(m, &L[LBS_OP_BACKWARD_SEND], 0), K[first_b - 2]);
+		add_edge(b, by_seq(b, &L[LBS_OP_BACKWARD_RECV], 0), K[first_b - 2]);
+		add_edge(b, by_seq(b, &L[LBS_OP_BACKWARD_SEND], 0), K[first_b - 2]);
 	}
 	/* R6 */
 	const oplist *AG = &L[LBS_OP_PARAMS_ALL_GATHER], *RS = &L[LBS_OP_GRADS_REDUCE_SCATTER];
@@ -240,40 +272,45 @@ static lbs_status stage_rules(builder *b, int s, oplist *L, uint32_t *K, uint32_
 				   "a data-parallel collective, but the job has one data-parallel "
 				   "replica (D x dsp_size = 1): no rule places it");
 	if (m->dp_ops) {
-		size_t n = 0;
-		for (size_t k = 0; k < AG->n; k++)
-			tmp[n++] = AG->op[k];
-		for (size_t k = 0; k < RS->n; k++)
-			tmp[n++] = RS->op[k];
-		/* merge into time order */
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = i; j > 0 && time_cmp(b->t, b->trow[tmp[j]], b->trow[tmp[j - 1]]) < 0; j--) {
-				uint32_t x = tmp[j];
-				tmp[j] = tmp[j - 1];
-				tmp[j - 1] = x;
-			}
+		/* the two lists, each in time order, merged (stably: an
+		 * all-gather before a reduce-scatter that ties with it) */
+		size_t n = 0, i = 0, j = 0;
+		while (i < AG->n || j < RS->n)
+			if (j == RS->n || (i < AG->n && time_cmp(b->t, b->trow[RS->op[j]], b->trow[AG->op[i]]) >= 0))
+				tmp[n++] = AG->op[i++];
+			else
+				tmp[n++] = RS->op[j++];
 		chain(b, tmp, n);
+		/* per chunk c, in one pass each: the last all-gather (largest
+		 * seq_id), the first forward compute, the last-ending backward
+		 * compute, the first reduce-scatter (smallest seq_id) */
+		uint32_t *ag = b->chunk, *fwd = ag + m->V, *bwd = fwd + m->V, *rs = bwd + m->V;
+		for (size_t c = 0; c < 4 * (size_t)m->V; c++)
+			b->chunk[c] = NONE;
+		for (size_t k = 0; k < AG->n; k++) {
+			uint32_t v = AG->op[k];
+			if (m->mc[v] >= 0 && m->mc[v] < m->V && (ag[m->mc[v]] == NONE || m->seq[v] > m->seq[ag[m->mc[v]]]))
+				ag[m->mc[v]] = v;
+		}
+		for (size_t k = 0; k < nk; k++) {
+			uint32_t v = K[k];
+			if (m->mc[v] < 0 || m->mc[v] >= m->V)
+				continue;
+			if (m->type[v] == LBS_OP_FORWARD_COMPUTE && fwd[m->mc[v]] == NONE)
+				fwd[m->mc[v]] = v;
+			if (m->type[v] == LBS_OP_BACKWARD_COMPUTE &&
+			    (bwd[m->mc[v]] == NONE || tend(b, v) > tend(b, bwd[m->mc[v]])))
+				bwd[m->mc[v]] = v;
+		}
+		for (size_t k = 0; k < RS->n; k++) {
+			uint32_t v = RS->op[k];
+			if (m->mc[v] >= 0 && m->mc[v] < m->V && (rs[m->mc[v]] == NONE || m->seq[v] < m->seq[rs[m->mc[v]]]))
+				rs[m->mc[v]] = v;
+		}
 		for (int c = 0; c < m->V; c++) {
-			uint32_t ag = NONE, fwd = NONE, rs = NONE, bwd = NONE;
-			for (size_t k = 0; k < AG->n; k++)
-				if (m->mc[AG->op[k]] == c && (ag == NONE || m->seq[AG->op[k]] > m->seq[ag]))
-					ag = AG->op[k];
-			for (size_t k = 0; k < nk; k++) {
-				uint32_t v = K[k];
-				if (m->mc[v] != c)
-					continue;
-				if (m->type[v] == LBS_OP_FORWARD_COMPUTE && fwd == NONE)
-					fwd = v;
-				if (m->type[v] == LBS_OP_BACKWARD_COMPUTE && (bwd == NONE || tend(b, v) > tend(b, bwd)))
-					bwd = v;
-			}
-			add_edge(b, fwd, ag);
-			if (m->overlapped) {
-				for (size_t k = 0; k < RS->n; k++)
-					if (m->mc[RS->op[k]] == c && (rs == NONE || m->seq[RS->op[k]] < m->seq[rs]))
-						rs = RS->op[k];
-				add_edge(b, rs, bwd);
-			}
+			add_edge(b, fwd[c], ag[c]);
+			if (m->overlapped)
+				add_edge(b, rs[c], bwd[c]);
 		}
 	}
 	/* R7 */
@@ -281,20 +318,20 @@ static lbs_status stage_rules(builder *b, int s, oplist *L, uint32_t *K, uint32_
 	for (size_t k = 0; k < nk; k++)
 		if (last == NONE || tend(b, K[k]) > tend(b, last))
 			last = K[k];
-	uint32_t gc = by_seq(m, &L[LBS_OP_GC], 0);
+	uint32_t gc = by_seq(b, &L[LBS_OP_GC], 0);
 	add_edge(b, gc, last);
-	uint32_t ln = by_seq(m, &L[LBS_OP_LAYERNORM_GRADS_ALL_REDUCE], 0);
-	uint32_t emb = (s == 0 || s == m->P - 1) ? by_seq(m, &L[LBS_OP_EMBEDDING_GRADS_ALL_REDUCE], 0) : NONE;
-	uint32_t clip = by_seq(m, &L[LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD], 0);
-	uint32_t opt = by_seq(m, &L[LBS_OP_OPTIMIZER], 0);
-	uint32_t sep = by_seq(m, &L[LBS_OP_SEPARATE_GRADS_ALL_REDUCE], 0);
+	uint32_t ln = by_seq(b, &L[LBS_OP_LAYERNORM_GRADS_ALL_REDUCE], 0);
+	uint32_t emb = (s == 0 || s == m->P - 1) ? by_seq(b, &L[LBS_OP_EMBEDDING_GRADS_ALL_REDUCE], 0) : NONE;
+	uint32_t clip = by_seq(b, &L[LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD], 0);
+	uint32_t opt = by_seq(b, &L[LBS_OP_OPTIMIZER], 0);
+	uint32_t sep = by_seq(b, &L[LBS_OP_SEPARATE_GRADS_ALL_REDUCE], 0);
 	size_t n = 0;
-	int32_t r = 0;
+	int32_t last_rs = -1; /* the largest seq_id of a reduce-scatter (r - 1 of doc/whatif.md) */
 	for (size_t k = 0; k < RS->n; k++)
-		if (m->seq[RS->op[k]] + 1 > r)
-			r = m->seq[RS->op[k]] + 1;
+		if (m->seq[RS->op[k]] > last_rs)
+			last_rs = m->seq[RS->op[k]];
 	if (m->dp_ops && m->overlapped) {
-		add_edge(b, ln, by_seq(m, RS, r - 1));
+		add_edge(b, ln, by_seq(b, RS, last_rs));
 		tmp[n++] = gc;
 		tmp[n++] = ln;
 		tmp[n++] = emb;
@@ -303,9 +340,19 @@ static lbs_status stage_rules(builder *b, int s, oplist *L, uint32_t *K, uint32_
 		tmp[n++] = gc;
 		tmp[n++] = ln;
 		tmp[n++] = emb;
-		if (m->dp_ops)
-			for (int32_t k = 0; k < r; k++)
-				tmp[n++] = by_seq(m, RS, k);
+		if (m->dp_ops && RS->n) {
+			/* reduce-scatters 0 .. r-1 that exist, by seq_id, each
+			 * once (the earliest of a seq_id): no loop over seq_ids,
+			 * which a row can make 2^31 */
+			uint32_t *rs = tmp + n;
+			memcpy(rs, RS->op, RS->n * sizeof *rs);
+			qsort_r(rs, RS->n, sizeof *rs, seq_cmp, m);
+			size_t u = 0;
+			for (size_t k = 0; k < RS->n; k++)
+				if (!u || m->seq[rs[k]] != m->seq[rs[u - 1]])
+					rs[u++] = rs[k];
+			n += u;
+		}
 	}
 	tmp[n++] = clip;
 	tmp[n++] = opt;
@@ -370,8 +417,8 @@ static lbs_status build_groups(builder *b, oplist *all)
 			add_member(b, (uint32_t)v);
 		}
 	}
-	uint32_t e0 = by_seq(m, &all[LBS_OP_EMBEDDING_GRADS_ALL_REDUCE], 0);
-	uint32_t e1 = by_seq(m, &all[(size_t)(m->P - 1) * LBS_OP_N + LBS_OP_EMBEDDING_GRADS_ALL_REDUCE], 0);
+	uint32_t e0 = by_seq(b, &all[LBS_OP_EMBEDDING_GRADS_ALL_REDUCE], 0);
+	uint32_t e1 = by_seq(b, &all[(size_t)(m->P - 1) * LBS_OP_N + LBS_OP_EMBEDDING_GRADS_ALL_REDUCE], 0);
 	if (e0 != NONE || e1 != NONE) {
 		new_group(b, false);
 		add_member(b, e0);
@@ -380,12 +427,12 @@ static lbs_status build_groups(builder *b, oplist *all)
 	}
 	bool any_clip = false;
 	for (int s = 0; s < m->P; s++)
-		if (by_seq(m, &all[(size_t)s * LBS_OP_N + LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD], 0) != NONE)
+		if (by_seq(b, &all[(size_t)s * LBS_OP_N + LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD], 0) != NONE)
 			any_clip = true;
 	if (any_clip) {
 		new_group(b, true);
 		for (int s = 0; s < m->P; s++)
-			add_member(b, by_seq(m, &all[(size_t)s * LBS_OP_N + LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD], 0));
+			add_member(b, by_seq(b, &all[(size_t)s * LBS_OP_N + LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD], 0));
 	}
 	/* Comm groups first, then one local group per remaining op. */
 	m->group_of = malloc(m->n_ops * sizeof *m->group_of);
@@ -429,7 +476,8 @@ static lbs_status build_groups(builder *b, oplist *all)
 static lbs_status finish_graph(builder *b)
 {
 	lbs_wi_model *m = b->m;
-	qsort(b->edge, b->n_edge, sizeof *b->edge, u64_cmp);
+	if (b->n_edge)
+		qsort(b->edge, b->n_edge, sizeof *b->edge, u64_cmp);
 	size_t n = 0;
 	for (size_t i = 0; i < b->n_edge; i++)
 		if (!n || b->edge[i] != b->edge[n - 1])
@@ -512,15 +560,28 @@ static lbs_status finish_graph(builder *b)
 static int key_cmp(const void *pa, const void *pb, void *arg)
 {
 	const uint64_t *key = arg;
-	uint64_t a = key[*(const uint32_t *)pa], b = key[*(const uint32_t *)pb];
-	return a < b ? -1 : a > b;
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	uint64_t a = key[ia], b = key[ib];
+	if (a != b)
+		return a < b ? -1 : 1;
+	return ia < ib ? -1 : ia > ib; /* ties: the earlier op (time order) first */
 }
 
 static lbs_status instances(builder *b)
 {
 	lbs_wi_model *m = b->m;
 	const lbs_ops_trace *t = b->t;
-	size_t n_cells = m->n_inst * m->n_ops;
+	size_t n_cells;
+	/* Every (step, dp_rank) holds the template's ops once: a valid trace
+	 * has exactly steps x D x ops rows. One with far fewer is refused
+	 * before the cells are allocated (memory stays linear in the rows);
+	 * one close to it is checked cell by cell, naming what is missing. */
+	if (__builtin_mul_overflow(m->n_inst, m->n_ops, &n_cells) || n_cells / 4 > t->n)
+		return lbs_error_set(b->err, LBS_EINPUT, "%s: %zu steps x %d dp_ranks x %zu ops of the template "
+				     "step (step %lld, dp_rank 0) make %.0f op instances, but the trace has %zu "
+				     "rows: every (step, dp_rank) must hold the template's ops, each once",
+				     t->path, m->n_steps, m->D, m->n_ops, (long long)m->steps[0],
+				     (double)m->n_inst * (double)m->n_ops, t->n);
 	m->row = malloc(n_cells * sizeof *m->row);
 	m->worker_rank = malloc((size_t)m->D * m->P * sizeof *m->worker_rank);
 	/* (stage, type, seq) -> op: sorted keys for binary search */
@@ -725,6 +786,15 @@ lbs_status lbs_wi_model_build(lbs_wi_model *m, const lbs_ops_trace *t, int dsp_s
 			m->overlapped = true;
 	}
 	m->dp_ops = (int64_t)m->D * dsp_size > 1;
+	/* Every worker (dp_rank, stage) holds ops of every step, so a trace
+	 * has at least D x P rows: refuse before sizing anything by D x P. */
+	if ((uint64_t)m->D * (uint64_t)m->P > t->n) {
+		free(steps);
+		return lbs_error_set(err, LBS_EINPUT, "%s: dp_ranks 0 to %d and stages 0 to %d make %lld workers, "
+				     "more than the %zu rows of the trace: every (dp_rank, stage) must hold "
+				     "the template step's ops", t->path, m->D - 1, m->P - 1,
+				     (long long)m->D * m->P, t->n);
+	}
 	qsort(steps, t->n, sizeof *steps, i64_cmp);
 	size_t ns = 0;
 	for (size_t r = 0; r < t->n; r++)
@@ -747,12 +817,16 @@ lbs_status lbs_wi_model_build(lbs_wi_model *m, const lbs_ops_trace *t, int dsp_s
 	b.gmem = malloc(nt * sizeof *b.gmem);
 	b.gstart = malloc(nt * sizeof *b.gstart);
 	b.gsync = malloc(nt * sizeof *b.gsync);
-	uint32_t *K = malloc(2 * nt * sizeof *K);
+	uint32_t *K = malloc((2 * nt + 8) * sizeof *K);
 	oplist *L = calloc((size_t)m->P * LBS_OP_N, sizeof *L);
 	uint32_t *lmem = malloc(nt * sizeof *lmem);
+	size_t *soff = calloc((size_t)m->P + 1, sizeof *soff), *loff = calloc((size_t)m->P * LBS_OP_N + 1, sizeof *loff);
+	b.tkey = malloc(nt * sizeof *b.tkey);
+	b.tkop = malloc(nt * sizeof *b.tkop);
+	b.chunk = malloc(4 * (size_t)m->V * sizeof *b.chunk);
 	lbs_status st = LBS_OK;
 	if (!b.trow || !m->type || !m->stage || !m->seq || !m->mc || !m->gmc || !m->idle || !b.gmem ||
-	    !b.gstart || !b.gsync || !K || !L || !lmem) {
+	    !b.gstart || !b.gsync || !K || !L || !lmem || !soff || !loff || !b.tkey || !b.tkop || !b.chunk) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 		goto out;
 	}
@@ -770,27 +844,49 @@ lbs_status lbs_wi_model_build(lbs_wi_model *m, const lbs_ops_trace *t, int dsp_s
 		m->mc[v] = t->mc[r];
 		m->gmc[v] = t->gmc[r];
 	}
-	/* L[stage][type]: the ops in time order (the template is sorted so). */
-	size_t k = 0;
-	for (int s = 0; s < m->P; s++)
-		for (int ty = 0; ty < LBS_OP_N; ty++) {
-			oplist *l = &L[(size_t)s * LBS_OP_N + ty];
-			l->op = lmem + k;
-			for (size_t v = 0; v < nt; v++)
-				if (m->stage[v] == s && m->type[v] == ty)
-					lmem[k++] = (uint32_t)v;
-			l->n = (size_t)(lmem + k - l->op);
-		}
-	for (int s = 0; s < m->P && st == LBS_OK; s++) {
-		size_t n_s = 0;
+	/* The template's keys, sorted, for by_seq. */
+	for (size_t v = 0; v < nt; v++)
+		b.tkop[v] = (uint32_t)v;
+	{
+		uint64_t *key = b.tkey; /* by op first, then sorted through tkop */
 		for (size_t v = 0; v < nt; v++)
-			n_s += m->stage[v] == s;
+			key[v] = op_key(m->stage[v], m->type[v], m->seq[v]);
+		qsort_r(b.tkop, nt, sizeof *b.tkop, key_cmp, key);
+		uint64_t *sorted = malloc(nt * sizeof *sorted);
+		if (!sorted) {
+			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < nt; k++)
+			sorted[k] = key[b.tkop[k]];
+		free(b.tkey);
+		b.tkey = sorted;
+	}
+	/* L[stage][type]: the ops in time order (the template is sorted so),
+	 * by counting: one pass to count, one to place. */
+	for (size_t v = 0; v < nt; v++) {
+		soff[m->stage[v] + 1]++;
+		loff[(size_t)m->stage[v] * LBS_OP_N + m->type[v] + 1]++;
+	}
+	for (size_t s = 0; s < (size_t)m->P; s++)
+		soff[s + 1] += soff[s];
+	for (size_t i = 0; i < (size_t)m->P * LBS_OP_N; i++)
+		loff[i + 1] += loff[i];
+	for (size_t i = 0; i < (size_t)m->P * LBS_OP_N; i++)
+		L[i] = (oplist){ .op = lmem + loff[i], .n = 0, .stage = (int32_t)(i / LBS_OP_N),
+				 .type = (int)(i % LBS_OP_N) };
+	for (size_t v = 0; v < nt; v++) {
+		oplist *l = &L[(size_t)m->stage[v] * LBS_OP_N + m->type[v]];
+		l->op[l->n++] = (uint32_t)v;
+	}
+	for (int s = 0; s < m->P && st == LBS_OK; s++) {
+		size_t n_s = soff[s + 1] - soff[s];
 		if (!n_s)
 			st = lbs_error_set(err, LBS_EINPUT, "%s: the template step (step %lld, dp_rank 0) has no ops "
 					   "on stage %d (stages 0 to %d are in the trace)", t->path,
 					   (long long)steps[0], s, m->P - 1);
 		else
-			st = stage_rules(&b, s, &L[(size_t)s * LBS_OP_N], K, K + nt);
+			st = stage_rules(&b, s, soff[s], soff[s + 1], &L[(size_t)s * LBS_OP_N], K, K + nt);
 	}
 	if (st == LBS_OK && b.oom)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
@@ -811,6 +907,11 @@ out:
 	free(K);
 	free(L);
 	free(lmem);
+	free(soff);
+	free(loff);
+	free(b.tkey);
+	free(b.tkop);
+	free(b.chunk);
 	if (st != LBS_OK)
 		lbs_wi_model_free(m);
 	return st;

@@ -105,7 +105,10 @@ static lbs_status run(pol *p, const char *name, const char *what)
 	for (size_t i = 0; i < p->m->n_steps; i++)
 		s += p->T[i];
 	q->mean_t = s / (double)p->m->n_steps;
-	q->recovered = (res->mean_nd - q->mean_t) / (res->mean_nd - res->mean_id);
+	/* With no slowdown (mean T_nd <= mean T_id) there is nothing to
+	 * recover: 0, not 0/0 (doc/whatif.md). */
+	double gap = res->mean_nd - res->mean_id;
+	q->recovered = gap > 0 ? (res->mean_nd - q->mean_t) / gap : 0;
 	return LBS_OK;
 }
 

@@ -317,6 +317,19 @@ lbs_status lbs_wi_analyse(const lbs_wi_model *m, lbs_wi_result *res, lbs_error *
 	res->mean_base = mean(res->t_base, ns);
 	res->mean_nd = mean(res->t_nd, ns);
 	res->mean_id = mean(res->t_id, ns);
+	/* S, L and every ratio divide by these: a step that takes no time
+	 * (every op of it 0 s long) is bad input, not a 0/0 to record. */
+	for (size_t i = 0; i < ns; i++)
+		if (!(res->t_meas[i] > 0) || !(res->t_nd[i] > 0) || !(res->t_id[i] > 0)) {
+			st = lbs_error_set(err, LBS_EINPUT, "%s: step %lld takes no time (%s %g s): the "
+					   "analysis divides by step times, so its ops must last longer than 0 s",
+					   m->trace->path, (long long)m->steps[i],
+					   !(res->t_meas[i] > 0) ? "measured" : !(res->t_nd[i] > 0) ? "without delays"
+					   : "in the ideal replay",
+					   !(res->t_meas[i] > 0) ? res->t_meas[i] : !(res->t_nd[i] > 0) ? res->t_nd[i]
+					   : res->t_id[i]);
+			goto out;
+		}
 	for (size_t i = 0; i < ns; i++) {
 		double e = fabs(res->t_base[i] - res->t_meas[i]) / res->t_meas[i];
 		if (e > res->base_max_rel)

@@ -19,98 +19,9 @@
 #include "config.h"
 #include "sim/recorder.h"
 #include "traces/series.h"
+#include "util/datapath.h"
 #include "util/outfile.h"
 #include "whatif/whatif.h"
-
-const char lbs_whatif_schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS whatif_runs ( -- lbsim whatif: one row per analysed trace\n"
-	"  whatif_id INTEGER PRIMARY KEY,\n"
-	"  trace TEXT NOT NULL,                -- the trace file as given\n"
-	"  meta TEXT NOT NULL,                 -- the metadata file as given\n"
-	"  trial_name TEXT NOT NULL,\n"
-	"  dp_size INTEGER NOT NULL,           -- the metadata's sizes\n"
-	"  dsp_size INTEGER NOT NULL,\n"
-	"  pp_size INTEGER NOT NULL,\n"
-	"  tp_size INTEGER NOT NULL,\n"
-	"  vpp_size INTEGER NOT NULL,\n"
-	"  world_size INTEGER NOT NULL,\n"
-	"  rows INTEGER NOT NULL,              -- op instances read\n"
-	"  steps INTEGER NOT NULL,\n"
-	"  workers INTEGER NOT NULL,           -- (dp_rank, stage) pairs recorded\n"
-	"  ops INTEGER NOT NULL,               -- ops of the template step (dp_rank 0)\n"
-	"  edges INTEGER NOT NULL,             -- their dependencies\n"
-	"  groups INTEGER NOT NULL,            -- communication groups\n"
-	"  sync_ops INTEGER NOT NULL,          -- ops in groups that span the dp_ranks\n"
-	"  lbsim_version TEXT NOT NULL,\n"
-	"  created_at TEXT NOT NULL            -- UTC, ISO 8601\n"
-	");\n"
-	"CREATE TABLE IF NOT EXISTS whatif_metrics ( -- one figure a row: S, L, M_S, M_W, ...\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  name TEXT NOT NULL,\n"
-	"  value REAL,                         -- NULL: not computed (S < 1.03)\n"
-	"  PRIMARY KEY (whatif_id, name)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS whatif_steps ( -- per traced step, seconds\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  step INTEGER NOT NULL,\n"
-	"  t_meas REAL NOT NULL,               -- measured: last end - first start\n"
-	"  t_base REAL NOT NULL,               -- replay with the trace's launch delays\n"
-	"  t_nodelay REAL NOT NULL,            -- replay without launch delays\n"
-	"  t_ideal REAL NOT NULL,              -- replay with every op at its type's ideal value\n"
-	"  S REAL NOT NULL,                    -- t_nodelay / t_ideal\n"
-	"  L REAL NOT NULL,                    -- t_meas / t_nodelay\n"
-	"  PRIMARY KEY (whatif_id, step)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS whatif_slowdowns ( -- S_t, S_dp, S_stage, S_w\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  metric TEXT NOT NULL,               -- S_t | S_dp | S_stage | S_w\n"
-	"  name TEXT NOT NULL,                 -- op type, dp_rank, stage or global rank\n"
-	"  dp_rank INTEGER,                    -- NULL where it does not apply\n"
-	"  stage INTEGER,\n"
-	"  rank INTEGER,\n"
-	"  step INTEGER,                       -- NULL: over all steps\n"
-	"  value REAL NOT NULL\n"
-	");\n"
-	"CREATE TABLE IF NOT EXISTS whatif_ideal ( -- the ideal value of each op type\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  optype TEXT NOT NULL,\n"
-	"  role TEXT NOT NULL,                 -- duration (local ops) | transfer (group members)\n"
-	"  pooled TEXT NOT NULL,               -- mean | median\n"
-	"  value REAL NOT NULL,                -- seconds\n"
-	"  PRIMARY KEY (whatif_id, optype, role)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS whatif_tests ( -- removal/addition tests\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  name TEXT NOT NULL,                 -- M_S | M_W\n"
-	"  workers TEXT NOT NULL,              -- the set W\n"
-	"  t_rem REAL NOT NULL,                -- mean step time, W ideal, the rest as traced\n"
-	"  t_add REAL NOT NULL,                -- mean step time, W as traced, the rest ideal\n"
-	"  t_ori REAL NOT NULL,                -- mean no-delay step time\n"
-	"  t_ideal REAL NOT NULL,\n"
-	"  rem REAL NOT NULL,                  -- (t_ori - t_rem) / (t_ori - t_ideal): the figure itself\n"
-	"  add_fraction REAL NOT NULL,         -- (t_add - t_ideal) / (t_ori - t_ideal)\n"
-	"  PRIMARY KEY (whatif_id, name)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS whatif_timeline ( -- the step with the largest S, op by op\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  replay TEXT NOT NULL,               -- traced (the trace's rows) | ideal (the ideal replay)\n"
-	"  step INTEGER NOT NULL,\n"
-	"  dp_rank INTEGER NOT NULL,\n"
-	"  stage INTEGER NOT NULL,\n"
-	"  optype TEXT NOT NULL,\n"
-	"  seq_id INTEGER NOT NULL,\n"
-	"  start_s REAL NOT NULL,              -- from the step's start\n"
-	"  end_s REAL NOT NULL,\n"
-	"  PRIMARY KEY (whatif_id, replay, dp_rank, stage, optype, seq_id)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS whatif_policies ( -- counterfactual replays\n"
-	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
-	"  policy TEXT NOT NULL,\n"
-	"  description TEXT NOT NULL,\n"
-	"  mean_step_s REAL NOT NULL,\n"
-	"  recovered REAL NOT NULL,            -- fraction of t_nodelay - t_ideal the policy removes\n"
-	"  PRIMARY KEY (whatif_id, policy)\n"
-	") WITHOUT ROWID;\n";
 
 static void usage(FILE *out)
 {
@@ -147,10 +58,10 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 	       m->trace->path, meta->trial_name, m->D, m->P, m->V, m->n_steps, m->n_workers, m->n_ops,
 	       m->n_edges, m->n_comm_groups, m->n_sync_ops);
 	printf("replay of the trace: step times within %.2g (relative) of the measured ones\n", r->base_max_rel);
-	printf("mean step time: measured %.17g s, no-delay %.17g s, ideal %.17g s\n", r->mean_meas, r->mean_nd,
+	printf("mean step time: measured %.6f s, no-delay %.6f s, ideal %.6f s\n", r->mean_meas, r->mean_nd,
 	       r->mean_id);
-	printf("S = %.17g\n", r->S);
-	printf("L = %.17g\n", r->L);
+	printf("S = %.6f\n", r->S);
+	printf("L = %.6f\n", r->L);
 	size_t imax = 0, imin = 0;
 	for (size_t i = 1; i < r->n_steps; i++) {
 		if (r->t_nd[i] / r->t_id[i] > r->t_nd[imax] / r->t_id[imax])
@@ -158,7 +69,7 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 		if (r->t_nd[i] / r->t_id[i] < r->t_nd[imin] / r->t_id[imin])
 			imin = i;
 	}
-	printf("per step: S max %.17g (step %lld), min %.17g (step %lld)\n", r->t_nd[imax] / r->t_id[imax],
+	printf("per step: S max %.4f (step %lld), min %.4f (step %lld)\n", r->t_nd[imax] / r->t_id[imax],
 	       (long long)r->steps[imax], r->t_nd[imin] / r->t_id[imin], (long long)r->steps[imin]);
 	if (!r->attributed) {
 		printf("S < %.2f: no attribution (S_t, S_dp, S_stage, S_w, M_S, M_W are null)\n",
@@ -178,9 +89,9 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 				}
 				shown++;
 				if (k == LBS_WI_WORKER)
-					printf(" rank %d (dp %d, stage %d) %.17g;", s->rank, s->dp_rank, s->stage, s->value);
+					printf(" rank %d (dp %d, stage %d) %.4f;", s->rank, s->dp_rank, s->stage, s->value);
 				else
-					printf(" %s %.17g;", s->name, s->value);
+					printf(" %s %.4f;", s->name, s->value);
 			}
 			if (more)
 				printf(" and %zu more (table whatif_slowdowns)", more);
@@ -189,7 +100,7 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 		const lbs_wi_test *t[] = { &r->ms, &r->mw };
 		const char *name[] = { "M_S", "M_W" };
 		for (int k = 0; k < 2; k++)
-			printf("%s = %.17g (W = %s; T_rem %.17g, T_add %.17g, add %.17g)\n", name[k], t[k]->rem,
+			printf("%s = %.4f (W = %s; T_rem %.4f s, T_add %.4f s, add %.4f)\n", name[k], t[k]->rem,
 			       t[k]->workers, t[k]->t_rem, t[k]->t_add, t[k]->add);
 	}
 	for (size_t i = 0; i < r->n_policies; i++)
@@ -422,7 +333,14 @@ int lbs_whatif_command(int argc, char **argv)
 		usage(stderr);
 		return LBS_EUSAGE;
 	}
-	const char *trace_path = argv[optind];
+	/* A relative trace or metadata path not found from here is looked for
+	 * in LBSIM_PATH, the source tree and the installed data, as a
+	 * scenario's trace is (util/datapath.h), so that the shipped traces
+	 * run from any directory. */
+	lbs_datapath tfile, mfile;
+	lbs_datapath_find(argv[optind], NULL, "traces/data", &tfile);
+	lbs_datapath_find(meta_path, NULL, "traces/data", &mfile);
+	const char *trace_path = tfile.path;
 	/* SIGINT, SIGTERM: exit 130 at once, nothing written (record holds
 	 * them back while it writes). */
 	lbs_signals_exit();
@@ -431,9 +349,11 @@ int lbs_whatif_command(int argc, char **argv)
 	lbs_ops_trace trace;
 	lbs_wi_model model;
 	lbs_wi_result res;
-	lbs_status st = lbs_ops_meta_read(meta_path, &meta, &err);
-	if (st == LBS_OK)
-		st = lbs_ops_read_any(trace_path, &trace, &err);
+	lbs_status st = lbs_ops_meta_read(mfile.path, &meta, &err);
+	if (st != LBS_OK)
+		lbs_datapath_explain(&err, &mfile);
+	if (st == LBS_OK && (st = lbs_ops_read_any(trace_path, &trace, &err)) != LBS_OK)
+		lbs_datapath_explain(&err, &tfile);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim whatif: %s\n", err.msg);
 		return st;

@@ -3,9 +3,6 @@
 #ifndef LBS_WHATIF_CMD_H
 #define LBS_WHATIF_CMD_H
 
-/* The whatif_* tables, created if absent in a results database. */
-extern const char lbs_whatif_schema_sql[];
-
 int lbs_whatif_command(int argc, char **argv);
 
 #endif

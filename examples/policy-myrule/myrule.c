@@ -12,7 +12,7 @@
  *
  * Build it against an installed lbsim and run it:
  *   cc -shared -fPIC -O2 $(pkg-config --cflags lbsim) myrule.c -o myrule.so
- *   lbsim scenario.ini --set policy.plugin=./myrule.so --policy myrule */
+ *   lbsim scenario.ini --plugins --set policy.plugin=./myrule.so --policy myrule */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>

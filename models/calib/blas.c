@@ -26,9 +26,11 @@ void lbs__bench_sizes(const lbs_net *net, int64_t batch, lbs_cuda_sizes *z)
 		for (int p = 0; p < LBS_GEMM_PASSES; p++) {
 			if (!g[p].count)
 				continue;
-			z->a = fmax(z->a, (double)g[p].m * (double)g[p].k);
-			z->b = fmax(z->b, (double)g[p].k * (double)g[p].n);
-			z->c = fmax(z->c, (double)g[p].m * (double)g[p].n);
+			/* a batch of products (attention's heads): each on its own matrices */
+			double c = l->kind == LBS_LAYER_SPARSE ? 1 : (double)g[p].count;
+			z->a = fmax(z->a, c * (double)g[p].m * (double)g[p].k);
+			z->b = fmax(z->b, c * (double)g[p].k * (double)g[p].n);
+			z->c = fmax(z->c, c * (double)g[p].m * (double)g[p].n);
 		}
 		if (l->kind == LBS_LAYER_SPARSE) {
 			z->weights = fmax(z->weights, (double)l->features * l->out_c);
@@ -96,16 +98,23 @@ typedef struct buffers {
 static void gemm(const lbs_gemm *g, int pass, const buffers *m)
 {
 	int mi = (int)g->m, ni = (int)g->n, ki = (int)g->k;
-	switch (pass) {
-	case LBS_GEMM_FORWARD: /* Y (M x N) = W (M x K) X (K x N) */
-		sgemm(m->blas, false, false, mi, ni, ki, m->a, ki, m->b, ni, m->c, ni);
-		break;
-	case LBS_GEMM_BACKWARD_DATA: /* dX (K x N) = W^T (K x M) dY (M x N) */
-		sgemm(m->blas, true, false, mi, ni, ki, m->a, mi, m->b, ni, m->c, ni);
-		break;
-	default: /* dW (M x K) = dY (M x N) X^T (N x K) */
-		sgemm(m->blas, false, true, mi, ni, ki, m->a, ki, m->b, ki, m->c, ni);
-		break;
+	size_t sa = (size_t)g->m * (size_t)g->k, sb = (size_t)g->k * (size_t)g->n, sc = (size_t)g->m * (size_t)g->n;
+	/* count > 1: a batch of products (attention's heads), one after another
+	 * on consecutive matrices, as a strided batched GEMM runs them */
+	for (int64_t r = 0; r < g->count; r++) {
+		const float *a = m->a + (size_t)r * sa, *b = m->b + (size_t)r * sb;
+		float *c = m->c + (size_t)r * sc;
+		switch (pass) {
+		case LBS_GEMM_FORWARD: /* Y (M x N) = W (M x K) X (K x N) */
+			sgemm(m->blas, false, false, mi, ni, ki, a, ki, b, ni, c, ni);
+			break;
+		case LBS_GEMM_BACKWARD_DATA: /* dX (K x N) = W^T (K x M) dY (M x N) */
+			sgemm(m->blas, true, false, mi, ni, ki, a, mi, b, ni, c, ni);
+			break;
+		default: /* dW (M x K) = dY (M x N) X^T (N x K) */
+			sgemm(m->blas, false, true, mi, ni, ki, a, ki, b, ki, c, ni);
+			break;
+		}
 	}
 }
 
@@ -144,6 +153,16 @@ static void iteration(const lbs_net *net, int64_t batch, const buffers *m)
 	}
 	for (size_t i = net->n_layers; i-- > 0;) {
 		const lbs_layer *l = &net->layers[i];
+		/* entering a transformer block from above: the forward GEMMs that
+		 * the recomputation runs again, before its gradients */
+		if (l->block && (i + 1 == net->n_layers || net->layers[i + 1].block != l->block)) {
+			size_t j = i;
+			while (j > 0 && net->layers[j - 1].block == l->block)
+				j--;
+			for (; j <= i; j++)
+				if (lbs_layer_recomputed(net, &net->layers[j]) && lbs_layer_gemms(&net->layers[j], batch, g))
+					gemm(&g[LBS_GEMM_FORWARD], LBS_GEMM_FORWARD, m);
+		}
 		if (l->kind == LBS_LAYER_SPARSE) {
 			sparse(l, batch, false, m);
 		} else if (lbs_layer_gemms(l, batch, g)) {

@@ -15,8 +15,10 @@
 
 #include "config.h"
 #include "models/calib.h"
+#include "models/calib/gpu_fit.h"
 
 #include "models/nets.h"
+#include "models/calib/convergence.h"
 #include "models/profile.h"
 #include "util/clock.h"
 #include "util/outfile.h"
@@ -36,8 +38,11 @@ static void usage(FILE *out)
 		"       lbsim calibrate --from-table [--data DIR] [-o DIR]\n"
 		"       lbsim calibrate --fit TIMES.csv --device cpu|gpu [--model NAME]\n"
 		"                       [--device-name TEXT] [-o PROFILE]\n"
+		"       lbsim calibrate --convergence LOSS.csv --target LOSS [--smooth N] [-o FILE]\n"
+		"       lbsim calibrate --gpus\n"
+		"       lbsim calibrate --datasheet DEVICE:MODEL[:TOKENS[:RECOMPUTE]] [--batches LIST] [-o PROFILE]\n"
 		"       lbsim calibrate --list\n"
-		"       lbsim calibrate --layers MODEL [--batch N]\n"
+		"       lbsim calibrate --layers MODEL [--batch N] [--seq N] [--tp N] [--recompute MODE]\n"
 		"       lbsim calibrate --keys\n"
 		"\n"
 		"Fits cost profiles to measurements (doc/profiles.md) and describes the networks\n"
@@ -51,6 +56,15 @@ static void usage(FILE *out)
 		"                          testbed's torch worker, fit t(b) = t0 + per_sample*b (CPU)\n"
 		"      --cuda MODEL        the same through cuBLAS on a GPU; fit the GPU cost kind\n"
 		"                          (piecewise, power, quadratic) of least held-out error\n"
+		"      --seq N, --tp N, --recompute none|selective|full  with --layers, a\n"
+		"                          transformer's sequence length, tensor-parallel degree (one\n"
+		"                          rank's operations) and recomputation (doc/transformers.md)\n"
+		"      --gpus              the GPUs' datasheets, the efficiency fitted to published\n"
+		"                          throughputs and its error on those held out (doc/gpus.md)\n"
+		"      --datasheet DEVICE:MODEL[:TOKENS[:selective|full]]  a GPU profile of MODEL on\n"
+		"                          DEVICE (recomputation: selective, flash attention's) predicted\n"
+		"                          from the datasheet (default batches 1,2,3,4,6,8,12,16,24,32\n"
+		"                          up to the memory cap)\n"
 		"      --batches LIST      batch sizes, comma-separated (default 1,2,4,8,16,32)\n"
 		"      --reps N            timed repetitions per batch (default 5); the median counts\n"
 		"      --warmup N          untimed repetitions before them (default 1)\n"
@@ -747,7 +761,7 @@ static int bench(bench_opts *o)
 	} else {
 		print_fit("fit:", p);
 	}
-	printf("memory cap: %lld samples (fp32 activations, doc/nets.md) in %.1f GB\n", (long long)cap,
+	printf("memory cap: %lld samples (model state and activations, doc/nets.md, doc/transformers.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
 	if (o->resize && (st = measure_resize(lib, o->torch ? o->fw : NULL, fw_ctx, &net, o, 0.5 * device_memory, p, &err)) !=
 				 LBS_OK) {
@@ -773,7 +787,7 @@ out:
 
 static int list_nets(void)
 {
-	printf("%-12s %12s %10s %12s  %s\n", "model", "parameters", "GFLOP/smp", "act_MB/smp", "title");
+	printf("%-16s %13s %10s %12s  %s\n", "model", "parameters", "GFLOP/smp", "act_MB/smp", "title");
 	for (size_t i = 0; lbs_net_name_at(i); i++) {
 		lbs_net n;
 		lbs_error err = { 0 };
@@ -781,18 +795,195 @@ static int list_nets(void)
 			fprintf(stderr, "lbsim calibrate: %s\n", err.msg);
 			return err.status;
 		}
-		printf("%-12s %12lld %10.4g %12.4g  %s\n", n.name, (long long)n.params,
-		       lbs_net_flops(&n, 1) / 1e9, 4e-6 * (double)n.act_per_sample, n.title);
+		printf("%-16s %13lld %10.4g %12.4g  %s\n", n.name, (long long)n.params,
+		       lbs_net_flops(&n, 1) / 1e9, 1e-6 * (double)(n.act_bytes + n.core_bytes), n.title);
 		lbs_net_destroy(&n);
 	}
 	return 0;
 }
 
-static int show_layers(const char *model, int64_t batch)
+/* --gpus: the datasheets, the efficiency curve fitted to the published
+ * figures, and its error on the figures it was not fitted to. */
+static int gpus(void)
+{
+	printf("%-10s %12s %10s %10s %8s  %s\n", "device", "16-bit_TF/s", "fp32_TF/s", "GB/s", "GB", "source");
+	for (size_t i = 0; lbs_gpu_at(i); i++) {
+		const lbs_gpu_spec *d = lbs_gpu_at(i);
+		printf("%-10s %12.1f %10.1f %10.0f %8.0f  %s\n", d->name, d->tensor_flops / 1e12, d->fp32_flops / 1e12,
+		       d->bandwidth / 1e9, d->memory / 1e9, d->source);
+	}
+	size_t n;
+	const lbs_gpu_figure *f = lbs_gpu_figures(&n);
+	double *obs = calloc(n, sizeof *obs), *err_rel = calloc(n, sizeof *err_rel), *tmp = calloc(n, sizeof *tmp);
+	lbs_error err = { 0 };
+	lbs_gpu_eff e;
+	double rms;
+	lbs_status st = obs && err_rel && tmp ? LBS_OK : lbs_error_set(&err, LBS_EINTERNAL, "out of memory");
+	for (size_t i = 0; st == LBS_OK && i < n; i++)
+		obs[i] = f[i].tokens_per_s;
+	if (st == LBS_OK)
+		st = lbs_gpu_fit(f, obs, n, &e, &rms, &err);
+	if (st == LBS_OK) {
+		printf("\nfit to the %s figures (MosaicML llm-foundry MPT benchmarks, doc/gpus.md): eff_max %.4f, "
+		       "t_half %.4g us, mem %.4f, overhead %.3g us; RMS log error %.4f\n", "fitted", e.eff_max,
+		       e.f_half * 1e6, e.mem, e.overhead * 1e6, rms);
+		printf("%-10s %-9s %6s %5s %4s %10s %10s %8s  %s\n", "device", "model", "seq", "mb", "ckpt",
+		       "published", "predicted", "error", "role");
+	}
+	for (size_t i = 0; st == LBS_OK && i < n; i++) {
+		lbs_net net;
+		if ((st = lbs_gpu_figure_net(&f[i], &net, &err)) != LBS_OK)
+			break;
+		double p = lbs_gpu_figure_predict(&f[i], &net, &e);
+		lbs_net_destroy(&net);
+		err_rel[i] = p / f[i].tokens_per_s - 1;
+		printf("%-10s %-9s %6lld %5lld %4s %10.0f %10.0f %+7.1f%%  %s\n", f[i].device, f[i].model,
+		       (long long)f[i].seq, (long long)f[i].micro_batch, f[i].checkpointing ? "yes" : "no",
+		       f[i].tokens_per_s, p, 100 * err_rel[i], f[i].fitted ? "fitted" : "held out");
+	}
+	if (st == LBS_OK) {
+		printf("\n%-10s %-9s %4s %12s %12s\n", "device", "role", "n", "median_|err|", "worst_|err|");
+		/* by device and role, in the figures' order */
+		for (size_t i = 0; i < n; i++) {
+			bool first = true;
+			for (size_t k = 0; k < i; k++)
+				first &= strcmp(f[k].device, f[i].device) || f[k].fitted != f[i].fitted;
+			if (!first)
+				continue;
+			size_t m = 0;
+			double worst = 0;
+			for (size_t j = 0; j < n; j++)
+				if (!strcmp(f[j].device, f[i].device) && f[j].fitted == f[i].fitted) {
+					tmp[m++] = fabs(err_rel[j]);
+					worst = fmax(worst, fabs(err_rel[j]));
+				}
+			printf("%-10s %-9s %4zu %11.1f%% %11.1f%%\n", f[i].device, f[i].fitted ? "fitted" : "held out",
+			       m, 100 * lbs_calib_median(tmp, m), 100 * worst);
+		}
+		size_t m = 0;
+		double worst = 0;
+		for (size_t j = 0; j < n; j++)
+			if (!f[j].fitted) {
+				tmp[m++] = fabs(err_rel[j]);
+				worst = fmax(worst, fabs(err_rel[j]));
+			}
+		printf("%-10s %-9s %4zu %11.1f%% %11.1f%%\n", "all", "held out", m, 100 * lbs_calib_median(tmp, m),
+		       100 * worst);
+	}
+	if (st != LBS_OK)
+		fprintf(stderr, "lbsim calibrate: --gpus: %s\n", err.msg);
+	free(obs);
+	free(err_rel);
+	free(tmp);
+	return st;
+}
+
+/* --datasheet DEVICE:MODEL[:TOKENS]: a profile predicted by the datasheet
+ * model, with the efficiency fitted to the published figures, at each
+ * batch whose activations fit in the device's memory (bf16, selective
+ * recomputation as flash attention does; the model state's share is the
+ * scenario's to size, with `memory` and `zero_stage`). */
+static int datasheet(const char *spec, const int64_t *batches, size_t n_batches, const char *output,
+		     const char *command)
+{
+	char dev[64] = "", model[64] = "", rec[16] = "selective";
+	long long seq = 0;
+	int got = sscanf(spec, "%63[^:]:%63[^:]:%lld:%15s", dev, model, &seq, rec);
+	bool full = !strcmp(rec, "full");
+	if (got < 2 || !lbs_gpu_find(dev) || (!full && strcmp(rec, "selective"))) {
+		fprintf(stderr, "lbsim calibrate: --datasheet %s: expected DEVICE:MODEL[:TOKENS[:selective|full]] with a "
+			"device of lbsim calibrate --gpus and a model of --list\n", spec);
+		return LBS_EUSAGE;
+	}
+	const lbs_gpu_spec *d = lbs_gpu_find(dev);
+	lbs_error err = { 0 };
+	lbs_net net;
+	lbs_net_opts o = { .seq_len = seq, .recompute = full ? LBS_RECOMPUTE_FULL : LBS_RECOMPUTE_SELECTIVE };
+	lbs_status st = lbs_net_create_opts(&net, model, &o, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim calibrate: --datasheet %s: %s\n", spec, err.msg);
+		return LBS_EUSAGE;
+	}
+	size_t n;
+	const lbs_gpu_figure *f = lbs_gpu_figures(&n);
+	double *obs = calloc(n, sizeof *obs), rms;
+	lbs_gpu_eff e;
+	lbs_profile *p = calloc(1, sizeof *p);
+	if (!obs || !p || !(p->point = calloc(n_batches, sizeof *p->point))) {
+		st = lbs_error_set(&err, LBS_EINTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		obs[i] = f[i].tokens_per_s;
+	if ((st = lbs_gpu_fit(f, obs, n, &e, &rms, &err)) != LBS_OK)
+		goto out;
+	/* the cap of the activations alone: the model state depends on how
+	 * the scenario partitions it (its `memory` and `zero_stage` keys) */
+	lbs_mem m;
+	lbs_net_memory(&net, 1, &m);
+	int64_t cap = (int64_t)floor(d->memory / m.activations);
+	if (cap < 1) {
+		st = lbs_error_set(&err, LBS_EINPUT, "out of memory: one sample's activations of %s need %.4g GB, the "
+				   "%s has %.4g GB", model, m.activations / 1e9, dev, d->memory / 1e9);
+		goto out;
+	}
+	for (size_t i = 0; i < n_batches; i++)
+		if (batches[i] <= cap)
+			p->point[p->n_points++] = (lbs_profile_point){ batches[i],
+					lbs_gpu_iteration_time(d, &e, &net, batches[i], true), NAN };
+	if (p->n_points < 1) {
+		st = lbs_error_set(&err, LBS_EINPUT, "no batch of --batches fits: the memory cap is %lld", (long long)cap);
+		goto out;
+	}
+	p->cost.max_batch = cap;
+	lbs_kind_score score[4];
+	size_t n_score = 0;
+	if ((st = lbs_calib_fit_gpu(p, score, &n_score, &err)) != LBS_OK)
+		goto out;
+	char sw[128];
+	software(sw, sizeof sw);
+	p->format = LBS_PROFILE_FORMAT;
+	p->device_class = 1;
+	p->source = LBS_SOURCE_DATASHEET;
+	lbs_fmt(p->device, sizeof p->device, "%s (datasheet model)", d->title);
+	lbs_fmt(p->host, sizeof p->host, "%.200s", d->source);
+	lbs_fmt(p->model, sizeof p->model, "%s, %lld tokens, bf16, %s recomputation", net.title,
+		(long long)net.opts.seq_len, rec);
+	lbs_fmt(p->description, sizeof p->description, "one training iteration predicted from the device's "
+		"datasheet (models/gpu.h, doc/gpus.md): every operation of %s, flash attention", model);
+	lbs_fmt(p->origin, sizeof p->origin, "lbsim's datasheet cost model, efficiency fitted to MosaicML llm-foundry's "
+		"MPT benchmarks on A100 80GB (eff_max %.3f, t_half %.3g us, mem %.3f, overhead %.3g us)",
+		e.eff_max, e.f_half * 1e6, e.mem, e.overhead * 1e6);
+	lbs_fmt(p->software, sizeof p->software, "%s", sw);
+	lbs_fmt(p->command, sizeof p->command, "%.190s", command);
+	printf("calibrate --datasheet %s: %s, memory cap %lld samples in %.0f GB\n", spec, p->cost.ops->name,
+	       (long long)cap, d->memory / 1e9);
+	print_scores(score, n_score, p->cost.ops);
+	printf("%8s %12s %12s %10s\n", "batch", "time_s", "fit_s", "tokens/s");
+	for (size_t i = 0; i < p->n_points; i++)
+		printf("%8lld %12.6g %12.6g %10.0f\n", (long long)p->point[i].batch, p->point[i].time_s,
+		       lbs_cost_time_s(&p->cost, p->point[i].batch),
+		       (double)(p->point[i].batch * net.opts.seq_len) / p->point[i].time_s);
+	if (output) {
+		if ((st = write_profile(p, output, &err)) == LBS_OK)
+			printf("profile: %s\n", output);
+	}
+out:
+	if (st != LBS_OK)
+		fprintf(stderr, "lbsim calibrate: --datasheet %s: %s\n", spec, err.msg);
+	if (p)
+		lbs_profile_destroy(p);
+	free(p);
+	free(obs);
+	lbs_net_destroy(&net);
+	return st;
+}
+
+static int show_layers(const char *model, int64_t batch, const lbs_net_opts *o)
 {
 	lbs_net n;
 	lbs_error err = { 0 };
-	if (lbs_net_create(&n, model, &err) != LBS_OK) {
+	if (lbs_net_create_opts(&n, model, o, &err) != LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --layers: %s\n", err.msg);
 		return LBS_EUSAGE;
 	}
@@ -808,12 +999,21 @@ int lbs_calibrate_command(int argc, char **argv)
 
 int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework *torch)
 {
+	/* --convergence: a mode of its own (models/calib/convergence.c). */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--convergence") || !strncmp(argv[i], "--convergence=", 14))
+			return lbs_convergence_command(argc, argv);
 	enum { OPT_LIST = 256, OPT_LAYERS, OPT_BATCH, OPT_KEYS, OPT_FROM_TABLE, OPT_DATA, OPT_BLAS,
 	       OPT_CUDA, OPT_BATCHES, OPT_REPS, OPT_WARMUP, OPT_THREADS, OPT_GPU, OPT_MEMORY, OPT_FIT,
 	       OPT_DEVICE, OPT_MODEL, OPT_RESIZE, OPT_RESIZE_BATCH, OPT_RESIZE_DELTA, OPT_RESIZE_ROUNDS,
-	       OPT_DEVICE_NAME, OPT_TORCH };
+	       OPT_TP, OPT_SEQ, OPT_RECOMPUTE, OPT_DEVICE_NAME, OPT_TORCH, OPT_GPUS, OPT_DATASHEET };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "gpus", no_argument, NULL, OPT_GPUS },
+		{ "tp", required_argument, NULL, OPT_TP },
+		{ "seq", required_argument, NULL, OPT_SEQ },
+		{ "recompute", required_argument, NULL, OPT_RECOMPUTE },
+		{ "datasheet", required_argument, NULL, OPT_DATASHEET },
 		{ "layers", required_argument, NULL, OPT_LAYERS },
 		{ "batch", required_argument, NULL, OPT_BATCH },
 		{ "keys", no_argument, NULL, OPT_KEYS },
@@ -841,14 +1041,18 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layers = NULL, *data = "traces/data", *output = NULL;
-	bool list = false, keys = false, tables = false;
-	int64_t batch = 1;
+	bool list = false, keys = false, tables = false, gpu_fit = false;
+	const char *sheet = NULL;
+	int64_t batch = 1, tp = 1, seq = 0;
+	int recompute = LBS_RECOMPUTE_NONE;
 	bench_opts bo = { .reps = 5, .warmup = 1, .resize_batch = 32, .resize_delta = 2, .resize_rounds = 7 };
 	fit_opts fo = { .device_class = -1, .command = bo.command };
 	char why[256];
 	int c;
-	lbs_fmt(bo.command, sizeof bo.command, "lbsim");
-	for (int i = 0; i < argc; i++) {
+	/* argv[0] is the command ("lbsim calibrate", or "calibrate" when called
+	 * directly): what reruns it starts with "lbsim calibrate" either way. */
+	lbs_fmt(bo.command, sizeof bo.command, "lbsim calibrate");
+	for (int i = 1; i < argc; i++) {
 		size_t used = strlen(bo.command);
 		/* quoted when it holds a space, so that the command reruns */
 		bool quote = strpbrk(argv[i], " \t") && !strchr(argv[i], '\'');
@@ -861,6 +1065,22 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 			seen[c] = argv[optind - 1];
 		switch (c) {
 		case OPT_LIST: list = true; break;
+		case OPT_GPUS: gpu_fit = true; break;
+		case OPT_DATASHEET: sheet = optarg; break;
+		case OPT_TP:
+			if (!parse_count("--tp", optarg, 1, 1024, &tp))
+				return LBS_EUSAGE;
+			break;
+		case OPT_SEQ:
+			if (!parse_count("--seq", optarg, 1, 1048576, &seq))
+				return LBS_EUSAGE;
+			break;
+		case OPT_RECOMPUTE:
+			if ((recompute = lbs_choice_index(LBS_RECOMPUTE_CHOICES, optarg)) < 0) {
+				fprintf(stderr, "lbsim calibrate: --recompute %s: expected none, selective or full\n", optarg);
+				return LBS_EUSAGE;
+			}
+			break;
 		case OPT_LAYERS: layers = optarg; break;
 		case OPT_KEYS: keys = true; break;
 		case OPT_FROM_TABLE: tables = true; break;
@@ -934,9 +1154,9 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		fprintf(stderr, "lbsim calibrate: unexpected argument '%s'\n", argv[optind]);
 		return LBS_EUSAGE;
 	}
-	if (list + keys + tables + (layers != NULL) + (bo.model != NULL) + (fo.csv != NULL) != 1) {
+	if (list + keys + tables + gpu_fit + (sheet != NULL) + (layers != NULL) + (bo.model != NULL) + (fo.csv != NULL) != 1) {
 		fprintf(stderr, "lbsim calibrate: give one of --blas MODEL, --torch MODEL, --cuda MODEL, --from-table, "
-			"--fit TIMES.csv, --list, --layers MODEL or --keys\n");
+			"--fit TIMES.csv, --list, --layers MODEL, --gpus, --datasheet DEVICE:MODEL or --keys\n");
 		usage(stderr);
 		free(bo.batches);
 		return LBS_EUSAGE;
@@ -947,15 +1167,16 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		const char *name;
 		int modes; /* 1 --blas, 2 --cuda, 4 --from-table, 8 --layers, 16 --fit */
 	} owners[] = {
-		{ OPT_BATCHES, "--batches", 3 }, { OPT_REPS, "--reps", 3 },     { OPT_WARMUP, "--warmup", 3 },
+		{ OPT_BATCHES, "--batches", 35 }, { OPT_REPS, "--reps", 3 },     { OPT_WARMUP, "--warmup", 3 },
 		{ OPT_MEMORY, "--memory", 3 },   { OPT_THREADS, "--threads", 1 }, { OPT_GPU, "--gpu", 2 },
 		{ OPT_DATA, "--data", 4 },       { OPT_BATCH, "--batch", 8 },
+		{ OPT_TP, "--tp", 8 },           { OPT_SEQ, "--seq", 8 },         { OPT_RECOMPUTE, "--recompute", 8 },
 		{ OPT_DEVICE, "--device", 16 },  { OPT_MODEL, "--model", 16 },
 		{ OPT_DEVICE_NAME, "--device-name", 16 },
 		{ OPT_RESIZE, "--resize", 1 },   { OPT_RESIZE_BATCH, "--resize-batch", 1 },
 		{ OPT_RESIZE_DELTA, "--resize-delta", 1 }, { OPT_RESIZE_ROUNDS, "--resize-rounds", 1 },
 	};
-	int mode = bo.model ? (bo.cuda ? 2 : 1) : tables ? 4 : layers ? 8 : fo.csv ? 16 : 0;
+	int mode = bo.model ? (bo.cuda ? 2 : 1) : tables ? 4 : layers ? 8 : fo.csv ? 16 : sheet ? 32 : 0;
 	for (size_t i = 0; i < sizeof owners / sizeof *owners; i++)
 		if (seen[owners[i].opt] && !(owners[i].modes & mode)) {
 			fprintf(stderr, "lbsim calibrate: %s does not apply here (see lbsim calibrate --help)\n",
@@ -981,7 +1202,7 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		free(bo.batches);
 		return LBS_EUSAGE;
 	}
-	if (output && (list || keys || layers)) {
+	if (output && (list || keys || layers || gpu_fit)) {
 		fprintf(stderr, "lbsim calibrate: -o applies to --blas, --cuda, --fit and --from-table\n");
 		free(bo.batches);
 		return LBS_EUSAGE;
@@ -994,6 +1215,13 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 			return LBS_EINTERNAL;
 		bo.output = output;
 		int rc = bench(&bo);
+		free(bo.batches);
+		return rc;
+	}
+	if (sheet) {
+		if (!bo.batches && !parse_batches("1,2,3,4,6,8,12,16,24,32", &bo))
+			return LBS_EINTERNAL;
+		int rc = datasheet(sheet, bo.batches, bo.n_batches, output, bo.command);
 		free(bo.batches);
 		return rc;
 	}
@@ -1012,5 +1240,8 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		lbs_profile_document(stdout);
 		return 0;
 	}
-	return list ? list_nets() : show_layers(layers, batch);
+	if (gpu_fit)
+		return gpus();
+	lbs_net_opts o = { .seq_len = seq, .tp = (int)tp, .recompute = recompute };
+	return list ? list_nets() : show_layers(layers, batch, &o);
 }

@@ -62,7 +62,7 @@ lbs_status lbs_cuda_bench(int device, const lbs_net *net, int64_t batch, int war
 	/* The ops in training order: forward through the layers, then the
 	 * gradients back through them. */
 	size_t n = 0;
-	lbs_cuda_op *ops = lbs_calloc(3 * net->n_layers + 1, sizeof *ops, err);
+	lbs_cuda_op *ops = lbs_calloc(4 * net->n_layers + 1, sizeof *ops, err);
 	if (!ops)
 		return LBS_EINTERNAL;
 	lbs_gemm g[LBS_GEMM_PASSES];
@@ -74,10 +74,21 @@ lbs_status lbs_cuda_bench(int device, const lbs_net *net, int64_t batch, int war
 			ops[n++] = (lbs_cuda_op){ .kind = LBS_CUDA_SPARSE_FORWARD, .batch = batch,
 						  .features = l->features, .nnz = l->nnz, .out = l->out_c };
 		else
-			ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, LBS_GEMM_FORWARD, g[0].m, g[0].n, g[0].k, 0, 0, 0, 0 };
+			ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, LBS_GEMM_FORWARD, g[0].m, g[0].n, g[0].k, 0, 0, 0, 0, g[0].count };
 	}
 	for (size_t i = net->n_layers; i-- > 0;) {
 		const lbs_layer *l = &net->layers[i];
+		/* entering a transformer block from above: the forward GEMMs its
+		 * recomputation runs again (as models/calib/blas.c) */
+		if (l->block && (i + 1 == net->n_layers || net->layers[i + 1].block != l->block)) {
+			size_t j = i;
+			while (j > 0 && net->layers[j - 1].block == l->block)
+				j--;
+			for (; j <= i; j++)
+				if (lbs_layer_recomputed(net, &net->layers[j]) && lbs_layer_gemms(&net->layers[j], batch, g))
+					ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, LBS_GEMM_FORWARD, g[0].m, g[0].n, g[0].k,
+								  0, 0, 0, 0, g[0].count };
+		}
 		if (!lbs_layer_gemms(l, batch, g))
 			continue;
 		if (l->kind == LBS_LAYER_SPARSE) {
@@ -87,7 +98,7 @@ lbs_status lbs_cuda_bench(int device, const lbs_net *net, int64_t batch, int war
 		}
 		for (int p = LBS_GEMM_BACKWARD_DATA; p <= LBS_GEMM_BACKWARD_WEIGHT; p++)
 			if (g[p].count)
-				ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, p, g[p].m, g[p].n, g[p].k, 0, 0, 0, 0 };
+				ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, p, g[p].m, g[p].n, g[p].k, 0, 0, 0, 0, g[p].count };
 	}
 	lbs_cuda_sizes z;
 	lbs__bench_sizes(net, batch, &z);

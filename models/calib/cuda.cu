@@ -30,18 +30,23 @@ int fail(char *err, size_t len, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Row-major C (m x n) = op(A) op(B) on column-major cuBLAS: C^T = op(B)^T op(A)^T. */
+/* Row-major C (m x n) = op(A) op(B) on column-major cuBLAS: C^T = op(B)^T op(A)^T;
+ * count of them on consecutive matrices (attention's heads). */
 cublasStatus_t gemm(cublasHandle_t h, const lbs_cuda_op *g, const float *a, const float *b, float *c)
 {
 	const float one = 1.0f, zero = 0.0f;
-	int m = (int)g->m, n = (int)g->n, k = (int)g->k;
+	int m = (int)g->m, n = (int)g->n, k = (int)g->k, count = g->count > 1 ? (int)g->count : 1;
+	long long sa = g->m * g->k, sb = g->k * g->n, sc = g->m * g->n;
 	switch (g->pass) {
 	case FORWARD: /* Y (M x N) = W (M x K) X (K x N) */
-		return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n);
+		return cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, sb, a, k, sa,
+						 &zero, c, n, sc, count);
 	case BACKWARD_DATA: /* dX (K x N) = W^T dY, W stored M x K */
-		return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, n, m, k, &one, b, n, a, m, &zero, c, n);
+		return cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, n, m, k, &one, b, n, sb, a, m, sa,
+						 &zero, c, n, sc, count);
 	default: /* dW (M x K) = dY (M x N) X^T, X stored K x N */
-		return cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, n);
+		return cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, sb, a, k, sa,
+						 &zero, c, n, sc, count);
 	}
 }
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define LBS_CUDA_MODULE_ABI 1
+#define LBS_CUDA_MODULE_ABI 2
 
 enum {
 	LBS_CUDA_GEMM,           /* C (m x n) = op(A) op(B); pass says which transposes */
@@ -21,6 +21,7 @@ typedef struct lbs_cuda_op {
 	int pass;                   /* LBS_GEMM_FORWARD, _BACKWARD_DATA or _BACKWARD_WEIGHT */
 	long long m, n, k;
 	long long batch, features, nnz, out; /* sparse */
+	long long count;            /* GEMM: products of this shape on consecutive matrices (>= 1) */
 } lbs_cuda_op;
 
 /* Elements of each buffer the ops need. */

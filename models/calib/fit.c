@@ -56,13 +56,65 @@ static lbs_status fit_linear(const double *b, const double *t, size_t n, lbs_fit
 	return LBS_OK;
 }
 
+/* The breakpoint search's budget: breakpoints tried x points, per fit.
+ * Within it every integer breakpoint is tried (every published table and
+ * measured GPU so far); beyond it, a grid of 2e5 / n breakpoints and
+ * the data's own batches, then grids refined around the best, so that a
+ * batch of 10^9 costs what a batch of 10^3 does (doc/profiles.md). */
+#define PIECEWISE_BUDGET 1000000.0
+#define PIECEWISE_GRID_BUDGET 200000.0
+
+typedef struct pw_search {
+	const double *b, *t, *w;
+	double *x;
+	size_t n;
+	double best;
+	lbs_fit *f;
+} pw_search;
+
+static void pw_try(pw_search *p, double s)
+{
+	for (size_t i = 0; i < p->n; i++)
+		p->x[i] = p->b[i] > s ? p->b[i] - s : 0.0;
+	double c0, c1, cov00, cov01, cov11, chisq;
+	if (gsl_fit_wlinear(p->x, 1, p->w, 1, p->t, 1, p->n, &c0, &c1, &cov00, &cov01, &cov11, &chisq))
+		return;
+	/* ties (within rounding) go to the smaller breakpoint */
+	if (!(c1 >= 0) || !(c0 > 0) || !(isinf(p->best) || chisq < p->best - 1e-9 * p->best - 1e-20))
+		return;
+	p->best = chisq;
+	p->f->cost = (lbs_cost){ .ops = &lbs_cost_piecewise, .kind = 1, .t_flat_s = c0,
+				 .per_sample_s = c1, .saturation_batch = (int64_t)s };
+}
+
+/* Tries the integers of [lo, hi] on a grid of at most g points (every one
+ * when they are fewer), in increasing order; returns the grid's step. */
+static double pw_grid(pw_search *p, double lo, double hi, double g, const double *also, size_t n_also)
+{
+	double step = fmax(1.0, ceil((hi - lo) / g));
+	/* the data's batches (and one below each) are tried where they fall
+	 * between grid points, in order */
+	size_t k = 0;
+	for (double s = lo; s <= hi; s += step) {
+		for (; k < n_also && also[k] < s; k++)
+			if (also[k] >= lo && also[k] <= hi)
+				pw_try(p, also[k]);
+		pw_try(p, s);
+	}
+	for (; k < n_also; k++)
+		if (also[k] >= lo && also[k] <= hi)
+			pw_try(p, also[k]);
+	return step;
+}
+
 static lbs_status fit_piecewise(const double *b, const double *t, size_t n, lbs_fit *f,
 				lbs_error *err)
 {
-	double *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w);
-	if (!x || !w) {
+	double *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w), *also = malloc(2 * n * sizeof *also);
+	if (!x || !w || !also) {
 		free(x);
 		free(w);
+		free(also);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
 	double bmin = b[0], bmax = b[0];
@@ -71,23 +123,29 @@ static lbs_status fit_piecewise(const double *b, const double *t, size_t n, lbs_
 		bmax = fmax(bmax, b[i]);
 		w[i] = 1.0 / (t[i] * t[i]);
 	}
-	double best = INFINITY;
-	for (double s = bmin; s < bmax; s++) {
-		for (size_t i = 0; i < n; i++)
-			x[i] = b[i] > s ? b[i] - s : 0.0;
-		double c0, c1, cov00, cov01, cov11, chisq;
-		if (gsl_fit_wlinear(x, 1, w, 1, t, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &chisq))
-			continue;
-		/* ties (within rounding) go to the smaller breakpoint */
-		if (!(c1 >= 0) || !(c0 > 0) || !(isinf(best) || chisq < best - 1e-9 * best - 1e-20))
-			continue;
-		best = chisq;
-		f->cost = (lbs_cost){ .ops = &lbs_cost_piecewise, .kind = 1, .t_flat_s = c0,
-				      .per_sample_s = c1, .saturation_batch = (int64_t)s };
+	pw_search p = { b, t, w, x, n, INFINITY, f };
+	double range = bmax - bmin; /* breakpoints bmin .. bmax - 1 */
+	if (range * (double)n <= PIECEWISE_BUDGET) {
+		for (double s = bmin; s < bmax; s++)
+			pw_try(&p, s);
+	} else {
+		size_t na = 0;
+		for (size_t i = 0; i < n; i++) {
+			also[na++] = b[i] - 1;
+			also[na++] = b[i];
+		}
+		qsort(also, na, sizeof *also, cmp_double);
+		double g = fmax(16.0, PIECEWISE_GRID_BUDGET / (double)n);
+		double step = pw_grid(&p, bmin, bmax - 1, g, also, na);
+		while (step > 1 && isfinite(p.best)) {
+			double at = (double)f->cost.saturation_batch;
+			step = pw_grid(&p, fmax(bmin, at - step), fmin(bmax - 1, at + step), g, NULL, 0);
+		}
 	}
 	free(x);
 	free(w);
-	if (!isfinite(best))
+	free(also);
+	if (!isfinite(p.best))
 		return lbs_error_set(err, LBS_EINPUT,
 				     "no flat-then-linear fit with a positive flat time and a slope >= 0");
 	return LBS_OK;
@@ -278,16 +336,25 @@ lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const do
 	if (n < need)
 		return lbs_error_set(err, LBS_EINPUT, "%zu points: a %s fit needs at least %zu", n,
 				     kind->name, need);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!(batch[i] >= 1) || batch[i] != floor(batch[i]) || !(time_s[i] > 0) ||
 		    !isfinite(time_s[i]))
 			return lbs_error_set(err, LBS_EINPUT,
 					     "point %zu: batch %g, time %g s (expected a batch >= 1 and a "
 					     "time > 0)", i + 1, batch[i], time_s[i]);
-		for (size_t j = 0; j < i; j++)
-			if (batch[j] == batch[i])
-				return lbs_error_set(err, LBS_EINPUT, "batch %g measured twice", batch[i]);
-	}
+	/* distinct batches: sorted, in n log n */
+	double *sorted = malloc(n * sizeof *sorted);
+	if (!sorted)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	memcpy(sorted, batch, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cmp_double);
+	for (size_t i = 1; i < n; i++)
+		if (sorted[i] == sorted[i - 1]) {
+			double twice = sorted[i];
+			free(sorted);
+			return lbs_error_set(err, LBS_EINPUT, "batch %g measured twice", twice);
+		}
+	free(sorted);
 	lbs_status st = fit_kind(kind, batch, time_s, n, fit, err);
 	if (st == LBS_OK)
 		judge(fit, batch, time_s, n);

@@ -3,8 +3,10 @@
  * "Your own measurements"): a CSV file with a header line
  * `batch,time[,repetitions]` and one row per measurement.
  *  - batch: an integer >= 1, the samples of one step on one device;
- *  - time: one training step at that batch, in seconds (`0.125`) or with a
- *    unit (`125 ms`), > 0;
+ *  - time: one training step at that batch, > 0, with its unit (`125 ms`);
+ *    the column named time_s, time_ms or time_us instead gives a bare
+ *    number that unit (`0.125` under time_s), so that no number is taken
+ *    for seconds that was meant otherwise;
  *  - repetitions (optional, default 1): how many steps that row's time is
  *    the mean of, an integer >= 1.
  * Rows may come in any order and a batch may have several rows: its time
@@ -26,8 +28,11 @@
 #include "models/calib.h"
 #include "util/units.h"
 
+/* The bounds (doc/profiles.md): what a file may hold is bounded before the
+ * fits, whose cost grows with the distinct batches. */
 #define MAX_LINE 1024
-#define MAX_ROWS 1000000
+#define MAX_ROWS LBS_FIT_MAX_ROWS
+#define MAX_BYTES LBS_FIT_MAX_BYTES
 
 typedef struct row {
 	int64_t batch;
@@ -74,17 +79,44 @@ static lbs_status at(lbs_error *err, const char *path, int line, const char *fmt
 	return lbs_error_set(err, LBS_EINPUT, "%s:%d: %s", path, line, msg);
 }
 
-static bool parse_time(const char *text, double *out)
+/* Seconds as a plain decimal number ("0.125", "1.25e-1") or a time with
+ * a unit ("125 ms"): the grammar of lbs_parse_real, so no hexadecimal
+ * ("0x1p-3"), no inf or nan. */
+/* A time with its unit, or a bare number in `unit_s` seconds (0: a bare
+ * number is refused, *bare set). */
+static bool parse_time(const char *text, double unit_s, double *out, bool *bare)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (end != text && !*end && !errno) {
-		*out = v;
-		return true;
-	}
 	char why[128];
+	*bare = false;
+	if (lbs_parse_real(text, out, why, sizeof why)) {
+		*bare = true;
+		*out *= unit_s;
+		return unit_s > 0;
+	}
 	return lbs_parse_quantity(text, LBS_DIM_TIME, out, why, sizeof why);
+}
+
+/* One line of f into buf (room for MAX_LINE + 1 characters and the NUL),
+ * without its line end: 1, 0 at the end of the file, -1 for a line too
+ * long, -2 for a NUL byte. *total counts the bytes read. */
+static int read_line(FILE *f, char *buf, size_t *total)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc_unlocked(f)) != EOF) {
+		++*total;
+		if (c == '\n')
+			break;
+		if (c == '\0')
+			return -2;
+		if (n == MAX_LINE)
+			return -1;
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\r')
+		buf[--n] = '\0';
+	return c == EOF && n == 0 ? 0 : 1;
 }
 
 lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *err)
@@ -94,18 +126,26 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 	if (!f)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
 	char line[MAX_LINE + 2];
-	int lineno = 0, header = 0;
-	size_t n_cols = 0, cap = 0, n = 0;
+	int lineno = 0, header = 0, got;
+	double unit_s = 0; /* what a bare number is in: the time column's unit (0: none) */
+	const char *time_col = "time";
+	size_t n_cols = 0, cap = 0, n = 0, total = 0;
 	row *rows = NULL;
 	lbs_status st = LBS_OK;
-	while (st == LBS_OK && fgets(line, sizeof line, f)) {
+	while (st == LBS_OK && (got = read_line(f, line, &total)) != 0) {
 		lineno++;
-		size_t len = strlen(line);
-		if (len > MAX_LINE && line[len - 1] != '\n') {
+		if (got == -1) {
 			st = at(err, path, lineno, "line longer than %d characters", MAX_LINE);
 			break;
 		}
-		line[strcspn(line, "\r\n")] = '\0';
+		if (got == -2) {
+			st = at(err, path, lineno, "a NUL byte: not a text file");
+			break;
+		}
+		if (total > MAX_BYTES) {
+			st = at(err, path, lineno, "more than %d bytes (the limit of a --fit file)", MAX_BYTES);
+			break;
+		}
 		const char *s = line + strspn(line, " \t");
 		if (!*s || *s == '#')
 			continue;
@@ -114,11 +154,20 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 		if (!header) {
 			header = lineno;
 			n_cols = k;
-			if ((k != 2 && k != 3) || strcasecmp(field[0], "batch") ||
-			    (strcasecmp(field[1], "time") && strcasecmp(field[1], "time_s")) ||
+			static const struct { const char *name; double unit_s; } cols[] = {
+				{ "time", 0 }, { "time_s", 1 }, { "time_ms", 1e-3 }, { "time_us", 1e-6 },
+			};
+			bool known = false;
+			for (size_t c = 0; k >= 2 && c < sizeof cols / sizeof cols[0]; c++)
+				if (!strcasecmp(field[1], cols[c].name)) {
+					known = true;
+					unit_s = cols[c].unit_s;
+					time_col = cols[c].name;
+				}
+			if ((k != 2 && k != 3) || strcasecmp(field[0], "batch") || !known ||
 			    (k == 3 && strcasecmp(field[2], "repetitions")))
 				st = at(err, path, lineno, "expected the header line batch,time or "
-					"batch,time,repetitions");
+					"batch,time,repetitions (time_s, time_ms or time_us for times without their unit)");
 			continue;
 		}
 		if (k != n_cols) {
@@ -128,24 +177,35 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 		}
 		row r = { .reps = 1 };
 		char why[128];
+		bool bare = false, ok_time = false;
 		if (!lbs_parse_int(field[0], &r.batch, why, sizeof why) || r.batch < 1 || r.batch > 1000000000)
 			st = at(err, path, lineno, "batch: '%s' is not an integer from 1 to 1e9", field[0]);
-		else if (!parse_time(field[1], &r.time_s) || !(r.time_s > 0) || !isfinite(r.time_s) ||
-			 r.time_s > 3600)
-			st = at(err, path, lineno, "time: '%s' is not a time > 0 (seconds, or with a unit "
-				"such as '125 ms') up to an hour", field[1]);
+		else if (!(ok_time = parse_time(field[1], unit_s, &r.time_s, &bare)) && bare)
+			st = at(err, path, lineno, "time: '%s' has no unit: write it with one ('%s ms', '%s s'), or "
+				"name the column time_s, time_ms or time_us to give bare numbers that unit", field[1],
+				field[1], field[1]);
+		else if (!ok_time || !(r.time_s > 0) || !isfinite(r.time_s) || r.time_s > 3600)
+			st = at(err, path, lineno, "%s: '%s' is not a time > 0 (%s) up to an hour", time_col, field[1],
+				unit_s == 1 ? "seconds, or with a unit such as '125 ms'"
+				: unit_s == 1e-3 ? "milliseconds, or with a unit"
+				: unit_s == 1e-6 ? "microseconds, or with a unit" : "with a unit such as '125 ms'");
 		else if (n_cols == 3 && (!lbs_parse_int(field[2], &r.reps, why, sizeof why) || r.reps < 1 ||
 					 r.reps > 1000000000))
 			st = at(err, path, lineno, "repetitions: '%s' is not an integer from 1 to 1e9",
 				field[2]);
 		if (st != LBS_OK)
 			break;
+		if (n == MAX_ROWS) {
+			st = at(err, path, lineno, "more than %d rows (the limit of a --fit file)", MAX_ROWS);
+			break;
+		}
 		if (n == cap) {
 			size_t c2 = cap ? 2 * cap : 64;
-			row *p = c2 <= MAX_ROWS ? realloc(rows, c2 * sizeof *p) : NULL;
+			if (c2 > MAX_ROWS)
+				c2 = MAX_ROWS;
+			row *p = realloc(rows, c2 * sizeof *p);
 			if (!p) {
-				st = c2 > MAX_ROWS ? at(err, path, lineno, "more than %d rows", MAX_ROWS)
-						   : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 				break;
 			}
 			rows = p;
@@ -185,6 +245,10 @@ lbs_status lbs_calib_read_times(const char *path, lbs_step_times *t, lbs_error *
 		t->n++;
 		i = j;
 	}
+	if (st == LBS_OK && t->n > LBS_FIT_MAX_BATCHES)
+		st = lbs_error_set(err, LBS_EINPUT, "%s: %zu distinct batches: a fit takes at most %d (its cost "
+				   "grows with their number; average or thin the measurements)", path, t->n,
+				   LBS_FIT_MAX_BATCHES);
 	t->rows = n;
 	free(rows);
 	if (st != LBS_OK)

@@ -39,8 +39,22 @@ static void finish(lbs_net_builder *b, lbs_layer *l, lbs_shape out)
 	l->out_h = out.h;
 	l->out_w = out.w;
 	b->at = out;
+	if (!l->tokens) /* a CNN's layer: fp32 activations */
+		l->act_bytes = 4 * l->act_per_sample;
 	b->net->params += l->params;
 	b->net->act_per_sample += l->act_per_sample;
+	b->net->act_bytes += l->act_bytes;
+	b->net->core_bytes += l->core_bytes;
+}
+
+lbs_layer *lbs_nb_append(lbs_net_builder *b, const char *name, lbs_layer_kind kind)
+{
+	return append(b, name, kind);
+}
+
+void lbs_nb_finish(lbs_net_builder *b, lbs_layer *l, lbs_shape out)
+{
+	finish(b, l, out);
 }
 
 static int out_size(int in, int k, int stride, int pad)
@@ -160,6 +174,27 @@ size_t lbs_layer_gemms(const lbs_layer *l, int64_t batch, lbs_gemm out[LBS_GEMM_
 		n = batch;
 		k = (int64_t)l->in_c * l->in_h * l->in_w;
 		break;
+	case LBS_LAYER_LINEAR:
+		m = l->out_c;
+		n = (int64_t)l->tokens * batch;
+		k = l->in_c;
+		break;
+	case LBS_LAYER_SCORES: {
+		/* S = Q K^T; dQ = dS K; dK = dS^T Q, per head and sample */
+		int64_t s = l->tokens, d = l->head_dim, c = batch * l->heads;
+		out[LBS_GEMM_FORWARD] = (lbs_gemm){ s, s, d, c };
+		out[LBS_GEMM_BACKWARD_DATA] = (lbs_gemm){ s, d, s, c };
+		out[LBS_GEMM_BACKWARD_WEIGHT] = (lbs_gemm){ s, d, s, c };
+		return 3;
+	}
+	case LBS_LAYER_CONTEXT: {
+		/* O = P V; dP = dO V^T; dV = P^T dO, per head and sample */
+		int64_t s = l->tokens, d = l->head_dim, c = batch * l->heads;
+		out[LBS_GEMM_FORWARD] = (lbs_gemm){ s, d, s, c };
+		out[LBS_GEMM_BACKWARD_DATA] = (lbs_gemm){ s, s, d, c };
+		out[LBS_GEMM_BACKWARD_WEIGHT] = (lbs_gemm){ s, d, s, c };
+		return 3;
+	}
 	case LBS_LAYER_SPARSE:
 		/* Per sample: y (out x 1) = G (out x nnz) x (nnz x 1) on the gathered
 		 * weight rows G, and dG (out x nnz) = dy (out x 1) x^T (1 x nnz). */
@@ -176,6 +211,24 @@ size_t lbs_layer_gemms(const lbs_layer *l, int64_t batch, lbs_gemm out[LBS_GEMM_
 	return l->input_grad ? 3 : 2;
 }
 
+static double gemm_flops(const lbs_gemm *g)
+{
+	return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->count;
+}
+
+bool lbs_layer_recomputed(const lbs_net *net, const lbs_layer *l)
+{
+	switch (net->opts.recompute) {
+	case LBS_RECOMPUTE_FULL:
+		return l->block > 0;
+	case LBS_RECOMPUTE_SELECTIVE:
+		return l->block > 0 && (l->kind == LBS_LAYER_SCORES || l->kind == LBS_LAYER_CONTEXT ||
+					l->core_bytes > 0);
+	default:
+		return false;
+	}
+}
+
 double lbs_net_flops(const lbs_net *net, int64_t batch)
 {
 	double f = 0;
@@ -183,20 +236,112 @@ double lbs_net_flops(const lbs_net *net, int64_t batch)
 		lbs_gemm g[LBS_GEMM_PASSES];
 		lbs_layer_gemms(&net->layers[i], batch, g);
 		for (int p = 0; p < LBS_GEMM_PASSES; p++)
-			f += 2.0 * (double)g[p].m * (double)g[p].n * (double)g[p].k * (double)g[p].count;
+			f += gemm_flops(&g[p]);
+		if (lbs_layer_recomputed(net, &net->layers[i]))
+			f += gemm_flops(&g[LBS_GEMM_FORWARD]);
 	}
 	return f;
 }
 
+void lbs_layer_cost(const lbs_net *net, const lbs_layer *l, int64_t batch, lbs_op_cost out[LBS_PASSES])
+{
+	memset(out, 0, LBS_PASSES * sizeof *out);
+	lbs_gemm g[LBS_GEMM_PASSES];
+	double e = net->elt_bytes;
+	if (l->kind != LBS_LAYER_SPARSE && lbs_layer_gemms(l, batch, g)) {
+		/* each operand read once and the product written once: the least traffic */
+		for (int p = 0; p < LBS_GEMM_PASSES; p++) {
+			lbs_op_cost c = { gemm_flops(&g[p]),
+					  e * (double)g[p].count *
+						  ((double)g[p].m * (double)g[p].k + (double)g[p].k * (double)g[p].n +
+						   (double)g[p].m * (double)g[p].n) };
+			int pass = p == LBS_GEMM_FORWARD ? LBS_PASS_FORWARD : LBS_PASS_BACKWARD;
+			out[pass].flops += c.flops;
+			out[pass].bytes += c.bytes;
+		}
+	} else if (l->kind == LBS_LAYER_SPARSE) {
+		lbs_layer_gemms(l, batch, g);
+		out[LBS_PASS_FORWARD].flops = gemm_flops(&g[LBS_GEMM_FORWARD]);
+		out[LBS_PASS_BACKWARD].flops = gemm_flops(&g[LBS_GEMM_BACKWARD_WEIGHT]);
+	}
+	out[LBS_PASS_FORWARD].flops += l->fwd_flops * (double)batch;
+	out[LBS_PASS_FORWARD].bytes += l->fwd_bytes * (double)batch;
+	out[LBS_PASS_BACKWARD].flops += l->bwd_flops * (double)batch;
+	out[LBS_PASS_BACKWARD].bytes += l->bwd_bytes * (double)batch;
+	if (lbs_layer_recomputed(net, l))
+		out[LBS_PASS_RECOMPUTE] = out[LBS_PASS_FORWARD];
+}
+
+lbs_op_cost lbs_net_cost(const lbs_net *net, int64_t batch)
+{
+	lbs_op_cost sum = { 0, 0 };
+	for (size_t i = 0; i < net->n_layers; i++) {
+		lbs_op_cost c[LBS_PASSES];
+		lbs_layer_cost(net, &net->layers[i], batch, c);
+		for (int p = 0; p < LBS_PASSES; p++) {
+			sum.flops += c[p].flops;
+			sum.bytes += c[p].bytes;
+		}
+	}
+	return sum;
+}
+
+/* Bytes per parameter of the weights, gradients and optimizer states
+ * (Rajbhandari et al., ZeRO, SC 2020, sec. 3.1: mixed precision with Adam
+ * holds 2 + 2 + 12: 16-bit weights and gradients, fp32 master weights,
+ * momentum and variance). */
+static void state_bytes(const lbs_net *net, double *w, double *g, double *o)
+{
+	bool half = net->opts.precision != LBS_PREC_FP32 + 1;
+	bool adam = net->opts.optimizer == LBS_OPT_ADAM;
+	*w = half ? 2 : 4;
+	*g = half ? 2 : 4;
+	/* fp32: the states; 16-bit: an fp32 master copy too */
+	*o = (adam ? 8 : 4) + (half ? 4 : 0);
+}
+
+void lbs_net_memory(const lbs_net *net, int64_t batch, lbs_mem *m)
+{
+	double w, g, o, p = (double)net->params;
+	state_bytes(net, &w, &g, &o);
+	double dp = net->opts.dp > 1 ? (double)net->opts.dp : 1;
+	int z = net->opts.zero_stage;
+	m->weights = w * p / (z >= 3 ? dp : 1);
+	m->grads = g * p / (z >= 2 ? dp : 1);
+	m->optimizer = o * p / (z >= 1 ? dp : 1);
+	double per_sample;
+	switch (net->opts.recompute) {
+	case LBS_RECOMPUTE_FULL:
+		/* each block's input, and one block's activations while it is
+		 * recomputed and its gradients taken */
+		per_sample = (double)(net->act_bytes + net->core_bytes) -
+			     (double)net->n_blocks * (double)net->block_bytes +
+			     (double)net->n_blocks * (double)net->block_input_bytes + (double)net->block_bytes;
+		break;
+	case LBS_RECOMPUTE_SELECTIVE:
+		per_sample = (double)net->act_bytes;
+		break;
+	default:
+		per_sample = (double)(net->act_bytes + net->core_bytes);
+	}
+	m->activations = per_sample * (double)batch;
+	m->total = m->weights + m->grads + m->optimizer + m->activations;
+}
+
 double lbs_net_state_bytes(const lbs_net *net)
 {
-	return 3.0 * 4.0 * (double)net->params;
+	lbs_mem m;
+	lbs_net_memory(net, 0, &m);
+	return m.total;
 }
 
 int64_t lbs_net_max_batch(const lbs_net *net, double memory_bytes)
 {
-	double left = memory_bytes - lbs_net_state_bytes(net);
-	double per_sample = 4.0 * (double)net->act_per_sample;
+	lbs_mem m0, m1;
+	lbs_net_memory(net, 0, &m0);
+	lbs_net_memory(net, 1, &m1);
+	double left = memory_bytes - m0.total;
+	double per_sample = m1.activations;
 	if (left <= 0 || per_sample <= 0)
 		return 0;
 	double b = floor(left / per_sample);
@@ -205,20 +350,32 @@ int64_t lbs_net_max_batch(const lbs_net *net, double memory_bytes)
 
 static const char *kind_name(lbs_layer_kind k)
 {
-	static const char *names[] = { "conv", "fc", "sparse", "norm", "pool", "act" };
+	static const char *names[] = { "conv", "fc", "sparse", "norm", "pool", "act",
+				       "linear", "scores", "context", "embed", "eltwise" };
 	return names[k];
 }
 
 void lbs_net_write_layers(const lbs_net *net, int64_t batch, FILE *out)
 {
-	fprintf(out, "# %s: %s\n# source: %s\n# parameters %lld (published %lld), activations %lld "
+	static const char *const prec[] = { "fp32", "bf16", "fp16" };
+	static const char *const rec[] = { "none", "selective", "full" };
+	char rank[64] = "";
+	if (net->opts.tp > 1)
+		lbs_fmt(rank, sizeof rank, " on one of %d tensor-parallel ranks", net->opts.tp);
+	fprintf(out, "# %s: %s\n# source: %s\n# parameters %lld%s (published %lld), activations %lld "
 		"elements per sample, %.4g GFLOP per iteration of %lld samples\n",
-		net->name, net->title, net->source, (long long)net->params,
+		net->name, net->title, net->source, (long long)net->params, rank,
 		(long long)net->published_params, (long long)net->act_per_sample,
 		lbs_net_flops(net, batch) / 1e9, (long long)batch);
+	if (net->tf)
+		fprintf(out, "# %lld tokens per sample, %s, tensor parallelism %d, recomputation %s; every "
+			"operation: %.4g GFLOP, %.4g GB moved\n", (long long)net->opts.seq_len,
+			prec[net->opts.precision - 1], net->opts.tp, rec[net->opts.recompute],
+			lbs_net_cost(net, batch).flops / 1e9, lbs_net_cost(net, batch).bytes / 1e9);
 	fprintf(out, "layer,kind,in_c,in_h,in_w,out_c,out_h,out_w,kh,kw,stride,params,act_per_sample,"
 		"fwd_m,fwd_n,fwd_k,bwd_data_m,bwd_data_n,bwd_data_k,bwd_weight_m,bwd_weight_n,"
-		"bwd_weight_k,count\n");
+		"bwd_weight_k,count,act_bytes,core_bytes,fwd_flops,fwd_bytes,bwd_flops,bwd_bytes,"
+		"recompute_flops\n");
 	for (size_t i = 0; i < net->n_layers; i++) {
 		const lbs_layer *l = &net->layers[i];
 		lbs_gemm g[LBS_GEMM_PASSES];
@@ -234,6 +391,11 @@ void lbs_net_write_layers(const lbs_net *net, int64_t batch, FILE *out)
 				fputs(",,,", out);
 		}
 		int64_t count = g[LBS_GEMM_FORWARD].count;
-		fprintf(out, ",%lld\n", (long long)count);
+		lbs_op_cost c[LBS_PASSES];
+		lbs_layer_cost(net, l, batch, c);
+		fprintf(out, ",%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%.17g\n", (long long)count,
+			(long long)l->act_bytes, (long long)l->core_bytes, c[LBS_PASS_FORWARD].flops,
+			c[LBS_PASS_FORWARD].bytes, c[LBS_PASS_BACKWARD].flops, c[LBS_PASS_BACKWARD].bytes,
+			c[LBS_PASS_RECOMPUTE].flops);
 	}
 }

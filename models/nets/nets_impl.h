@@ -13,4 +13,14 @@ void lbs_build_inception3(lbs_net_builder *b);
 void lbs_build_densenet121(lbs_net_builder *b);
 void lbs_build_linear_url(lbs_net_builder *b);
 
+/* Transformers (models/nets/transformer.c): built from a configuration,
+ * with b->net->opts resolved (the sequence length, the tensor-parallel
+ * degree) and b->net->elt_bytes set. */
+void lbs_build_transformer(lbs_net_builder *b, const lbs_tf_config *c);
+/* LBS_EINPUT if the options do not fit the configuration. */
+lbs_status lbs_tf_check(const lbs_tf_config *c, const char *name, const lbs_net_opts *o, lbs_error *err);
+extern const lbs_tf_config lbs_tf_gpt3_125m, lbs_tf_gpt3_350m, lbs_tf_gpt3_760m, lbs_tf_gpt3_1_3b,
+	lbs_tf_gpt3_2_7b, lbs_tf_gpt3_6_7b, lbs_tf_gpt3_13b, lbs_tf_gpt3_175b, lbs_tf_llama2_7b,
+	lbs_tf_llama2_13b, lbs_tf_llama2_70b, lbs_tf_llama3_8b, lbs_tf_llama3_70b, lbs_tf_llama_like_small;
+
 #endif

@@ -15,7 +15,7 @@ cond() { eval "$1"; }
 
 # 1. A GPU: 100 ms up to batch 16, then 5 ms a sample (t(32) = 0.18 s, ...).
 cat > gpu.csv << 'CSV'
-batch,time,repetitions
+batch,time_s,repetitions
 # comment lines and blank lines are skipped
 
 4,0.1,10
@@ -41,7 +41,7 @@ check "gpu: every GPU kind compared, piecewise chosen" grep -q '^held-out MAPE b
 # 1b. A GPU whose times follow a power law exactly, t(b) = 20 ms + 0.5 ms b^1.5
 #     (t(4) = 24 ms, t(16) = 52 ms, t(64) = 276 ms, ...): of the GPU kinds the
 #     power law is chosen, as held-out error says, and gives the parameters back.
-awk 'BEGIN { print "batch,time"; for (b = 2; b <= 256; b *= 2) printf "%d,%.12g\n", b, 0.02 + 0.0005 * b ^ 1.5 }' > pow.csv
+awk 'BEGIN { print "batch,time_s"; for (b = 2; b <= 256; b *= 2) printf "%d,%.12g\n", b, 0.02 + 0.0005 * b ^ 1.5 }' > pow.csv
 "$LBSIM" calibrate --fit pow.csv --device gpu -o pow.ini > out
 check "gpu power law: exit 0" test $? -eq 0
 check "gpu power law: the power kind is chosen" grep -qx 'cost = power' pow.ini
@@ -72,7 +72,7 @@ check "gpu profile in a scenario: 0.26 s an iteration" \
 # 2. A CPU: t(b) = 10 ms + 2 ms b. Batch 8 has two rows, 20 ms once and
 #    28 ms three times: (20 + 3 x 28) / 4 = 26 ms; spread 8 / 26 = 30.77%.
 cat > cpu.csv << 'CSV'
-batch , time , repetitions
+batch , time_s , repetitions
 1, 12 ms, 1
 2, 0.014, 1
 8, 0.020, 1
@@ -93,7 +93,7 @@ check "cpu: model named after the file" grep -qx 'model = cpu' cpu.ini
 #    interior batch predicted by an ordinary least-squares line through the
 #    others (through the origin when its intercept is negative), computed
 #    here in awk.
-printf 'batch,time\n1,0.0131\n2,0.0139\n4,0.0192\n8,0.0268\n16,0.0425\n32,0.0770\n64,0.1390\n' > noisy.csv
+printf 'batch,time_s\n1,0.0131\n2,0.0139\n4,0.0192\n8,0.0268\n16,0.0425\n32,0.0770\n64,0.1390\n' > noisy.csv
 "$LBSIM" calibrate --fit noisy.csv --device cpu > out
 got=$(sed -n 's/^held-out MAPE .*: \([0-9.]*\)% over 5 batches$/\1/p' out)
 want=$(awk -F, 'NR > 1 { x[NR - 1] = $1; y[NR - 1] = $2; n = NR - 1 }
@@ -148,18 +148,20 @@ refuse() { # NAME CONTENT DEVICE EXPECTED-MESSAGE
 		bad "refused: $1 (exit $rc: $(cat err))"; fi
 }
 refuse "no header" '1,0.1\n2,0.2\n' cpu "bad.csv:1: expected the header line batch,time"
-refuse "a time not a number" 'batch,time\n1,0.1\n# two\n2,abc\n' cpu "bad.csv:4: time: 'abc' is not a time > 0"
-refuse "a time of 0" 'batch,time\n1,0.1\n2,0\n' cpu "bad.csv:3: time: '0' is not a time > 0"
-refuse "a negative time" 'batch,time\n1,-0.1\n2,0.2\n' cpu "bad.csv:2: time: '-0.1'"
-refuse "a time without its number" 'batch,time\n1,ms\n2,0.2\n' cpu "bad.csv:2: time: 'ms'"
-refuse "batch 0" 'batch,time\n0,0.1\n2,0.2\n' cpu "bad.csv:2: batch: '0' is not an integer from 1"
-refuse "a fractional batch" 'batch,time\n1.5,0.1\n2,0.2\n' cpu "bad.csv:2: batch: '1.5'"
-refuse "a missing field" 'batch,time\n1,0.1\n2\n' cpu "bad.csv:3: 1 fields: expected 2, as the header (line 1) has"
-refuse "an extra field" 'batch,time,repetitions\n1,0.1,2,9\n' cpu "bad.csv:2: 4 fields: expected 3"
-refuse "repetitions 0" 'batch,time,repetitions\n1,0.1,0\n2,0.2,1\n' cpu "bad.csv:2: repetitions: '0'"
+refuse "a time not a number" 'batch,time_s\n1,0.1\n# two\n2,abc\n' cpu "bad.csv:4: time_s: 'abc' is not a time > 0"
+refuse "a time of 0" 'batch,time_s\n1,0.1\n2,0\n' cpu "bad.csv:3: time_s: '0' is not a time > 0"
+refuse "a negative time" 'batch,time_s\n1,-0.1\n2,0.2\n' cpu "bad.csv:2: time_s: '-0.1'"
+refuse "a time without its number" 'batch,time_s\n1,ms\n2,0.2\n' cpu "bad.csv:2: time_s: 'ms'"
+refuse "batch 0" 'batch,time_s\n0,0.1\n2,0.2\n' cpu "bad.csv:2: batch: '0' is not an integer from 1"
+refuse "a fractional batch" 'batch,time_s\n1.5,0.1\n2,0.2\n' cpu "bad.csv:2: batch: '1.5'"
+refuse "a missing field" 'batch,time_s\n1,0.1\n2\n' cpu "bad.csv:3: 1 fields: expected 2, as the header (line 1) has"
+refuse "an extra field" 'batch,time_s,repetitions\n1,0.1,2,9\n' cpu "bad.csv:2: 4 fields: expected 3"
+refuse "repetitions 0" 'batch,time_s,repetitions\n1,0.1,0\n2,0.2,1\n' cpu "bad.csv:2: repetitions: '0'"
 refuse "an empty file" '' cpu "bad.csv: empty: expected the header line"
-refuse "only a header" 'batch,time\n' cpu "0 distinct batches: a CPU (linear) profile needs at least 2"
-refuse "a GPU with two batches" 'batch,time\n1,0.1\n2,0.1\n2,0.12\n' gpu "2 distinct batches: a GPU profile needs at least 3"
+refuse "a bare number under time (meant as ms, taken for seconds before)" 'batch,time\n8,52\n16,90\n' cpu \
+	"bad.csv:2: time: '52' has no unit: write it with one ('52 ms', '52 s'), or name the column time_s, time_ms or time_us"
+refuse "only a header" 'batch,time_s\n' cpu "0 distinct batches: a CPU (linear) profile needs at least 2"
+refuse "a GPU with two batches" 'batch,time_s\n1,0.1\n2,0.1\n2,0.12\n' gpu "2 distinct batches: a GPU profile needs at least 3"
 rc=0; "$LBSIM" calibrate --fit nowhere.csv --device cpu 2> err || rc=$?
 check "a missing file: exit 3 naming it" cond 'test $rc -eq 3 && grep -q "nowhere.csv: cannot read" err'
 rc=0; "$LBSIM" calibrate --fit cpu.csv 2> err || rc=$?

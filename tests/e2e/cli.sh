@@ -154,4 +154,49 @@ check "sweep job, parent alive: runs (exit 0, 2 runs)" test "$rc $(q "$TMP/l.db"
 "$LBSIM" "$S" -q -o "$TMP/m.db" --parent 7 2> /dev/null
 check "--parent without --sweep-job: exit 2" test $? -eq 2
 
+# The traps of a new user's first commands (issue 33): a mistyped command,
+# `help`, a results file given as a scenario, a mistyped scenario name,
+# getopt's messages, and names found in the source tree.
+expect_msg() { # NAME CODE WORDS ARGS...: the exit code and the message
+	local name=$1 code=$2 words=$3 rc=0
+	shift 3
+	"$LBSIM" "$@" > "$TMP/out" 2> "$TMP/err" || rc=$?
+	check "$name: exit $code (got $rc)" test $rc -eq "$code"
+	check "$name: says \"$words\" ($(head -c 200 "$TMP/err"))" grep -qF "$words" "$TMP/err"
+}
+expect_msg "a mistyped command" 2 "plto is not a command: did you mean plot?" plto "$TMP/x.db"
+expect_msg "another" 2 "did you mean report?" reprot "$TMP/x.db"
+expect_msg "a results database given as a scenario" 2 "is a results database, not a scenario" "$TMP/j.db"
+expect_msg "a mistyped scenario name" 3 "did you mean default?" run defualt
+expect_msg "a name near nothing" 3 "lbsim scenarios lists the names" run no-such-scenario-anywhere
+expect_msg "getopt's message names the command, not a path" 2 "lbsim plot: unrecognized option '--bogus'" plot --bogus
+"$LBSIM" help > "$TMP/out"; rc=$?
+check "lbsim help: exit 0, the commands listed" sh -c "test $rc -eq 0 && grep -q 'Commands: run keys' '$TMP/out'"
+"$LBSIM" help sweep > "$TMP/out"; rc=$?
+check "lbsim help sweep: its own usage" sh -c "test $rc -eq 0 && grep -q '^Usage: lbsim sweep' '$TMP/out'"
+# A build tree's lbsim finds the tree's scenarios by name, with no
+# LBSIM_PATH (and not an installed copy's: the tree comes first).
+rc=0
+(cd "$TMP" && env -u LBSIM_PATH "$LBSIM" run default -q -o "$TMP/byname.db" --set run.iterations=2) || rc=$?
+check "lbsim run default, from a build tree, without LBSIM_PATH: runs (exit $rc)" test $rc -eq 0
+check "... the tree's scenario" test "$(realpath "$(q "$TMP/byname.db" "SELECT scenario_path FROM runs LIMIT 1")")" = \
+	"$(realpath "$top_srcdir/scenarios/default.ini")"
+check "lbsim scenarios, from a build tree: lists the tree's" \
+	sh -c "env -u LBSIM_PATH '$LBSIM' scenarios | grep -q '^  default  *scenario'"
+
+check "lbsim scenarios --profiles: the shipped profiles with device, model and origin" \
+	sh -c "env -u LBSIM_PATH '$LBSIM' scenarios --profiles | grep -q '^  v100-resnet50.ini  *NVIDIA V100; ResNet-50 (ImageNet); piecewise cost, table'"
+
+# Bash completion (cli/lbsim.bash): commands, each command's options from
+# its --help, scenario names, files by kind.
+complete_words() { # WORDS...: what completing the last word offers
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _lbsim; echo "${COMPREPLY[*]}"' \
+		_ "$top_srcdir/cli/lbsim.bash" "$LBSIM" "$@"
+}
+check "completion: pl -> plot" test "$(complete_words pl)" = plot
+check "completion: run --se -> run's options only" test "$(complete_words run --se)" = "--seed --seeds --set"
+check "completion: help rep -> report" test "$(complete_words help rep)" = report
+check "completion: run def -> the scenario default" sh -c "echo ' $(complete_words run def) ' | grep -q ' default '"
+check "completion: plot --format -> the formats" sh -c "echo ' $(complete_words plot --format p) ' | grep -q ' png '"
+
 finish

@@ -11,7 +11,12 @@ need sqlite3 sqlite3
 need parallel parallel
 unset LBSIM_PATH
 src=$top_srcdir
-installed=$("$LBSIM" scenarios --help | sed -n 's/.*(colon-separated) and of \(.*\), by the name that/\1/p')
+installed=$("$LBSIM" scenarios --help | grep -o '/[^ ]*, by the name' | sed 's/, by the name//')
+# A copy of the program outside the build tree: the build tree's own looks
+# in its source tree too (tested at the end), which would find everything.
+cp "$LBSIM" "$TMP/lbsim"
+tree_lbsim=$LBSIM
+LBSIM=$TMP/lbsim
 mkdir -p "$TMP/work" "$TMP/alt/profiles" "$TMP/tr/traces/data" "$TMP/none"
 cd "$TMP/work" || exit 1
 
@@ -112,4 +117,14 @@ check "a sweep's scenario found in LBSIM_PATH: 4 runs, each point once" \
 check "... the static seed-1 point is the plain run" \
 	[ "$(q sweep.db "SELECT r.sim_time_s FROM runs r JOIN sweep_points p USING (run_id) WHERE p.key = 'policy' AND p.value = 'static' AND r.seed = 1")" = \
 	  "$(q base.db "SELECT sim_time_s FROM runs")" ]
+# 8. The build tree's own program looks in its source tree, after
+# LBSIM_PATH: the copy of default.ini found nowhere above runs with it, as
+# the tree's, and the tree is listed once when LBSIM_PATH names it too.
+rc=0
+"$tree_lbsim" default.ini --set run.iterations=50 -o tree.db > tree.out 2> err || rc=$?
+check "the build tree's lbsim finds the profiles in its source tree (exit $rc)" [ "$rc" -eq 0 ]
+check "... the same numbers as the run in the tree" [ "$(table tree.out)" = "$(table base.out)" ]
+LBSIM_PATH="$src" "$tree_lbsim" scenarios > list2
+check "... and lists the tree once when LBSIM_PATH names it" [ "$(grep -c '^  ' list2)" -eq "$n" ]
+
 finish

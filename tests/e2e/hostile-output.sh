@@ -28,7 +28,7 @@ cd "$TMP" || exit 1
 "$LBSIM" "$SC" -q -o big.db --detail workers --set run.iterations=20000
 printf '[sweep]\nname = short\nscenario = %s\n[vary]\npolicy = static, lbbsp-gpu\nseeds = 1..2\nrun.iterations = 300\n' \
 	"$SC" > "$SW"
-printf 'batch,time\n1,0.0131\n2,0.0139\n4,0.0192\n8,0.0268\n16,0.0425\n32,0.0770\n64,0.1390\n' > fit.csv
+printf 'batch,time_s\n1,0.0131\n2,0.0139\n4,0.0192\n8,0.0268\n16,0.0425\n32,0.0770\n64,0.1390\n' > fit.csv
 
 # no_temps DIR: no temporary of lbsim left in DIR (nor below it).
 no_temps() { [ -z "$(find "$1" -name '*.tmp*' -o -name '*.plots*' -o -name '.lbsim-*' -o -name '*-journal' | head -1)" ]; }
@@ -123,7 +123,7 @@ sed 's/dp_size: 2/dp_size: 1/; s/world_size: 8/world_size: 4/' "$WI/meta-ST.yaml
 check "whatif refused (trace and meta disagree): exit 3 (got $rc)" test $rc -eq 3
 "$LBSIM" "$SC" -q -o refuse/run.db --set run.iterations=5 --set workers.v100.max_batch=1 --set workers.k80.max_batch=1 2> /dev/null; rc=$?
 check "run refused (batch does not fit): exit 3 (got $rc)" test $rc -eq 3
-printf 'batch,time\n1,x\n' > bad-fit.csv
+printf 'batch,time_s\n1,x\n' > bad-fit.csv
 "$LBSIM" calibrate --fit bad-fit.csv --device gpu -o refuse/fit.ini 2> /dev/null; rc=$?
 check "calibrate --fit refused (bad row): exit 3 (got $rc)" test $rc -eq 3
 check "refused runs leave no file" test -z "$(ls -A refuse)"

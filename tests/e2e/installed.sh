@@ -39,6 +39,29 @@ check "calibrate --blas loads the installed BLAS module" grep -q "cblas_sgemm fr
 check "a trace scenario runs on the installed trace" \
 	[ "$(q trace.db "SELECT count(*) FROM iterations")" -eq 100 ]
 
+# Every installed scenario runs by name from here, on the installed data
+# alone (a sweep lists its points); the testbed's, simulated.
+bad_runs=
+for f in $(cd "$PKGDATADIR/scenarios" && find . -name '*.ini' | sort); do
+	name=${f#./}
+	name=${name%.ini}
+	if grep -q '^\[sweep\]' "$PKGDATADIR/scenarios/$f"; then
+		"$LBSIM" sweep "$name" --list > /dev/null 2> err || bad_runs="$bad_runs $name($(head -c 200 err))"
+	else
+		rm -f each.db
+		length=run.iterations=2
+		grep -q '^epochs *=' "$PKGDATADIR/scenarios/$f" && length=run.epochs=1
+		"$LBSIM" run "$name" -q -o each.db --set $length 2> err ||
+			bad_runs="$bad_runs $name($(head -c 200 err))"
+	fi
+done
+check "every installed scenario runs, and every sweep expands, by name (failed:${bad_runs:- none})" test -z "$bad_runs"
+# The README's what-if example, from here: the shipped trace found in the installed data.
+"$LBSIM" whatif traces/data/bytedance-whatif/trace-ST.csv.gz --meta traces/data/bytedance-whatif/meta-ST.yaml \
+	-q -o wi.db 2> err
+check "the README's whatif example runs from any directory ($(head -c 200 err))" \
+	test "$(q wi.db "SELECT count(*) FROM whatif_runs")" = 1
+
 cat > sweep.ini <<'INI'
 [sweep]
 scenario = default.ini
@@ -60,7 +83,7 @@ if [ -n "${EXAMPLES:-}" ]; then
 	cp -R "$EXAMPLES/policy-myrule" ex && chmod -R u+w ex
 	check "pkg-config --cflags --libs lbsim" pkg-config --cflags --libs lbsim
 	check "the example plugin builds against the installed lbsim" make -s -C ex CC="${CC:-cc}"
-	(cd ex && "$LBSIM" example.ini --policy static,myrule -o ex.db > out)
+	(cd ex && "$LBSIM" example.ini --plugins --policy static,myrule -o ex.db > out)
 	check "... and runs beside static" cond "grep -q '^myrule  *10  *3.3000 ' ex/out && grep -q '^static  *10  *6.0000 ' ex/out"
 fi
 finish

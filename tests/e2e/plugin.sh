@@ -22,6 +22,44 @@ build() { # OUT SOURCE [FLAGS...]: a plugin, as an out-of-tree build makes it
 check "the example builds" build myrule.so "$ex/myrule.c" -Wall -Wextra -Werror
 cp "$ex/example.ini" .
 
+# 0. The trust model: a plugin is code, so it loads only when the command
+#    line allows it (--plugins, or LBSIM_PLUGINS=1); never while a sweep is
+#    listed; and a scenario file names one only within its own folder.
+build ctor.so "$plugins/broken.c" -w -DCONSTRUCTOR
+export LBSIM_TEST_MARK=$TMP/loaded
+unset LBSIM_PLUGINS
+sed 's/^plugin = myrule.so$/plugin = ctor.so/' example.ini > ctor.ini
+rc=0; "$LBSIM" ctor.ini -o r.db 2> err || rc=$?
+check "without --plugins: exit 3, saying how to allow it" \
+	cond 'test $rc -eq 3 && grep -q "ctor.ini:20: \[policy\] plugin: plugins are not loaded unless .*--plugins (or set LBSIM_PLUGINS=1)" err'
+check "... the plugin's constructor did not run, nothing written" cond 'test ! -e loaded && test ! -e r.db'
+rc=0; LBSIM_PLUGINS=yes "$LBSIM" ctor.ini -o r.db 2> err || rc=$?
+check "LBSIM_PLUGINS=yes is not LBSIM_PLUGINS=1: refused" cond 'test $rc -eq 3 && test ! -e loaded'
+printf '[sweep]\nscenario = ctor.ini\n[vary]\nseeds = 1, 2\n' > ctor-sweep.ini
+rc=0; LBSIM_PLUGINS=1 "$LBSIM" sweep ctor-sweep.ini --list --plugins > out 2> err || rc=$?
+check "sweep --list never loads a plugin, even allowed: exit 3" \
+	cond 'test $rc -eq 3 && test ! -e loaded && grep -q "not read while listing" err'
+rc=0; "$LBSIM" testbed ctor.ini -o r.db > out 2> err || rc=$?
+check "testbed without --plugins: exit 3, nothing loaded" cond 'test $rc -eq 3 && test ! -e loaded && grep -q -- --plugins err'
+rc=0; "$LBSIM" validate ctor.ini -o r.db > out 2> err || rc=$?
+check "validate without --plugins: exit 3, nothing loaded" cond 'test $rc -eq 3 && test ! -e loaded'
+"$LBSIM" ctor.ini --plugins -q -o r.db 2> err
+check "with --plugins it loads (its constructor ran)" test -e loaded
+rm -f loaded r.db
+mkdir -p sub
+for v in ../ctor.so "$TMP/ctor.so" ./../ctor.so x/../../ctor.so; do
+	sed "s|^plugin = myrule.so\$|plugin = $v|" example.ini > sub/escape.ini
+	rc=0; "$LBSIM" sub/escape.ini --plugins -o r.db 2> err || rc=$?
+	check "a scenario file's plugin path '$v' leaving its folder: exit 3" \
+		cond 'test $rc -eq 3 && test ! -e loaded && grep -q "leaves the scenario.s folder" err'
+done
+"$LBSIM" example.ini --plugins --set "policy.plugin=$TMP/ctor.so" --set policy.name=static -q -o r.db 2> err
+check "... an absolute path given on the command line is the user's own: it loads" test -e loaded
+rm -f loaded r.db
+unset LBSIM_TEST_MARK
+# The rest of this test allows plugins through the environment.
+export LBSIM_PLUGINS=1
+
 # 1. Beside the built-ins. Hand calculation (myrule.c): static 0.6 s an
 #    iteration; myrule 0.6 s, then 300 and 100 samples at 0.3 s: 3.3 s in
 #    10 iterations, as static-proportional (a second method) after its one
@@ -53,7 +91,7 @@ check "a bad option of the plugin: exit 3 naming it" cond 'test $rc -eq 3 && gre
 # 3. A sweep over policies that include the plugin's.
 printf '[sweep]\nscenario = example.ini\n[vary]\npolicy = static, myrule\n' > sweep.ini
 if command -v parallel > /dev/null; then
-	"$LBSIM" sweep sweep.ini -j 2 -q -o s.db
+	env -u LBSIM_PLUGINS "$LBSIM" sweep sweep.ini --plugins -j 2 -q -o s.db
 	check "a sweep runs the plugin's policy" test "$(q s.db "SELECT group_concat(policy, ' ') FROM (SELECT policy FROM runs ORDER BY policy)")" = "myrule static"
 fi
 
@@ -102,7 +140,7 @@ refuse() { # NAME PLUGIN EXPECTED...
 	if [ $rc -eq 3 ] && [ $good -eq 1 ] && [ ! -e r.db ]; then ok "refused: $name"; else
 		bad "refused: $name (exit $rc: $(cat err))"; fi
 }
-for v in WRONG_ABI NO_ABI NO_TABLE BUILTIN_NAME NO_PLAN MISSING_SYMBOL; do
+for v in WRONG_ABI NO_ABI NO_TABLE BUILTIN_NAME NO_PLAN MISSING_SYMBOL GARBAGE_FN FOREIGN_FN GARBAGE_NAME BAD_OPTION; do
 	build "$v.so" "$plugins/broken.c" -w -D$v
 done
 refuse "wrong ABI version" ./WRONG_ABI.so "--set policy.plugin: " "was built for plugin ABI 999, this lbsim has 1"
@@ -111,6 +149,10 @@ refuse "no table" ./NO_TABLE.so "exports no lbs_policy_plugin"
 refuse "a built-in's name" ./BUILTIN_NAME.so "policy 'static' is the name of a built-in policy"
 refuse "no plan function" ./NO_PLAN.so "needs a name (letters, digits, '-', '_') and create, plan and destroy"
 refuse "a symbol lbsim lacks" ./MISSING_SYMBOL.so "cannot load policy plugin ./MISSING_SYMBOL.so" "undefined symbol: lbs_no_such_function"
+refuse "a function pointer to nowhere" ./GARBAGE_FN.so "lbs_policy_plugin: a function pointer (0x12345) does not point into the plugin's code"
+refuse "a function pointer outside the plugin (libc's abort)" ./FOREIGN_FN.so "does not point into the plugin's code"
+refuse "a name pointer to nowhere" ./GARBAGE_NAME.so "needs a name (letters, digits, '-', '_')"
+refuse "an option outside its struct" ./BAD_OPTION.so "options[0] (warmup): its type or offset puts the value outside the options struct"
 echo 'not a shared object' > text.so
 refuse "not a shared object" ./text.so "cannot load policy plugin ./text.so"
 refuse "a missing file" nowhere.so "nowhere.so: no such file (looked for it in: nowhere.so, "

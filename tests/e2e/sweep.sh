@@ -323,4 +323,34 @@ for i in 0 1; do
 done
 check "hostile folders: no command in a folder name ran" test -z "$(find "$TMP" -name 'INJECTED*')"
 
+# A sweep over a policy's option (issue 33): lbbsp-cpu on NARX and on EMA
+# are two policies to every view, plot and label, never pooled. On a CPU
+# cluster whose speeds move (predict/cpu-bursty) the two predictors give
+# different times, so pooling them would show as runs = 4 and a mean of
+# the two.
+cat > "$TMP/popt.ini" <<INI
+[sweep]
+scenario = $top_srcdir/scenarios/predict/cpu-bursty.ini
+[vary]
+run.epochs = 1
+policy = static, lbbsp-cpu
+policy.lbbsp-cpu.predictor = narx, ema
+seeds = 1..2
+INI
+"$LBSIM" sweep "$TMP/popt.ini" -q -o "$TMP/popt.db" -j 2 > /dev/null 2>&1
+check "a policy option swept: two variants of lbbsp-cpu, 2 runs each, in speedup_by_point" \
+	test "$(q "$TMP/popt.db" "SELECT group_concat(policy || ':' || runs, ' ') FROM (SELECT policy, runs FROM speedup_by_point
+		WHERE policy LIKE 'lbbsp-cpu%' ORDER BY policy)")" = "lbbsp-cpu:2 lbbsp-cpu (predictor=ema):2"
+check "... each variant's mean is its own runs' (EMA's runs alone)" \
+	test "$(q "$TMP/popt.db" "SELECT abs(b.mean_speedup - (SELECT avg(s.speedup) FROM speedup s JOIN run_config c USING (run_id)
+		WHERE s.policy = 'lbbsp-cpu' AND c.section = 'policy.lbbsp-cpu' AND c.key = 'predictor' AND c.value = 'ema')) < 1e-12
+		FROM speedup_by_point b WHERE b.policy = 'lbbsp-cpu (predictor=ema)'")" = 1
+check "... the option is a key that varies (run_keys)" \
+	test "$(q "$TMP/popt.db" "SELECT count(DISTINCT \"policy.lbbsp-cpu.predictor\") FROM run_keys")" = 2
+"$LBSIM" plot "$TMP/popt.db" --out "$TMP/popt-plots" --by policy.lbbsp-cpu.predictor -q 2> "$TMP/err"; rc=$?
+check "... lbsim plot --by policy.lbbsp-cpu.predictor draws (exit $rc: $(head -c 200 "$TMP/err"))" \
+	test $rc -eq 0 -a -s "$TMP/popt-plots/speedup.png"
+check "... the speedup plot's series are the two variants" \
+	sh -c "grep -q 'predictor=ema' '$TMP/popt-plots/speedup.csv' && grep -q 'predictor=narx' '$TMP/popt-plots/speedup.csv'"
+
 finish

@@ -198,4 +198,22 @@ else
 			AND c.section = 'testbed' AND c.key = 'worker' AND c.value = 'torch'")" = 12
 fi
 
+# Real convergence (testbed/teacher_student.py, doc/model.md "Time to
+# target"): PyTorch fits a student to a fixed random teacher at batches 16
+# to 128, three seeds each; the steps to the held-out loss 0.38 fall as the
+# batch grows, as the model needs, and calibrate --convergence fits S_min
+# and B_noise and reports each batch's error predicted from the others
+# (printed, not gated: doc/model.md gives the figures).
+if measured; then
+	/usr/bin/env "${LBSIM_PYTHON:-/usr/bin/python3}" "$top_srcdir/testbed/teacher_student.py" --batches 16,32,64,128 \
+		--seeds 1,2,3 --steps 3000 > "$TMP/ts.csv" 2> "$TMP/ts.err"; rc=$?
+	check "teacher-student training ran (exit $rc)" test $rc -eq 0
+	"$LBSIM" calibrate --convergence "$TMP/ts.csv" --target 0.38 --smooth 5 -o "$TMP/ts.ini" > "$TMP/ts.out"; rc=$?
+	cat "$TMP/ts.out"
+	check "calibrate --convergence on it: exit 0 (got $rc)" test $rc -eq 0
+	check "... the steps to the target fall as the batch grows (16 > 32 > 64 > 128)" \
+		awk '$1 ~ /^(16|32|64|128)$/ { s[$1] = $3 } END { exit !(s[16] > s[32] && s[32] > s[64] && s[64] > s[128]) }' "$TMP/ts.out"
+	check "... a held-out error for each batch" grep -q '^held-out (each batch predicted by the fit to the others): 16 ' "$TMP/ts.out"
+fi
+
 finish

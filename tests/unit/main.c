@@ -77,6 +77,8 @@ int main(void)
 	suite_calib();
 	suite_whatif();
 	suite_cgroup();
+	suite_suggest();
+	suite_interval();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_tests_failed();

@@ -24,6 +24,8 @@ void suite_nets(void);
 void suite_calib(void);
 void suite_whatif(void);
 void suite_cgroup(void);
+void suite_suggest(void);
+void suite_interval(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {

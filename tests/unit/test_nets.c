@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/calib/gpu_fit.h"
+#include "models/gpu.h"
 #include "models/nets.h"
 #include "tests/unit/suites.h"
 
@@ -37,6 +39,14 @@ static void test_published_params(void)
 		if (!strcmp(n.name, "resnet32")) {
 			CU_ASSERT_EQUAL(n.params, 464154); /* option A: 0.46M */
 			CU_ASSERT(fabs((double)n.params - 460000.0) < 5000.0);
+		} else if (!strcmp(n.name, "gpt3-350m")) {
+			/* Table 2.1's 350M is GPT-2 Medium's rounded count; its
+			 * architecture has 355,871,744 (1.7% more) */
+			CU_ASSERT(fabs((double)n.params / 350e6 - 1) < 0.02);
+		} else if (n.published_digits) {
+			/* the published count is this one rounded */
+			double scale = pow(10, floor(log10((double)n.params)) + 1 - n.published_digits);
+			CU_ASSERT_EQUAL(round((double)n.params / scale) * scale, (double)n.published_params);
 		} else {
 			CU_ASSERT_EQUAL(n.params, n.published_params);
 		}
@@ -129,6 +139,285 @@ static void test_memory_cap(void)
 	CU_ASSERT(strstr(err.msg, "resnet50") != NULL); /* names the known ones */
 }
 
+/* ---- transformers ------------------------------------------------------ */
+
+static lbs_net tf_of(const char *name, const lbs_net_opts *o)
+{
+	lbs_net n;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_net_create_opts(&n, name, o, &err), LBS_OK);
+	return n;
+}
+
+/* The count from the configuration's dimensions, written out: GPT (biases,
+ * two LayerNorms of scale and shift, learned positions, tied logits) and
+ * Llama (no biases, two RMSNorms, rotary positions, untied logits). */
+static int64_t closed_form_params(const lbs_tf_config *c)
+{
+	int64_t L = c->layers, h = c->hidden, da = (int64_t)c->heads * c->head_dim,
+		dk = (int64_t)c->kv_heads * c->head_dim, f = c->ffn, V = c->vocab;
+	if (!c->swiglu)
+		return L * (h * 3 * da + 3 * da + da * h + h + h * f + f + f * h + h + 4 * h) + V * h +
+		       c->max_seq * h + 2 * h;
+	return L * (h * (da + 2 * dk) + da * h + 3 * h * f + 2 * h) + 2 * V * h + h;
+}
+
+/* Exact counts: each preset's equals the closed form of its dimensions; the
+ * Llamas' equal the published exact counts (Hugging Face's, less the rotary
+ * buffers of the Llama 2 checkpoints), the GPT-3s' round to Table 2.1's. */
+static void test_transformer_params(void)
+{
+	static const struct {
+		const char *name;
+		int64_t count;
+	} exact[] = {
+		{ "gpt3-125m", 125226240 },	  { "gpt3-350m", 355871744 },
+		{ "gpt3-760m", 760300032 },	  { "gpt3-1.3b", 1315723264 },
+		{ "gpt3-2.7b", 2651553280 },	  { "gpt3-6.7b", 6658404352 },
+		{ "gpt3-13b", 12936488380 },	  { "gpt3-175b", 174604259328 },
+		{ "llama2-7b", 6738415616 },	  { "llama2-13b", 13015864320 },
+		{ "llama2-70b", 68976648192 },	  { "llama3-8b", 8030261248 },
+		{ "llama3-70b", 70553706496 },	  { "llama-like-small", 19532032 },
+	};
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+		CU_ASSERT_FATAL(lbs_net_is_transformer(exact[i].name));
+		lbs_net n = tf_of(exact[i].name, NULL);
+		CU_ASSERT_EQUAL(n.params, exact[i].count);
+		CU_ASSERT_EQUAL(n.params, closed_form_params(n.tf));
+		if (!n.published_digits)
+			CU_ASSERT_EQUAL(n.params, n.published_params);
+		lbs_net_destroy(&n);
+	}
+	CU_ASSERT(!lbs_net_is_transformer("resnet50"));
+	CU_ASSERT(!lbs_net_is_transformer("llama4"));
+}
+
+/* Training GEMM FLOPs per token: 6 per weight of every GEMM (2 forward, 2
+ * and 2 for the two gradients) plus the attention's 12 L s (a d), the form
+ * of Narayanan et al., "Efficient Large-Scale Language Model Training on
+ * GPU Clusters Using Megatron-LM", SC 2021, sec. 5.1 (72 B s l h^2 (1 + s /
+ * 6h + V / 12 l h) an iteration; 96 ... (1 + s / 6h + V / 16 l h) with full
+ * recomputation), for GPT-3 with d_attn = h exactly; with GQA and SwiGLU
+ * the weights are the GEMMs' own. */
+static void test_transformer_flops(void)
+{
+	for (size_t i = 0; lbs_net_name_at(i); i++) {
+		const char *name = lbs_net_name_at(i);
+		if (!lbs_net_is_transformer(name))
+			continue;
+		lbs_net n = tf_of(name, NULL);
+		const lbs_tf_config *c = n.tf;
+		double L = c->layers, h = c->hidden, da = (double)c->heads * c->head_dim,
+		       dk = (double)c->kv_heads * c->head_dim, f = c->ffn, V = (double)c->vocab,
+		       s = (double)n.opts.seq_len;
+		double weights = c->swiglu ? L * (h * (da + 2 * dk) + da * h + 3 * h * f) + V * h
+					   : L * (4 * h * da + 2 * h * f) + V * h;
+		double per_token = lbs_net_flops(&n, 1) / s;
+		CU_ASSERT_DOUBLE_EQUAL(per_token, 6 * weights + 12 * L * s * da, 1e-12 * per_token);
+		CU_ASSERT_DOUBLE_EQUAL(lbs_net_flops(&n, 3), 3 * lbs_net_flops(&n, 1), 1e-12 * per_token * s);
+		if (!c->swiglu && da == h) {
+			double B = 4;
+			CU_ASSERT_DOUBLE_EQUAL(lbs_net_flops(&n, 4),
+					       72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h)),
+					       1e-12 * lbs_net_flops(&n, 4));
+			lbs_net r = tf_of(name, &(lbs_net_opts){ .recompute = LBS_RECOMPUTE_FULL });
+			CU_ASSERT_DOUBLE_EQUAL(lbs_net_flops(&r, 4),
+					       96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h)),
+					       1e-12 * lbs_net_flops(&r, 4));
+			lbs_net_destroy(&r);
+		}
+		/* selective recomputation: the attention's two GEMMs once more forward */
+		lbs_net sel = tf_of(name, &(lbs_net_opts){ .recompute = LBS_RECOMPUTE_SELECTIVE });
+		CU_ASSERT_DOUBLE_EQUAL(lbs_net_flops(&sel, 1) / s, per_token + 4 * L * s * da, 1e-12 * per_token);
+		lbs_net_destroy(&sel);
+		lbs_net_destroy(&n);
+	}
+}
+
+/* Under tensor parallelism of degree t, the split operations of the t
+ * ranks add up to the whole, parameters, FLOPs and bytes alike, and the
+ * replicated ones are the same on every rank. */
+static void test_tensor_parallel(void)
+{
+	const char *names[] = { "llama2-7b", "llama3-70b", "gpt3-6.7b", "llama-like-small" };
+	for (size_t i = 0; i < 4; i++) {
+		lbs_net whole = tf_of(names[i], NULL);
+		for (int t = 2; t <= 8; t *= 2) {
+			if (whole.tf->kv_heads % t)
+				continue;
+			lbs_net part = tf_of(names[i], &(lbs_net_opts){ .tp = t });
+			CU_ASSERT_EQUAL_FATAL(part.n_layers, whole.n_layers);
+			/* GPT-3's 50,257 rows are padded to a multiple of t (Megatron) */
+			double pad = (double)(((whole.tf->vocab + t - 1) / t) * t - whole.tf->vocab);
+			double params = 0, flops = 0, split_params = 0;
+			for (size_t l = 0; l < part.n_layers; l++) {
+				const lbs_layer *p = &part.layers[l], *w = &whole.layers[l];
+				CU_ASSERT_EQUAL(p->split, w->split);
+				int k = p->split ? t : 1;
+				params += k * (double)p->params;
+				split_params += p->split ? k * (double)p->params : 0;
+				lbs_op_cost cp[LBS_PASSES], cw[LBS_PASSES];
+				lbs_layer_cost(&part, p, 2, cp);
+				lbs_layer_cost(&whole, w, 2, cw);
+				for (int q = 0; q < LBS_PASSES; q++)
+					flops += k * cp[q].flops;
+				if (!p->split)
+					CU_ASSERT_EQUAL(p->params, w->params);
+			}
+			double padded = pad * whole.tf->hidden * (whole.tf->tied ? 1 : 2);
+			CU_ASSERT_DOUBLE_EQUAL(params, (double)whole.params + padded, 0.5);
+			CU_ASSERT(split_params > 0.9 * (double)whole.params);
+			lbs_op_cost all = lbs_net_cost(&whole, 2);
+			if (pad == 0) {
+				CU_ASSERT_DOUBLE_EQUAL(flops, all.flops, 1e-12 * all.flops);
+			} else {
+				CU_ASSERT(flops > all.flops && flops < 1.001 * all.flops);
+			}
+			lbs_net_destroy(&part);
+		}
+		lbs_net_destroy(&whole);
+	}
+	lbs_error err = { 0 };
+	lbs_net n;
+	CU_ASSERT_EQUAL(lbs_net_create_opts(&n, "llama3-8b", &(lbs_net_opts){ .tp = 16 }, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "8 key/value heads") != NULL);
+	CU_ASSERT_EQUAL(lbs_net_create_opts(&n, "llama3-8b", &(lbs_net_opts){ .seq_len = 8193 }, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "8192") != NULL);
+	CU_ASSERT_EQUAL(lbs_net_create_opts(&n, "resnet50", &(lbs_net_opts){ .tp = 2 }, &err), LBS_EINPUT);
+}
+
+/* Memory: a GPT block's activations are Korthikanti et al.'s (MLSys 2023)
+ * s b h (34 + 5 a s / h) bytes, eq. 1, and s b h (10 + 24 / t + 5 a s / (h t))
+ * under tensor parallelism, eq. 2; 34 s b h with selective recomputation
+ * (sec. 5, without sequence parallelism: 10 + 24 / t); and one rank of
+ * Llama 3 8B against a hand calculation. */
+static void test_transformer_memory(void)
+{
+	const char *names[] = { "gpt3-1.3b", "gpt3-175b" };
+	for (size_t i = 0; i < 2; i++)
+		for (int t = 1; t <= 8; t *= 2) {
+			lbs_net n = tf_of(names[i], &(lbs_net_opts){ .tp = t });
+			double s = (double)n.opts.seq_len, h = n.tf->hidden, a = n.tf->heads;
+			CU_ASSERT_EQUAL(n.elt_bytes, 2);
+			CU_ASSERT_DOUBLE_EQUAL((double)n.block_bytes, s * h * (10 + 24.0 / t + 5 * a * s / (h * t)), 0.5);
+			double kept = 0;
+			for (size_t l = 0; l < n.n_layers; l++)
+				if (n.layers[l].block == 1)
+					kept += (double)n.layers[l].act_bytes;
+			CU_ASSERT_DOUBLE_EQUAL(kept, s * h * (10 + 24.0 / t), 0.5);
+			CU_ASSERT_DOUBLE_EQUAL((double)n.block_input_bytes, 2 * s * h, 0.5);
+			lbs_net_destroy(&n);
+		}
+
+	/* Llama 3 8B, bf16 with Adam, ZeRO stage 1 over 8 ranks, selective
+	 * recomputation, 8192 tokens, one sample. Per block (bytes): the two
+	 * norms' inputs, the QKV's, the output projection's and the gate's, 2sh
+	 * each; Q and K, 2s(32 + 8)128; V, 2s 8 128; the SiLU's input 2sf, the
+	 * product's two 4sf, the down projection's input 2sf. */
+	double s = 8192, h = 4096, f = 14336, V = 128256, P = 8030261248.0;
+	double block = 5 * 2 * s * h + 2 * s * 40 * 128 + 2 * s * 8 * 128 + 8 * s * f;
+	CU_ASSERT_EQUAL(block, 1375731712.0);
+	/* outside the blocks: the token ids (int64), the final norm's and the
+	 * logits' inputs, the fp32 probabilities of the loss */
+	double rest = 8 * s + 2 * 2 * s * h + 4 * s * V;
+	lbs_net n = tf_of("llama3-8b", &(lbs_net_opts){ .recompute = LBS_RECOMPUTE_SELECTIVE, .zero_stage = 1,
+							.dp = 8 });
+	lbs_mem m;
+	lbs_net_memory(&n, 1, &m);
+	CU_ASSERT_EQUAL(m.weights, 2 * P);
+	CU_ASSERT_EQUAL(m.grads, 2 * P);
+	CU_ASSERT_EQUAL(m.optimizer, 12 * P / 8);
+	CU_ASSERT_EQUAL(m.activations, 32 * block + rest);
+	CU_ASSERT_EQUAL(m.total, 92526827520.0);
+	/* an 80 GB device holds no sample; 141 GB (H200) two */
+	CU_ASSERT_EQUAL(lbs_net_max_batch(&n, 80e9), 0);
+	CU_ASSERT_EQUAL(lbs_net_max_batch(&n, 141e9), 2);
+	lbs_net_memory(&n, 3, &m);
+	CU_ASSERT(m.total > 141e9);
+	lbs_net_destroy(&n);
+	/* without recomputation the softmax's 2 a s^2 a block more; with full,
+	 * each block's input and one block */
+	n = tf_of("llama3-8b", &(lbs_net_opts){ .zero_stage = 1, .dp = 8 });
+	lbs_net_memory(&n, 1, &m);
+	CU_ASSERT_EQUAL(m.activations, 32 * (block + 2 * 32 * s * s) + rest);
+	lbs_net_destroy(&n);
+	n = tf_of("llama3-8b", &(lbs_net_opts){ .recompute = LBS_RECOMPUTE_FULL, .zero_stage = 1, .dp = 8 });
+	lbs_net_memory(&n, 1, &m);
+	CU_ASSERT_EQUAL(m.activations, 32 * 2 * s * h + (block + 2 * 32 * s * s) + rest);
+	lbs_net_destroy(&n);
+	/* ZeRO stages 2 and 3 partition the gradients, then the weights */
+	n = tf_of("llama3-8b", &(lbs_net_opts){ .zero_stage = 3, .dp = 8 });
+	lbs_net_memory(&n, 0, &m);
+	CU_ASSERT_EQUAL(m.total, 16 * P / 8);
+	lbs_net_destroy(&n);
+	/* fp32 with Adam: 4 + 4 + 8 */
+	n = tf_of("llama-like-small", NULL);
+	lbs_net_memory(&n, 0, &m);
+	CU_ASSERT_EQUAL(m.total, 16.0 * 19532032);
+	lbs_net_destroy(&n);
+}
+
+/* The datasheet cost model: the published figures' networks are what ran
+ * (MPT's NumParams), an iteration's time grows with its work, and the fit
+ * recovers known parameters from figures made with them. */
+static void test_gpu_model(void)
+{
+	size_t n;
+	const lbs_gpu_figure *f = lbs_gpu_figures(&n);
+	CU_ASSERT_FATAL(n > 50);
+	lbs_error err = { 0 };
+	/* llm-foundry's NumParams column: 125m at 2048 tokens, 7b at 2048 */
+	lbs_gpu_figure probe = f[0];
+	probe.model = "125m";
+	probe.seq = 2048;
+	lbs_net net;
+	CU_ASSERT_EQUAL_FATAL(lbs_gpu_figure_net(&probe, &net, &err), LBS_OK);
+	CU_ASSERT_EQUAL(net.params, 125311488);
+	lbs_net_destroy(&net);
+	probe.model = "7b";
+	CU_ASSERT_EQUAL_FATAL(lbs_gpu_figure_net(&probe, &net, &err), LBS_OK);
+	CU_ASSERT_EQUAL(net.params, 6658859008);
+	lbs_net_destroy(&net);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_PTR_NOT_NULL(lbs_gpu_find(f[i].device));
+	CU_ASSERT_PTR_NOT_NULL(lbs_gpu_find("l4"));
+	CU_ASSERT_PTR_NULL(lbs_gpu_find("b200"));
+
+	/* more work, more time; a faster device, less */
+	lbs_gpu_eff e = { 0.7, 50e-6, 0.8, 10e-6 };
+	lbs_net l8 = tf_of("llama3-8b", &(lbs_net_opts){ .seq_len = 2048 });
+	double h100 = lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &l8, 2, true);
+	double a100 = lbs_gpu_iteration_time(lbs_gpu_find("a100-80gb"), &e, &l8, 2, true);
+	double l4 = lbs_gpu_iteration_time(lbs_gpu_find("l4"), &e, &l8, 2, true);
+	CU_ASSERT(h100 < a100 && a100 < l4);
+	CU_ASSERT(lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &l8, 4, true) > h100);
+	/* a large model's time is near its FLOPs at eff_max of peak */
+	double ideal = lbs_net_flops(&l8, 2) / (0.7 * 989.5e12);
+	CU_ASSERT(h100 > ideal && h100 < 1.5 * ideal);
+	lbs_net_destroy(&l8);
+
+	/* synthetic figures from known parameters: the fit finds them again */
+	lbs_gpu_eff truth = { 0.65, 80e-6, 0.75, 20e-6 }, got;
+	size_t m = 24;
+	double obs[24], rms;
+	for (size_t i = 0; i < m; i++) {
+		CU_ASSERT_EQUAL_FATAL(lbs_gpu_figure_net(&f[i], &net, &err), LBS_OK);
+		obs[i] = lbs_gpu_figure_predict(&f[i], &net, &truth);
+		lbs_net_destroy(&net);
+	}
+	lbs_gpu_figure sub[24];
+	for (size_t i = 0; i < m; i++) {
+		sub[i] = f[i];
+		sub[i].fitted = true;
+	}
+	CU_ASSERT_EQUAL_FATAL(lbs_gpu_fit(sub, obs, m, &got, &rms, &err), LBS_OK);
+	CU_ASSERT(rms < 1e-3);
+	CU_ASSERT(fabs(got.eff_max / truth.eff_max - 1) < 0.02);
+	CU_ASSERT(fabs(got.f_half / truth.f_half - 1) < 0.05);
+	CU_ASSERT(fabs(got.mem / truth.mem - 1) < 0.05);
+	CU_ASSERT(fabs(got.overhead / truth.overhead - 1) < 0.05);
+}
+
 void suite_nets(void)
 {
 	static const test_case tests[] = {
@@ -136,6 +425,11 @@ void suite_nets(void)
 		{ "shapes through the architectures", test_shapes },
 		{ "GEMM shapes", test_gemms },
 		{ "memory cap", test_memory_cap },
+		{ "transformers: exact parameter counts", test_transformer_params },
+		{ "transformers: FLOPs per token, 6N + attention", test_transformer_flops },
+		{ "transformers: tensor-parallel splits add up", test_tensor_parallel },
+		{ "transformers: memory against Korthikanti and by hand", test_transformer_memory },
+		{ "GPUs from datasheets: the model and its fit", test_gpu_model },
 	};
 	add_suite("nets", tests, sizeof tests / sizeof tests[0]);
 }

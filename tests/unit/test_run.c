@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/files.h"
 #include "models/noise.h"
 #include "sim/recorder.h"
 #include "util/rng.h"
@@ -538,6 +539,72 @@ static void test_exchange_cfs(void)
 	capture_free(&c);
 }
 
+/* The views the results check lets a file to be written hold are exactly
+ * those lbsim stores: analysis/views.sql's and run_keys. */
+static void test_results_views(void)
+{
+	static const char create[] = "CREATE VIEW IF NOT EXISTS ";
+	const char *sql = lbs_analysis_text("views.sql");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sql);
+	size_t n_sql = 1, n_list = 0; /* run_keys: written by analysis/views.c */
+	for (const char *p = sql; (p = strstr(p, create)); n_sql++) {
+		p += strlen(create);
+		char name[64];
+		size_t len = strcspn(p, " \n");
+		CU_ASSERT_FATAL(len < sizeof name);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		bool listed = false;
+		for (size_t i = 0; lbs_results_views[i]; i++)
+			listed |= !strcmp(lbs_results_views[i], name);
+		if (!listed)
+			fprintf(stderr, "view %s of views.sql is not in lbs_results_views\n", name);
+		CU_ASSERT(listed);
+	}
+	while (lbs_results_views[n_list])
+		n_list++;
+	CU_ASSERT_EQUAL(n_list, n_sql);
+}
+
+/* The schema check: a new file and lbsim's own schema pass; a trigger, a
+ * view for a table or an extra column is refused, with the status asked. */
+static void test_results_check(void)
+{
+	sqlite3 *db = NULL;
+	lbs_error err;
+	int version = -1;
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(":memory:", &db), SQLITE_OK);
+	lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
+	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, &version, &err),
+			LBS_OK);
+	CU_ASSERT_EQUAL(version, 0);
+	CU_ASSERT_EQUAL(lbs_results_check(db, "m", &err), LBS_EINPUT);
+	char v[64];
+	snprintf(v, sizeof v, "PRAGMA user_version = %d", LBS_SCHEMA_VERSION);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, lbs_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, v, NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, &version, &err),
+			LBS_OK);
+	CU_ASSERT_EQUAL(version, LBS_SCHEMA_VERSION);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, lbs_sweep_points_sql, NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, lbs_whatif_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, NULL, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, "CREATE TRIGGER t AFTER INSERT ON runs BEGIN SELECT 1; END",
+					   NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(lbs_results_check(db, "m", &err), LBS_OK);
+	CU_ASSERT_EQUAL(lbs_results_check_schema(db, "main", "m", LBS_RESULTS_WRITE, LBS_EIO, NULL, &err), LBS_EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "m: holds a trigger t"));
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, "DROP TRIGGER t; ALTER TABLE batches ADD COLUMN x", NULL, NULL, NULL),
+			      SQLITE_OK);
+	CU_ASSERT_EQUAL(lbs_results_check(db, "m", &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "table batches has a column x"));
+	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, "DROP TABLE batches; CREATE VIEW batches AS SELECT 1", NULL, NULL,
+					   NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(lbs_results_check(db, "m", &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "batches is a view"));
+	sqlite3_close(db);
+}
+
 void suite_run(void)
 {
 	static const test_case tests[] = {
@@ -548,6 +615,8 @@ void suite_run(void)
 		{ "adding a worker keeps streams", test_adding_worker_keeps_streams },
 		{ "memory caps", test_memory_caps },
 		{ "recorder: one transaction per run", test_recorder_transaction },
+		{ "results: the views of a results file", test_results_views },
+		{ "results: the schema check", test_results_check },
 		{ "re-sizing costs by hand", test_resize_by_hand },
 		{ "re-sizing: modes, seeds, defaults", test_resize_modes },
 		{ "re-sizing: micro-batches", test_resize_micro_batches },
