@@ -15,10 +15,28 @@
 #   title   optional: the plot's title
 # By hand:  gnuplot -e "data='batch-sizes.csv'" analysis/batch-sizes.gp
 if (!exists("data")) { print "batch-sizes.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
-# Defaults from the CSV: a key entry at the first line of each group, one
-# colour per group.
-if (!exists("labels")) labels = system(sprintf("awk -F, 'NR > 1 && (NR == 2 || $1 != s) { s = $1; printf \"%%s \", ($2 == g ? \"-\" : $2); g = $2 }' '%s'", data))
-if (!exists("colors")) colors = system(sprintf("awk -F, 'NR > 1 && (NR == 2 || $1 != s) { s = $1; if ($2 != g) { n++; g = $2 } printf \"%%d \", n }' '%s'", data))
+# Defaults from the CSV, read by gnuplot itself (no shell): a key entry at
+# the first line of each group, one colour per group.
+if (!exists("labels") || !exists("colors")) {
+	set datafile separator ","
+	set datafile columnheaders
+	stats data using 1 nooutput
+	array G_[int(STATS_max) + 1]
+	do for [k_ = 1:|G_|] { G_[k_] = "" }
+	stats data using (G_[int($1) + 1] = strcol(2), 0) nooutput
+	labels_ = ""
+	colors_ = ""
+	g_ = ""
+	n_ = 0
+	do for [k_ = 1:|G_|] {
+		if (G_[k_] ne g_) { n_ = n_ + 1 }
+		labels_ = labels_ . (G_[k_] eq g_ ? "-" : G_[k_]) . " "
+		colors_ = colors_ . sprintf("%d ", n_)
+		g_ = G_[k_]
+	}
+	if (!exists("labels")) { labels = labels_ }
+	if (!exists("colors")) { colors = colors_ }
+}
 if (!exists("title")) title = "Batch size per worker"
 NAME = "batch-sizes"
 # The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "sim/recorder.h"
@@ -163,9 +164,12 @@ static bool has_column(sqlite3 *db, const char *name, const char *col)
 
 static volatile sig_atomic_t interrupted;
 
+/* export writes nothing but its standard output, so SIGINT and SIGTERM
+ * end it at once (exit 130), also while a write to a full pipe blocks. */
 static void on_signal(int sig)
 {
 	interrupted = sig;
+	_exit(LBS_EINTR);
 }
 
 int lbs_export_command(int argc, char **argv)

@@ -37,9 +37,13 @@ set datafile columnheaders
 # Lines told apart by colour, dash pattern and marker, not colour alone.
 do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
 # The title of series i: its label column (labels have no commas), at most
-# 60 characters.
-label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
-	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
+# 60 characters, read by gnuplot itself (no shell: the file's name and its
+# labels are data, never code).
+stats data using 1 nooutput
+array L_[int(STATS_max) + 1]
+do for [k_ = 1:|L_|] { L_[k_] = "" }
+stats data using (L_[int($1) + 1] = strcol(2), 0) nooutput
+label(i) = strlen(L_[i + 1]) > 60 ? L_[i + 1][1:57] . "..." : L_[i + 1]
 if (!exists("title")) title = "Per-worker timeline"
 stats data using 1 nooutput
 n = int(STATS_max)
@@ -47,8 +51,11 @@ stats data using 3 nooutput
 workers = int(STATS_max) + 1
 stats data using 9 nooutput
 tmax = STATS_max
-# The worker's group, for the y tics.
-group(w) = system(sprintf("awk -F, 'NR > 1 && $3 == %d { print $4; exit }' '%s'", w, data))
+# The worker's group, for the y tics (column 4 of its rows).
+array G_[workers]
+do for [k_ = 1:workers] { G_[k_] = "" }
+stats data using (G_[int($3) + 1] = strcol(4), 0) nooutput
+group(w) = G_[w + 1]
 set style fill solid 0.9 noborder
 set xrange [0:tmax * 1.02]
 set yrange [workers - 0.5:-0.5]

@@ -33,9 +33,13 @@ set datafile columnheaders
 # Lines told apart by colour, dash pattern and marker, not colour alone.
 do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
 # The title of series i: its label column (labels have no commas), at most
-# 60 characters.
-label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
-	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
+# 60 characters, read by gnuplot itself (no shell: the file's name and its
+# labels are data, never code).
+stats data using 1 nooutput
+array L_[int(STATS_max) + 1]
+do for [k_ = 1:|L_|] { L_[k_] = "" }
+stats data using (L_[int($1) + 1] = strcol(2), 0) nooutput
+label(i) = strlen(L_[i + 1]) > 60 ? L_[i + 1][1:57] . "..." : L_[i + 1]
 if (!exists("title")) title = "Iteration time, cumulative distribution per policy"
 stats data using 1 nooutput
 n = int(STATS_max)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/buf.h"
+#include "util/outfile.h"
 #include "sim/recorder.h"
 #include "analysis/views.h"
 
@@ -145,7 +146,7 @@ lbs_status lbs_merge_open(lbs_merge *m, const char *path, lbs_error *err)
 		lbs_merge_close(m);
 		return st;
 	}
-	sqlite3_busy_timeout(m->db, 60000);
+	lbs_recorder_busy(m->db); /* gives up on SIGINT, SIGTERM */
 	/* Each merge sets its interrupt flag (merge()). */
 	lbs_results_harden(m->db, LBS_RESULTS_MAX_VALUE, NULL);
 	lbs_buf b = { 0 };
@@ -601,6 +602,7 @@ int lbs_merge_command(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	lbs_signals_watch(&interrupted); /* a wait for the output's lock gives up on them */
 	lbs_merge m;
 	lbs_status st = lbs_merge_open(&m, out, &err);
 	lbs_merge_counts n = { 0 };
@@ -608,6 +610,9 @@ int lbs_merge_command(int argc, char **argv)
 		st = lbs_merge_file(&m, argv[i], NULL, &interrupted, &n, &err);
 	if (m.db)
 		lbs_merge_close(&m);
+	if (st != LBS_OK && st != LBS_EINTR && interrupted)
+		st = lbs_error_set(&err, LBS_EINTR, "%s: interrupted while waiting for its lock (another "
+				   "process writes to it)", out);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim merge: %s\n", err.msg);
 		if (n.added)

@@ -14,10 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/outfile.h"
 #include "util/proc.h"
 #include "analysis/export.h"
 #include "analysis/views.h"
@@ -45,9 +49,11 @@ static void gp_var(lbs_buf *b, const char *name, const char *value)
 	lbs_buf_printf(b, "\n");
 }
 
-/* Runs gnuplot with `preamble` then the script on its standard input. */
-static lbs_status run_gnuplot(const char *gnuplot, const char *script_name, const char *preamble,
-			      lbs_error *err)
+/* Runs gnuplot in the folder `cwd` with `preamble` then the script on its
+ * standard input. Nothing but fixed names reaches it (the files are in
+ * cwd): no path of the user's, and the scripts run no shell. */
+static lbs_status run_gnuplot(const char *gnuplot, const char *cwd, const char *script_name,
+			      const char *preamble, lbs_error *err)
 {
 	const char *script = lbs_analysis_text(script_name);
 	if (!script)
@@ -55,6 +61,7 @@ static lbs_status run_gnuplot(const char *gnuplot, const char *script_name, cons
 	int fd[2];
 	if (pipe(fd) != 0)
 		return lbs_error_set(err, LBS_EIO, "cannot run gnuplot: %s", strerror(errno));
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fd[0]);
@@ -62,15 +69,24 @@ static lbs_status run_gnuplot(const char *gnuplot, const char *script_name, cons
 		return lbs_error_set(err, LBS_EIO, "cannot run gnuplot: %s", strerror(errno));
 	}
 	if (pid == 0) {
+#ifdef __linux__
+		/* gnuplot dies with lbsim, killed or not */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+#endif
 		dup2(fd[0], STDIN_FILENO);
 		close(fd[0]);
 		close(fd[1]);
 		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, STDOUT_FILENO);
+		if (chdir(cwd) != 0)
+			_exit(127);
 		execl(gnuplot, "gnuplot", (char *)NULL);
 		_exit(127);
 	}
+	lbs_signals_child(pid);
 	close(fd[0]);
 	/* gnuplot may stop reading on an error: do not die of SIGPIPE. */
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
@@ -87,8 +103,11 @@ static lbs_status run_gnuplot(const char *gnuplot, const char *script_name, cons
 	sigaction(SIGPIPE, &old, NULL);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			lbs_signals_child_done(pid);
 			return lbs_error_set(err, LBS_EIO, "gnuplot: %s", strerror(errno));
+		}
+	lbs_signals_child_done(pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return lbs_error_set(err, LBS_EIO, "gnuplot failed on analysis/%s (its messages are above)",
 				     script_name);
@@ -150,6 +169,7 @@ typedef struct plot_ctx {
 	char setting_title[700];
 	lbs_buf *made;
 	int n_made;
+	const char *work; /* the private folder gnuplot works in (DIR/.lbsim-plot.tmp.XXXXXX) */
 } plot_ctx;
 
 /* The runs chosen by the filters: temp.plot_runs. */
@@ -284,28 +304,38 @@ static lbs_status select_runs(plot_ctx *c, lbs_error *err)
 
 /* Writes NAME.csv from sql (?1 = param) and renders NAME.FORMAT for each
  * format from it with analysis/NAME.gp; `vars` are extra gnuplot
- * assignments. A query with no rows skips the plot, saying why. */
+ * assignments. A query with no rows skips the plot, saying why. Both are
+ * made in the private folder c->work and renamed into the output folder
+ * when whole: a link planted there is replaced, never followed. */
 static lbs_status render(plot_ctx *c, const char *name, const char *sql, long long param,
 			 const char *title, const char *vars, const char *empty_why, lbs_error *err)
 {
 	const char *dir = c->o->dir;
-	char csv[4200];
+	char csv[4200], work_csv[4200], data[100];
 	snprintf(csv, sizeof csv, "%s/%s.csv", dir, name);
-	FILE *f = fopen(csv, "w");
-	if (!f)
-		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", csv, strerror(errno));
+	snprintf(data, sizeof data, "%s.csv", name);
+	snprintf(work_csv, sizeof work_csv, "%s/%s", c->work, data);
+	int fd = open(work_csv, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", work_csv, strerror(errno));
+	}
 	long long rows = 0;
 	lbs_status st = lbs_export_csv(c->db, sql, &param, 1, f, &rows, err);
 	if (fclose(f) != 0 && st == LBS_OK)
-		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", csv, strerror(errno));
+		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", work_csv, strerror(errno));
 	if (st != LBS_OK) {
+		unlink(work_csv);
 		lbs_error_prefix(err, "%s", csv);
 		return st;
 	}
 	char formats[64];
 	lbs_fmt(formats, sizeof formats, "%s", c->o->formats);
 	if (rows == 0) {
-		unlink(csv);
+		unlink(work_csv);
+		unlink(csv); /* not a stale table of other results */
 		for (char *save = NULL, *fmt = strtok_r(formats, ",", &save); fmt; fmt = strtok_r(NULL, ",", &save)) {
 			char pic[4200];
 			snprintf(pic, sizeof pic, "%s/%s.%s", dir, name, fmt);
@@ -319,22 +349,24 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 	snprintf(script, sizeof script, "%s.gp", name);
 	for (char *save = NULL, *fmt = strtok_r(formats, ",", &save); st == LBS_OK && fmt;
 	     fmt = strtok_r(NULL, ",", &save)) {
-		char pic[4200], tmp[4300];
+		char pic[4200], out[100], work_pic[4200];
 		snprintf(pic, sizeof pic, "%s/%s.%s", dir, name, fmt);
-		snprintf(tmp, sizeof tmp, "%s/.%s.%s.tmp", dir, name, fmt);
+		snprintf(out, sizeof out, "%s.%s", name, fmt);
+		snprintf(work_pic, sizeof work_pic, "%s/%s", c->work, out);
 		lbs_buf pre = { 0 };
-		gp_var(&pre, "data", csv);
-		gp_var(&pre, "out", tmp);
+		gp_var(&pre, "data", data);
+		gp_var(&pre, "out", out);
 		gp_var(&pre, "format", fmt);
 		gp_var(&pre, "title", title);
 		lbs_buf_printf(&pre, "%s", vars);
 		st = pre.failed ? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
-				: run_gnuplot(c->gnuplot, script, lbs_buf_str(&pre), err);
+				: run_gnuplot(c->gnuplot, c->work, script, lbs_buf_str(&pre), err);
 		lbs_buf_free(&pre);
-		if (st == LBS_OK && rename(tmp, pic) != 0)
+		if (st == LBS_OK && rename(work_pic, pic) != 0)
 			st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", pic, strerror(errno));
 		if (st != LBS_OK) {
-			unlink(tmp);
+			unlink(work_pic);
+			unlink(work_csv);
 			return st;
 		}
 		c->n_made++;
@@ -343,6 +375,10 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 			printf("%s\n", pic);
 			fflush(stdout); /* in order with the notes on stderr */
 		}
+	}
+	if (rename(work_csv, csv) != 0) {
+		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", csv, strerror(errno));
+		unlink(work_csv);
 	}
 	return st;
 }
@@ -833,6 +869,20 @@ static bool known_formats(const char *formats)
 	return formats[strlen(formats) - 1] != ',';
 }
 
+/* Creates the output folder if needed, and in it the private folder where
+ * the plots are made (DIR/.lbsim-plot.tmp.XXXXXX, util/outfile.h). */
+static lbs_status open_work(plot_ctx *c, lbs_tmp *work, lbs_error *err)
+{
+	if (mkdir(c->o->dir, 0777) != 0 && errno != EEXIST)
+		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", c->o->dir, strerror(errno));
+	char name[4200];
+	if ((size_t)snprintf(name, sizeof name, "%s/.lbsim-plot", c->o->dir) >= sizeof name)
+		return lbs_error_set(err, LBS_EUSAGE, "%.200s...: the name is too long", c->o->dir);
+	lbs_status st = lbs_tmp_create(work, name, true, err);
+	c->work = work->path;
+	return st;
+}
+
 lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_options *o, lbs_buf *made,
 			 lbs_error *err)
 {
@@ -854,10 +904,13 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 	c.whatif = o->whatif ? o->whatif : last_whatif > 0 ? last_whatif : 0;
 	if (!runs && !c.whatif)
 		return lbs_error_set(err, LBS_EINPUT, "no runs to plot");
+	lbs_tmp work;
 	if (!runs) {
-		if (mkdir(o->dir, 0777) != 0 && errno != EEXIST)
-			return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", o->dir, strerror(errno));
-		lbs_status st = plot_whatif(&c, err);
+		lbs_status st = open_work(&c, &work, err);
+		if (st != LBS_OK)
+			return st;
+		st = plot_whatif(&c, err);
+		lbs_tmp_remove(&work);
 		if (st == LBS_OK && !c.n_made)
 			st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
 		return st;
@@ -882,9 +935,9 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		return st;
 	}
 	name_setting(&c);
-	if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
+	if ((st = open_work(&c, &work, err)) != LBS_OK) {
 		free(c.keys);
-		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", o->dir, strerror(errno));
+		return st;
 	}
 	lbs_status (*const plots[])(plot_ctx *, lbs_error *) = {
 		plot_iteration_time, plot_batch_sizes, plot_speedup, plot_straggler_cdf,
@@ -894,6 +947,7 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		st = plots[i](&c, err);
 	if (c.whatif && st == LBS_OK)
 		st = plot_whatif(&c, err);
+	lbs_tmp_remove(&work);
 	free(c.keys);
 	if (st == LBS_OK && !c.n_made)
 		st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
@@ -1008,6 +1062,8 @@ int lbs_plot_command(int argc, char **argv)
 	if (!*o.dir)
 		return usage_error("expected a folder (e.g. plots)", "--out ''");
 	const char *path = argv[optind];
+	/* SIGINT, SIGTERM: gnuplot stopped, the temporaries removed, exit 130. */
+	lbs_signals_exit();
 	lbs_error err = { 0 };
 	sqlite3 *db;
 	lbs_status st = lbs_analysis_open(&db, path, &err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/outfile.h"
 #include "models/predict/eval.h"
 #include "sim/recorder.h"
 #include "traces/reader.h"
@@ -264,6 +265,9 @@ int lbs_predict_command(int argc, char **argv)
 		return LBS_EUSAGE;
 	}
 	const char *source = argv[optind];
+	/* SIGINT, SIGTERM: exit 130 at once (the scores are written at the
+	 * end, with the signals held back). */
+	lbs_signals_exit();
 	char path[1024];
 	long long run = 0;
 	if (!format) {
@@ -387,11 +391,20 @@ int lbs_predict_command(int argc, char **argv)
 		fprintf(stderr, "lbsim predict: %s\n", err.msg);
 		return st;
 	}
+	/* A file this command creates is removed if the scores cannot be
+	 * written: a failure leaves no empty file. */
 	lbs_recorder rec;
+	sigset_t held;
+	lbs_signals_hold(&held);
+	bool created = access(output, F_OK) != 0 && errno == ENOENT;
 	if ((st = lbs_recorder_open(&rec, output, LBS_DETAIL_RUNS, &err)) == LBS_OK)
-		st = lbs_recorder_predictor_errors(&rec, source, rows, n_ops, &err);
+		st = lbs_signals_pending() ? lbs_error_set(&err, LBS_EINTR, "interrupted")
+					   : lbs_recorder_predictor_errors(&rec, source, rows, n_ops, &err);
 	long long eval_id = rec.run_id;
 	lbs_recorder_close(&rec);
+	if (st != LBS_OK && created)
+		lbs_recorder_remove(output);
+	lbs_signals_release(&held);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim predict: %s\n", err.msg);
 		return st;

@@ -7,7 +7,6 @@
  * or to the network, so it can be mailed or archived on its own. */
 #include "analysis/report.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/outfile.h"
 #include "util/proc.h"
 #include "analysis/export.h"
 #include "analysis/plot.h"
@@ -143,23 +143,6 @@ static void figure(FILE *out, const char *dir, const char *name, const char *cap
 		fprintf(out, " (<code>%s</code>)</figcaption>\n", name);
 	}
 	fprintf(out, "</figure>\n");
-}
-
-/* Removes the plot folder and what lbsim plot wrote in it. */
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		for (struct dirent *e; (e = readdir(d));) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char path[4600];
-			lbs_fmt(path, sizeof path, "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
 }
 
 /* The validations of `lbsim validate` (doc/validation.md), when the file
@@ -444,28 +427,30 @@ int lbs_report_command(int argc, char **argv)
 	if (!have_gnuplot && !quiet)
 		fprintf(stderr, "lbsim report: gnuplot is not on PATH: the report has no plots (install the "
 			"Debian package gnuplot-nox)\n");
-	/* The plots are drawn into a folder of their own, removed after. */
-	char plot_dir[4200], tmp[4300];
-	snprintf(plot_dir, sizeof plot_dir, "%s.plots.XXXXXX", output);
-	snprintf(tmp, sizeof tmp, "%s.tmp", output);
-	if (!mkdtemp(plot_dir)) {
-		fprintf(stderr, "lbsim report: %s: cannot write beside it: %s\n", output, strerror(errno));
-		sqlite3_close(db);
-		return LBS_EIO;
-	}
-	FILE *out = fopen(tmp, "w");
-	if (!out)
-		st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+	/* SIGINT, SIGTERM: gnuplot stopped, the temporaries removed, exit 130. */
+	lbs_signals_exit();
+	/* The plots are drawn into a folder of their own beside the report
+	 * (OUTPUT.plots.tmp.XXXXXX), removed after; the report is written to a
+	 * temporary beside it, renamed over it once whole (util/outfile.h). */
+	char plots_name[LBS_PATH_MAX];
+	lbs_tmp plots;
+	lbs_outfile out;
+	if ((size_t)snprintf(plots_name, sizeof plots_name, "%s.plots", output) >= sizeof plots_name)
+		st = lbs_error_set(&err, LBS_EUSAGE, "-o %.200s...: the name is too long", output);
 	else
-		st = write_report(db, path, have_gnuplot ? gnuplot : NULL, plot_dir, out, &err);
-	if (out && fclose(out) != 0 && st == LBS_OK)
-		st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-	remove_dir(plot_dir);
+		st = lbs_tmp_create(&plots, plots_name, true, &err);
+	if (st == LBS_OK) {
+		if ((st = lbs_outfile_open(&out, output, &err)) == LBS_OK) {
+			st = write_report(db, path, have_gnuplot ? gnuplot : NULL, plots.path, out.f, &err);
+			if (st == LBS_OK)
+				st = lbs_outfile_commit(&out, &err);
+			else
+				lbs_outfile_abort(&out);
+		}
+		lbs_tmp_remove(&plots);
+	}
 	sqlite3_close(db);
-	if (st == LBS_OK && rename(tmp, output) != 0)
-		st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", output, strerror(errno));
 	if (st != LBS_OK) {
-		unlink(tmp);
 		fprintf(stderr, "lbsim report: %s\n", err.msg);
 		return st;
 	}

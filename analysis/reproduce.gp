@@ -29,10 +29,22 @@ if (!exists("ylabel")) ylabel = "y"
 if (!exists("title")) title = ""
 if (!exists("marks")) marks = ""
 if (!exists("baseline")) baseline = "BSP"
-series = system(sprintf("tail -n +2 '%s' | cut -d, -f1 | uniq | tr '\\n' ' '", data))
-# the dash type of each series: its rank among the series of its policy
-dashes = system(sprintf("tail -n +2 '%s' | cut -d, -f1 | uniq | awk -F: '{ print ++n[$1] }' | tr '\\n' ' '", data))
+# The files are read by gnuplot itself (no shell: their names and contents
+# are data, never code).
+set datafile separator ","
+set datafile columnheaders
+# the series, in the order of the file
+series = ""
+s_ = ""
+stats data using (strcol(1) ne s_ ? (series = series . strcol(1) . " ", s_ = strcol(1)) : 0, 0) nooutput
 policy(s) = strstrt(s, ":") ? s[1:strstrt(s, ":") - 1] : s
+# the dash type of each series: its rank among the series of its policy
+dashes = ""
+do for [i = 1:words(series)] {
+	d_ = 1
+	do for [j = 1:i - 1] { if (policy(word(series, j)) eq policy(word(series, i))) { d_ = d_ + 1 } }
+	dashes = dashes . sprintf("%d ", d_)
+}
 variant(s) = strstrt(s, ":") ? s[strstrt(s, ":") + 1:] : ""
 spaces(s) = strstrt(s, "~") ? s[1:strstrt(s, "~") - 1] . " " . spaces(s[strstrt(s, "~") + 1:]) : s
 name(p) = p eq "static" ? baseline : p eq "lbbsp-gpu" ? "LB-BSP" : p eq "lbbsp-cpu" ? "LB-BSP" : \
@@ -46,8 +58,6 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 	set terminal png size 900,600 noenhanced
 }
 set output out
-set datafile separator ","
-set datafile columnheaders
 if (exists("logx") && logx == 1) { set logscale x 2 }
 set title title
 set xlabel xlabel
@@ -58,21 +68,30 @@ set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05
 if (exists("xmin")) { set xrange [xmin:*] }
 # The marks: a paper's figure (filled) or a fitted point (open), each kind
 # in the legend only if there is one, and their labels, by position.
-has(k, c) = marks eq "" ? 0 : int(system(sprintf("tail -n +2 '%s' | cut -d, -f%d | grep -c '^%s$'", marks, c, k)))
+# (the macro @extra names the file by the variable marks, and a position
+# by its number: nothing of the files' is code)
+papers = 0
+fitted = 0
+positions = ""
+if (marks ne "") {
+	stats marks using (strcol(4) eq "paper" ? papers = papers + 1 : 0, \
+		strcol(4) eq "fitted" ? fitted = fitted + 1 : 0, \
+		strstrt(" " . positions, " " . strcol(5) . " ") == 0 ? positions = positions . strcol(5) . " " : 0, 0) nooutput
+}
+pos(k) = word(positions, k)
 dx(p) = real(p[1:strstrt(p, "/") - 1])
 dy(p) = real(p[strstrt(p, "/") + 1:])
-at(p) = strstrt(p, "/") ? \
-	sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):(%g):(%g) with vectors nohead lw 1 lc rgb 'black' notitle", marks, p, dx(p), dy(p)) . \
-	sprintf(", '%s' using ($2 + %g):(strcol(5) eq '%s' ? $3 + %g : NaN):1 with labels left offset 0.5,0 notitle", marks, dx(p), p, dy(p)) : \
-	sprintf(", '%s' using 2:(strcol(5) eq '%s' ? $3 : NaN):1 with labels %s notitle", marks, p, \
-	p eq "left" ? "right offset -1.5,0" : p eq "above" ? "center offset 0,1.2" : \
-	p eq "below" ? "center offset 0,-1.2" : "left offset 1.5,0")
+at(k) = strstrt(pos(k), "/") ? \
+	sprintf(", marks using 2:(strcol(5) eq word(positions, %d) ? $3 : NaN):(%g):(%g) with vectors nohead lw 1 lc rgb 'black' notitle", k, dx(pos(k)), dy(pos(k))) . \
+	sprintf(", marks using ($2 + %g):(strcol(5) eq word(positions, %d) ? $3 + %g : NaN):1 with labels left offset 0.5,0 notitle", dx(pos(k)), k, dy(pos(k))) : \
+	sprintf(", marks using 2:(strcol(5) eq word(positions, %d) ? $3 : NaN):1 with labels %s notitle", k, \
+	pos(k) eq "left" ? "right offset -1.5,0" : pos(k) eq "above" ? "center offset 0,1.2" : \
+	pos(k) eq "below" ? "center offset 0,-1.2" : "left offset 1.5,0")
 extra = ""
-if (has("paper", 4)) { extra = extra . sprintf(", '%s' using 2:(strcol(4) eq 'paper' ? $3 : NaN) with points pt 7 ps 1.5 lc rgb 'black' title \"the paper's figure\"", marks) }
-if (has("fitted", 4)) { extra = extra . sprintf(", '%s' using 2:(strcol(4) eq 'fitted' ? $3 : NaN) with points pt 12 ps 2 lw 2 lc rgb 'black' title \"fitted to the paper's figure\"", marks) }
+if (papers > 0) { extra = extra . ", marks using 2:(strcol(4) eq 'paper' ? $3 : NaN) with points pt 7 ps 1.5 lc rgb 'black' title \"the paper's figure\"" }
+if (fitted > 0) { extra = extra . ", marks using 2:(strcol(4) eq 'fitted' ? $3 : NaN) with points pt 12 ps 2 lw 2 lc rgb 'black' title \"fitted to the paper's figure\"" }
 # (one labels plot per position in the file: one with no point at all
 # crashes gnuplot 5.4)
-positions = marks eq "" ? "" : system(sprintf("tail -n +2 '%s' | cut -d, -f5 | sort -u | tr '\\n' ' '", marks))
-do for [p in positions] { extra = extra . at(p) }
+do for [k = 1:words(positions)] { extra = extra . at(k) }
 plot for [i = 1:words(series)] data using 2:(strcol(1) eq word(series, i) ? $3 : NaN) \
 	with lines lw 2 dt int(word(dashes, i)) lc rgb colour(policy(word(series, i))) title legend(word(series, i)) @extra

@@ -42,6 +42,9 @@ done
 case $lbsim in /*) ;; *) lbsim=$PWD/$lbsim ;; esac
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+# gs TEXT: TEXT quoted for gnuplot or SQL ('' for a quote): a path is data,
+# never code
+gs() { printf "'%s'" "${1//\'/\'\'}"; }
 R=scenarios/reproduce
 
 # Quick mode runs every scenario at its full length and every assumption grid
@@ -332,7 +335,7 @@ done
 # (the mean over the two runs of the ratio), one line each; evaluations
 # are numbered in order, two per option.
 grid_ratio() {
-	sqlite3 "$work/pred-grid.db" "ATTACH '$work/cpu.db' AS c;
+	sqlite3 "$work/pred-grid.db" "ATTACH $(gs "$work/cpu.db") AS c;
 		SELECT 100 * (1 - avg(n.rmse / g.rmse)) FROM predictor_errors g
 		JOIN c.predictor_errors n ON n.source = g.source AND n.predictor = 'narx' AND n.eval_id <= $n_lb
 		WHERE g.predictor = '$1' GROUP BY (g.eval_id - 1) / 2"
@@ -560,7 +563,7 @@ sqlite3 -csv "$work/sensitivity-gpu.db" "
 	               FROM p JOIN p q ON q.bw = p.bw AND q.policy = 'static' AND q.h = 1
 	               WHERE p.policy <> 'static' ORDER BY q.ratio, p.policy, p.h)" > "$work/sens-gpu.csv"
 printf 'label,x,y,kind,pos\nLB-BSP 54%% (h fitted),%s,1.54,fitted,0.08/0.5\n' "$h" > "$work/sens-gpu-marks.csv"
-plot "data='$work/sens-gpu.csv'; out='$docdir/sensitivity-gpu.png'; marks='$work/sens-gpu-marks.csv';
+plot "data=$(gs "$work/sens-gpu.csv"); out=$(gs "$docdir/sensitivity-gpu.png"); marks=$(gs "$work/sens-gpu-marks.csv");
 	xlabel='h: slow GPUs speed / fast GPUs speed'; ylabel='speedup over BSP (static time / policy time)';
 	title='GPU cluster (lbbsp-gpu.ini): 4 fast + 4 slow GPUs'"
 
@@ -577,7 +580,7 @@ sqlite3 -csv "$work/sensitivity-cpu.db" "
 	SELECT * FROM (SELECT policy || ':tenants~on~' || tag, load, avg(speedup) FROM p
 	               GROUP BY policy, on_s, load ORDER BY policy, on_s, load)" > "$work/sens-cpu.csv"
 printf 'label,x,y,kind,pos\nLB-BSP 38.7%% (load unknown),50,1.387,paper,right\n' > "$work/sens-cpu-marks.csv"
-plot "data='$work/sens-cpu.csv'; out='$docdir/sensitivity-cpu.png'; marks='$work/sens-cpu-marks.csv';
+plot "data=$(gs "$work/sens-cpu.csv"); out=$(gs "$docdir/sensitivity-cpu.png"); marks=$(gs "$work/sens-cpu-marks.csv");
 	xlabel='co-located tenant load while on (% of the CPU)'; ylabel='speedup over BSP (static time / policy time)';
 	title='CPU cluster (lbbsp-cpu.ini): 16 workers, tenants on 1/3 of the time'"
 sweep sensitivity-cpu-network
@@ -608,7 +611,7 @@ progress "scaling"
 	done
 } > "$work/scaling.csv"
 printf 'label,x,y,kind,pos\nDBS 12%%,4,%s,fitted,above\nDBS 10%%,8,%s,paper,right\nLB-BSP 54%%,8,1.54,fitted,below\n' "$(calc "1 / 0.88")" "$(calc "1 / 0.9")" > "$work/scaling-marks.csv"
-plot "data='$work/scaling.csv'; out='$docdir/speedup-vs-size.png'; marks='$work/scaling-marks.csv'; logx=1;
+plot "data=$(gs "$work/scaling.csv"); out=$(gs "$docdir/speedup-vs-size.png"); marks=$(gs "$work/scaling-marks.csv"); logx=1;
 	xlabel='workers'; ylabel='speedup over BSP / S-SGD (static time / policy time)';
 	title='Speedup against cluster size: DBS (dbs.ini, copies of the 3+1 layout) and LB-BSP (lbbsp-gpu.ini)'"
 
@@ -622,7 +625,7 @@ sqlite3 -csv "$work/dbs-dist.db" "
 	                      e.end_s - coalesce(lag(e.end_s) OVER (PARTITION BY e.run_id ORDER BY e.epoch), 0)
 	               FROM epoch_times e JOIN runs r ON r.run_id = e.run_id WHERE r.seed = 1
 	               ORDER BY r.scenario, r.policy, e.epoch)" > "$work/disturbance.csv"
-plot "data='$work/disturbance.csv'; out='$docdir/disturbance.png';
+plot "data=$(gs "$work/disturbance.csv"); out=$(gs "$docdir/disturbance.png");
 	xlabel='epoch'; ylabel='epoch time (s)';
 	title='DBS setting (dbs.ini), seed 1: epoch times of S-SGD (static) and DBS, clean and disturbed'; baseline='S-SGD'"
 dist_rows=""
@@ -657,7 +660,7 @@ timeline() {   # timeline DB OUT TITLE
 		                      avg(iteration_s) OVER (PARTITION BY run_id ORDER BY iteration ROWS 19 PRECEDING)
 		               FROM iteration_times WHERE seed = 1 AND iteration % 5 = 4
 		               ORDER BY run_id, iteration)" > "$work/timeline.csv"
-	plot "data='$work/timeline.csv'; out='$2'; xlabel='simulated time (s)';
+	plot "data=$(gs "$work/timeline.csv"); out=$(gs "$2"); xlabel='simulated time (s)';
 		ylabel='iteration time (s), mean of the last 20'; title='$3'; xmin=0"
 }
 timeline "$work/cpu.db" "$docdir/timeline-cpu.png" "CPU cluster (lbbsp-cpu.ini): BSP vs LB-BSP (NARX) vs DBS"

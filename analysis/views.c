@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/outfile.h"
 #include "util/units.h"
 #include "analysis/files.h"
 #include "models/policy.h"
@@ -388,6 +389,12 @@ int lbs_views_command(int argc, char **argv)
 	/* Read-write, never created: a file that is not a results database is left alone. */
 	sqlite3 *db = NULL;
 	lbs_status st = LBS_OK;
+	/* SIGINT, SIGTERM: held back while the file is read and its views
+	 * stored (one transaction; a wait for the file's lock gives up on
+	 * them), then exit 130, the file as it was or with its views. */
+	lbs_signals_exit();
+	sigset_t held;
+	lbs_signals_hold(&held);
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		st = lbs_error_set(&err, LBS_EINPUT, "%s: cannot read results: %s", path, strerror(errno));
@@ -399,7 +406,7 @@ int lbs_views_command(int argc, char **argv)
 	if (st == LBS_OK) {
 		/* Written to: nothing in it but lbsim's tables, indexes and views
 		 * (refused as the command's input, exit status 3). */
-		sqlite3_busy_timeout(db, 60000);
+		lbs_recorder_busy(db); /* another writer's lock: wait for it, not after a signal */
 		lbs_results_harden(db, LBS_RESULTS_MAX_VALUE, NULL);
 		int version = 0;
 		st = lbs_results_check_schema(db, "main", path, LBS_RESULTS_WRITE, LBS_EINPUT, &version, &err);
@@ -408,7 +415,8 @@ int lbs_views_command(int argc, char **argv)
 					   "%d (it has user_version 0 and no runs table)", path, LBS_SCHEMA_VERSION);
 	}
 	if (st == LBS_OK)
-		st = lbs_views_store(db, path, &err);
+		st = lbs_signals_pending() ? lbs_error_set(&err, LBS_EINTR, "interrupted")
+					   : lbs_views_store(db, path, &err);
 	long long views = 0;
 	sqlite3_stmt *q = NULL;
 	if (st == LBS_OK && sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'",
@@ -416,6 +424,7 @@ int lbs_views_command(int argc, char **argv)
 		views = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
 	sqlite3_close(db);
+	lbs_signals_release(&held);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim views: %s\n", err.msg);
 		return st;

@@ -32,10 +32,6 @@ set datafile separator ","
 set datafile columnheaders
 # Lines told apart by colour, dash pattern and marker, not colour alone.
 do for [i = 1:8] { dti = (i - 1) % 5 + 1; pti = (i - 1) % 7 + 4; set linetype i dashtype dti pointtype pti }
-# The title of series i: its label column (labels have no commas), at most
-# 60 characters.
-label(i) = (L_ = system(sprintf("awk -F, 'NR > 1 && $1 == %d { print $2; exit }' '%s'", i, data)), \
-	strlen(L_) > 60 ? L_[1:57] . "..." : L_)
 if (!exists("title")) title = "Share of each group's time spent waiting"
 stats data using 0 nooutput
 cols = STATS_columns

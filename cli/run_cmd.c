@@ -4,12 +4,14 @@
 #include "cli/run_cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -17,6 +19,7 @@
 #include "analysis/views.h"
 #include "util/clock.h"
 #include "util/datapath.h"
+#include "util/outfile.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
@@ -46,6 +49,7 @@ static void catch_signals(void (*handler)(int))
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	lbs_signals_watch(&interrupted); /* a wait for the results file's lock gives up on them */
 }
 
 static void usage(FILE *out)
@@ -579,19 +583,26 @@ static size_t policy_list(char *list, bool baseline, const char **names, size_t 
 	return n;
 }
 
-/* Runs one policy and records it in its own transaction. */
+/* Runs one policy and records it in its own transaction, in the file
+ * `path` (output, or the temporary that becomes it: fresh, a new file of
+ * this process's own, whose journal is kept in memory). */
 static lbs_status run_one(const lbs_scenario *sc, const char *policy, size_t k, size_t n, const char *output,
-			  lbs_detail detail, int64_t *row_budget, bool quiet, summary *out, lbs_error *err)
+			  const char *path, bool fresh, lbs_detail detail, int64_t *row_budget, bool quiet,
+			  summary *out, lbs_error *err)
 {
 	lbs_run run;
 	lbs_recorder rec = { 0 };
 	lbs_status st = lbs_run_create(&run, sc, policy, err);
 	if (st != LBS_OK)
 		return st;
-	if ((st = lbs_recorder_open(&rec, output, detail, err)) == LBS_OK) {
+	if ((st = fresh ? lbs_recorder_open_scratch(&rec, path, detail, err)
+			: lbs_recorder_open(&rec, path, detail, err)) == LBS_OK) {
 		rec.row_budget = *row_budget;
 		st = lbs_recorder_begin(&rec, &run, err);
 	}
+	if (st != LBS_OK && interrupted)
+		st = lbs_error_set(err, LBS_EINTR, "%s: interrupted while waiting for its lock (another "
+				   "process writes to it)", output);
 	double t0 = lbs_monotonic_s();
 	progress p = { .rec = &rec, .show = !quiet && isatty(STDERR_FILENO), .total = sc->iterations,
 		       .start_s = t0, .k = k, .n = n, .policy = policy };
@@ -918,8 +929,15 @@ int lbs_run_command(int argc, char **argv)
 	}
 	seeds_plan plan = { .first = (long long)sc.run.seed, .until_ci = until_ci, .exceed_s = exceed_s };
 	size_t done = 0, total = n * seeds_max;
-	/* A results file this command made and no run got into is removed. */
-	bool existed = access(output, F_OK) == 0;
+	/* A new results file is made as a temporary beside it (util/outfile.h)
+	 * and linked into place once its first run is in: a refusal, a signal
+	 * or a kill leaves no file, or only a stale temporary that the next
+	 * command writing it removes. */
+	struct stat out_st;
+	bool existed = lstat(output, &out_st) == 0 || errno != ENOENT;
+	lbs_tmp fresh = { .fd = -1, .slot = -1 };
+	if (!existed && !job_lock && (st = lbs_tmp_create(&fresh, output, false, &err)) != LBS_OK)
+		fprintf(stderr, "lbsim: %s\n", err.msg);
 	char seed_set[64];
 	for (size_t sd = 0; sd < seeds_max && st == LBS_OK; sd++) {
 		if (sd > 0) {
@@ -933,16 +951,36 @@ int lbs_run_command(int argc, char **argv)
 				break;
 			}
 		}
-		for (size_t i = 0; i < n && st == LBS_OK; i++, done++)
-			if ((st = run_one(&sc, names[i], done + 1, total, output, detail, &row_budget, quiet,
-					  &m[sd * n + i], &err)) != LBS_OK) {
+		for (size_t i = 0; i < n && st == LBS_OK; i++, done++) {
+			bool first = fresh.path[0] != '\0';
+			st = run_one(&sc, names[i], done + 1, total, output, first ? fresh.path : output, first, detail,
+				     &row_budget, quiet, &m[sd * n + i], &err);
+			if (st == LBS_OK && first) {
+				/* link, not rename: a file made meanwhile is not
+				 * replaced; the run is made again, into that file */
+				int fd = open(fresh.path, O_RDONLY | O_CLOEXEC);
+				bool synced = fd >= 0 && fsync(fd) == 0, again = false;
+				if (fd >= 0)
+					close(fd);
+				if (!synced)
+					st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", fresh.path,
+							   strerror(errno));
+				else if (link(fresh.path, output) != 0 && !(again = errno == EEXIST))
+					st = lbs_error_set(&err, LBS_EIO, "%s: cannot write: %s", output,
+							   strerror(errno));
+				lbs_tmp_remove(&fresh);
+				if (again) {
+					i--;
+					done--;
+				}
+			}
+			if (st != LBS_OK) {
 				fprintf(stderr, "lbsim: %s\n", err.msg);
 				if (done && !job_lock)
 					fprintf(stderr, "lbsim: the %zu run%s before it %s kept\n", done,
 						done == 1 ? "" : "s", done == 1 ? "is" : "are");
-				else if (!done && !existed && !job_lock)
-					lbs_recorder_remove(output);
 			}
+		}
 		if (st == LBS_OK) {
 			plan.n_seeds = sd + 1;
 			if (until_ci > 0 && plan.n_seeds >= 3 && intervals_within(m, n, plan.n_seeds, until_ci, x)) {
@@ -951,6 +989,7 @@ int lbs_run_command(int argc, char **argv)
 			}
 		}
 	}
+	lbs_tmp_remove(&fresh); /* (a first run that failed) */
 	if (job_lock) {
 		output = job.output;
 		if ((st = lbs_sweep_job_end(&job, st)) != LBS_OK)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "util/outfile.h"
 #include "util/units.h"
 #include "traces/series.h"
 
@@ -75,6 +76,22 @@ lbs_status lbs_check_worker_rows(uint64_t rows, int64_t max_rows, const char *wh
 			     LBS_ROW_BYTES_MAX);
 }
 
+/* Waits for another writer's lock 60 s at most, in steps of 10 ms, and
+ * not at all once SIGINT or SIGTERM came (lbs_signals_seen). */
+static int busy_wait(void *ctx, int count)
+{
+	(void)ctx;
+	if (count >= 6000 || lbs_signals_seen())
+		return 0;
+	nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	return 1;
+}
+
+void lbs_recorder_busy(sqlite3 *db)
+{
+	sqlite3_busy_handler(db, busy_wait, NULL);
+}
+
 lbs_status lbs_recorder_check_path(const char *option, const char *path, lbs_error *err)
 {
 	if (*path && strcmp(path, ":memory:") != 0 && strncasecmp(path, "file:", 5) != 0)
@@ -100,7 +117,7 @@ static lbs_status open_db(lbs_recorder *r, const char *path, lbs_detail detail, 
 		lbs_recorder_close(r);
 		return st;
 	}
-	sqlite3_busy_timeout(r->db, 60000); /* several processes may append */
+	lbs_recorder_busy(r->db); /* several processes may append */
 	lbs_results_harden(r->db, 0, NULL);
 	lbs_status st = exec(r, scratch ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = OFF; "
 				   "PRAGMA journal_mode = MEMORY" : "PRAGMA foreign_keys = ON", err);

@@ -122,4 +122,9 @@ lbs_status lbs_recorder_check_path(const char *option, const char *path, lbs_err
  * the caller created and no run got into). */
 void lbs_recorder_remove(const char *path);
 
+/* The busy handler of every connection that writes results: waits up to
+ * 60 s for another writer's lock, but gives up at once on SIGINT or
+ * SIGTERM (util/outfile.h, lbs_signals_seen). */
+void lbs_recorder_busy(sqlite3 *db);
+
 #endif

@@ -42,6 +42,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/datapath.h"
+#include "util/outfile.h"
 #include "analysis/merge.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
@@ -140,20 +141,10 @@ static lbs_status check_parallel(lbs_error *err)
 	return LBS_OK;
 }
 
+/* The work folder's files are written whole or not at all (util/outfile.h). */
 static lbs_status write_bytes(const char *path, const char *data, size_t len, lbs_error *err)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-	bool ok = fwrite(data, 1, len, f) == len;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", path, strerror(errno));
-	}
-	return LBS_OK;
+	return lbs_write_file(path, data, len, err);
 }
 
 static lbs_status write_file(const char *path, const char *text, lbs_error *err)
@@ -411,7 +402,7 @@ static lbs_status wait_for_jobs(const char *dir, bool quiet, lbs_error *err)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/jobs.lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", path, strerror(errno));
 	bool said = false;
@@ -468,11 +459,20 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	if (mkdir(pl->dir, 0777) != 0 && errno != EEXIST)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create the work folder: %s", pl->dir,
 				     strerror(errno));
+	/* The lock, the job log and the points go into a folder of the sweep's
+	 * own, never through a link to another (whose points/ it would
+	 * clear). */
+	if (lbs_is_symlink(pl->dir))
+		return lbs_error_set(err, LBS_EINPUT, "%s: the work folder of %s is a symbolic link: refused "
+				     "(remove it; a sweep writes only into a folder of its own)", pl->dir, o->output);
 	snprintf(path, sizeof path, "%s/points", pl->dir);
 	if (mkdir(path, 0777) != 0 && errno != EEXIST)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", path, strerror(errno));
+	if (lbs_is_symlink(path))
+		return lbs_error_set(err, LBS_EINPUT, "%s: a symbolic link: refused (remove it; a sweep "
+				     "writes only into a folder of its own)", path);
 	snprintf(path, sizeof path, "%s/lock", pl->dir);
-	pl->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	pl->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (pl->lock_fd < 0)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot create: %s", path, strerror(errno));
 	if (flock(pl->lock_fd, LOCK_EX | LOCK_NB) != 0)
@@ -709,6 +709,15 @@ static void remove_work_dir(plan *pl)
 		snprintf(path, sizeof path, "%s/%s", pl->dir, files[i]);
 		unlink(path);
 	}
+	/* and the temporaries of files whose writing was cut short */
+	DIR *d = opendir(pl->dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strstr(e->d_name, ".tmp.")) {
+			lbs_fmt(path, sizeof path, "%s/%s", pl->dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
 	snprintf(path, sizeof path, "%s/points", pl->dir);
 	rmdir(path);
 	rmdir(pl->dir);
@@ -870,6 +879,7 @@ int lbs_sweep_command(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	lbs_signals_watch(&interrupted); /* a wait for the output's lock gives up on them */
 
 	lbs_error err = { 0 };
 	lbs_sweep sw;
@@ -921,8 +931,18 @@ int lbs_sweep_command(int argc, char **argv)
 	self_path(lbsim, sizeof lbsim, argv[0]);
 	lbs_merge m = { 0 };
 	plan pl = { .lock_fd = -1 };
-	if ((st = check_parallel(&err)) == LBS_OK && (st = lbs_merge_open(&m, o.output, &err)) == LBS_OK &&
-	    (st = work_dir(o.output, pl.dir, sizeof pl.dir, &err)) == LBS_OK) {
+	/* A results file this sweep creates is removed if it fails before
+	 * merging a point: a refusal leaves no empty file. */
+	struct stat out_st;
+	bool created = lstat(o.output, &out_st) != 0 && errno == ENOENT;
+	struct stat dir_st;
+	if ((st = check_parallel(&err)) == LBS_OK && (st = work_dir(o.output, pl.dir, sizeof pl.dir, &err)) == LBS_OK &&
+	    lstat(pl.dir, &dir_st) == 0 && (!S_ISDIR(dir_st.st_mode) || dir_st.st_uid != geteuid()))
+		st = lbs_error_set(&err, LBS_EINPUT, "%s: the work folder of %s is %s: refused (remove it; a "
+				   "sweep writes only into a folder of its own)", pl.dir, o.output,
+				   S_ISLNK(dir_st.st_mode) ? "a symbolic link" : !S_ISDIR(dir_st.st_mode) ? "not a folder"
+				   : "another user's");
+	if (st == LBS_OK && (st = lbs_merge_open(&m, o.output, &err)) == LBS_OK) {
 		/* Nothing to do when the output holds every point and no work is pending. */
 		size_t have = 0;
 		for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n)
@@ -937,7 +957,7 @@ int lbs_sweep_command(int argc, char **argv)
 		}
 		st = prepare(&sw, &o, &m, lbsim, &pl, &err);
 	}
-	if (st == LBS_OK && interrupted)
+	if (st != LBS_EINTR && interrupted)
 		st = lbs_error_set(&err, LBS_EINTR, "interrupted before any point ran");
 	size_t before = st == LBS_OK ? count_done(&pl) : 0;
 	bool show = !o.quiet && isatty(STDERR_FILENO);
@@ -982,6 +1002,8 @@ int lbs_sweep_command(int argc, char **argv)
 		lbs_error_prefix(&err, "%zu points merged", n.added);
 	if (m.db)
 		lbs_merge_close(&m);
+	if (st != LBS_OK && created && !n.added)
+		lbs_recorder_remove(o.output);
 	if (st == LBS_OK && !o.keep)
 		remove_work_dir(&pl);
 	if (pl.lock_fd >= 0)

@@ -17,6 +17,7 @@
 
 #include "util/clock.h"
 #include "util/datapath.h"
+#include "util/outfile.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
@@ -27,7 +28,7 @@
 static lbs_status hold(lbs_sweep_job *j, const char *lock, pid_t parent, const volatile sig_atomic_t *interrupted,
 		       lbs_error *err)
 {
-	j->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	j->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (j->lock_fd < 0)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot open the job lock: %s", lock, strerror(errno));
 	while (flock(j->lock_fd, LOCK_SH) != 0) {
@@ -324,6 +325,7 @@ int lbs_sweep_batch_command(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	lbs_signals_watch(&batch_interrupted); /* a wait for a lock gives up on them */
 
 	/* The runs of consecutive points go into one database, named by its
 	 * first and last point and put in place when it is closed: at the end,

@@ -4,6 +4,7 @@
  * a results database (doc/results.md). */
 #include "whatif/whatif_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <math.h>
@@ -11,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "sim/recorder.h"
 #include "traces/series.h"
 #include "util/datapath.h"
+#include "util/outfile.h"
 #include "whatif/whatif.h"
 
 static void usage(FILE *out)
@@ -145,11 +149,16 @@ static bool bind_exec(sqlite3 *db, const char *sql, const char *fmt, ...)
 	return ok;
 }
 
-static lbs_status record(const char *path, const char *trace_path, const lbs_ops_meta *meta,
-			 const lbs_wi_model *m, const lbs_wi_result *r, lbs_error *err)
+/* Writes the analysis into the results database at path in one
+ * transaction; scratch: path is a new file of this process's own (no
+ * journal on disk). It is not committed if SIGINT or SIGTERM came while
+ * it was written (they are held back meanwhile). */
+static lbs_status record_into(const char *path, bool scratch, const char *trace_path, const lbs_ops_meta *meta,
+			      const lbs_wi_model *m, const lbs_wi_result *r, lbs_error *err)
 {
 	lbs_recorder rec;
-	lbs_status st = lbs_recorder_open(&rec, path, LBS_DETAIL_RUNS, err);
+	lbs_status st = scratch ? lbs_recorder_open_scratch(&rec, path, LBS_DETAIL_RUNS, err)
+				: lbs_recorder_open(&rec, path, LBS_DETAIL_RUNS, err);
 	if (st != LBS_OK)
 		return st;
 	lbs_recorder_close(&rec);
@@ -159,7 +168,9 @@ static lbs_status record(const char *path, const char *trace_path, const lbs_ops
 		sqlite3_close(db);
 		return st;
 	}
-	sqlite3_busy_timeout(db, 60000);
+	lbs_recorder_busy(db);
+	if (scratch)
+		sqlite3_exec(db, "PRAGMA journal_mode = MEMORY", NULL, NULL, NULL);
 	char now[32];
 	time_t tt = time(NULL);
 	struct tm tm;
@@ -239,12 +250,52 @@ static lbs_status record(const char *path, const char *trace_path, const lbs_ops
 	for (size_t k = 0; ok && k < r->n_policies; k++)
 		ok = bind_exec(db, "INSERT INTO whatif_policies VALUES (?1, ?2, ?3, ?4, ?5)", "issdd", id,
 			       r->policy[k].name, r->policy[k].what, r->policy[k].mean_t, r->policy[k].recovered);
+	if (ok && lbs_signals_pending()) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(db);
+		return lbs_error_set(err, LBS_EINTR, "interrupted");
+	}
 	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 	if (!ok) {
 		st = db_error(db, path, err);
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	}
 	sqlite3_close(db);
+	return st;
+}
+
+/* Records the analysis in the results database out, whole or not at all:
+ * appended in one transaction to a file that exists; a new file is made
+ * as a temporary beside it (util/outfile.h) and linked into place once
+ * whole, so that a refusal, a kill or a signal leaves no file. SIGINT and
+ * SIGTERM wait until it is done (or not done). */
+static lbs_status record(const char *out, const char *trace_path, const lbs_ops_meta *meta,
+			 const lbs_wi_model *m, const lbs_wi_result *r, lbs_error *err)
+{
+	lbs_status st = lbs_recorder_check_path("-o", out, err);
+	if (st != LBS_OK)
+		return st;
+	sigset_t old;
+	lbs_signals_hold(&old);
+	struct stat sb;
+	if (lstat(out, &sb) == 0 || errno != ENOENT) {
+		st = record_into(out, false, trace_path, meta, m, r, err);
+	} else {
+		lbs_tmp t;
+		if ((st = lbs_tmp_create(&t, out, false, err)) == LBS_OK &&
+		    (st = record_into(t.path, true, trace_path, meta, m, r, err)) == LBS_OK &&
+		    !lbs_signals_pending()) {
+			/* link, not rename: a file made meanwhile is added to, not replaced */
+			if (link(t.path, out) == 0)
+				;
+			else if (errno == EEXIST)
+				st = record_into(out, false, trace_path, meta, m, r, err);
+			else if ((errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP) || rename(t.path, out) != 0)
+				st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", out, strerror(errno));
+		}
+		lbs_tmp_remove(&t);
+	}
+	lbs_signals_release(&old); /* a signal held back exits here, 130 */
 	return st;
 }
 
@@ -290,6 +341,9 @@ int lbs_whatif_command(int argc, char **argv)
 	lbs_datapath_find(argv[optind], NULL, "traces/data", &tfile);
 	lbs_datapath_find(meta_path, NULL, "traces/data", &mfile);
 	const char *trace_path = tfile.path;
+	/* SIGINT, SIGTERM: exit 130 at once, nothing written (record holds
+	 * them back while it writes). */
+	lbs_signals_exit();
 	lbs_error err = { 0 };
 	lbs_ops_meta meta;
 	lbs_ops_trace trace;

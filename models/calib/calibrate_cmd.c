@@ -21,6 +21,7 @@
 #include "models/calib/convergence.h"
 #include "models/profile.h"
 #include "util/clock.h"
+#include "util/outfile.h"
 #include "util/units.h"
 
 static void usage(FILE *out)
@@ -112,23 +113,19 @@ static bool parse_count(const char *opt, const char *text, int64_t min, int64_t 
 	return true;
 }
 
-/* Writes profile p to path through a temporary file, so a failure leaves
- * any old file as it was. */
+/* Writes profile p to path whole or not at all (util/outfile.h): a failure
+ * or a kill leaves any old file as it was. */
 static lbs_status write_profile(const lbs_profile *p, const char *path, lbs_error *err)
 {
-	char tmp[1100];
-	lbs_fmt(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-	lbs_status st = lbs_profile_write(p, f, err);
-	if (fclose(f) != 0 && st == LBS_OK)
-		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-	if (st == LBS_OK && rename(tmp, path) != 0)
-		st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", path, strerror(errno));
+	lbs_outfile o;
+	lbs_status st = lbs_outfile_open(&o, path, err);
 	if (st != LBS_OK)
-		unlink(tmp);
-	return st;
+		return st;
+	if ((st = lbs_profile_write(p, o.f, err)) != LBS_OK) {
+		lbs_outfile_abort(&o);
+		return st;
+	}
+	return lbs_outfile_commit(&o, err);
 }
 
 /* Checks, before anything is measured, that write_profile can write
@@ -136,14 +133,10 @@ static lbs_status write_profile(const lbs_profile *p, const char *path, lbs_erro
  * minutes, and its result is not to be lost to a typing error. */
 static lbs_status check_writable(const char *path, lbs_error *err)
 {
-	char tmp[1100];
-	lbs_fmt(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-	fclose(f);
-	unlink(tmp);
-	return LBS_OK;
+	lbs_tmp t;
+	lbs_status st = lbs_tmp_create(&t, path, false, err);
+	lbs_tmp_remove(&t);
+	return st;
 }
 
 static void software(char *buf, size_t len)
@@ -1214,6 +1207,9 @@ int lbs_calibrate_command_with(int argc, char **argv, const lbs_calib_framework 
 		free(bo.batches);
 		return LBS_EUSAGE;
 	}
+	/* SIGINT, SIGTERM: exit 130 at once, leaving no temporary (a profile
+	 * is written whole at the end or not at all). */
+	lbs_signals_exit();
 	if (bo.model) {
 		if (!bo.batches && !parse_batches("1,2,4,8,16,32", &bo))
 			return LBS_EINTERNAL;

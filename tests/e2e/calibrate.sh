@@ -129,7 +129,7 @@ rc=0
 cat "$TMP/err"
 check "--blas to a missing directory: exit 4 (got $rc)" test $rc -eq 4
 check "--blas to a missing directory: refused before measuring anything, naming the file" \
-	test ! -s "$TMP/out" -a -n "$(grep "nowhere/p.ini.tmp: cannot write" "$TMP/err")"
+	test ! -s "$TMP/out" -a -n "$(grep "nowhere/p.ini: cannot write" "$TMP/err")"
 
 # --resize: the re-sizing costs, measured for real on a small comparison.
 # The BLAS iteration runs on fixed buffers, so both are near 0 here and
