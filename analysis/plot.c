@@ -642,16 +642,24 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 	lbs_buf_printf(&sql,
 		       "WITH d AS (SELECT replace(%s, ',', ';') AS label, %s AS x, %s AS x_text, s.speedup, "
 		       "s.run_id, k.policy, k.point_id FROM speedup s JOIN run_keys k ON k.run_id = s.run_id "
-		       "WHERE s.speedup IS NOT NULL AND s.run_id IN " PLOT_RUNS "), "
+		       "WHERE s.speedup IS NOT NULL AND s.run_id IN " PLOT_RUNS
+		       " AND s.run_id IN (SELECT run_id FROM run_unique)), "
 		       "g AS (SELECT label, x, x_text, count(*) AS runs, count(DISTINCT point_id) AS points, "
 		       "avg(speedup) AS mean_speedup, min(speedup) AS min_speedup, max(speedup) AS max_speedup, "
+		       "sum(speedup * speedup) AS ss, "
 		       "min(run_id) AS first, max(policy = 'static') AS is_static FROM d GROUP BY label, x_text), "
 		       "l AS (SELECT label, max(is_static) AS is_static, min(first) AS first FROM g GROUP BY label), "
 		       "xs AS (SELECT x_text, dense_rank() OVER (ORDER BY min(first)) - 1 AS rank FROM g GROUP BY x_text) "
 		       "SELECT (SELECT count(*) FROM l o WHERE o.is_static > l.is_static OR "
 		       "(o.is_static = l.is_static AND o.first < l.first)) "
 		       "AS series, g.label, %s AS x, g.x_text, g.mean_speedup, g.min_speedup, g.max_speedup, g.runs, "
-		       "g.points FROM g JOIN l ON l.label = g.label JOIN xs ON xs.x_text = g.x_text "
+		       /* the 95% interval of the mean over the seeds (Student's t, views.sql's t95) */
+		       "g.points, g.mean_speedup - h.half AS ci95_low, g.mean_speedup + h.half AS ci95_high "
+		       "FROM g JOIN l ON l.label = g.label JOIN xs ON xs.x_text = g.x_text "
+		       "JOIN (SELECT g2.label, g2.x_text, CASE WHEN g2.runs > 1 THEN coalesce(t.t, 1.96 + 2.4 / (g2.runs - 1)) "
+		       "* sqrt(max(0, (g2.ss - g2.runs * g2.mean_speedup * g2.mean_speedup) / (g2.runs - 1))) / sqrt(g2.runs) "
+		       "ELSE 0 END AS half FROM g g2 LEFT JOIN t95 t ON t.df = g2.runs - 1) h "
+		       "ON h.label = g.label AND h.x_text = g.x_text "
 		       "ORDER BY series, x", lbs_buf_str(&label), numeric ? x.number : "NULL", x.text,
 		       numeric ? "g.x" : "xs.rank");
 	lbs_buf_free(&label);
@@ -700,7 +708,7 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 	long long seeds = query_int(c->db, "SELECT max(n) FROM (SELECT count(DISTINCT seed) AS n FROM run_keys "
 				    "WHERE run_id IN " PLOT_RUNS " GROUP BY point_id, policy)", 0);
 	lbs_fmt(title, sizeof title, "Speedup over static vs %s (%s)", strcmp(x.name, "n_workers") ? x.name
-		: "cluster size", seeds > 1 ? "mean over seeds; bars: least to greatest" : "one seed");
+		: "cluster size", seeds > 1 ? "mean over seeds; bars: its 95% confidence interval" : "one seed");
 	lbs_status st = sql.failed || vars.failed
 		? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
 		: render(c, "speedup", lbs_buf_str(&sql), 0, title, lbs_buf_str(&vars),

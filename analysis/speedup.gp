@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Speedup over the static baseline against a key (the cluster size by
 # default), one line per policy and value of the other keys that vary: the
-# mean over seeds, with bars from the least to the greatest.
+# mean over seeds, with bars for its 95% confidence interval (Student's t
+# over the seeds; none with one seed). The least and greatest are in the CSV.
 #
 # Input, set with -e or by `lbsim plot` (which also writes the CSV):
 #   data    CSV with a header line:
-#           series,label,x,x_text,mean_speedup,min_speedup,max_speedup,...
+#           series,label,x,x_text,mean_speedup,min_speedup,max_speedup,
+#           runs,points,ci95_low,ci95_high
 #           series numbers the lines 0, 1, ... (rows of a line together, in
 #           increasing x), label names them; x_text is x as written
 #   out     the picture to write (default: speedup.FORMAT)
@@ -45,7 +47,12 @@ array L_[int(STATS_max) + 1]
 do for [k_ = 1:|L_|] { L_[k_] = "" }
 stats data using (L_[int($1) + 1] = strcol(2), 0) nooutput
 label(i) = strlen(L_[i + 1]) > 60 ? L_[i + 1][1:57] . "..." : L_[i + 1]
-if (!exists("title")) title = "Speedup over static vs cluster size"
+# The default title says what the bars are, when any point has more than one seed.
+if (!exists("title")) {
+	title = "Speedup over static vs cluster size"
+	stats data using 8 nooutput
+	if (STATS_max > 1) { title = title . " (mean over seeds; bars: its 95% confidence interval)" }
+}
 if (!exists("xlabel")) xlabel = "workers"
 if (!exists("categorical")) categorical = 0
 stats data using 1 nooutput
@@ -79,9 +86,9 @@ set grid
 if (n < 12) { set key outside right top }
 set bars 2
 if (categorical) {
-	plot for [i = 0:n] data using ($1 == i ? $3 : NaN):5:6:7:xtic(4) with yerrorlines lw 2 lt i + 1 ps 1.2 \
+	plot for [i = 0:n] data using ($1 == i ? $3 : NaN):5:10:11:xtic(4) with yerrorlines lw 2 lt i + 1 ps 1.2 \
 		title label(i)
 } else {
-	plot for [i = 0:n] data using ($1 == i ? $3 : NaN):5:6:7 with yerrorlines lw 2 lt i + 1 ps 1.2 \
+	plot for [i = 0:n] data using ($1 == i ? $3 : NaN):5:10:11 with yerrorlines lw 2 lt i + 1 ps 1.2 \
 		title label(i)
 }
