@@ -281,6 +281,66 @@ static void validation_section(FILE *out, sqlite3 *db)
 	table(out, db, sql, "validation-table");
 }
 
+/* The analyses of `lbsim whatif` in the file (0 where it has none: no
+ * whatif tables, as in a file of runs). */
+static long long whatif_count(sqlite3 *db)
+{
+	sqlite3_stmt *q = NULL;
+	long long n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM whatif_runs", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return n;
+}
+
+/* A file of `lbsim whatif` analyses (doc/whatif.md) and no runs: each
+ * analysis's job, its slowdown figures and what each counterfactual
+ * policy recovers; the plots of the last one (those `lbsim plot` draws). */
+static lbs_status whatif_report(sqlite3 *db, const char *path, const char *gnuplot, const char *plot_dir,
+				FILE *out, lbs_error *err)
+{
+	long long n = whatif_count(db);
+	fprintf(out, "<p id=\"about\"><code>");
+	html(out, path);
+	fprintf(out, "</code>: %lld what-if analys%s of per-operation traces by <code>lbsim whatif</code> "
+		"(doc/whatif.md), no simulated runs. Times are in seconds; S is the slowdown, the traced "
+		"step time over the ideal one.</p>\n", n, n == 1 ? "is" : "es");
+	lbs_plot_options o = { .dir = plot_dir, .formats = "svg", .gantt_first = 0, .gantt_count = 3, .quiet = true };
+	lbs_buf made = { 0 };
+	lbs_status st = gnuplot ? lbs_plot_draw(db, gnuplot, &o, &made, err) : LBS_OK;
+	lbs_buf_free(&made);
+	if (st != LBS_OK && st != LBS_EINPUT)
+		return st;
+	int plots = 0;
+	fprintf(out, "<h2 id=\"whatif-jobs\">The jobs</h2>\n");
+	table(out, db, "SELECT whatif_id, trial_name, trace, dp_size, pp_size, tp_size, vpp_size, world_size, steps, "
+		       "workers, ops, rows, created_at FROM whatif_runs ORDER BY whatif_id", "whatif-jobs");
+	fprintf(out, "<h2 id=\"whatif-slowdown\">Slowdown</h2>\n<p>S, the mean traced step over the mean "
+		"ideal one; L; M_S and M_W, the share of the slowdown the slowest stage and the slowest worker "
+		"explain (NULL where S is under 1.03).</p>\n");
+	table(out, db, "SELECT whatif_id, name, printf('%.4f', value) AS value FROM whatif_metrics "
+		       "ORDER BY whatif_id, name", "whatif-metrics");
+	figure(out, plot_dir, "whatif-heatmap", "Slowdown per worker (the last analysis)", &plots);
+	figure(out, plot_dir, "whatif-timeline", "The slowest step, traced against ideal (the last analysis)",
+	       &plots);
+	fprintf(out, "<h2 id=\"whatif-policies\">Counterfactual policies</h2>\n<p>The mean step each "
+		"policy would give, replayed on the trace, and the share of the slowdown it recovers.</p>\n");
+	table(out, db, "SELECT whatif_id, policy, printf('%.4f', mean_step_s) AS mean_step_s, "
+		       "printf('%.1f%%', 100 * recovered) AS recovered, description FROM whatif_policies "
+		       "ORDER BY whatif_id, recovered DESC", "whatif-policies");
+	fprintf(out, "<h2 id=\"whatif-workers\">The slowest workers</h2>\n");
+	table(out, db, "SELECT whatif_id, name AS worker, dp_rank, stage, printf('%.4f', value) AS S_w "
+		       "FROM whatif_slowdowns WHERE metric = 'S_w' AND step IS NULL ORDER BY whatif_id, value DESC",
+	      "whatif-workers");
+	if (!gnuplot)
+		fprintf(out, "<p class=\"note\">No plots: gnuplot is not on PATH (Debian package "
+			"gnuplot-nox).</p>\n");
+	fprintf(out, "<p class=\"note\">Written by <code>lbsim report</code>; every table is in the "
+		"results file (<code>lbsim export FILE whatif_policies</code>, ...).</p>\n</body>\n</html>\n");
+	return LBS_OK;
+}
+
 static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplot, const char *plot_dir,
 			       FILE *out, lbs_error *err)
 {
@@ -300,6 +360,8 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 		snprintf(last, sizeof last, "%s", (const char *)sqlite3_column_text(q, 3));
 	}
 	sqlite3_finalize(q);
+	if (runs == 0 && whatif_count(db) > 0)
+		return whatif_report(db, path, gnuplot, plot_dir, out, err);
 	fprintf(out, "<p id=\"about\"><code>");
 	html(out, path);
 	fprintf(out, "</code>: %lld run%s by lbsim ", runs, runs == 1 ? "" : "s");

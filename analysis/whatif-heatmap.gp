@@ -4,15 +4,25 @@
 #
 # Input, set with -e or by `lbsim plot` (which also writes the CSV):
 #   data    CSV with a header line: dp_rank,stage,S_w,rank
-#   out     the PNG to write (default: whatif-heatmap.png)
+#   out     the picture to write (default: whatif-heatmap.FORMAT)
+#   format  optional: png (default), svg or pdf
 #   title   optional: the plot's title
 # By hand:  gnuplot -e "data='whatif-heatmap.csv'" analysis/whatif-heatmap.gp
 if (!exists("data")) { print "whatif-heatmap.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
-if (!exists("out")) out = "whatif-heatmap.png"
+if (!exists("format")) format = "png"
+if (!exists("out")) out = "whatif-heatmap." . format
 if (!exists("title")) title = "Slowdown per worker, S_w"
-if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+# The picture: PNG (default), SVG or PDF (format).
+if (format eq "svg") {
+	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 	set terminal pngcairo size 960,600 noenhanced font ",10"
-} else {
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
 	set terminal png size 960,600 noenhanced
 }
 set output out

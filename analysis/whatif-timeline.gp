@@ -7,16 +7,26 @@
 #           the traced step, 1 the ideal; lane = dp_rank * stages + stage;
 #           kind 1 forward, 2 backward, 3 p2p, 4 collective, 5 other
 #   stages  the number of pipeline stages (default 1)
-#   out     the PNG to write (default: whatif-timeline.png)
+#   out     the picture to write (default: whatif-timeline.FORMAT)
+#   format  optional: png (default), svg or pdf
 #   title   optional: the plot's title
 # By hand:  gnuplot -e "data='whatif-timeline.csv'; stages=4" analysis/whatif-timeline.gp
 if (!exists("data")) { print "whatif-timeline.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
-if (!exists("out")) out = "whatif-timeline.png"
+if (!exists("format")) format = "png"
+if (!exists("out")) out = "whatif-timeline." . format
 if (!exists("stages")) stages = 1
 if (!exists("title")) title = "A traced step and its ideal"
-if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+# The picture: PNG (default), SVG or PDF (format).
+if (format eq "svg") {
+	set terminal svg size 1200,800 dynamic noenhanced font "sans,11" background "white"
+}
+if (format eq "pdf") {
+	set terminal pdfcairo size 12.5in,8.33in noenhanced font "sans,10"
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 	set terminal pngcairo size 1200,800 noenhanced font ",10"
-} else {
+}
+if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
 	set terminal png size 1200,800 noenhanced
 }
 set output out

@@ -113,4 +113,19 @@ check "... no plots, the tables" test "$(grep -c '<svg' "$TMP/np.html") $(grep -
 check "report of a missing database: exit 3, nothing written" test $? -eq 3 -a ! -e "$TMP/none.html"
 "$LBSIM" report 2> "$TMP/err"
 check "report without a database: exit 2, a short usage" test $? -eq 2 -a "$(wc -l < "$TMP/err")" -le 3
+# A file of what-if analyses and no runs (issue 33): the jobs, the slowdown,
+# the policies and the plots lbsim plot draws for it, inline, not "0 runs".
+W=$top_srcdir/traces/data/bytedance-whatif
+"$LBSIM" whatif "$W/trace-ST.csv.gz" --meta "$W/meta-ST.yaml" -q -o "$TMP/wi.db"
+"$LBSIM" report "$TMP/wi.db" -o "$TMP/wi.html" 2> "$TMP/err"; rc=$?
+check "report of a whatif database: exit 0 (got $rc)" test $rc -eq 0
+check "... says what the file holds, nothing of 0 runs or (null)" \
+	sh -c "grep -q '1 what-if analysis of per-operation traces' '$TMP/wi.html' && ! grep -q '(null)\|0 runs' '$TMP/wi.html'"
+check "... the policies' recovery (repartition's 89.1%)" grep -q '<td>repartition</td><td>1.8792</td><td>89.1%</td>' "$TMP/wi.html"
+check "... its two plots inline, as SVG" test "$(grep -c '<svg' "$TMP/wi.html")" = 2
+rm -rf "$TMP/wip"
+"$LBSIM" plot "$TMP/wi.db" --out "$TMP/wip" --format svg,pdf -q
+check "lbsim plot --format svg,pdf on a whatif file: SVG and PDF, not PNG data under their names" \
+	sh -c "head -c 400 '$TMP/wip/whatif-heatmap.svg' | grep -q '<svg' && head -c 5 '$TMP/wip/whatif-timeline.pdf' | grep -q '%PDF'"
+
 finish
