@@ -385,8 +385,18 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 		validation_section(out, db);
 	fprintf(out, "<h2 id=\"speedups\">Speedup per policy</h2>\n"
 		"<p>The static run's simulated time over the policy's, for each point (the runs that differ "
-		"only in their seed): the mean over seeds, with the least and the greatest.</p>\n");
-	figure(out, plot_dir, "speedup", "Speedup over static", &plots);
+		"only in their seed): the mean over seeds, with the least and the greatest and the 95%% "
+		"interval of the mean.</p>\n");
+	/* A plot when some line has two points or more; a single point per
+	 * policy (one setting) reads better as the table alone. */
+	sqlite3_stmt *pts = NULL;
+	long long most = 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM speedup_by_size GROUP BY policy)",
+			       -1, &pts, NULL) == SQLITE_OK && sqlite3_step(pts) == SQLITE_ROW)
+		most = sqlite3_column_int64(pts, 0);
+	sqlite3_finalize(pts);
+	if (most > 1)
+		figure(out, plot_dir, "speedup", "Speedup over static", &plots);
 	table(out, db, "SELECT * FROM speedup_by_size", "speedup-table");
 	fprintf(out, "<h2 id=\"stragglers\">Stragglers</h2>\n"
 		"<p>Each worker's compute, wait at the barrier for the slowest worker, and aggregation, in "

@@ -79,6 +79,10 @@ if (n >= 12) {
 	unset key
 	title = title . sprintf("\n(%d lines: too many to name here; their labels are in the CSV)", n + 1)
 }
+# One speedup value (a single run, or static alone): room around it, no
+# "empty y range" warning.
+stats data using 5 nooutput
+if (STATS_max == STATS_min) { set yrange [STATS_min - 0.5 : STATS_max + 0.5] }
 set title title
 set xlabel xlabel
 set ylabel "speedup over static (static time / policy time)"

@@ -128,4 +128,11 @@ rm -rf "$TMP/wip"
 check "lbsim plot --format svg,pdf on a whatif file: SVG and PDF, not PNG data under their names" \
 	sh -c "head -c 400 '$TMP/wip/whatif-heatmap.svg' | grep -q '<svg' && head -c 5 '$TMP/wip/whatif-timeline.pdf' | grep -q '%PDF'"
 
+# A single run: the speedup as a table, not a one-point plot, and nothing
+# of gnuplot's on the terminal (it warned of an empty y range).
+"$LBSIM" "$top_srcdir/scenarios/default.ini" --set run.iterations=20 -q -o "$TMP/one.db"
+"$LBSIM" report "$TMP/one.db" -o "$TMP/one.html" 2> "$TMP/err"; rc=$?
+check "report of one run: exit 0, silent, no one-point speedup plot, the table" \
+	sh -c "[ $rc -eq 0 ] && [ ! -s '$TMP/err' ] && ! grep -q 'plot-speedup' '$TMP/one.html' && grep -q 'id=\"speedup-table\"' '$TMP/one.html'"
+
 finish
