@@ -47,14 +47,27 @@ static void stage_work(const lbs_wi_model *m, const double *val, double *work)
 }
 
 /* Largest-remainder integer split of total into counts proportional to w (>= 1 each). */
-static void split_counts(const double *w, size_t D, long total, long *b)
+static void split_counts(const double *w_in, size_t D, long total, long *b)
 {
 	double sum = 0;
 	for (size_t i = 0; i < D; i++)
-		sum += w[i];
+		sum += w_in[i];
+	/* Weights that say nothing (a replica without compute time gives an
+	 * infinite speed, 0/0, or all zero): the even split. */
+	bool even = !(sum > 0) || !isfinite(sum);
+	for (size_t i = 0; i < D && !even; i++)
+		even = !(w_in[i] >= 0) || !isfinite(w_in[i]);
+	double one = 1.0;
+	const double *w = w_in;
+	size_t step = 1;
+	if (even) {
+		w = &one;
+		step = 0;
+		sum = (double)D;
+	}
 	long used = 0;
 	for (size_t i = 0; i < D; i++) {
-		b[i] = (long)floor(total * w[i] / sum);
+		b[i] = (long)floor(total * w[i * step] / sum);
 		if (b[i] < 1)
 			b[i] = 1;
 		used += b[i];
@@ -63,7 +76,7 @@ static void split_counts(const double *w, size_t D, long total, long *b)
 		size_t best = 0;
 		double br = -INFINITY;
 		for (size_t i = 0; i < D; i++) {
-			double r = total * w[i] / sum - (double)b[i];
+			double r = total * w[i * step] / sum - (double)b[i];
 			if (r > br) {
 				br = r;
 				best = i;
