@@ -145,18 +145,24 @@ static void figure(FILE *out, const char *dir, const char *name, const char *cap
 	fprintf(out, "</figure>\n");
 }
 
+/* The one integer sql gives, or 0 where it cannot run (a table the file
+ * does not have). */
+static long long one_count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *q = NULL;
+	long long n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return n;
+}
+
 /* The validations of `lbsim validate` (doc/validation.md), when the file
  * has any: the number of their rows (0 in every other file, including one
  * of schema version 2, which has no such table). */
 static long long validations(sqlite3 *db)
 {
-	sqlite3_stmt *q = NULL;
-	long long n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM validations", -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return n;
+	return one_count(db, "SELECT count(*) FROM validations");
 }
 
 /* At most this many points in the plot of the validations. */
@@ -285,13 +291,7 @@ static void validation_section(FILE *out, sqlite3 *db)
  * whatif tables, as in a file of runs). */
 static long long whatif_count(sqlite3 *db)
 {
-	sqlite3_stmt *q = NULL;
-	long long n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM whatif_runs", -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return n;
+	return one_count(db, "SELECT count(*) FROM whatif_runs");
 }
 
 /* A file of `lbsim whatif` analyses (doc/whatif.md) and no runs: each
@@ -389,13 +389,7 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 		"interval of the mean.</p>\n");
 	/* A plot when some line has two points or more; a single point per
 	 * policy (one setting) reads better as the table alone. */
-	sqlite3_stmt *pts = NULL;
-	long long most = 0;
-	if (sqlite3_prepare_v2(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM speedup_by_size GROUP BY policy)",
-			       -1, &pts, NULL) == SQLITE_OK && sqlite3_step(pts) == SQLITE_ROW)
-		most = sqlite3_column_int64(pts, 0);
-	sqlite3_finalize(pts);
-	if (most > 1)
+	if (one_count(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM speedup_by_size GROUP BY policy)") > 1)
 		figure(out, plot_dir, "speedup", "Speedup over static", &plots);
 	table(out, db, "SELECT * FROM speedup_by_size", "speedup-table");
 	fprintf(out, "<h2 id=\"stragglers\">Stragglers</h2>\n"
