@@ -287,6 +287,20 @@ static void validation_section(FILE *out, sqlite3 *db)
 	table(out, db, sql, "validation-table");
 }
 
+/* Every plot `lbsim plot` draws for the file, as SVG into plot_dir (none
+ * without gnuplot); a file with nothing to plot is no error. */
+static lbs_status draw_plots(sqlite3 *db, const char *gnuplot, const char *plot_dir, lbs_error *err)
+{
+	if (!gnuplot)
+		return LBS_OK;
+	lbs_plot_options o = { .dir = plot_dir, .formats = "svg", .gantt_first = 0, .gantt_count = 3,
+			       .quiet = true };
+	lbs_buf made = { 0 };
+	lbs_status st = lbs_plot_draw(db, gnuplot, &o, &made, err);
+	lbs_buf_free(&made);
+	return st == LBS_EINPUT ? LBS_OK : st;
+}
+
 /* The analyses of `lbsim whatif` in the file (0 where it has none: no
  * whatif tables, as in a file of runs). */
 static long long whatif_count(sqlite3 *db)
@@ -306,11 +320,8 @@ static lbs_status whatif_report(sqlite3 *db, const char *path, const char *gnupl
 	fprintf(out, "</code>: %lld what-if analys%s of per-operation traces by <code>lbsim whatif</code> "
 		"(doc/whatif.md), no simulated runs. Times are in seconds; S is the slowdown, the traced "
 		"step time over the ideal one.</p>\n", n, n == 1 ? "is" : "es");
-	lbs_plot_options o = { .dir = plot_dir, .formats = "svg", .gantt_first = 0, .gantt_count = 3, .quiet = true };
-	lbs_buf made = { 0 };
-	lbs_status st = gnuplot ? lbs_plot_draw(db, gnuplot, &o, &made, err) : LBS_OK;
-	lbs_buf_free(&made);
-	if (st != LBS_OK && st != LBS_EINPUT)
+	lbs_status st = draw_plots(db, gnuplot, plot_dir, err);
+	if (st != LBS_OK)
 		return st;
 	int plots = 0;
 	fprintf(out, "<h2 id=\"whatif-jobs\">The jobs</h2>\n");
@@ -373,12 +384,8 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 	fprintf(out, " (UTC). Simulated times are in seconds.</p>\n");
 
 	/* Plots first: they are what a reader looks for. */
-	lbs_plot_options o = { .dir = plot_dir, .formats = "svg", .gantt_first = 0, .gantt_count = 3,
-			       .quiet = true };
-	lbs_buf made = { 0 };
-	lbs_status st = gnuplot ? lbs_plot_draw(db, gnuplot, &o, &made, err) : LBS_OK;
-	lbs_buf_free(&made);
-	if (st != LBS_OK && st != LBS_EINPUT)
+	lbs_status st = draw_plots(db, gnuplot, plot_dir, err);
+	if (st != LBS_OK)
 		return st;
 	int plots = 0;
 	if (validations(db) > 0)
