@@ -139,4 +139,38 @@ refuse "ssp with the exchange on the workers" "network.exchange_on_workers" --se
 	--set sync.staleness=1 --set network.exchange_on_workers=yes
 refuse "a staleness key under bsp" "sync.*staleness: this key applies only when mode=ssp" --set sync.staleness=1
 
+# scenarios/sync/modes.ini: each mode's steps and time to target, as its
+# header works them out.
+M=$top_srcdir/scenarios/sync/modes.ini
+near() { awk -v a="$1" -v b="$2" -v e="$3" 'BEGIN { exit !(a - b <= e && b - a <= e) }'; }
+mode() { # NAME STEPS TIME ARGS...: the run's steps and time to target
+	local name=$1 steps=$2 time=$3 db="$TMP/modes-$1.db"
+	shift 3
+	"$LBSIM" "$M" -q -o "$db" --no-baseline "$@" 2> "$TMP/err" || bad "modes.ini $name: $(cat "$TMP/err")"
+	local got
+	got=$(q "$db" "SELECT steps_to_target || ' ' || time_to_target_s FROM run_targets")
+	check "modes.ini $name: the target at step $steps, $time s (got $got)" \
+		sh -c "[ '${got% *}' = '$steps' ] && awk -v a='${got#* }' -v b='$time' 'BEGIN { exit !(a - b <= 1e-9 && b - a <= 1e-9) }'"
+}
+mode bsp 200 8.4
+mode static-proportional 200 5.813 --policy static-proportional
+mode backup 234 6.084 --set sync.mode=backup
+mode dropcompute 215 5.6975 --set sync.mode=dropcompute --set sync.time_limit=16.5ms --set sync.micro_batch=4
+check "... dropcompute: 8 of the slow worker's 16 samples dropped a step" \
+	test "$(q "$TMP/modes-dropcompute.db" "SELECT dropped_samples FROM run_targets")" = $((215 * 8))
+mode local-sgd-4 200 6.9 --set sync.mode=local-sgd --set sync.period=4
+mode local-sgd-16 208 6.786 --set sync.mode=local-sgd --set sync.period=16
+mode ssp-1 200 8.4 --set sync.mode=ssp --set sync.staleness=1
+mode ssp-3 397 16.674 --set sync.mode=ssp --set sync.staleness=3
+check "... ssp s=3: staleness 0 in 397 + 3 steps, 1 in 2 x 3, 2 in 3 x 3, 3 in the fast workers' other 391 x 3" \
+	test "$(rows modes-ssp-3 "SELECT staleness || ':' || updates FROM run_staleness ORDER BY staleness")" = "0:400 1:6 2:9 3:1173"
+mode asp 1307 6.91475 --set sync.mode=asp
+# asp, a second way: the progress is the sum over the updates of
+# 16 / (100 x (16 + 64)) / max(1, staleness), from run_staleness.
+check "... asp: its progress is the staleness distribution's sum" near \
+	"$(q "$TMP/modes-asp.db" "SELECT progress FROM run_targets")" \
+	"$(q "$TMP/modes-asp.db" "SELECT sum(updates * 16.0 / (100 * 80) / max(1, staleness)) FROM run_staleness")" 1e-9
+check "... asp: one iteration a update, 1307 in all, 16 samples each" \
+	test "$(q "$TMP/modes-asp.db" "SELECT count(*) || ' ' || min(global_batch_samples) || ' ' || max(global_batch_samples) FROM iterations")" = "1307 16 16"
+
 finish
