@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/run.h"
-#include "sim/sync.h"
+#include "sim/efficiency.h"
 
 #include <assert.h>
 #include <stdio.h>

@@ -91,7 +91,7 @@ typedef struct lbs_run_stats {
 	int64_t dropped_samples; /* [sync] backup, dropcompute: samples whose gradients were dropped */
 } lbs_run_stats;
 
-typedef struct lbs_stepper lbs_stepper; /* sim/sync.c */
+typedef struct lbs_stepper lbs_stepper; /* sim/run_sync.c */
 
 typedef struct lbs_run {
 	const lbs_scenario *sc;
@@ -144,7 +144,7 @@ typedef struct lbs_run {
 	/* [sync] mode = dropcompute: each worker stops this long after the
 	 * barrier (0: no limit), keeping its finished micro-batches (run->done). */
 	double drop_limit_s;
-	/* [sync] ssp, asp, local-sgd: each worker's own steps (sim/sync.c; NULL: none). */
+	/* [sync] ssp, asp, local-sgd: each worker's own steps (sim/run_sync.c; NULL: none). */
 	lbs_stepper *stepper;
 	double step_weight;  /* [convergence]: the closing step's staleness weight (1: fresh) */
 	bool target_hidden;  /* the closing step's model is not one the target is looked for on */
@@ -180,7 +180,16 @@ void lbs_run_close_iteration(lbs_run *run, double start_s, double compute_end_s,
 
 void lbs_run_destroy(lbs_run *run);
 
-/* For sim/sync.c: worker i's noise factor for its next step (its own
+/* [sync] (sim/run_sync.c): whether the mode steps each worker on its own
+ * (ssp, asp, local-sgd); refusing what the scenario's mode does not compose
+ * with (a key error naming the file, line and key), for every mode but bsp
+ * and backup, and for the modes of sim/run_sync.c allocating run->stepper
+ * and registering its handlers (run->h_begin among them); and freeing it. */
+bool lbs_sync_per_worker(int mode);
+lbs_status lbs_sync_setup(lbs_run *run, lbs_error *err);
+void lbs_sync_destroy(lbs_run *run);
+
+/* For sim/run_sync.c: worker i's noise factor for its next step (its own
  * stream); the re-sizing factor of a run of b samples on w (records it);
  * the policy's plan at the current iteration, checked; and a key error
  * "FILE:LINE: [SECTION] KEY: msg" where the scenario gave the key. */

@@ -73,7 +73,7 @@ typedef struct lbs_sync_spec {
  * target"); absent or model = none: no target. */
 typedef enum lbs_convergence_model { LBS_CONV_NONE, LBS_CONV_GNS } lbs_convergence_model;
 #define LBS_CONVERGENCE_CHOICES "none|gns"
-/* How much of a fresh gradient's progress a stale one makes (sim/sync.h). */
+/* How much of a fresh gradient's progress a stale one makes (sim/efficiency.h). */
 typedef enum lbs_staleness_penalty { LBS_STALE_INVERSE, LBS_STALE_NONE } lbs_staleness_penalty;
 #define LBS_STALENESS_PENALTY_CHOICES "inverse|none"
 typedef struct lbs_convergence_spec {

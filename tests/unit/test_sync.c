@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The synchronisation modes (sim/sync.c): the efficiency model against its
+/* The synchronisation modes (sim/run_sync.c, sim/efficiency.c): the efficiency model against its
  * closed forms, ssp with s = 0 and local-sgd with H = 1 against BSP, and
  * steps and time to target worked out by hand. */
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "sim/run.h"
-#include "sim/sync.h"
+#include "sim/efficiency.h"
 #include "tests/unit/suites.h"
 
 /* phi(tau) = 1 / max(1, tau) (Zhang et al. 2016), or 1 without a penalty. */

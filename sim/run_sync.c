@@ -1,5 +1,23 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#include "sim/sync.h"
+/* The synchronisation modes in which each worker steps on its own, with no
+ * barrier at every step (doc/model.md, "Synchronisation"):
+ *
+ *   ssp        stale synchronous parallel (Ho et al. 2013): worker i starts
+ *              its step k once every worker has finished step k - s - 1;
+ *              each worker's push and pull take the network's time.
+ *   asp        asynchronous: each worker pushes its gradient and pulls the
+ *              model through a parameter server whose link serves one
+ *              transfer at a time, and starts its next step at once.
+ *   local-sgd  each worker steps on its own model; every H-th step ends in
+ *              a barrier and an all-reduce that averages the models.
+ *
+ * For ssp and local-sgd an iteration of the results is a clock: step k of
+ * every worker, recorded when the last of them has finished it; for asp it
+ * is an update, one worker's gradient applied by the server. The modes that
+ * keep a barrier at every step (bsp, backup, dropcompute) are sim/run.c's.
+ * Declared in sim/run.h. */
+#include "sim/efficiency.h"
+#include "sim/run.h"
 
 #include <assert.h>
 #include <math.h>
@@ -7,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "sim/run.h"
 
 /* Each worker's own sequence of steps. A worker is, at any time, computing
  * its step next - 1, exchanging it, or waiting at the gate to start step
@@ -45,20 +61,6 @@ struct lbs_stepper {
 bool lbs_sync_per_worker(int mode)
 {
 	return mode == LBS_SYNC_SSP || mode == LBS_SYNC_ASP || mode == LBS_SYNC_LOCAL_SGD;
-}
-
-double lbs_staleness_weight(int penalty, int64_t tau)
-{
-	if (penalty == LBS_STALE_NONE || tau <= 1)
-		return 1.0;
-	return 1.0 / (double)tau;
-}
-
-double lbs_gns_step_progress(const lbs_convergence_spec *cv, int64_t batch, double weight)
-{
-	if (batch <= 0)
-		return 0.0;
-	return weight * (double)batch / (cv->min_steps * ((double)batch + cv->noise_scale));
 }
 
 static const char *const mode_names[] = { "bsp", "backup", "ssp", "asp", "dropcompute", "local-sgd" };
