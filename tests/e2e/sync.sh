@@ -173,4 +173,11 @@ check "... asp: its progress is the staleness distribution's sum" near \
 check "... asp: one iteration a update, 1307 in all, 16 samples each" \
 	test "$(q "$TMP/modes-asp.db" "SELECT count(*) || ' ' || min(global_batch_samples) || ' ' || max(global_batch_samples) FROM iterations")" = "1307 16 16"
 
+# lbsim merge keeps both tables, from files with and without them.
+"$LBSIM" merge "$TMP/merged.db" "$TMP/bsp.db" "$TMP/modes-asp.db" "$TMP/modes-ssp-3.db" -q
+check "merge: run_targets and run_staleness copied, renumbered" \
+	test "$(q "$TMP/merged.db" "SELECT group_concat(run_id || ':' || steps_to_target, ' ') FROM run_targets") |
+$(q "$TMP/merged.db" "SELECT sum(updates) FROM run_staleness WHERE run_id = 3")" = "2:1307 3:397 |
+$((397 * 4))"
+
 finish
