@@ -172,6 +172,9 @@ check "... asp: its progress is the staleness distribution's sum" near \
 	"$(q "$TMP/modes-asp.db" "SELECT sum(updates * 16.0 / (100 * 80) / max(1, staleness)) FROM run_staleness")" 1e-9
 check "... asp: one iteration a update, 1307 in all, 16 samples each" \
 	test "$(q "$TMP/modes-asp.db" "SELECT count(*) || ' ' || min(global_batch_samples) || ' ' || max(global_batch_samples) FROM iterations")" = "1307 16 16"
+"$LBSIM" "$M" --set sync.mode=ssp --set sync.staleness=3 -o "$TMP/sum.db" > "$TMP/sum.out" 2>&1
+check "the summary names the mode and gives the time to target" sh -c "grep -q 'global batch 64, sync ssp (staleness 3)\$' '$TMP/sum.out' &&
+	grep -q 'static  *step 397, 16.6740 s' '$TMP/sum.out'"
 
 # lbsim merge keeps both tables, from files with and without them.
 "$LBSIM" merge "$TMP/merged.db" "$TMP/bsp.db" "$TMP/modes-asp.db" "$TMP/modes-ssp-3.db" -q
