@@ -438,6 +438,15 @@ lbs_status lbs_sync_setup(lbs_run *run, lbs_error *err)
 	if (st->mode != LBS_SYNC_ASP && (int64_t)st->window > st->cap)
 		st->window = (size_t)st->cap; /* no more clocks than the run has */
 	const size_t cells = st->window * st->n;
+	/* Each step in flight keeps 5 times and 2 counts (56 bytes). */
+	const double bytes = (double)st->window * (double)st->n * 56;
+	if (bytes > LBS_MAX_SEEN_BYTES) {
+		char msg[LBS_ERROR_MAX / 2];
+		snprintf(msg, sizeof msg, "up to %zu steps in flight per worker (of %zu workers) take %.4g MiB, "
+			 "more than the limit of %.4g MiB: a smaller bound, or fewer iterations",
+			 st->window, st->n, bytes / 1048576, LBS_MAX_SEEN_BYTES / 1048576);
+		return lbs__run_key_error(sc, "sync", st->mode == LBS_SYNC_SSP ? "staleness" : "period", msg, err);
+	}
 	if (!(st->next = lbs_calloc(st->n, sizeof *st->next, err)) ||
 	    !(st->finished = lbs_calloc(st->n, sizeof *st->finished, err)) ||
 	    !(st->waiting = lbs_calloc(st->n, sizeof *st->waiting, err)) ||

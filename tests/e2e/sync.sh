@@ -118,6 +118,7 @@ check "... 24 samples dropped (run_targets)" test "$(rows drop "SELECT dropped_s
 refuse() { # WHAT WORDS ARGS...
 	local what=$1 words=$2 rc=0
 	shift 2
+	rm -f "$TMP/r.db"
 	"$LBSIM" "$TMP/two.ini" "$@" -q -o "$TMP/r.db" 2> "$TMP/err" || rc=$?
 	check "refused: $what (exit 3, got $rc): $(head -c 150 "$TMP/err")" \
 		sh -c "[ $rc -eq 3 ] && grep -q '$words' '$TMP/err' && [ ! -e '$TMP/r.db' ]"
@@ -137,6 +138,8 @@ refuse "a micro-batch over the global batch" "sync.micro_batch: a micro-batch la
 	--set sync.mode=dropcompute --set sync.time_limit=1s --set sync.micro_batch=21
 refuse "ssp with the exchange on the workers" "network.exchange_on_workers" --set sync.mode=ssp \
 	--set sync.staleness=1 --set network.exchange_on_workers=yes
+refuse "a staleness bound that keeps too many steps in flight" "sync.staleness: up to 1000001 steps in flight per worker (of 11 workers)" \
+	--set sync.mode=ssp --set sync.staleness=1000000 --set run.iterations=100000000 --set workers.fast.count=10
 refuse "a staleness key under bsp" "sync.*staleness: this key applies only when mode=ssp" --set sync.staleness=1
 
 # scenarios/sync/modes.ini: each mode's steps and time to target, as its
