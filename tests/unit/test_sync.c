@@ -202,6 +202,86 @@ static void test_local_sgd_by_hand(void)
 	}
 }
 
+/* A looser gate can only let a worker start sooner, and under the fluid
+ * rule a step that starts sooner ends no later; each worker's noise draws
+ * are the same step by step whatever the mode. So under noise and
+ * availability that varies, clock k of ssp ends no later than BSP's
+ * iteration k, and no later with a larger s; local-sgd, which drops the
+ * exchanges and barriers between averagings, too. Two runs of the same
+ * scenario and seed are identical in every mode. */
+static void test_looser_is_sooner(void)
+{
+	const char *base[] = { "workers.fast.noise=lognormal", "workers.fast.noise_sigma=0.5",
+			       "workers.slow.noise=uniform", "workers.slow.noise_high=200%",
+			       "convergence.stop_at_target=no", "workers.fast.count=3" };
+	const char *extra[][2] = { { "sync.mode=bsp", "run.seed=1" },   { "sync.mode=ssp", "sync.staleness=1" },
+				   { "sync.mode=ssp", "sync.staleness=2" }, { "sync.mode=ssp", "sync.staleness=5" },
+				   { "sync.mode=local-sgd", "sync.period=4" } };
+	capture c[5];
+	lbs_run_stats s;
+	lbs_error err;
+	for (size_t m = 0; m < 5; m++) {
+		const char *ov[8];
+		memcpy(ov, base, 6 * sizeof *ov);
+		ov[6] = extra[m][0];
+		ov[7] = extra[m][1];
+		CU_ASSERT_FATAL(run_with(TWO, ov, 8, &c[m], &s, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c[m].n, 100);
+		capture again;
+		CU_ASSERT_FATAL(run_with(TWO, ov, 8, &again, &s, &err) == LBS_OK);
+		CU_ASSERT(same_records(&c[m], &again));
+		capture_free(&again);
+	}
+	int later = 0, sooner = 0;
+	for (size_t k = 0; k < 100; k++) {
+		for (size_t m = 1; m < 4; m++) {
+			later += c[m].rec[k].end_s > c[m - 1].rec[k].end_s; /* ssp 1 vs bsp, 2 vs 1, 5 vs 2 */
+			sooner += c[m].rec[k].end_s < c[m - 1].rec[k].end_s;
+		}
+		later += c[4].rec[k].end_s > c[0].rec[k].end_s;
+	}
+	CU_ASSERT_EQUAL(later, 0);
+	CU_ASSERT(sooner > 0); /* the noise makes stragglers that a bound lets the others pass */
+	/* and the compute times are the same draws, step by step (to the
+	 * rounding of fin - start, which depends on when the step started) */
+	int differ = 0;
+	for (size_t k = 0; k < 100 * 4; k++)
+		differ += fabs(c[0].compute[k] - c[3].compute[k]) > 1e-12 * c[0].compute[k];
+	CU_ASSERT_EQUAL(differ, 0);
+	for (size_t m = 0; m < 5; m++)
+		capture_free(&c[m]);
+}
+
+/* asp: the same draws as BSP, step by step per worker; a run is
+ * deterministic; every update's samples are its worker's share. */
+static void test_asp_draws(void)
+{
+	const char *ov[] = { "workers.fast.noise=lognormal", "workers.fast.noise_sigma=0.5",
+			     "convergence.stop_at_target=no", "sync.mode=asp" };
+	capture a, b, bsp;
+	lbs_run_stats s;
+	lbs_error err;
+	CU_ASSERT_FATAL(run_with(TWO, ov, 4, &a, &s, &err) == LBS_OK);
+	CU_ASSERT_FATAL(run_with(TWO, ov, 4, &b, &s, &err) == LBS_OK);
+	CU_ASSERT_FATAL(run_with(TWO, ov, 3, &bsp, &s, &err) == LBS_OK);
+	CU_ASSERT(same_records(&a, &b));
+	CU_ASSERT_EQUAL(a.n_workers, 1);
+	size_t step = 0; /* the fast worker's updates are its steps 0, 1, ...: BSP's compute times */
+	int bad = 0;
+	for (size_t u = 0; u < a.n; u++) {
+		bad += a.batch[u] != 10;
+		if (a.rec[u].first_worker == 0 && step < bsp.n) {
+			bad += fabs(a.compute[u] - bsp.compute[2 * step]) > 1e-12 * bsp.compute[2 * step];
+			step++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(step > 50);
+	capture_free(&a);
+	capture_free(&b);
+	capture_free(&bsp);
+}
+
 void suite_sync(void)
 {
 	static const test_case tests[] = {
@@ -210,6 +290,8 @@ void suite_sync(void)
 		{ "ssp s = 0, local-sgd H = 1: BSP", test_bsp_limits },
 		{ "ssp by hand", test_ssp_by_hand },
 		{ "local-sgd by hand", test_local_sgd_by_hand },
+		{ "a looser gate ends no later", test_looser_is_sooner },
+		{ "asp: BSP's draws, deterministic", test_asp_draws },
 	};
 	add_suite("sync", tests, sizeof tests / sizeof tests[0]);
 }
