@@ -797,10 +797,12 @@ static lbs_status plot_batch_sizes(plot_ctx *c, lbs_error *err)
  * heat map, and the step with the largest slowdown beside its ideal. */
 static void whatif_title(plot_ctx *c, const char *what, char *title, size_t len)
 {
-	char trace[512];
-	query_text(c->db, "SELECT trial_name || ' (' || trace || ')' FROM whatif_runs WHERE whatif_id = ?1",
-		   c->whatif, trace, sizeof trace);
-	lbs_fmt(title, len, "%s\n%s, whatif %lld", what, trace, c->whatif);
+	char trial[256], trace[512];
+	query_text(c->db, "SELECT trial_name FROM whatif_runs WHERE whatif_id = ?1", c->whatif, trial, sizeof trial);
+	query_text(c->db, "SELECT trace FROM whatif_runs WHERE whatif_id = ?1", c->whatif, trace, sizeof trace);
+	/* the file's name, not where it was on the machine that ran it */
+	const char *slash = strrchr(trace, '/');
+	lbs_fmt(title, len, "%s\n%s (%s), whatif %lld", what, trial, slash ? slash + 1 : trace, c->whatif);
 }
 
 static lbs_status plot_whatif_heatmap(plot_ctx *c, lbs_error *err)
@@ -952,8 +954,9 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share, plot_availability,
 	};
 	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
-		st = plots[i](&c, err);
-	if (c.whatif && st == LBS_OK)
+		if (o->which == LBS_PLOT_ALL || (o->which == LBS_PLOT_SPEEDUP) == (plots[i] == plot_speedup))
+			st = plots[i](&c, err);
+	if (c.whatif && st == LBS_OK && o->which == LBS_PLOT_ALL)
 		st = plot_whatif(&c, err);
 	lbs_tmp_remove(&work);
 	free(c.keys);

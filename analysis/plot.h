@@ -27,6 +27,9 @@ typedef struct lbs_plot_options {
 	long long gantt_first, gantt_count; /* the iterations of the timeline */
 	long long whatif;                   /* the lbsim whatif analysis to draw (0: the last, if any) */
 	bool quiet;                         /* print nothing but errors */
+	/* Which plots: all (0), the speedup alone, or the per-setting plots
+	 * alone (what lbsim report draws per key and per point). */
+	enum { LBS_PLOT_ALL, LBS_PLOT_SPEEDUP, LBS_PLOT_SETTING } which;
 } lbs_plot_options;
 
 /* Draws every plot the database has data for into o->dir, and appends the
