@@ -16,20 +16,28 @@
 # By hand:  gnuplot -e "data='gantt.csv'" analysis/gantt.gp
 if (!exists("data")) { print "gantt.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
 NAME = "gantt"
-# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+# The picture: PNG, SVG or PDF (format). Its size: width and height, in
+# pixels for png and svg, in inches for pdf (default 960 x 600 pixels,
+# 10 x 6.25 in); its font: "NAME,SIZE" (points); scale: the size of text and
+# lines on a png, 1 at 72 pixels per inch (lbsim plot --size 3.5x2.5in
+# draws a png at 300 pixels per inch: scale 300 / 72).
 if (!exists("format")) format = "png"
 if (!exists("out")) out = NAME . "." . format
+if (!exists("width")) width = (format eq "pdf") ? 10 : 960
+if (!exists("height")) height = (format eq "pdf") ? 6.25 : 600
+if (!exists("font")) font = (format eq "svg") ? "sans,11" : "sans,10"
+if (!exists("scale")) scale = 1
 if (format eq "svg") {
-	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+	set terminal svg size width,height dynamic noenhanced font font background "white"
 }
 if (format eq "pdf") {
-	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+	set terminal pdfcairo size width,height noenhanced font font
 }
 if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-	set terminal pngcairo size 960,600 noenhanced font ",10"
+	set terminal pngcairo size width,height noenhanced font font fontscale scale linewidth scale
 }
 if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
-	set terminal png size 960,600 noenhanced
+	set terminal png size width,height noenhanced
 }
 set output out
 set datafile separator ","
@@ -59,25 +67,26 @@ group(w) = G_[w + 1]
 set style fill solid 0.9 noborder
 set xrange [0:tmax * 1.02]
 set yrange [workers - 0.5:-0.5]
-set ytics 1 font ",8"
+set ytics 1
 set ylabel "worker"
 set grid x
-set key outside right top
+# The key below the last panel, across: it takes no width from the panels.
+set key outside bottom center horizontal
 colour(p) = p == 0 ? 0x2a7ab0 : p == 1 ? 0xe8b04a : 0x7a7a7a
 set multiplot layout (n + 1), 1 title title
 set lmargin 14
-set rmargin 22
+set rmargin 3
 do for [i = 0:n] {
 	unset xlabel
 	if (i == n) { set xlabel "simulated time from the first iteration's start (s)" }
-	set label 1 label(i) at graph 0.0, graph 1.06 left font ",10"
-	set ytics () font ",8"
+	set label 1 label(i) at graph 0.0, graph 1.06 left
+	set ytics ()
 	do for [w = 0:workers - 1] { set ytics add (sprintf("%d %s", w, group(w)) w) }
 	plot data using ($1 == i && $6 == 0 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
-			with boxxyerror lc rgb colour(0) title (i == 0 ? "compute" : ""), \
+			with boxxyerror lc rgb colour(0) title (i == n ? "compute" : ""), \
 		data using ($1 == i && $6 == 1 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
-			with boxxyerror lc rgb colour(1) title (i == 0 ? "wait at the barrier" : ""), \
+			with boxxyerror lc rgb colour(1) title (i == n ? "wait at the barrier" : ""), \
 		data using ($1 == i && $6 == 2 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
-			with boxxyerror lc rgb colour(2) title (i == 0 ? "aggregation" : "")
+			with boxxyerror lc rgb colour(2) title (i == n ? "aggregation" : "")
 }
 unset multiplot
