@@ -19,8 +19,9 @@ NAME = "gantt"
 # The picture: PNG, SVG or PDF (format). Its size: width and height, in
 # pixels for png and svg, in inches for pdf (default 960 x 600 pixels,
 # 10 x 6.25 in); its font: "NAME,SIZE" (points); scale: the size of text and
-# lines on a png, 1 at 72 pixels per inch (lbsim plot --size 3.5x2.5in
-# draws a png at 300 pixels per inch: scale 300 / 72).
+# lines on a png, 1 for text at 96 pixels per inch, as cairo draws it
+# (lbsim plot --size 3.5x2.5in
+# draws a png at 300 pixels per inch: scale 300 / 96).
 if (!exists("format")) format = "png"
 if (!exists("out")) out = NAME . "." . format
 if (!exists("width")) width = (format eq "pdf") ? 10 : 960
@@ -70,23 +71,59 @@ set yrange [workers - 0.5:-0.5]
 set ytics 1
 set ylabel "worker"
 set grid x
-# The key below the last panel, across: it takes no width from the panels.
-set key outside bottom center horizontal
 colour(p) = p == 0 ? 0x2a7ab0 : p == 1 ? 0xe8b04a : 0x7a7a7a
-set multiplot layout (n + 1), 1 title title
-set lmargin 14
-set rmargin 3
+# The panels are placed by hand, in screen coordinates from the size of a
+# character (the font's points over the canvas's; cairo draws a point of
+# text as 4/3 of a png's pixels, times scale), so that a small canvas
+# (a paper's column) keeps its text apart: the title and the key at the
+# top, the panels one under the other with their names above them, the
+# time axis's numbers and label under the last one alone.
+fsize_ = strstrt(font, ",") > 0 ? real(font[strstrt(font, ",") + 1:]) : 10
+fsize_ = fsize_ > 0 ? fsize_ : 10
+tpt_ = (format eq "png") ? scale * 4.0 / 3 : 1
+hpt_ = (format eq "pdf") ? height * 72 : height / tpt_
+wpt_ = (format eq "pdf") ? width * 72 : width / tpt_
+ch_ = 1.25 * fsize_ / hpt_
+cw_ = 0.6 * fsize_ / wpt_
+lines_ = title eq "" ? 0 : 1 + (strstrt(title, "\n") > 0) + (strstrt(title[strstrt(title, "\n") + 1:], "\n") > 0)
+top_ = 1 - (lines_ + 2.5) * ch_
+bottom_ = 3.2 * ch_
+gap_ = 1.4 * ch_
+panel_ = (top_ - bottom_ - n * gap_) / (n + 1)
+set multiplot
+if (lines_ > 0) { set label 2 title at screen 0.5, screen 1 - 0.6 * ch_ center front }
+set lmargin at screen 13 * cw_
+set rmargin at screen 1 - 2 * cw_
+# The key, drawn here in one row under the title (gnuplot's own wraps on a
+# narrow canvas): a swatch and a name per phase.
+unset key
+array P_[3] = ["compute", "wait at the barrier", "aggregation"]
+kw_ = 0
+do for [p_ = 1:3] { kw_ = kw_ + (strlen(P_[p_]) + 5) * cw_ }
+kx_ = 0.5 - kw_ / 2
+ky_ = 1 - (lines_ + 0.9) * ch_
+do for [p_ = 1:3] {
+	set object 10 + p_ rectangle from screen kx_, ky_ - 0.3 * ch_ to screen kx_ + 2 * cw_, ky_ + 0.3 * ch_ \
+		fc rgb colour(p_ - 1) fs solid 0.9 noborder front
+	set label 10 + p_ P_[p_] at screen kx_ + 2.6 * cw_, screen ky_ left front
+	kx_ = kx_ + (strlen(P_[p_]) + 5) * cw_
+}
 do for [i = 0:n] {
 	unset xlabel
-	if (i == n) { set xlabel "simulated time from the first iteration's start (s)" }
-	set label 1 label(i) at graph 0.0, graph 1.06 left
+	set format x ""
+	if (i == n) { set xlabel "simulated time from the first iteration's start (s)"; set format x "% h" }
+	set tmargin at screen top_ - i * (panel_ + gap_)
+	set bmargin at screen top_ - i * (panel_ + gap_) - panel_
+	set label 1 label(i) at graph 0.0, graph 1 offset 0, 0.5 left
 	set ytics ()
 	do for [w = 0:workers - 1] { set ytics add (sprintf("%d %s", w, group(w)) w) }
 	plot data using ($1 == i && $6 == 0 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
-			with boxxyerror lc rgb colour(0) title (i == n ? "compute" : ""), \
+			with boxxyerror lc rgb colour(0) notitle, \
 		data using ($1 == i && $6 == 1 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
-			with boxxyerror lc rgb colour(1) title (i == n ? "wait at the barrier" : ""), \
+			with boxxyerror lc rgb colour(1) notitle, \
 		data using ($1 == i && $6 == 2 ? ($8 + $9) / 2 : NaN):3:(($9 - $8) / 2):(0.38) \
-			with boxxyerror lc rgb colour(2) title (i == n ? "aggregation" : "")
+			with boxxyerror lc rgb colour(2) notitle
+	unset label 2
+	do for [p_ = 1:3] { unset object 10 + p_; unset label 10 + p_ }
 }
 unset multiplot

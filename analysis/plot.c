@@ -326,7 +326,7 @@ static void size_vars(const lbs_plot_options *o, const char *fmt, lbs_buf *pre)
 		if (o->size_inches && png) {
 			w *= PNG_DPI;
 			h *= PNG_DPI;
-			scale = PNG_DPI / 72;
+			scale = PNG_DPI / 96; /* cairo draws a point of text as 96 / 72 pixels */
 		} else if (o->size_inches && !pdf) {
 			w *= 72;
 			h *= 72;

@@ -24,8 +24,9 @@ NAME = "speedup"
 # The picture: PNG, SVG or PDF (format). Its size: width and height, in
 # pixels for png and svg, in inches for pdf (default 960 x 600 pixels,
 # 10 x 6.25 in); its font: "NAME,SIZE" (points); scale: the size of text and
-# lines on a png, 1 at 72 pixels per inch (lbsim plot --size 3.5x2.5in
-# draws a png at 300 pixels per inch: scale 300 / 72).
+# lines on a png, 1 for text at 96 pixels per inch, as cairo draws it
+# (lbsim plot --size 3.5x2.5in
+# draws a png at 300 pixels per inch: scale 300 / 96).
 if (!exists("format")) format = "png"
 if (!exists("out")) out = NAME . "." . format
 if (!exists("width")) width = (format eq "pdf") ? 10 : 960
