@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +40,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/datapath.h"
 #include "util/outfile.h"
+#include "analysis/interval.h"
 #include "analysis/merge.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
@@ -81,6 +85,11 @@ static void usage(FILE *out)
 		"                        same paths must exist on them, e.g. a shared file system)\n"
 		"      --list            print the points (of the shard) and exit\n"
 		"      --keep            keep the work folder after a successful sweep\n"
+		"      --until-ci P%%     then add seeds (the next numbers after the sweep's), a\n"
+		"                        round at a time, to each point whose 95%% interval of the\n"
+		"                        simulated time is wider than P%% of its mean for a policy\n"
+		"                        (or that has fewer than 3 seeds), until none is\n"
+		"      --max-seeds N     with --until-ci, at most N seeds a point (default 50)\n"
 		"      --max-rows N      with [sweep] detail = workers, refuse a sweep whose points\n"
 		"                        would write more than N rows to worker_iterations in all\n"
 		"                        (default 20000000; 0: no limit)\n"
@@ -307,6 +316,8 @@ typedef struct options {
 	size_t shard_k, shard_n;
 	size_t per_job; /* 0: chosen from the jobs run at once */
 	int64_t max_rows;
+	double until_ci;  /* > 0: add seeds until each point's 95% interval is within it, relative */
+	size_t max_seeds; /* the cap on a point's seeds with --until-ci */
 	bool list, keep, quiet;
 } options;
 
@@ -379,8 +390,8 @@ static void self_path(char *buf, size_t len, const char *argv0)
 	free(abs);
 }
 
-/* OUT.sweep, absolute (OUT need not exist yet). */
-static lbs_status work_dir(const char *output, char *dir, size_t len, lbs_error *err)
+/* OUT.sweep (OUT.sweepSUFFIX), absolute (OUT need not exist yet). */
+static lbs_status work_dir(const char *output, const char *suffix, char *dir, size_t len, lbs_error *err)
 {
 	const char *slash = strrchr(output, '/');
 	char parent[4096];
@@ -390,7 +401,7 @@ static lbs_status work_dir(const char *output, char *dir, size_t len, lbs_error 
 	char *abs = realpath(parent, NULL);
 	if (!abs)
 		return lbs_error_set(err, LBS_EIO, "%s: cannot use folder %s: %s", output, parent, strerror(errno));
-	snprintf(dir, len, "%s/%s.sweep", strcmp(abs, "/") ? abs : "", slash ? slash + 1 : output);
+	snprintf(dir, len, "%s/%s.sweep%s", strcmp(abs, "/") ? abs : "", slash ? slash + 1 : output, suffix);
 	free(abs);
 	return LBS_OK;
 }
@@ -733,9 +744,11 @@ static int parse_options(int argc, char **argv, options *o)
 		{ "max-rows", required_argument, NULL, 'M' }, { "max-trace-rows", required_argument, NULL, 'T' },
 		{ "points-per-job", required_argument, NULL, 'B' },
 		{ "plugins", no_argument, NULL, 'L' },
+		{ "until-ci", required_argument, NULL, 'U' }, { "max-seeds", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1, .max_rows = LBS_DEFAULT_MAX_ROWS };
+	*o = (options){ .output = "results.db", .shard_k = 1, .shard_n = 1, .max_rows = LBS_DEFAULT_MAX_ROWS,
+			.max_seeds = 50 };
 	int c;
 	while ((c = getopt_long(argc, argv, "j:o:S:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -787,6 +800,28 @@ static int parse_options(int argc, char **argv, options *o)
 			if (!lbs_row_limit_option("lbsim sweep", c == 'T', optarg, &o->max_rows))
 				return LBS_EUSAGE;
 			break;
+		case 'U': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || strcmp(end, "%") || !(v > 0 && v < 100)) {
+				fprintf(stderr, "lbsim sweep: --until-ci %s: expected a percentage above 0%% and "
+					"below 100%%, with its %% (--until-ci 2%%)\n", optarg);
+				return LBS_EUSAGE;
+			}
+			o->until_ci = v / 100;
+			break;
+		}
+		case 'N': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || v < 3 || v > 1000) {
+				fprintf(stderr, "lbsim sweep: --max-seeds %s: expected a number of seeds from 3 to "
+					"1000\n", optarg);
+				return LBS_EUSAGE;
+			}
+			o->max_seeds = (size_t)v;
+			break;
+		}
 		case 'l': o->list = true; break;
 		case 'L': lbs_plugins_permit(1); break;
 		case 'K': o->keep = true; break;
@@ -801,6 +836,11 @@ static int parse_options(int argc, char **argv, options *o)
 		return LBS_EUSAGE;
 	}
 	o->sweep = argv[optind];
+	if (o->until_ci > 0 && o->shard_n > 1) {
+		fprintf(stderr, "lbsim sweep: --until-ci does not go with --shard (which points need more seeds "
+			"is decided over all of them)\n");
+		return LBS_EUSAGE;
+	}
 	/* Listing runs nothing: no plugin loads, whatever allows it. */
 	if (o->list)
 		lbs_plugins_permit(-1);
@@ -863,6 +903,389 @@ static lbs_status merge_points(const lbs_sweep *sw, const plan *pl, lbs_merge *m
 	free(keys);
 	free(values);
 	free(tags);
+	return st;
+}
+
+/* What one pass of a sweep did. */
+typedef struct pass_result {
+	bool nothing;           /* the output held every point, with no work pending */
+	size_t ran;             /* points run now */
+	lbs_merge_counts merged;
+} pass_result;
+
+/* One pass of a sweep: runs the points of sw (of the shard; those another
+ * stands for aside) that the output lacks, in the work folder
+ * OUTPUT.sweepSUFFIX, and merges them into the output. in_shard: the points
+ * that run. */
+static lbs_status run_pass(const lbs_sweep *sw, const options *o, const char *lbsim, const char *suffix,
+			   size_t in_shard, pass_result *r, lbs_error *err)
+{
+	memset(r, 0, sizeof *r);
+	lbs_merge m = { 0 };
+	plan pl = { .lock_fd = -1 };
+	/* A results file this sweep creates is removed if it fails before
+	 * merging a point: a refusal leaves no empty file. */
+	struct stat out_st;
+	bool created = lstat(o->output, &out_st) != 0 && errno == ENOENT;
+	struct stat dir_st;
+	lbs_status st;
+	if ((st = check_parallel(err)) == LBS_OK &&
+	    (st = work_dir(o->output, suffix, pl.dir, sizeof pl.dir, err)) == LBS_OK &&
+	    lstat(pl.dir, &dir_st) == 0 && (!S_ISDIR(dir_st.st_mode) || dir_st.st_uid != geteuid()))
+		st = lbs_error_set(err, LBS_EINPUT, "%s: the work folder of %s is %s: refused (remove it; a "
+				   "sweep writes only into a folder of its own)", pl.dir, o->output,
+				   S_ISLNK(dir_st.st_mode) ? "a symbolic link" : !S_ISDIR(dir_st.st_mode) ? "not a folder"
+				   : "another user's");
+	if (st == LBS_OK && (st = lbs_merge_open(&m, o->output, err)) == LBS_OK) {
+		/* Nothing to do when the output holds every point and no work is pending. */
+		size_t have = 0;
+		for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n)
+			have += sw->run_as[p] == p && lbs_merge_has_point(&m, sw->hash, (int64_t)p + 1);
+		if (have == in_shard && !exists(pl.dir)) {
+			r->nothing = true;
+			lbs_merge_close(&m);
+			return LBS_OK;
+		}
+		st = prepare(sw, o, &m, lbsim, &pl, err);
+	}
+	if (st != LBS_EINTR && interrupted)
+		st = lbs_error_set(err, LBS_EINTR, "interrupted before any point ran");
+	size_t before = st == LBS_OK ? count_done(&pl) : 0;
+	bool show = !o->quiet && isatty(STDERR_FILENO);
+	if (st == LBS_OK && before < pl.n) {
+		int prc = run_parallel(o, sw, &pl, show);
+		size_t done = count_done(&pl);
+		char joblog[4200];
+		snprintf(joblog, sizeof joblog, "%s/joblog", pl.dir);
+		if (prc < 0) {
+			st = lbs_error_set(err, LBS_EIO, "cannot run GNU parallel: %s", strerror(errno));
+		} else if (interrupted) {
+			st = lbs_error_set(err, LBS_EINTR, "interrupted with %zu of %zu points done; run the "
+					   "same command again to resume", done, pl.n);
+		} else if (done < pl.n) {
+			/* The exit status of a failed point's job, as the job log has it. */
+			int code = LBS_EINTERNAL;
+			size_t n_seg;
+			segment *seg = list_segments(&pl, &n_seg);
+			for (size_t i = 0, s = 0; i < pl.n; i++) {
+				while (s < n_seg && seg[s].last < i)
+					s++;
+				if (s < n_seg && seg[s].first <= i)
+					continue; /* done */
+				int c = logged_exit(joblog, pl.job[i]);
+				if (c == LBS_EINPUT || c == LBS_EIO || c == LBS_EINTERNAL || c == LBS_EINTR) {
+					code = c;
+					break;
+				}
+			}
+			free(seg);
+			st = lbs_error_set(err, (lbs_status)code,
+					   "%zu of %zu points failed (their errors are above; the job log is "
+					   "%s): run the same command again to retry them", pl.n - done, pl.n,
+					   joblog);
+		}
+	}
+	r->ran = st == LBS_OK ? pl.n - before : 0;
+	if (st == LBS_OK)
+		st = merge_points(sw, &pl, &m, &r->merged, err);
+	if (st == LBS_EINTR && r->merged.added)
+		lbs_error_prefix(err, "%zu points merged", r->merged.added);
+	if (m.db)
+		lbs_merge_close(&m);
+	if (st != LBS_OK && created && !r->merged.added)
+		lbs_recorder_remove(o->output);
+	if (st == LBS_OK && !o->keep)
+		remove_work_dir(&pl);
+	if (pl.lock_fd >= 0)
+		close(pl.lock_fd);
+	free(pl.points);
+	free(pl.job);
+	return st;
+}
+
+/* ---- --until-ci: seeds added where an interval is too wide ------------- */
+
+/* A point's cell: its policy with that policy's options, at one setting of
+ * the other keys (its group); the seeds are its runs. */
+typedef struct ci_cell {
+	size_t group;    /* the setting of every key but the seed, the policy and its options */
+	size_t tmpl;     /* a point of the cell (0-based) that runs: the values of its runs */
+	double *times;   /* the simulated time of each seed's run */
+	size_t n, cap;
+} ci_cell;
+
+typedef struct ci_state {
+	const lbs_sweep *sw;
+	size_t seed_key, policy_key;
+	ci_cell *cells;
+	size_t n_cells;
+	size_t *cell_of;  /* each point's cell */
+	size_t n_groups;
+	sqlite3 *db;      /* the output, read-only */
+	sqlite3_stmt *time_of;
+} ci_state;
+
+/* Whether key k is a policy's option ([policy.NAME]) or the policy or seed. */
+static bool ci_not_of_group(const ci_state *c, size_t k)
+{
+	return k == c->seed_key || k == c->policy_key || !strncmp(c->sw->keys[k].name, "policy.", 7);
+}
+
+/* Whether points p and q are in one group (with_cell: and one cell). */
+static bool ci_same(const ci_state *c, size_t p, size_t q, bool with_cell)
+{
+	const lbs_sweep *sw = c->sw;
+	for (size_t k = 0; k < sw->n_keys; k++) {
+		if (k == c->seed_key)
+			continue;
+		if (ci_not_of_group(c, k)) {
+			if (!with_cell)
+				continue;
+			/* another policy's option does not tell cells apart */
+			const char *pol = lbs_sweep_value(sw, p, c->policy_key);
+			size_t len = strlen(pol);
+			if (k != c->policy_key && (strncmp(sw->keys[k].name + 7, pol, len) ||
+						   sw->keys[k].name[7 + len] != '.'))
+				continue;
+		}
+		if (strcmp(lbs_sweep_value(sw, p, k), lbs_sweep_value(sw, q, k)))
+			return false;
+	}
+	return true;
+}
+
+/* The cells and groups of the sweep's points (quadratic in the points:
+ * at most 10,000). */
+static lbs_status ci_cells(ci_state *c, lbs_error *err)
+{
+	const lbs_sweep *sw = c->sw;
+	c->cell_of = calloc(sw->n_points, sizeof *c->cell_of);
+	c->cells = calloc(sw->n_points, sizeof *c->cells);
+	if (!c->cell_of || !c->cells)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (size_t p = 0; p < sw->n_points; p++) {
+		size_t i = 0;
+		while (i < c->n_cells && !ci_same(c, c->cells[i].tmpl, p, true))
+			i++;
+		if (i == c->n_cells) {
+			size_t g = 0;
+			while (g < c->n_cells && !ci_same(c, c->cells[g].tmpl, p, false))
+				g++;
+			size_t group = g < c->n_cells ? c->cells[g].group : c->n_groups++;
+			c->cells[c->n_cells] = (ci_cell){ .group = group, .tmpl = sw->run_as[p] };
+			c->n_cells++;
+		}
+		c->cell_of[p] = i;
+	}
+	return LBS_OK;
+}
+
+/* Adds the simulated time of the run of point `point` (from 1) of the sweep
+ * `hash` to cell i, where the output has it. */
+static lbs_status ci_add(ci_state *c, size_t i, const char *hash, size_t point, lbs_error *err)
+{
+	sqlite3_reset(c->time_of);
+	sqlite3_bind_text(c->time_of, 1, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(c->time_of, 2, (sqlite3_int64)point);
+	if (sqlite3_step(c->time_of) != SQLITE_ROW)
+		return LBS_OK; /* checked by the caller: every point ran */
+	ci_cell *cell = &c->cells[i];
+	if (cell->n == cell->cap) {
+		size_t cap = cell->cap ? 2 * cell->cap : 8;
+		double *t = realloc(cell->times, cap * sizeof *t);
+		if (!t)
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		cell->times = t;
+		cell->cap = cap;
+	}
+	cell->times[cell->n++] = sqlite3_column_double(c->time_of, 0);
+	return LBS_OK;
+}
+
+/* Whether group g needs another seed: a cell with fewer than 3 seeds, or
+ * whose 95% interval of the mean simulated time is wider than rel of it. */
+static bool ci_wide(const ci_state *c, size_t g, double rel)
+{
+	for (size_t i = 0; i < c->n_cells; i++) {
+		if (c->cells[i].group != g)
+			continue;
+		if (c->cells[i].n < 3)
+			return true;
+		lbs_interval r = lbs_interval_mean(c->cells[i].times, c->cells[i].n);
+		if (!(r.half <= rel * r.mean))
+			return true;
+	}
+	return false;
+}
+
+/* The seeds group g has (the cells of a group have as many). */
+static size_t ci_seeds(const ci_state *c, size_t g)
+{
+	for (size_t i = 0; i < c->n_cells; i++)
+		if (c->cells[i].group == g)
+			return c->cells[i].n;
+	return 0;
+}
+
+/* The sweep of a round: for each cell of the groups that need more, one
+ * point, its template's values with the seed `seed`; one dimension, all
+ * keys zipped; its own identity (the base's, the round and its points). */
+static lbs_status ci_round_sweep(const ci_state *c, const bool *more, long long seed, size_t round, lbs_sweep *x,
+				 size_t *cell_of_point, lbs_error *err)
+{
+	const lbs_sweep *sw = c->sw;
+	memset(x, 0, sizeof *x);
+	memcpy(x->path, sw->path, sizeof x->path);
+	memcpy(x->name, sw->name, sizeof x->name);
+	memcpy(x->scenario, sw->scenario, sizeof x->scenario);
+	x->detail = sw->detail;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_cells; i++)
+		if (more[c->cells[i].group])
+			cell_of_point[n++] = i;
+	x->keys = calloc(sw->n_keys, sizeof *x->keys);
+	x->dim_size = malloc(sizeof *x->dim_size);
+	x->point_rows = calloc(n, sizeof *x->point_rows);
+	x->run_as = calloc(n, sizeof *x->run_as);
+	if (!x->keys || !x->dim_size || !x->point_rows || !x->run_as)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	x->n_dims = 1;
+	x->dim_size[0] = n;
+	x->n_points = x->n_runs = n;
+	uint64_t h = 14695981039346656037ULL;
+	char tag[64];
+	snprintf(tag, sizeof tag, "%s until-ci round %zu", sw->hash, round);
+	for (const char *t = tag; *t; t++)
+		h = (h ^ (unsigned char)*t) * 1099511628211ULL;
+	char seed_text[32];
+	snprintf(seed_text, sizeof seed_text, "%lld", seed);
+	for (size_t k = 0; k < sw->n_keys; k++) {
+		lbs_sweep_key *key = &x->keys[x->n_keys++];
+		snprintf(key->name, sizeof key->name, "%s", sw->keys[k].name);
+		key->values = calloc(n + 1, sizeof *key->values);
+		if (!key->values)
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			const char *v = k == c->seed_key ? seed_text : lbs_sweep_value(sw, c->cells[cell_of_point[i]].tmpl, k);
+			if (!(key->values[i] = strdup(v)))
+				return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+			key->n_values++;
+			for (const char *t = v; ; t++) {
+				h = (h ^ (unsigned char)*t) * 1099511628211ULL;
+				if (!*t)
+					break;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		x->point_rows[i] = sw->point_rows[c->cells[cell_of_point[i]].tmpl];
+		x->run_as[i] = i;
+	}
+	snprintf(x->hash, sizeof x->hash, "%016llx", (unsigned long long)h);
+	return LBS_OK;
+}
+
+/* --until-ci: after the sweep's own points, rounds of one more seed (the
+ * sweep's greatest plus the round) for every point whose interval is too
+ * wide, until none is or each has o->max_seeds. A round is decided from
+ * the runs of the rounds before it alone, so that an interrupted round is
+ * the same round when the command is run again (resumed as a sweep is, in
+ * OUTPUT.sweep.ciN). *runs: the points the rounds ran now. */
+static lbs_status until_ci_rounds(const lbs_sweep *sw, const options *o, const char *lbsim, size_t *runs,
+				  lbs_error *err)
+{
+	ci_state c = { .sw = sw, .seed_key = sw->n_keys, .policy_key = sw->n_keys };
+	for (size_t k = 0; k < sw->n_keys; k++) {
+		if (!strcmp(sw->keys[k].name, "seed"))
+			c.seed_key = k;
+		if (!strcmp(sw->keys[k].name, "policy"))
+			c.policy_key = k;
+	}
+	long long top = 0;
+	for (size_t v = 0; v < sw->keys[c.seed_key].n_values; v++) {
+		long long s = strtoll(sw->keys[c.seed_key].values[v], NULL, 10);
+		top = s > top ? s : top;
+	}
+	lbs_sweep x = { 0 };
+	size_t *cell_of_point = calloc(sw->n_points + 1, sizeof *cell_of_point);
+	bool *more = NULL;
+	lbs_status st = cell_of_point ? ci_cells(&c, err) : lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	if (st == LBS_OK && !(more = calloc(c.n_groups + 1, sizeof *more)))
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	if (st == LBS_OK && (sqlite3_open_v2(o->output, &c.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+			     sqlite3_prepare_v2(c.db, "SELECT r.sim_time_s FROM sweep_points p JOIN runs r "
+						"ON r.run_id = p.run_id WHERE p.sweep_hash = ?1 AND p.point = ?2 "
+						"AND p.key = 'seed'", -1, &c.time_of, NULL) != SQLITE_OK))
+		st = lbs_error_set(err, LBS_EIO, "%s: cannot read: %s", o->output, sqlite3_errmsg(c.db));
+	for (size_t p = 0; st == LBS_OK && p < sw->n_points; p++)
+		if (sw->run_as[p] == p)
+			st = ci_add(&c, c.cell_of[p], sw->hash, p + 1, err);
+	*runs = 0;
+	for (size_t round = 1; st == LBS_OK; round++) {
+		size_t wide = 0, capped = 0, seeds = 0;
+		for (size_t g = 0; g < c.n_groups; g++) {
+			more[g] = ci_wide(&c, g, o->until_ci);
+			seeds = ci_seeds(&c, g) > seeds ? ci_seeds(&c, g) : seeds;
+			if (more[g] && ci_seeds(&c, g) >= o->max_seeds) {
+				more[g] = false;
+				capped++;
+			}
+			wide += more[g];
+		}
+		if (!wide) {
+			if (!o->quiet && capped)
+				printf("until-ci %g%%: %zu of %zu points still wider after %zu seeds (the cap: "
+				       "--max-seeds)\n", 100 * o->until_ci, capped, c.n_groups, o->max_seeds);
+			else if (!o->quiet)
+				printf("until-ci %g%%: every point within, with up to %zu seeds\n", 100 * o->until_ci,
+				       seeds);
+			break;
+		}
+		long long seed = top + (long long)round;
+		lbs_sweep_destroy(&x);
+		if ((st = ci_round_sweep(&c, more, seed, round, &x, cell_of_point, err)) != LBS_OK)
+			break;
+		if (!o->quiet) {
+			printf("until-ci %g%%, round %zu: seed %lld for %zu point%s wider than that (%zu runs)\n",
+			       100 * o->until_ci, round, seed, wide, wide == 1 ? "" : "s", x.n_points);
+			fflush(stdout);
+		}
+		char suffix[32];
+		snprintf(suffix, sizeof suffix, ".ci%zu", round);
+		pass_result r;
+		/* the output is written by the round: the reader lets go first */
+		sqlite3_finalize(c.time_of);
+		sqlite3_close(c.db);
+		c.db = NULL;
+		c.time_of = NULL;
+		if ((st = run_pass(&x, o, lbsim, suffix, x.n_points, &r, err)) != LBS_OK)
+			break;
+		*runs += r.ran;
+		if (sqlite3_open_v2(o->output, &c.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(c.db, "SELECT r.sim_time_s FROM sweep_points p JOIN runs r "
+				       "ON r.run_id = p.run_id WHERE p.sweep_hash = ?1 AND p.point = ?2 "
+				       "AND p.key = 'seed'", -1, &c.time_of, NULL) != SQLITE_OK) {
+			st = lbs_error_set(err, LBS_EIO, "%s: cannot read: %s", o->output, sqlite3_errmsg(c.db));
+			break;
+		}
+		for (size_t i = 0; st == LBS_OK && i < x.n_points; i++) {
+			size_t before = c.cells[cell_of_point[i]].n;
+			st = ci_add(&c, cell_of_point[i], x.hash, i + 1, err);
+			if (st == LBS_OK && c.cells[cell_of_point[i]].n == before)
+				st = lbs_error_set(err, LBS_EINTERNAL, "until-ci round %zu: point %zu is not in %s",
+						   round, i + 1, o->output);
+		}
+	}
+	lbs_sweep_destroy(&x);
+	sqlite3_finalize(c.time_of);
+	if (c.db)
+		sqlite3_close(c.db);
+	for (size_t i = 0; i < c.n_cells; i++)
+		free(c.cells[i].times);
+	free(c.cells);
+	free(c.cell_of);
+	free(cell_of_point);
+	free(more);
 	return st;
 }
 
@@ -935,94 +1358,26 @@ int lbs_sweep_command(int argc, char **argv)
 	}
 	char lbsim[4096];
 	self_path(lbsim, sizeof lbsim, argv[0]);
-	lbs_merge m = { 0 };
-	plan pl = { .lock_fd = -1 };
-	/* A results file this sweep creates is removed if it fails before
-	 * merging a point: a refusal leaves no empty file. */
-	struct stat out_st;
-	bool created = lstat(o.output, &out_st) != 0 && errno == ENOENT;
-	struct stat dir_st;
-	if ((st = check_parallel(&err)) == LBS_OK && (st = work_dir(o.output, pl.dir, sizeof pl.dir, &err)) == LBS_OK &&
-	    lstat(pl.dir, &dir_st) == 0 && (!S_ISDIR(dir_st.st_mode) || dir_st.st_uid != geteuid()))
-		st = lbs_error_set(&err, LBS_EINPUT, "%s: the work folder of %s is %s: refused (remove it; a "
-				   "sweep writes only into a folder of its own)", pl.dir, o.output,
-				   S_ISLNK(dir_st.st_mode) ? "a symbolic link" : !S_ISDIR(dir_st.st_mode) ? "not a folder"
-				   : "another user's");
-	if (st == LBS_OK && (st = lbs_merge_open(&m, o.output, &err)) == LBS_OK) {
-		/* Nothing to do when the output holds every point and no work is pending. */
-		size_t have = 0;
-		for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n)
-			have += sw.run_as[p] == p && lbs_merge_has_point(&m, sw.hash, (int64_t)p + 1);
-		if (have == in_shard && !exists(pl.dir)) {
-			if (!o.quiet)
-				printf("sweep %s: all %zu point%s already in %s\n", sw.name, in_shard,
-				       in_shard == 1 ? " is" : "s are", o.output);
-			lbs_merge_close(&m);
-			lbs_sweep_destroy(&sw);
-			return 0;
-		}
-		st = prepare(&sw, &o, &m, lbsim, &pl, &err);
-	}
-	if (st != LBS_EINTR && interrupted)
-		st = lbs_error_set(&err, LBS_EINTR, "interrupted before any point ran");
-	size_t before = st == LBS_OK ? count_done(&pl) : 0;
-	bool show = !o.quiet && isatty(STDERR_FILENO);
-	if (st == LBS_OK && before < pl.n) {
-		int prc = run_parallel(&o, &sw, &pl, show);
-		size_t done = count_done(&pl);
-		char joblog[4200];
-		snprintf(joblog, sizeof joblog, "%s/joblog", pl.dir);
-		if (prc < 0) {
-			st = lbs_error_set(&err, LBS_EIO, "cannot run GNU parallel: %s", strerror(errno));
-		} else if (interrupted) {
-			st = lbs_error_set(&err, LBS_EINTR, "interrupted with %zu of %zu points done; run the "
-					   "same command again to resume", done, pl.n);
-		} else if (done < pl.n) {
-			/* The exit status of a failed point's job, as the job log has it. */
-			int code = LBS_EINTERNAL;
-			size_t n_seg;
-			segment *seg = list_segments(&pl, &n_seg);
-			for (size_t i = 0, s = 0; i < pl.n; i++) {
-				while (s < n_seg && seg[s].last < i)
-					s++;
-				if (s < n_seg && seg[s].first <= i)
-					continue; /* done */
-				int c = logged_exit(joblog, pl.job[i]);
-				if (c == LBS_EINPUT || c == LBS_EIO || c == LBS_EINTERNAL || c == LBS_EINTR) {
-					code = c;
-					break;
-				}
-			}
-			free(seg);
-			st = lbs_error_set(&err, (lbs_status)code,
-					   "%zu of %zu points failed (their errors are above; the job log is "
-					   "%s): run the same command again to retry them", pl.n - done, pl.n,
-					   joblog);
-		}
-	}
-	size_t ran = st == LBS_OK ? pl.n - before : 0;
-	lbs_merge_counts n = { 0 };
-	if (st == LBS_OK)
-		st = merge_points(&sw, &pl, &m, &n, &err);
-	if (st == LBS_EINTR && n.added)
-		lbs_error_prefix(&err, "%zu points merged", n.added);
-	if (m.db)
-		lbs_merge_close(&m);
-	if (st != LBS_OK && created && !n.added)
-		lbs_recorder_remove(o.output);
-	if (st == LBS_OK && !o.keep)
-		remove_work_dir(&pl);
-	if (pl.lock_fd >= 0)
-		close(pl.lock_fd);
-	free(pl.points);
-	free(pl.job);
+	pass_result r;
+	st = run_pass(&sw, &o, lbsim, "", in_shard, &r, &err);
+	if (st == LBS_OK && r.nothing && !o.quiet)
+		printf("sweep %s: all %zu point%s already in %s\n", sw.name, in_shard,
+		       in_shard == 1 ? " is" : "s are", o.output);
+	size_t ci_runs = 0;
+	if (st == LBS_OK && o.until_ci > 0)
+		st = until_ci_rounds(&sw, &o, lbsim, &ci_runs, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim sweep: %s\n", err.msg);
 		lbs_sweep_destroy(&sw);
 		return st;
 	}
+	if (r.nothing && !ci_runs) {
+		lbs_sweep_destroy(&sw);
+		return 0;
+	}
 	double wall = lbs_monotonic_s() - t0;
 	if (!o.quiet) {
+		size_t ran = r.ran + ci_runs;
 		printf("sweep %s (%s): %zu point%s", sw.name, sw.path, sw.n_points, sw.n_points == 1 ? "" : "s");
 		if (sw.n_runs < sw.n_points)
 			printf(" (%zu runs: %zu share another point's run, which differs only in the options of "
@@ -1031,11 +1386,11 @@ int lbs_sweep_command(int argc, char **argv)
 			printf(", shard %zu/%zu: %zu", o.shard_k, o.shard_n, in_shard);
 		printf("\nran %zu point%s in %.2f s (%.2f runs/s, -j %s)", ran, ran == 1 ? "" : "s", wall,
 		       wall > 0 ? (double)ran / wall : 0.0, o.jobs ? o.jobs : "cores");
-		if (in_shard > ran)
-			printf("; %zu done before", in_shard - ran);
+		if (in_shard > r.ran)
+			printf("; %zu done before", in_shard - r.ran);
 		printf("\nresults: %s", o.output);
-		if (n.added)
-			printf(" (runs %lld to %lld)", (long long)n.first_run_id, (long long)n.last_run_id);
+		if (r.merged.added && !ci_runs) /* the rounds add runs after them */
+			printf(" (runs %lld to %lld)", (long long)r.merged.first_run_id, (long long)r.merged.last_run_id);
 		printf("\n");
 	}
 	lbs_sweep_destroy(&sw);

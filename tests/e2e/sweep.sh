@@ -365,4 +365,61 @@ check "... run again: every run already there (6 points that run)" grep -q 'all 
 "$LBSIM" sweep "$TMP/popt.ini" -o "$TMP/popt2.db" -j 2 > "$TMP/out" 2>&1
 check "... the sweep says which points share a run" grep -q '8 points (6 runs: 2 share another point' "$TMP/out"
 
+# --until-ci: after the sweep's 3 seeds, a round at a time, one more seed
+# (4, 5, ...) for each point where a policy's 95% interval of the simulated
+# time is wider than 1% of its mean. Checked by hand from the runs: every
+# interval at the end is within 1% (or the point has the cap's seeds), and
+# a point that got seed n + 1 was wider with n (Student's t for 2, 3, ... df).
+cat > "$TMP/ci.ini" <<INI
+[sweep]
+scenario = $D/scenario.ini
+[vary]
+network.bandwidth = 1 Gbit/s, 100 Gbit/s
+policy = static, lbbsp-gpu
+seeds = 1..3
+run.iterations = 20
+INI
+"$LBSIM" sweep "$TMP/ci.ini" -j 2 -o "$TMP/ci.db" --until-ci 1% --max-seeds 8 > "$TMP/out" 2>&1; rc=$?
+check "sweep --until-ci 1%: exit 0 ($rc)" test $rc -eq 0
+# half-widths WIDTH N: per bandwidth and policy, its seeds' times in seed order;
+# prints "bandwidth policy seeds rel" with rel the interval's half over the mean
+# of the first N seeds (all of them when N is 0).
+halfs() {
+	q "$TMP/ci.db" "SELECT c.value, r.policy, r.seed, r.sim_time_s FROM runs r JOIN run_config c ON c.run_id = r.run_id
+		AND c.section = 'network' AND c.key = 'bandwidth' ORDER BY c.value, r.policy, r.seed" | awk -F'|' -v N="$1" '
+	BEGIN { split("12.7062 4.3027 3.1824 2.7764 2.5706 2.4469 2.3646 2.3060 2.2622", t, " ") }
+	{ k = $1 "|" $2; n[k]++; if (N == 0 || n[k] <= N) { m[k]++; x[k, m[k]] = $4 } }
+	END { for (k in m) { s = 0; for (i = 1; i <= m[k]; i++) s += x[k, i]; mu = s / m[k]; v = 0
+		for (i = 1; i <= m[k]; i++) v += (x[k, i] - mu) ^ 2
+		printf "%s|%d|%d|%.6f\n", k, n[k], m[k], t[m[k] - 1] * sqrt(v / (m[k] - 1)) / sqrt(m[k]) / mu } }' | sort
+}
+check "... every point ends within 1% or at the cap of 8 seeds ($(halfs 0 | tr '\n' ' '))" \
+	test "$(halfs 0 | awk -F'|' '!($5 <= 0.01 || $3 == 8)' | wc -l)" = 0
+check "... a point's policies have as many seeds" test \
+	"$(halfs 0 | awk -F'|' '{ print $1, $3 }' | sort -u | awk '{ print $1 }' | uniq -d | wc -l)" = 0
+added=$(halfs 0 | awk -F'|' '$3 > 3 { print $1 }' | sort -u)
+check "... some point needed more seeds than 3 (the test means something)" test -n "$added"
+while IFS= read -r bw; do
+	n=$(halfs 0 | awk -F'|' -v b="$bw" '$1 == b { print $3; exit }')
+	check "... $bw: wider than 1% with $((n - 1)) seeds, so seed $n was added" \
+		test "$(halfs $((n - 1)) | awk -F'|' -v b="$bw" '$1 == b && $5 > 0.01' | wc -l)" -ge 1
+done <<< "$added"
+while IFS= read -r bw; do
+	check "... $bw: within 1% with the sweep's 3 seeds, none added" \
+		test "$(halfs 3 | awk -F'|' -v b="$bw" '$1 == b && $5 > 0.01' | wc -l)" = 0
+done <<< "$(halfs 0 | awk -F'|' '$3 == 3 { print $1 }' | sort -u)"
+check "... the rounds are said" grep -q 'until-ci 1%, round 1: seed 4 for' "$TMP/out"
+check "... no work folder left" test -z "$(ls -d "$TMP"/ci.db.sweep* 2> /dev/null)"
+runs=$(q "$TMP/ci.db" 'SELECT count(*) FROM runs')
+"$LBSIM" sweep "$TMP/ci.ini" -j 2 -o "$TMP/ci.db" --until-ci 1% --max-seeds 8 > "$TMP/out" 2>&1
+check "... run again: nothing run again ($runs runs)" test "$(q "$TMP/ci.db" 'SELECT count(*) FROM runs')" = "$runs"
+check "... and it says the points are within" grep -q 'until-ci 1%: every point within' "$TMP/out"
+"$LBSIM" sweep "$TMP/ci.ini" -j 2 -o "$TMP/cap.db" --until-ci 0.01% --max-seeds 5 -q
+check "--until-ci 0.01% --max-seeds 5: every point stops at 5 seeds" test \
+	"$(q "$TMP/cap.db" 'SELECT group_concat(DISTINCT runs) FROM time_by_point')" = 5
+for bad in "--until-ci 1" "--until-ci 0%" "--until-ci 100%" "--max-seeds 2" "--until-ci 1% --shard 1/2"; do
+	"$LBSIM" sweep "$TMP/ci.ini" -o "$TMP/bad.db" $bad > /dev/null 2>&1
+	check "sweep $bad: exit 2" test $? -eq 2
+done
+
 finish
