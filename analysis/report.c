@@ -386,6 +386,8 @@ typedef struct report_keys {
 	size_t n_groups;
 	bool scenarios;     /* more than one scenario: a column of its own */
 	bool workers;       /* n_workers varies: a column of its own */
+	char options[8][260]; /* the policies' options that vary (policy.NAME.KEY) */
+	size_t n_options;
 } report_keys;
 
 /* The column of key i in points_query's rows. */
@@ -425,6 +427,8 @@ static lbs_status report_keys_load(sqlite3 *db, report_keys *rk, lbs_error *err)
 		if (strncmp(all[i].section, "policy.", 7) && strcmp(all[i].section, "policy") &&
 		    rk->n < sizeof rk->group / sizeof *rk->group)
 			rk->keys[rk->n++] = all[i];
+		else if (rk->n_options < sizeof rk->options / sizeof *rk->options)
+			snprintf(rk->options[rk->n_options++], sizeof rk->options[0], "%s", all[i].name);
 	for (size_t i = 0; i < rk->n; i++) {
 		rk->group[i] = rk->n_groups;
 		for (size_t j = 0; j < i; j++)
@@ -685,6 +689,31 @@ static void straggler_table(FILE *out, sqlite3 *db, const report_keys *rk, size_
 	sqlite3_finalize(pts);
 }
 
+/* The speedup plot against x (NULL: lbsim plot's default), drawn into
+ * plot_dir/by-N, inline as #plot-speedup-N. */
+static void speedup_plot(FILE *out, sqlite3 *db, const char *x, const char *gnuplot, const char *plot_dir,
+			 size_t n, int *plots)
+{
+	char dir[4200];
+	snprintf(dir, sizeof dir, "%s/by-%zu", plot_dir, n);
+	lbs_plot_options o = { .dir = dir, .formats = "svg", .x = x, .gantt_first = 0, .gantt_count = 1,
+			       .quiet = true, .which = LBS_PLOT_SPEEDUP };
+	lbs_buf made = { 0 };
+	lbs_error err = { 0 };
+	lbs_status st = lbs_plot_draw(db, gnuplot, &o, &made, &err);
+	lbs_buf_free(&made);
+	char id[64], caption[400];
+	snprintf(id, sizeof id, "plot-speedup-%zu", n);
+	lbs_fmt(caption, sizeof caption, "Speedup over static against %s", x ? x : "the point");
+	if (st == LBS_OK)
+		figure(out, dir, "speedup", id, caption, plots);
+	else {
+		fprintf(out, "<p class=\"note\">No plot: ");
+		html(out, err.msg);
+		fprintf(out, "</p>\n");
+	}
+}
+
 /* The speedup plot against group g's keys (or n_workers where it follows
  * from them one to one), drawn into plot_dir/by-G; nothing when a line
  * would have a single point. */
@@ -721,24 +750,7 @@ static void group_plot(FILE *out, sqlite3 *db, const report_keys *rk, size_t g, 
 			x = "n_workers";
 		lbs_buf_free(&sql);
 	}
-	char dir[4200];
-	snprintf(dir, sizeof dir, "%s/by-%zu", plot_dir, g);
-	lbs_plot_options o = { .dir = dir, .formats = "svg", .x = x, .gantt_first = 0, .gantt_count = 1,
-			       .quiet = true, .which = LBS_PLOT_SPEEDUP };
-	lbs_buf made = { 0 };
-	lbs_error err = { 0 };
-	lbs_status st = lbs_plot_draw(db, gnuplot, &o, &made, &err);
-	lbs_buf_free(&made);
-	char id[64], caption[400];
-	snprintf(id, sizeof id, "plot-speedup-%zu", g);
-	lbs_fmt(caption, sizeof caption, "Speedup over static against %s", x ? x : "the point");
-	if (st == LBS_OK)
-		figure(out, dir, "speedup", id, caption, plots);
-	else {
-		fprintf(out, "<p class=\"note\">No plot: ");
-		html(out, err.msg);
-		fprintf(out, "</p>\n");
-	}
+	speedup_plot(out, db, x, gnuplot, plot_dir, g, plots);
 }
 
 /* A section per group of keys that vary: the speedup plot against them,
@@ -770,6 +782,17 @@ static void key_sections(FILE *out, sqlite3 *db, const report_keys *rk, const ch
 		fprintf(out, "<h3>Simulated time (s)</h3>\n");
 		snprintf(id, sizeof id, "time-%zu", g);
 		point_table(out, db, rk, g, id, "time_by_point", "mean_sim_time_s, ci95_low_s, ci95_high_s", true, 4);
+	}
+	/* A policy's option that varies: its values are policies of their own
+	 * (the tables' columns, "lbbsp-cpu (predictor=ema)"); a section each,
+	 * with the speedup against it, bars for values that are names. */
+	for (size_t i = 0; i < rk->n_options; i++) {
+		fprintf(out, "<h2 id=\"by-option-%zu\">By ", i);
+		html(out, rk->options[i]);
+		fprintf(out, "</h2>\n<p>A policy's option: each value is a variant of the policy, a column of "
+			"the tables above (<code>run_variant</code>), compared with the static run of the same "
+			"setting and seed.</p>\n");
+		speedup_plot(out, db, rk->options[i], gnuplot, plot_dir, groups + i, plots);
 	}
 }
 

@@ -122,7 +122,7 @@ if (categorical) {
 	set style fill solid 0.75 border -1
 	plot for [i = 0:n] data using ($1 == i ? $3 + (i - n / 2.0) * bw_ : NaN):5 with boxes lt i + 1 \
 		title label(i), \
-		for [i = 0:n] data using ($1 == i ? $3 + (i - n / 2.0) * bw_ : NaN):5:10:11 with yerrorbars lc "black" ps 0 \
+		for [i = 0:n] data using ($1 == i ? $3 + (i - n / 2.0) * bw_ : NaN):5:10:11 with yerrorbars lc "black" dt solid pt 7 ps 0.4 \
 		notitle
 } else {
 	plot for [i = 0:n] data using ($1 == i ? $3 : NaN):5:10:11 with yerrorlines lw 2 lt i + 1 ps 1.2 \
