@@ -57,7 +57,7 @@ out="inj/r'; touch pwned-report; echo '.html"
 "$LBSIM" report r.db -o "$out" -q 2> report.err; rc=$?
 check "report -o with quotes: exit 0 (got $rc)" test $rc -eq 0
 check "report -o with quotes: no command ran" test -z "$(find . -name 'pwned-report*')"
-check "report -o with quotes: the report has its plots" grep -q 'id="plot-iteration-time"' "$out"
+check "report -o with quotes: the report has its plots" grep -q 'id="plot-1-iteration-time"' "$out"
 check "report -o with quotes: no temporaries left" no_temps inj
 out="inj/s'; touch pwned-sweep; echo '.db"
 "$LBSIM" sweep "$SW" -j2 -o "$out" -q; rc=$?
