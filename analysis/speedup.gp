@@ -94,6 +94,14 @@ if (categorical) {
 	do for [k_ = 1:categories] { set xtics add (X_[k_] k_ - 1) }
 	set offsets 0, 0, 0, 0
 	set xrange [-0.5 : categories - 0.5]
+	# Names that would run into each other (a narrow canvas) are slanted:
+	# their width from the font's points over the canvas's (cairo draws a
+	# point of text as 4/3 of a png's pixels).
+	fsize_ = strstrt(font, ",") > 0 ? real(font[strstrt(font, ",") + 1:]) : 10
+	fsize_ = fsize_ > 0 ? fsize_ : 10
+	wpt_ = (format eq "pdf") ? width * 72 : (format eq "png") ? width / (scale * 4.0 / 3) : width
+	stats data using (strlen(strcol(4))) nooutput
+	if (categories * (STATS_max + 2) * 0.6 * fsize_ > 0.8 * wpt_) { set xtics rotate by 30 right }
 }
 # More lines than a key can name: their labels are in the CSV.
 if (n >= 12) {

@@ -45,7 +45,15 @@ if (!exists("title")) title = "Share of each group's time spent waiting"
 stats data using 0 nooutput
 cols = STATS_columns
 set title title
-set ylabel "share of the time spent waiting at the barrier"
+set ylabel "time waiting at the barrier"
+# Names that would run into each other (a narrow canvas: a paper's
+# column) are slanted: the names' width from the font's size in points
+# over the canvas's (cairo draws a point of text as 4/3 of a png's pixels).
+fsize_ = strstrt(font, ",") > 0 ? real(font[strstrt(font, ",") + 1:]) : 10
+fsize_ = fsize_ > 0 ? fsize_ : 10
+wpt_ = (format eq "pdf") ? width * 72 : (format eq "png") ? width / (scale * 4.0 / 3) : width
+stats data using (strlen(strcol(1))) nooutput
+if (STATS_records * (STATS_max + 2) * 0.6 * fsize_ > 0.8 * wpt_) { set xtics rotate by 30 right }
 set yrange [0:1]
 set ytics ("0%%" 0, "20%%" 0.2, "40%%" 0.4, "60%%" 0.6, "80%%" 0.8, "100%%" 1)
 set grid y

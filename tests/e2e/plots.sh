@@ -169,6 +169,12 @@ for p in speedup iteration-time batch-sizes time-to-train; do
 	check "$p: the plot spans at least 80% of the width ($(border "$TMP/sv/$p.svg"))" \
 		awk -v b="$(border "$TMP/sv/$p.svg")" 'BEGIN { split(b, a, " "); exit !((a[2] - a[1]) / 960 >= 0.8) }'
 done
+# A distribution's key is inside the plot, in its empty bottom right.
+top=$(grep "Z  '/></g>" "$TMP/sv/iteration-cdf.svg" | tail -n 1 | grep -o '[0-9.]*,[0-9.]*' | cut -d, -f2 | sort -n | head -n 1)
+key=$(sed -n '/id="gnuplot_plot_1"/,/<\/text>/p' "$TMP/sv/iteration-cdf.svg" | grep -o 'translate([0-9.]*,[0-9.]*)' | head -n 1 | tr -d 'translate()')
+check "iteration-cdf: the key ($key) inside the plot's border ($(border "$TMP/sv/iteration-cdf.svg"), top $top), in its lower half" \
+	awk -v k="$key" -v b="$(border "$TMP/sv/iteration-cdf.svg")" -v t="$top" 'BEGIN { split(k, p, ","); split(b, a, " ")
+	exit !(p[1] > a[1] && p[1] < a[2] && p[2] > (t + a[3]) / 2 && p[2] < a[3]) }'
 # Static's line (speedup 1, the least) is not on the bottom border.
 low=$(sed -n '/id="gnuplot_plot_1"/,/id="gnuplot_plot_2"/p' "$TMP/sv/speedup.svg" | grep -o '[ML][0-9.]*,[0-9.]*' | cut -d, -f2 | sort -n | tail -n 1)
 check "speedup: static's line ($low) above the bottom border ($(border "$TMP/sv/speedup.svg" | cut -d' ' -f3))" \
