@@ -583,8 +583,9 @@ static void point_table(FILE *out, sqlite3 *db, const report_keys *rk, size_t g,
 		sqlite3_finalize(pts);
 		return;
 	}
-	bool one_n = one_count(db, strcmp(view, "time_by_point") ? "SELECT count(DISTINCT runs) FROM speedup_by_point"
-								 : "SELECT count(DISTINCT runs) FROM time_by_point") == 1;
+	char sql_n[200];
+	lbs_fmt(sql_n, sizeof sql_n, "SELECT count(DISTINCT runs) FROM %s", view);
+	bool one_n = one_count(db, sql_n) == 1;
 	fprintf(out, "<div class=\"wide\"><table id=\"%s\" class=\"points\">\n<thead><tr>", id);
 	key_headers(out, rk, g);
 	for (size_t p = 0; p < np; p++) {
@@ -626,8 +627,8 @@ static void point_table(FILE *out, sqlite3 *db, const report_keys *rk, size_t g,
 	fprintf(out, "</tbody></table></div>\n");
 	sqlite3_finalize(cell);
 	sqlite3_finalize(pts);
-	long long n = one_count(db, strcmp(view, "time_by_point") ? "SELECT max(runs) FROM speedup_by_point"
-								   : "SELECT max(runs) FROM time_by_point");
+	lbs_fmt(sql_n, sizeof sql_n, "SELECT max(runs) FROM %s", view);
+	long long n = one_count(db, sql_n);
 	fprintf(out, "<p class=\"note\">Each cell: the mean over the seeds, and in brackets its 95%% interval "
 		"(Student's t; none with one seed); %s.</p>\n",
 		one_n ? (n == 1 ? "one seed per point" : "the same number of seeds at every point, given above")
@@ -639,13 +640,11 @@ static void point_table(FILE *out, sqlite3 *db, const report_keys *rk, size_t g,
 static void straggler_table(FILE *out, sqlite3 *db, const report_keys *rk, size_t g)
 {
 	char names[REPORT_MAX_POLICIES][128];
-	size_t np = variants(db, "time_by_point", true, names, REPORT_MAX_POLICIES);
+	size_t np = variants(db, "temp.report_time", true, names, REPORT_MAX_POLICIES);
 	sqlite3_stmt *pts = points_query(db, rk, g), *cell = NULL;
 	if (!np || !pts ||
-	    sqlite3_prepare_v2(db, "SELECT count(*), avg(g.mean_s), avg(g.p50_s), avg(g.p90_s), avg(g.p99_s), "
-			       "max(g.max_s) FROM straggler_gap_stats g JOIN run_point p ON p.run_id = g.run_id "
-			       "JOIN run_variant v ON v.run_id = g.run_id WHERE g.run_id IN (SELECT run_id FROM "
-			       "run_unique) AND p.point_id = ?1 AND v.variant = ?2", -1, &cell, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(db, "SELECT runs, mean_s, p50_s, p90_s, p99_s, max_s FROM temp.report_stragglers "
+			       "WHERE point_id = ?1 AND policy = ?2", -1, &cell, NULL) != SQLITE_OK) {
 		fprintf(out, "<p class=\"empty\">(none)</p>\n");
 		sqlite3_finalize(pts);
 		return;
@@ -720,7 +719,7 @@ static void speedup_plot(FILE *out, sqlite3 *db, const char *x, const char *gnup
 static void group_plot(FILE *out, sqlite3 *db, const report_keys *rk, size_t g, const char *gnuplot,
 		       const char *plot_dir, int *plots)
 {
-	if (!gnuplot || one_count(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM speedup_by_point "
+	if (!gnuplot || one_count(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM temp.report_speedup "
 				      "GROUP BY policy)") < 2)
 		return;
 	const lbs_varied_key *k = NULL;
@@ -778,10 +777,10 @@ static void key_sections(FILE *out, sqlite3 *db, const report_keys *rk, const ch
 		char id[64];
 		fprintf(out, "<h3>Speedup over static</h3>\n");
 		snprintf(id, sizeof id, "speedup-%zu", g);
-		point_table(out, db, rk, g, id, "speedup_by_point", "mean_speedup, ci95_low, ci95_high", false, 3);
+		point_table(out, db, rk, g, id, "temp.report_speedup", "mean_speedup, ci95_low, ci95_high", false, 3);
 		fprintf(out, "<h3>Simulated time (s)</h3>\n");
 		snprintf(id, sizeof id, "time-%zu", g);
-		point_table(out, db, rk, g, id, "time_by_point", "mean_sim_time_s, ci95_low_s, ci95_high_s", true, 4);
+		point_table(out, db, rk, g, id, "temp.report_time", "mean_sim_time_s, ci95_low_s, ci95_high_s", true, 4);
 	}
 	/* A policy's option that varies: its values are policies of their own
 	 * (the tables' columns, "lbbsp-cpu (predictor=ema)"); a section each,
@@ -931,13 +930,29 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 	sqlite3_finalize(q);
 	if (runs == 0 && whatif_count(db) > 0)
 		return whatif_report(db, path, gnuplot, plot_dir, out, err);
+	/* The views the tables read a cell at a time, computed once (each
+	 * query of a view computes it again: its settings, over run_config). */
+	if (sqlite3_exec(db, "DROP TABLE IF EXISTS temp.report_speedup; DROP TABLE IF EXISTS temp.report_time; "
+			 "DROP TABLE IF EXISTS temp.report_stragglers; "
+			 "CREATE TEMP TABLE report_speedup AS SELECT * FROM speedup_by_point; "
+			 "CREATE INDEX temp.report_speedup_cell ON report_speedup (point_id, policy); "
+			 "CREATE TEMP TABLE report_time AS SELECT * FROM time_by_point; "
+			 "CREATE INDEX temp.report_time_cell ON report_time (point_id, policy); "
+			 "CREATE TEMP TABLE report_stragglers AS SELECT p.point_id, v.variant AS policy, "
+			 "count(*) AS runs, avg(g.mean_s) AS mean_s, avg(g.p50_s) AS p50_s, avg(g.p90_s) AS p90_s, "
+			 "avg(g.p99_s) AS p99_s, max(g.max_s) AS max_s FROM straggler_gap_stats g "
+			 "JOIN run_point p ON p.run_id = g.run_id JOIN run_variant v ON v.run_id = g.run_id "
+			 "WHERE g.run_id IN (SELECT run_id FROM run_unique) GROUP BY p.point_id, v.variant; "
+			 "CREATE INDEX temp.report_stragglers_cell ON report_stragglers (point_id, policy);",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return lbs_error_set(err, LBS_EIO, "cannot read the views: %s", sqlite3_errmsg(db));
 	report_keys rk;
 	lbs_status st = report_keys_load(db, &rk, err);
 	if (st != LBS_OK)
 		return st;
 	long long points = one_count(db, "SELECT count(DISTINCT point_id) FROM run_point");
 	long long policies = one_count(db, "SELECT count(DISTINCT variant) FROM run_variant");
-	long long seeds = one_count(db, "SELECT max(runs) FROM time_by_point");
+	long long seeds = one_count(db, "SELECT max(runs) FROM temp.report_time");
 	fprintf(out, "<p id=\"about\"><code>");
 	html(out, path);
 	fprintf(out, "</code>: %lld run%s by lbsim ", runs, runs == 1 ? "" : "s");
