@@ -199,6 +199,7 @@ check "completion: help rep -> report" test "$(complete_words help rep)" = repor
 check "completion: run def -> the scenario default" sh -c "echo ' $(complete_words run def) ' | grep -q ' default '"
 check "completion: plot --format -> the formats" sh -c "echo ' $(complete_words plot --format p) ' | grep -q ' png '"
 check "completion: plot --paper -> single, double" test "$(complete_words plot --paper '')" = "single double"
+check "completion: sweep --u -> --until-ci" test "$(complete_words sweep --u)" = "--until-ci"
 check "completion: plot --s -> its --setting and --size" test "$(complete_words plot --s)" = "--setting --size"
 
 finish
