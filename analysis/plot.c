@@ -1052,7 +1052,9 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 			st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
 		return st;
 	}
-	lbs_status st = lbs_views_keys(db, &c.keys, &c.n_keys, err);
+	lbs_status st = lbs_views_materialize(db, err);
+	if (st == LBS_OK)
+		st = lbs_views_keys(db, &c.keys, &c.n_keys, err);
 	if (st == LBS_OK)
 		st = select_runs(&c, err);
 	if (st != LBS_OK) {

@@ -932,6 +932,9 @@ static lbs_status write_report(sqlite3 *db, const char *path, const char *gnuplo
 		return whatif_report(db, path, gnuplot, plot_dir, out, err);
 	/* The views the tables read a cell at a time, computed once (each
 	 * query of a view computes it again: its settings, over run_config). */
+	lbs_status mst = lbs_views_materialize(db, err);
+	if (mst != LBS_OK)
+		return mst;
 	if (sqlite3_exec(db, "DROP TABLE IF EXISTS temp.report_speedup; DROP TABLE IF EXISTS temp.report_time; "
 			 "DROP TABLE IF EXISTS temp.report_stragglers; "
 			 "CREATE TEMP TABLE report_speedup AS SELECT * FROM speedup_by_point; "

@@ -433,3 +433,42 @@ int lbs_views_command(int argc, char **argv)
 		printf("%s: %lld views\n", path, views);
 	return 0;
 }
+
+lbs_status lbs_views_materialize(sqlite3 *db, lbs_error *err)
+{
+	/* in the order they are built on one another */
+	static const char *const names[] = { "run_setting", "run_point", "run_variant", "run_unique", "speedup",
+					     "run_keys" };
+	lbs_status st = LBS_OK;
+	for (size_t i = 0; st == LBS_OK && i < sizeof names / sizeof *names; i++) {
+		sqlite3_stmt *q = NULL;
+		if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_temp_master WHERE type = 'view' AND name = ?1", -1,
+				       &q, NULL) != SQLITE_OK)
+			return lbs_error_set(err, LBS_EIO, "cannot read the views: %s", sqlite3_errmsg(db));
+		sqlite3_bind_text(q, 1, names[i], -1, SQLITE_STATIC);
+		const char *sql = sqlite3_step(q) == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
+		/* "CREATE ... VIEW [IF NOT EXISTS] NAME AS SELECT ...": the query after NAME AS */
+		const char *body = sql ? strstr(sql, names[i]) : NULL;
+		if (body) {
+			body += strlen(names[i]);
+			while (*body == ' ' || *body == '\n')
+				body++;
+			body = (body[0] == 'A' || body[0] == 'a') && (body[1] == 'S' || body[1] == 's') &&
+					(body[2] == ' ' || body[2] == '\n')
+				       ? body + 3
+				       : NULL;
+		}
+		if (body) {
+			lbs_buf b = { 0 };
+			lbs_buf_printf(&b, "DROP VIEW temp.%s; CREATE TEMP TABLE %s AS %s", names[i], names[i], body);
+			if (b.failed)
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+			else if (sqlite3_exec(db, lbs_buf_str(&b), NULL, NULL, NULL) != SQLITE_OK)
+				st = lbs_error_set(err, LBS_EIO, "cannot compute the view %s: %s", names[i],
+						   sqlite3_errmsg(db));
+			lbs_buf_free(&b);
+		}
+		sqlite3_finalize(q);
+	}
+	return st;
+}

@@ -38,6 +38,15 @@ lbs_status lbs_views_sql(sqlite3 *db, bool temp, lbs_buf *sql, lbs_error *err);
  * replacing older copies, in one transaction. Errors: LBS_EIO. */
 lbs_status lbs_views_store(sqlite3 *db, const char *path, lbs_error *err);
 
+/* Replaces the temporary views that the others are built on (run_setting,
+ * run_point, run_variant, run_unique, speedup, run_keys), as
+ * lbs_analysis_open makes them, with temporary tables of their rows: a
+ * query of a view computes it again, and the plots' and the report's
+ * queries read them once a row (a sweep of a few hundred runs took
+ * minutes). For a connection that reads a file that does not change; a
+ * second call does nothing. Errors: LBS_EIO. */
+lbs_status lbs_views_materialize(sqlite3 *db, lbs_error *err);
+
 /* Quotes s as an SQL identifier ("a.b" -> "\"a.b\""). */
 void lbs_views_ident(lbs_buf *b, const char *s);
 
