@@ -822,9 +822,11 @@ static void point_plots(FILE *out, sqlite3 *db, const report_keys *rk, const cha
 		point[n] = sqlite3_column_int64(pts, 0);
 		size_t at = 0;
 		name[n][0] = '\0';
+		if (rk->workers)
+			at = (size_t)snprintf(name[n], sizeof name[n], ": %lld workers", sqlite3_column_int64(pts, 2));
 		for (size_t i = 0; i < rk->n && at < sizeof name[n]; i++) {
 			const char *v = (const char *)sqlite3_column_text(pts, KEY_COL(i));
-			at += (size_t)snprintf(name[n] + at, sizeof name[n] - at, "%s%s = %s", i ? ", " : ": ",
+			at += (size_t)snprintf(name[n] + at, sizeof name[n] - at, "%s%s = %s", at ? ", " : ": ",
 					       rk->keys[i].name, v ? v : "-");
 		}
 		n++;
