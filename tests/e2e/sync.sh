@@ -175,6 +175,22 @@ check "... asp: its progress is the staleness distribution's sum" near \
 	"$(q "$TMP/modes-asp.db" "SELECT sum(updates * 16.0 / (100 * 80) / max(1, staleness)) FROM run_staleness")" 1e-9
 check "... asp: one iteration a update, 1307 in all, 16 samples each" \
 	test "$(q "$TMP/modes-asp.db" "SELECT count(*) || ' ' || min(global_batch_samples) || ' ' || max(global_batch_samples) FROM iterations")" = "1307 16 16"
+# With transient stragglers (the header's second list): the simulation's
+# times to target, to the 4 decimals the header gives, and their ranking.
+noisy="--set workers.slow.availability=1 --set workers.fast.noise=lognormal --set workers.fast.noise_sigma=0.5
+	--set workers.slow.noise=lognormal --set workers.slow.noise_sigma=0.5"
+ranked=""
+for m in "local-sgd --set sync.period=4:4.621" "asp:4.9758" "ssp --set sync.staleness=1:5.6412" \
+	"dropcompute --set sync.time_limit=20ms --set sync.micro_batch=4:6.0972" "backup:6.5564" "bsp:6.9462" \
+	"ssp --set sync.staleness=2:6.9846"; do
+	rm -f "$TMP/n.db"
+	# shellcheck disable=SC2086 # the options split on purpose
+	"$LBSIM" "$M" -q -o "$TMP/n.db" --no-baseline $noisy --set sync.mode=${m%:*}
+	ranked="$ranked $(q "$TMP/n.db" "SELECT round(time_to_target_s, 4) FROM run_targets")"
+done
+check "transient stragglers: local-sgd, asp, ssp 1, dropcompute, backup, bsp, ssp 2 (got$ranked)" \
+	test "$ranked" = " 4.621 4.9758 5.6412 6.0972 6.5564 6.9462 6.9846"
+
 "$LBSIM" "$M" --set sync.mode=ssp --set sync.staleness=3 -o "$TMP/sum.db" > "$TMP/sum.out" 2>&1
 check "the summary names the mode and gives the time to target" sh -c "grep -q 'global batch 64, sync ssp (staleness 3)\$' '$TMP/sum.out' &&
 	grep -q 'static  *step 397, 16.6740 s' '$TMP/sum.out'"
