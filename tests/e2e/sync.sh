@@ -113,6 +113,16 @@ check "dropcompute: iterations of 19 ms, 16 samples counted" \
 check "... the slow worker computed 15 ms and kept 6 samples, the fast one 10 ms and 10" \
 	test "$(rows drop "SELECT DISTINCT worker || ':' || $(ms compute_s) || ':' || batch FROM worker_iterations ORDER BY worker")" = "0:10.0:10 1:15.0:6"
 check "... 24 samples dropped (run_targets)" test "$(rows drop "SELECT dropped_samples FROM run_targets")" = 24
+# dropcompute's automatic limit, micro-batches of 2, a 500-byte gradient
+# (T_ps = 2 ms), 3 steps measured: they run to the end (20 + 2 = 22 ms);
+# their micro-batches end at 2, 4, 6, 8, 10 ms (fast) and 4, 8, 12, 16,
+# 20 ms (slow), 2 samples each, so the samples finished by tau per second
+# of tau + 2 ms are: 2/4, 6/6, 8/8, 12/10 (tau = 8 ms, the most), 14/12,
+# 16/14, 18/18, 20/22. From step 3 on: 8 + 4 samples in 8 + 2 = 10 ms.
+run auto --set model.parameters=125 --set sync.mode=dropcompute --set sync.micro_batch=2 --set sync.time_limit_steps=3
+check "dropcompute, automatic limit: steps of 22, 22, 22, then 10 ms; 20, 20, 20, then 12 samples" \
+	test "$(rows auto "SELECT $(ms "end_s - start_s") || ':' || global_batch_samples FROM iterations")" = \
+	"22.0:20 22.0:20 22.0:20 10.0:12 10.0:12 10.0:12"
 
 # Refused before anything runs (exit 3), naming the key.
 refuse() { # WHAT WORDS ARGS...
@@ -133,7 +143,6 @@ refuse "local-sgd with work stealing" "mode = local-sgd runs whole shares" --set
 refuse "local-sgd with epochs" "run.epochs: .sync. mode = local-sgd counts steps" --set sync.mode=local-sgd \
 	--set sync.period=2 --set run.iterations= --set run.epochs=2 --set run.dataset_samples=200
 refuse "a period of 0" "sync.period" --set sync.mode=local-sgd --set sync.period=0
-refuse "dropcompute without a time limit" "sync.*time_limit" --set sync.mode=dropcompute
 refuse "a micro-batch over the global batch" "sync.micro_batch: a micro-batch larger than the global batch of 20" \
 	--set sync.mode=dropcompute --set sync.time_limit=1s --set sync.micro_batch=21
 refuse "ssp with the exchange on the workers" "network.exchange_on_workers" --set sync.mode=ssp \
@@ -159,6 +168,7 @@ mode bsp 200 8.4
 mode static-proportional 200 5.813 --policy static-proportional
 mode backup 234 6.084 --set sync.mode=backup
 mode dropcompute 215 5.6975 --set sync.mode=dropcompute --set sync.time_limit=16.5ms --set sync.micro_batch=4
+mode dropcompute-auto 214 5.724 --set sync.mode=dropcompute --set sync.micro_batch=4
 check "... dropcompute: 8 of the slow worker's 16 samples dropped a step" \
 	test "$(q "$TMP/modes-dropcompute.db" "SELECT dropped_samples FROM run_targets")" = $((215 * 8))
 mode local-sgd-4 200 6.9 --set sync.mode=local-sgd --set sync.period=4
