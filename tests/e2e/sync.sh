@@ -173,6 +173,10 @@ check "... dropcompute: 8 of the slow worker's 16 samples dropped a step" \
 	test "$(q "$TMP/modes-dropcompute.db" "SELECT dropped_samples FROM run_targets")" = $((215 * 8))
 mode local-sgd-4 200 6.9 --set sync.mode=local-sgd --set sync.period=4
 mode local-sgd-16 208 6.786 --set sync.mode=local-sgd --set sync.period=16
+mode local-sgd-4-sp 200 4.352 --set sync.mode=local-sgd --set sync.period=4 --policy static-proportional
+check "... local-sgd re-plans at its first averaging: 19/18/18/9 from clock 4 on" \
+	test "$(rows modes-local-sgd-4-sp "SELECT iteration || ':' || group_concat(batch_samples, '/') FROM batches GROUP BY iteration")" = \
+	"0:16/16/16/16 4:19/18/18/9"
 mode ssp-1 200 8.4 --set sync.mode=ssp --set sync.staleness=1
 mode ssp-3 397 16.674 --set sync.mode=ssp --set sync.staleness=3
 check "... ssp s=3: staleness 0 in 397 + 3 steps, 1 in 2 x 3, 2 in 3 x 3, 3 in the fast workers' other 391 x 3" \
