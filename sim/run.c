@@ -216,11 +216,14 @@ static double drop_share(lbs_run *run, size_t i, double t0, double f)
 		double work = lbs_cost_time_s(w->cost, k) * f;
 		if (run->resize) /* each micro-batch is a run of its own size */
 			work *= resize_factor(w, k);
-		double fin = lbs_avail_finish(&w->avail, t, work, run->iteration);
-		if (fin > limit) {
+		/* The micro-batch that would end past the limit does not run to its
+		 * end: a stateful source (CPU credits, a quota) is advanced by the
+		 * ones that finish only. */
+		if (lbs_avail_peek(&w->avail, t, work, run->iteration) > limit) {
 			t = limit;
 			break;
 		}
+		double fin = lbs_avail_finish(&w->avail, t, work, run->iteration);
 		t = fin;
 		done += k;
 		if (run->drop_measure > 0 && run->n_drop < run->cap_drop) {
