@@ -325,8 +325,9 @@ static lbs_status on_computed(void *ctx, uint32_t i, lbs_engine *eng)
 
 /* asp: one transfer of the gradient's bytes through the server's link,
  * first come first served from t: its end on the link (the bandwidth factor
- * integrated as the aggregation's), no sooner than the worker's own link
- * allows. */
+ * integrated as the aggregation's; an iteration-indexed network trace is
+ * read at the server's count of updates, which only grows), no sooner
+ * than the worker's own link allows. */
 static double transfer(lbs_run *run, lbs_stepper *st, double t, int64_t k, double *served)
 {
 	double start = t > st->link_free_s ? t : st->link_free_s;
@@ -342,7 +343,7 @@ static lbs_status on_arrived(void *ctx, uint32_t i, lbs_engine *eng)
 {
 	lbs_run *run = ctx;
 	lbs_stepper *st = run->stepper;
-	double applied = transfer(run, st, lbs_engine_now(eng), st->next[i] - 1, NULL);
+	double applied = transfer(run, st, lbs_engine_now(eng), st->updates, NULL);
 	return lbs_engine_at(eng, applied, st->h_applied0 + i);
 }
 
@@ -378,7 +379,7 @@ static lbs_status on_applied(void *ctx, uint32_t i, lbs_engine *eng)
 	if ((s = deliver(run, st, &rec, ++st->updates, eng)) != LBS_OK || st->stopped)
 		return s;
 	/* The pull: the model is read when the server starts sending it. */
-	double served, end = transfer(run, st, now, st->next[i] - 1, &served);
+	double served, end = transfer(run, st, now, st->updates, &served);
 	if ((s = lbs_engine_at(eng, served, st->h_read0 + i)) != LBS_OK)
 		return s;
 	return lbs_engine_at(eng, end + st->latency_s, st->h_finished0 + i);
