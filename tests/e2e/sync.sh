@@ -216,4 +216,18 @@ check "merge: run_targets and run_staleness copied, renumbered" \
 $(q "$TMP/merged.db" "SELECT sum(updates) FROM run_staleness WHERE run_id = 3")" = "2:1307 3:397 |
 $((397 * 4))"
 
+# A sweep over the modes keeps each run's time to target (its jobs' files
+# are merged).
+if command -v parallel > /dev/null; then
+	printf '[sweep]\nscenario = %s\n[vary]\nsync.mode = bsp, backup, asp\n' "$M" > "$TMP/sw.ini"
+	"$LBSIM" sweep "$TMP/sw.ini" -o "$TMP/sw.db" -q -j 1 > /dev/null 2>&1
+	check "sweep over sync.mode: each run's steps to target (bsp 200, backup 234, asp 1307)" \
+		test "$(q "$TMP/sw.db" "SELECT group_concat(v, ' ') FROM (SELECT c.value || ':' || t.steps_to_target AS v
+			FROM run_targets t JOIN run_config c ON c.run_id = t.run_id AND c.section = 'sync' AND c.key = 'mode'
+			ORDER BY t.run_id)")" = \
+		"bsp:200 backup:234 asp:1307"
+else
+	echo "(GNU parallel missing: the sweep over the modes is not checked)"
+fi
+
 finish
