@@ -99,8 +99,14 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_err
 	if (!isfinite(r->start_s) || !isfinite(r->compute_end_s) || !isfinite(r->end_s) ||
 	    !isfinite(r->straggler_gap_s) || !isfinite(r->aggregation_s) || !isfinite(r->decision_s))
 		finding(c, "a time that is not finite", it);
-	if (r->start_s != c->prev_end)
+	/* [sync] ssp, asp, local-sgd: no barrier, so an iteration need not
+	 * start where the last one ended, but they end in order. */
+	const int mode = run->sc->sync.mode;
+	const bool own = lbs_sync_per_worker(mode);
+	if (!own && r->start_s != c->prev_end)
 		finding(c, "an iteration that does not start where the previous one ended", it);
+	if (own && r->end_s < c->prev_end)
+		finding(c, "an iteration that ends before the previous one", it);
 	c->prev_end = r->end_s;
 	if (!(r->start_s <= r->compute_end_s && r->compute_end_s <= r->end_s))
 		finding(c, "start <= compute end <= end does not hold", it);
@@ -114,9 +120,11 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_err
 			finding(c, "a worker's compute time is not finite and >= 0", it);
 		lo = t < lo ? t : lo;
 		hi = t > hi ? t : hi;
-		if (r->batch[i] < 0 || r->planned[i] < 0 || r->planned[i] > run->max_batch[i])
+		size_t w = r->first_worker + i; /* asp: one worker's update */
+		int64_t plan = r->planned[r->n_planned ? w : i];
+		if (r->batch[i] < 0 || plan < 0 || plan > run->max_batch[w])
 			finding(c, "a batch outside 0..max_batch", it);
-		planned += r->planned[i];
+		planned += plan;
 		processed += r->batch[i];
 		for (size_t k = 0; r->readings && k < r->n_readings; k++)
 			if (!isfinite(r->readings[i * r->n_readings + k]))
@@ -127,12 +135,15 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_err
 	/* The compute phase ends with the slowest worker (to rounding: its
 	 * time is taken from the same start). */
 	double tol = 1e-9 * fmax(1.0, fabs(r->compute_end_s));
-	if (fabs(r->start_s + hi - r->compute_end_s) > tol)
+	if (!own && fabs(r->start_s + hi - r->compute_end_s) > tol)
 		finding(c, "the compute phase does not end with the slowest worker", it);
 	int64_t B = run->sc->run.global_batch;
-	if (processed != r->global_batch || processed != planned)
+	/* dropcompute keeps what was finished by the limit */
+	if (processed != r->global_batch ||
+	    (mode == LBS_SYNC_DROPCOMPUTE ? processed > planned : processed != planned))
 		finding(c, "the samples processed are not the samples planned", it);
-	if (run->info.shrinks_global_batch ? !(planned > 0 && planned <= B) : planned != B)
+	if (mode != LBS_SYNC_ASP &&
+	    (run->info.shrinks_global_batch ? !(planned > 0 && planned <= B) : planned != B))
 		finding(c, "the batches do not sum to the global batch", it);
 	for (size_t k = 0; k < r->n_vars; k++)
 		if (isnan(r->vars[k].value))
@@ -150,18 +161,26 @@ static lbs_status on_iteration(void *ctx, const lbs_iteration_record *r, lbs_err
 
 /* Writes the scenario the bytes choose; *network: its topology is not
  * none; *groups: its worker groups; *oracle: its policy is the oracle. */
-static void scenario_text(bytes *b, lbs_buf *t, bool *network, unsigned *groups_out, bool *oracle)
+/* What the scenario's choices allow of the [sync] modes. */
+typedef struct sync_room {
+	bool epochs, ring, static_policy, whole_shares;
+} sync_room;
+
+static void scenario_text(bytes *b, lbs_buf *t, bool *network, unsigned *groups_out, bool *oracle, sync_room *room)
 {
 	static const char *const policies[] = { "static", "static-proportional", "dbs", "lbbsp-gpu",
 						"lbbsp-cpu", "work-stealing", "oracle" };
 	const char *policy = policies[pick(b, 7)];
 	*oracle = !strcmp(policy, "oracle");
+	room->static_policy = !strcmp(policy, "static");
+	room->whole_shares = strcmp(policy, "work-stealing") != 0;
 	static const long long batches[] = { 1, 7, 64, 64, 256, 256, 4096, 1000000, 1000000000 };
 	long long batch = batches[pick(b, 9)];
 	lbs_buf_printf(t, "[run]\n");
 	KV(t, b, "seed", "1", "2", "9007199254740991");
 	lbs_buf_printf(t, "global_batch = %lld\n", batch);
 	bool epochs = pick(b, 3) == 0;
+	room->epochs = epochs;
 	if (epochs) { /* an epoch of 1 to 4 batches, or (rarely) less than one */
 		lbs_buf_printf(t, "epochs = %u\n", 1 + pick(b, 3));
 		long long samples = pick(b, 8) ? batch * (1 + pick(b, 4)) : batch / 2 + 1;
@@ -179,6 +198,7 @@ static void scenario_text(bytes *b, lbs_buf *t, bool *network, unsigned *groups_
 	}
 	const char *topo = ONE_OF(b, "ring", "ps", "none");
 	*network = strcmp(topo, "none") != 0;
+	room->ring = !strcmp(topo, "ring");
 	lbs_buf_printf(t, "[network]\ntopology = %s\n", topo);
 	if (strcmp(topo, "none")) {
 		KV(t, b, "bandwidth", "1e-300 bit/s", "1 bit/s", "1 Gbit/s", "10 Gbit/s", "100 TB/s");
@@ -282,13 +302,16 @@ static void scenario_text(bytes *b, lbs_buf *t, bool *network, unsigned *groups_
  * file chooses what it chose before these keys came. Each is also written
  * to the text, as a comment, for the report. Returns how many of sets[]
  * it filled. */
-#define MAX_SETS 8
+#define MAX_SETS 11
 static size_t scenario_sets(bytes *b, lbs_buf *t, bool network, unsigned groups, bool oracle,
-			    char sets[][64])
+			    const sync_room *room, char sets[][64])
 {
 	size_t n = 0;
-	if (network && pick(b, 2))
+	bool on_workers = false;
+	if (network && pick(b, 2)) {
 		lbs_fmt(sets[n++], 64, "network.exchange_on_workers=yes");
+		on_workers = true;
+	}
 	for (unsigned g = 0; g < groups && !oracle && n + 2 <= MAX_SETS; g++) {
 		const char *rc = ONE_OF(b, "", "0", "5%", "70%", "10");
 		const char *nc = ONE_OF(b, "", "0", "16%", "10");
@@ -296,6 +319,27 @@ static size_t scenario_sets(bytes *b, lbs_buf *t, bool network, unsigned groups,
 			lbs_fmt(sets[n++], 64, "workers.g%u.resize_cost=%s", g, rc);
 		if (*nc)
 			lbs_fmt(sets[n++], 64, "workers.g%u.new_batch_cost=%s", g, nc);
+	}
+	/* a [sync] mode, one time in two when the bytes choose, among those
+	 * the scenario allows (doc/model.md: what each mode refuses) */
+	const char *mode = ONE_OF(b, "", "", "", "", "ssp", "asp", "local-sgd", "dropcompute");
+	bool barrier_free = !room->epochs && room->whole_shares && !oracle && !on_workers;
+	if ((!strcmp(mode, "ssp") || !strcmp(mode, "asp")) && !(barrier_free && room->static_policy && !room->ring))
+		mode = "";
+	if ((!strcmp(mode, "local-sgd") && !barrier_free) || (!strcmp(mode, "dropcompute") && !room->whole_shares))
+		mode = "";
+	if (!strcmp(mode, "ssp")) {
+		lbs_fmt(sets[n++], 64, "sync.mode=ssp");
+		lbs_fmt(sets[n++], 64, "sync.staleness=%s", ONE_OF(b, "0", "1", "3"));
+	} else if (!strcmp(mode, "local-sgd")) {
+		lbs_fmt(sets[n++], 64, "sync.mode=local-sgd");
+		lbs_fmt(sets[n++], 64, "sync.period=%s", ONE_OF(b, "1", "2", "5"));
+	} else if (!strcmp(mode, "dropcompute")) {
+		lbs_fmt(sets[n++], 64, "sync.mode=dropcompute");
+		lbs_fmt(sets[n++], 64, "sync.time_limit=%s", ONE_OF(b, "0 s", "1 ms", "1 h"));
+		lbs_fmt(sets[n++], 64, "sync.micro_batch=%s", ONE_OF(b, "1", "8", "1000000"));
+	} else if (*mode) {
+		lbs_fmt(sets[n++], 64, "sync.mode=%s", mode);
 	}
 	for (size_t i = 0; i < n; i++)
 		lbs_buf_printf(t, "; --set %s\n", sets[i]);
@@ -311,10 +355,11 @@ int lbs_fuzz_simulate(const uint8_t *data, size_t size)
 	lbs_buf text = { 0 };
 	bool network = false, oracle = false;
 	unsigned groups = 0;
-	scenario_text(&b, &text, &network, &groups, &oracle);
+	sync_room room = { 0 };
+	scenario_text(&b, &text, &network, &groups, &oracle, &room);
 	char sets[MAX_SETS][64];
 	const char *set[MAX_SETS];
-	size_t n_sets = scenario_sets(&b, &text, network, groups, oracle, sets);
+	size_t n_sets = scenario_sets(&b, &text, network, groups, oracle, &room, sets);
 	for (size_t i = 0; i < n_sets; i++)
 		set[i] = sets[i];
 	if (text.failed)

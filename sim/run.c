@@ -140,7 +140,7 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.epoch = run->epoch,
 		.epoch_start = ipe ? run->epoch_iteration == 0 : run->iteration == 0,
 		.now_s = lbs_engine_now(&run->eng),
-		.batch = run->iteration ? (run->info.micro_batch || run->drop_limit_s > 0 ? run->done : run->batch) : NULL,
+		.batch = run->iteration ? (run->info.micro_batch || run->drop ? run->done : run->batch) : NULL,
 		.compute_s = run->iteration ? run->compute_s : NULL,
 		.future = run->info.lookahead ? &future : NULL,
 		.readings = run->n_readings ? run->readings : NULL,
@@ -216,16 +216,58 @@ static double drop_share(lbs_run *run, size_t i, double t0, double f)
 		double work = lbs_cost_time_s(w->cost, k) * f;
 		if (run->resize) /* each micro-batch is a run of its own size */
 			work *= resize_factor(w, k);
-		double fin = lbs_avail_finish(&w->avail, t, work, run->iteration);
-		if (fin > limit) {
+		/* The micro-batch that would end past the limit does not run to its
+		 * end: a stateful source (CPU credits, a quota) is advanced by the
+		 * ones that finish only. */
+		if (lbs_avail_peek(&w->avail, t, work, run->iteration) > limit) {
 			t = limit;
 			break;
 		}
+		double fin = lbs_avail_finish(&w->avail, t, work, run->iteration);
 		t = fin;
 		done += k;
+		if (run->drop_measure > 0 && run->n_drop < run->cap_drop) {
+			run->drop_end_s[run->n_drop] = fin - t0;
+			run->drop_samples[run->n_drop++] = k;
+		}
 	}
 	run->done[i] = done;
 	return t;
+}
+
+static int by_end(const void *a, const void *b, void *ctx)
+{
+	const double *end = ctx;
+	double x = end[*(const size_t *)a], y = end[*(const size_t *)b];
+	return x < y ? -1 : x > y ? 1 : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* dropcompute's automatic limit, after its measured steps: among the times
+ * at which a measured micro-batch ended, the tau that maximises the samples
+ * finished by tau per second of a step of tau plus the aggregation's
+ * nominal time, samples(tau) / (tau + T_agg) (Giladi et al. 2023 choose
+ * the threshold that maximises the effective speed from the micro-batch
+ * latencies); on a tie, the larger (fewer samples dropped). */
+static lbs_status choose_drop_limit(lbs_run *run, lbs_error *err)
+{
+	size_t *order = lbs_calloc(run->n_drop ? run->n_drop : 1, sizeof *order, err);
+	if (!order)
+		return LBS_EINTERNAL;
+	for (size_t j = 0; j < run->n_drop; j++)
+		order[j] = j;
+	qsort_r(order, run->n_drop, sizeof *order, by_end, run->drop_end_s);
+	const double agg = run->net.latency_s + run->net.transfer_s;
+	double best = -1, cum = 0;
+	for (size_t j = 0; j < run->n_drop; j++) {
+		cum += (double)run->drop_samples[order[j]];
+		double tau = run->drop_end_s[order[j]], speed = cum / (tau + agg);
+		if (speed >= best) {
+			best = speed;
+			run->drop_limit_s = tau;
+		}
+	}
+	free(order);
+	return LBS_OK;
 }
 
 /* The pass that starts every worker's whole share at t0, group by group
@@ -249,7 +291,7 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 		const bool resize = cost->resize_cost > 0 || cost->new_batch_cost > 0;
 		const size_t end = i + (size_t)gs->count;
 		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events && !resize &&
-		    run->drop_limit_s == 0) {
+		    !run->drop) {
 			/* The common case with the group's constants hoisted: the
 			 * same operations as below, in the same order. */
 			const double one_low = 1.0 + gs->noise.low, span = gs->noise.high - gs->noise.low;
@@ -273,7 +315,7 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 				 : other ? draw_one(run, i)
 					 : run->noise[i];
 			double fin;
-			if (run->drop_limit_s > 0) {
+			if (run->drop) {
 				fin = drop_share(run, i, t0, f);
 			} else {
 				double work = lbs_cost_time_s(cost, batch[i]) * f;
@@ -292,7 +334,7 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 			fin_max = fin > fin_max ? fin : fin_max;
 			lo = c < lo ? c : lo;
 			hi = c > hi ? c : hi;
-			samples += run->drop_limit_s > 0 ? run->done[i] : batch[i];
+			samples += run->drop ? run->done[i] : batch[i];
 			lbs_status st;
 			if (run->per_worker_events && (st = lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i)))
 				return st;
@@ -467,9 +509,14 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	double now = lbs_engine_now(eng);
 	double lo = run->pass_lo_s, hi = run->pass_hi_s;
 	int64_t samples = run->pass_samples;
-	const int64_t *processed = run->info.micro_batch || run->drop_limit_s > 0 ? run->done : run->batch;
-	for (size_t i = 0; run->drop_limit_s > 0 && i < run->n; i++)
+	const int64_t *processed = run->info.micro_batch || run->drop ? run->done : run->batch;
+	for (size_t i = 0; run->drop && i < run->n; i++)
 		run->stats.dropped_samples += run->batch[i] - run->done[i];
+	if (run->drop_measure > 0 && --run->drop_measure == 0) {
+		lbs_status st = choose_drop_limit(run, eng->err);
+		if (st != LBS_OK)
+			return st;
+	}
 	if (run->backup) { /* the step's samples and gaps: its contributors' */
 		samples = 0;
 		lo = INFINITY;
@@ -843,6 +890,34 @@ static lbs_status setup_resize(lbs_run *run, lbs_error *err)
 	return LBS_OK;
 }
 
+/* dropcompute: its limit, or the measurement that will choose it (at most
+ * LBS_MAX_SEEN_BYTES of micro-batch ends; more is refused). */
+static lbs_status setup_drop(lbs_run *run, lbs_error *err)
+{
+	const lbs_sync_spec *sy = &run->sc->sync;
+	run->drop = true;
+	run->drop_limit_s = sy->time_limit_s;
+	if (sy->time_limit_s > 0)
+		return LBS_OK;
+	run->drop_limit_s = INFINITY;
+	run->drop_measure = sy->time_limit_steps;
+	const int64_t B = run->sc->run.global_batch;
+	double per_step = (double)(B / sy->micro_batch + 1) + (double)run->n;
+	double bytes = per_step * (double)sy->time_limit_steps * 16;
+	if (bytes > LBS_MAX_SEEN_BYTES) {
+		char msg[LBS_ERROR_MAX / 2];
+		lbs_fmt(msg, sizeof msg, "measuring %lld steps of up to %.4g micro-batches takes %.4g MiB, more "
+			"than the limit of %.4g MiB: fewer steps, or larger micro-batches",
+			(long long)sy->time_limit_steps, per_step, bytes / 1048576, LBS_MAX_SEEN_BYTES / 1048576);
+		return key_error(run->sc, "sync", "time_limit_steps", msg, err);
+	}
+	run->cap_drop = (size_t)(per_step * (double)sy->time_limit_steps);
+	if (!(run->drop_end_s = lbs_calloc(run->cap_drop, sizeof *run->drop_end_s, err)) ||
+	    !(run->drop_samples = lbs_calloc(run->cap_drop, sizeof *run->drop_samples, err)))
+		return LBS_EINTERNAL;
+	return LBS_OK;
+}
+
 static void section_options(const void *ctx, const char *section, const lbs_kv **kv, size_t *n)
 {
 	lbs_scenario_section_options(ctx, section, kv, n);
@@ -964,8 +1039,8 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	 * for checking. */
 	if ((st = lbs_sync_setup(run, err)) != LBS_OK)
 		return st;
-	if (sc->sync.mode == LBS_SYNC_DROPCOMPUTE)
-		run->drop_limit_s = sc->sync.time_limit_s;
+	if (sc->sync.mode == LBS_SYNC_DROPCOMPUTE && (st = setup_drop(run, err)) != LBS_OK)
+		return st;
 	run->step_weight = 1.0;
 	run->per_worker_events = !run->stepper && (sc->run.worker_events == LBS_EVENTS_ALWAYS ||
 						   run->info.micro_batch || run->backup);
@@ -1073,6 +1148,8 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->stale);
 	free(run->contributed);
 	free(run->staleness_counts);
+	free(run->drop_end_s);
+	free(run->drop_samples);
 	lbs_sync_destroy(run);
 	free(run->readings);
 	free(run->monitors);

@@ -141,9 +141,17 @@ typedef struct lbs_run {
 	double *ready_at;
 	uint32_t *stale;
 	int64_t *contributed; /* samples each worker contributed this step */
-	/* [sync] mode = dropcompute: each worker stops this long after the
-	 * barrier (0: no limit), keeping its finished micro-batches (run->done). */
+	/* [sync] mode = dropcompute: each worker stops drop_limit_s after the
+	 * barrier (infinite while the limit is being chosen), keeping its
+	 * finished micro-batches (run->done); with an automatic limit, the
+	 * steps still to measure and the micro-batches measured: when each
+	 * ended after its barrier, and its samples. */
+	bool drop;
 	double drop_limit_s;
+	int64_t drop_measure;
+	double *drop_end_s;
+	int64_t *drop_samples;
+	size_t n_drop, cap_drop;
 	/* [sync] ssp, asp, local-sgd: each worker's own steps (sim/run_sync.c; NULL: none). */
 	lbs_stepper *stepper;
 	double step_weight;  /* [convergence]: the closing step's staleness weight (1: fresh) */

@@ -89,12 +89,9 @@ static lbs_status check_mode(const lbs_run *run, lbs_error *err)
 		return refuse(sc, "sync", "mode", err, "mode = %s runs whole shares; policy '%s' hands out "
 			      "micro-batches (work stealing): use another policy", m, p);
 	if (mode == LBS_SYNC_DROPCOMPUTE) {
-		if (sc->sync.micro_batch > sc->run.global_batch) {
-			char v[64];
-			snprintf(v, sizeof v, "%lld", (long long)sc->run.global_batch);
+		if (sc->sync.micro_batch > sc->run.global_batch)
 			return refuse(sc, "sync", "micro_batch", err, "a micro-batch larger than the global "
-				      "batch of %s samples: at most %s", v, v);
-		}
+				      "batch of %lld samples", (long long)sc->run.global_batch);
 		return LBS_OK;
 	}
 	if (run->info.lookahead)
@@ -325,8 +322,9 @@ static lbs_status on_computed(void *ctx, uint32_t i, lbs_engine *eng)
 
 /* asp: one transfer of the gradient's bytes through the server's link,
  * first come first served from t: its end on the link (the bandwidth factor
- * integrated as the aggregation's), no sooner than the worker's own link
- * allows. */
+ * integrated as the aggregation's; an iteration-indexed network trace is
+ * read at the server's count of updates, which only grows), no sooner
+ * than the worker's own link allows. */
 static double transfer(lbs_run *run, lbs_stepper *st, double t, int64_t k, double *served)
 {
 	double start = t > st->link_free_s ? t : st->link_free_s;
@@ -342,7 +340,7 @@ static lbs_status on_arrived(void *ctx, uint32_t i, lbs_engine *eng)
 {
 	lbs_run *run = ctx;
 	lbs_stepper *st = run->stepper;
-	double applied = transfer(run, st, lbs_engine_now(eng), st->next[i] - 1, NULL);
+	double applied = transfer(run, st, lbs_engine_now(eng), st->updates, NULL);
 	return lbs_engine_at(eng, applied, st->h_applied0 + i);
 }
 
@@ -378,7 +376,7 @@ static lbs_status on_applied(void *ctx, uint32_t i, lbs_engine *eng)
 	if ((s = deliver(run, st, &rec, ++st->updates, eng)) != LBS_OK || st->stopped)
 		return s;
 	/* The pull: the model is read when the server starts sending it. */
-	double served, end = transfer(run, st, now, st->next[i] - 1, &served);
+	double served, end = transfer(run, st, now, st->updates, &served);
 	if ((s = lbs_engine_at(eng, served, st->h_read0 + i)) != LBS_OK)
 		return s;
 	return lbs_engine_at(eng, end + st->latency_s, st->h_finished0 + i);
@@ -405,7 +403,9 @@ static lbs_status on_begin(void *ctx, uint32_t arg, lbs_engine *eng)
 	return LBS_OK;
 }
 
-static lbs_status register_each(lbs_run *run, lbs_event_fn fn, uint32_t *first, lbs_error *err)
+/* One handler per worker, the worker its argument, with consecutive handles
+ * from *first. */
+static lbs_status register_each(lbs_run *run, lbs_event_fn fn, uint32_t *first)
 {
 	for (size_t k = 0; k < run->n; k++) {
 		uint32_t h;
@@ -416,7 +416,6 @@ static lbs_status register_each(lbs_run *run, lbs_event_fn fn, uint32_t *first, 
 			*first = h;
 		assert(h == *first + k);
 	}
-	(void)err;
 	return LBS_OK;
 }
 
@@ -472,13 +471,13 @@ lbs_status lbs_sync_setup(lbs_run *run, lbs_error *err)
 		st->latency_s = net->latency_s;
 	}
 	if ((s = lbs_engine_register(&run->eng, on_begin, run, 0, &run->h_begin)) != LBS_OK ||
-	    (s = register_each(run, on_computed, &st->h_computed0, err)) != LBS_OK ||
-	    (s = register_each(run, on_finished, &st->h_finished0, err)) != LBS_OK)
+	    (s = register_each(run, on_computed, &st->h_computed0)) != LBS_OK ||
+	    (s = register_each(run, on_finished, &st->h_finished0)) != LBS_OK)
 		return s;
 	if (st->mode == LBS_SYNC_ASP &&
-	    ((s = register_each(run, on_arrived, &st->h_arrived0, err)) != LBS_OK ||
-	     (s = register_each(run, on_applied, &st->h_applied0, err)) != LBS_OK ||
-	     (s = register_each(run, on_read, &st->h_read0, err)) != LBS_OK))
+	    ((s = register_each(run, on_arrived, &st->h_arrived0)) != LBS_OK ||
+	     (s = register_each(run, on_applied, &st->h_applied0)) != LBS_OK ||
+	     (s = register_each(run, on_read, &st->h_read0)) != LBS_OK))
 		return s;
 	return LBS_OK;
 }

@@ -289,9 +289,14 @@ static const lbs_key_spec sync_keys[] = {
 	{ "staleness", LBS_T_INT, SY(staleness), REQUIRED, 0, 1e6, 0, NULL, "mode=ssp",
 	  "s, in steps: a worker may be at most s steps ahead of the slowest finished one (0: BSP's "
 	  "timing exactly)" },
-	{ "time_limit", LBS_T_TIME, SY(time_limit_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL,
-	  "mode=dropcompute", "how long after the barrier each worker stops computing; the micro-batch "
-	  "it was running is dropped with the ones it had not started" },
+	{ "time_limit", LBS_T_TIME, SY(time_limit_s), "0 s", 0, 1e9, 0, NULL, "mode=dropcompute",
+	  "how long after the barrier each worker stops computing; the micro-batch it was running is "
+	  "dropped with the ones it had not started; 0: chosen automatically (Giladi et al.'s selection): "
+	  "the first time_limit_steps steps run without a limit, measuring when each micro-batch ends, "
+	  "and the limit is then the one that maximises the samples finished per second of step (its "
+	  "compute and the aggregation's nominal time) over them" },
+	{ "time_limit_steps", LBS_T_INT, SY(time_limit_steps), "10", 1, 1e6, 0, NULL, "mode=dropcompute",
+	  "with time_limit = 0: the steps measured before the limit is chosen" },
 	{ "micro_batch", LBS_T_INT, SY(micro_batch), "1", 1, 1e9, 0, NULL, "mode=dropcompute",
 	  "samples per micro-batch (gradient accumulation): what a worker stopped by the time limit "
 	  "keeps is a whole number of them" },

@@ -63,7 +63,9 @@ typedef struct lbs_sync_spec {
 	int mode;               /* lbs_sync_mode */
 	int64_t backup_workers; /* backup: the step proceeds after the first N - backup_workers gradients */
 	int64_t staleness;      /* ssp: worker i starts step k once every worker has finished k - s - 1 */
-	double time_limit_s;    /* dropcompute: each worker stops computing this long after the barrier */
+	double time_limit_s;    /* dropcompute: each worker stops computing this long after the barrier
+				   (0: chosen after time_limit_steps steps) */
+	int64_t time_limit_steps; /* dropcompute, time_limit 0: the steps measured to choose it */
 	int64_t micro_batch;    /* dropcompute: samples per micro-batch (what a stopped worker keeps) */
 	int64_t period;         /* local-sgd: the models are averaged every `period` steps */
 } lbs_sync_spec;

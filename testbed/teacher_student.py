@@ -15,6 +15,17 @@ batch size.
 
     python3 testbed/teacher_student.py --batches 16,32,64,128 --seeds 1,2,3 --steps 3000 > loss.csv
     lbsim calibrate --convergence loss.csv --target 0.38 --smooth 5
+
+Two ways of training that lbsim's [sync] modes stand for, to check their
+efficiency model (doc/model.md, "Time to target") on real training:
+--staleness TAU computes each step's gradient on the model as it was TAU
+updates before (the fixed-delay model of asynchronous SGD) and applies it
+with the learning rate divided by max(1, TAU) (Zhang et al. 2016's
+staleness-aware rate; --no-lr-penalty keeps the rate); --local H --workers N
+trains N models on batch/N samples each, from the same start, and averages
+them after every H-th step (local SGD), logging the averaged model's loss
+at averaging steps only. In both, `batch` is the samples of a step over all
+workers and `step` counts steps (clocks).
 """
 import argparse
 import sys
@@ -25,6 +36,32 @@ import torch
 def mlp(d_in, hidden, d_out):
     return torch.nn.Sequential(torch.nn.Linear(d_in, hidden), torch.nn.Tanh(),
                                torch.nn.Linear(hidden, d_out))
+
+
+def train_local(a, student, b, batch_of, log):
+    """Local SGD: a.workers copies of the student, batch b split evenly (the
+    first b % workers one sample more), an SGD step each, the models averaged
+    (weighted by their samples) after every a.local-th step."""
+    n = a.workers
+    shares = [b // n + (1 if k < b % n else 0) for k in range(n)]
+    models = [mlp(a.dim, a.hidden, a.outputs) for _ in range(n)]
+    for m in models:
+        m.load_state_dict(student.state_dict())
+    opts = [torch.optim.SGD(m.parameters(), lr=a.lr) for m in models]
+    for step in range(1, a.steps + 1):
+        for m, o, share in zip(models, opts, shares):
+            x, y = batch_of(share)
+            o.zero_grad()
+            torch.nn.functional.mse_loss(m(x), y).backward()
+            o.step()
+        if step % a.local == 0:
+            with torch.no_grad():
+                for ps in zip(student.parameters(), *[m.parameters() for m in models]):
+                    ps[0].copy_(sum(share * p for share, p in zip(shares, ps[1:])) / b)
+                for m in models:
+                    m.load_state_dict(student.state_dict())
+            if step % a.every == 0 or a.local > a.every:
+                log(step, student)
 
 
 def main():
@@ -39,7 +76,13 @@ def main():
     ap.add_argument("--outputs", type=int, default=8)
     ap.add_argument("--seeds", default="1", help="seeds, comma-separated: each one's student weights and data")
     ap.add_argument("--teacher-seed", type=int, default=1, help="the teacher and the held-out set")
+    ap.add_argument("--staleness", type=int, default=0, help="gradients computed on the model this many updates old")
+    ap.add_argument("--no-lr-penalty", action="store_true", help="with --staleness: keep the learning rate")
+    ap.add_argument("--local", type=int, default=0, help="local SGD: average the models every H steps")
+    ap.add_argument("--workers", type=int, default=4, help="local SGD: models trained in parallel")
     a = ap.parse_args()
+    if a.staleness < 0 or a.local < 0 or a.workers < 1 or (a.staleness and a.local):
+        ap.error("--staleness and --local are >= 0 and exclusive, --workers >= 1")
     torch.set_num_threads(1)
     g = torch.Generator().manual_seed(a.teacher_seed)
     torch.manual_seed(a.teacher_seed)
@@ -55,20 +98,46 @@ def main():
     for seed, b in [(int(s), int(b)) for s in a.seeds.split(",") for b in a.batches.split(",")]:
         torch.manual_seed(1000 + seed)  # the same student at every batch size
         student = mlp(a.dim, a.hidden, a.outputs)
-        opt = torch.optim.SGD(student.parameters(), lr=a.lr)
         data = torch.Generator().manual_seed(1000003 * seed + b)
-        for step in range(1, a.steps + 1):
-            x = torch.randn(b, a.dim, generator=data)
+
+        def batch_of(n):
+            x = torch.randn(n, a.dim, generator=data)
             with torch.no_grad():
-                y = teacher(x) + a.noise * torch.randn(b, a.outputs, generator=data)
-            loss = torch.nn.functional.mse_loss(student(x), y)
-            opt.zero_grad()
-            loss.backward()
+                return x, teacher(x) + a.noise * torch.randn(n, a.outputs, generator=data)
+
+        def log(step, model):
+            with torch.no_grad():
+                ev = torch.nn.functional.mse_loss(model(x_eval), y_eval).item()
+            out.write(f"{seed},{b},{step},{ev:.6f}\n")
+
+        if a.local:
+            train_local(a, student, b, batch_of, log)
+            continue
+        opt = torch.optim.SGD(student.parameters(), lr=a.lr)
+        lr = a.lr if a.no_lr_penalty else a.lr / max(1, a.staleness)
+        for group in opt.param_groups:
+            group["lr"] = lr
+        # the models of the last `staleness` updates, oldest first
+        past = [[p.detach().clone() for p in student.parameters()] for _ in range(a.staleness)]
+        stale = mlp(a.dim, a.hidden, a.outputs)
+        for step in range(1, a.steps + 1):
+            x, y = batch_of(b)
+            if a.staleness:
+                with torch.no_grad():
+                    for q, v in zip(stale.parameters(), past[0]):
+                        q.copy_(v)
+                stale.zero_grad()
+                torch.nn.functional.mse_loss(stale(x), y).backward()
+                past.pop(0)
+                past.append([p.detach().clone() for p in student.parameters()])
+                for p, q in zip(student.parameters(), stale.parameters()):
+                    p.grad = q.grad.clone()
+            else:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(student(x), y).backward()
             opt.step()
             if step % a.every == 0:
-                with torch.no_grad():
-                    ev = torch.nn.functional.mse_loss(student(x_eval), y_eval).item()
-                out.write(f"{seed},{b},{step},{ev:.6f}\n")
+                log(step, student)
     out.flush()
 
 

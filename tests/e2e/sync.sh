@@ -113,6 +113,16 @@ check "dropcompute: iterations of 19 ms, 16 samples counted" \
 check "... the slow worker computed 15 ms and kept 6 samples, the fast one 10 ms and 10" \
 	test "$(rows drop "SELECT DISTINCT worker || ':' || $(ms compute_s) || ':' || batch FROM worker_iterations ORDER BY worker")" = "0:10.0:10 1:15.0:6"
 check "... 24 samples dropped (run_targets)" test "$(rows drop "SELECT dropped_samples FROM run_targets")" = 24
+# dropcompute's automatic limit, micro-batches of 2, a 500-byte gradient
+# (T_ps = 2 ms), 3 steps measured: they run to the end (20 + 2 = 22 ms);
+# their micro-batches end at 2, 4, 6, 8, 10 ms (fast) and 4, 8, 12, 16,
+# 20 ms (slow), 2 samples each, so the samples finished by tau per second
+# of tau + 2 ms are: 2/4, 6/6, 8/8, 12/10 (tau = 8 ms, the most), 14/12,
+# 16/14, 18/18, 20/22. From step 3 on: 8 + 4 samples in 8 + 2 = 10 ms.
+run auto --set model.parameters=125 --set sync.mode=dropcompute --set sync.micro_batch=2 --set sync.time_limit_steps=3
+check "dropcompute, automatic limit: steps of 22, 22, 22, then 10 ms; 20, 20, 20, then 12 samples" \
+	test "$(rows auto "SELECT $(ms "end_s - start_s") || ':' || global_batch_samples FROM iterations")" = \
+	"22.0:20 22.0:20 22.0:20 10.0:12 10.0:12 10.0:12"
 
 # Refused before anything runs (exit 3), naming the key.
 refuse() { # WHAT WORDS ARGS...
@@ -133,7 +143,6 @@ refuse "local-sgd with work stealing" "mode = local-sgd runs whole shares" --set
 refuse "local-sgd with epochs" "run.epochs: .sync. mode = local-sgd counts steps" --set sync.mode=local-sgd \
 	--set sync.period=2 --set run.iterations= --set run.epochs=2 --set run.dataset_samples=200
 refuse "a period of 0" "sync.period" --set sync.mode=local-sgd --set sync.period=0
-refuse "dropcompute without a time limit" "sync.*time_limit" --set sync.mode=dropcompute
 refuse "a micro-batch over the global batch" "sync.micro_batch: a micro-batch larger than the global batch of 20" \
 	--set sync.mode=dropcompute --set sync.time_limit=1s --set sync.micro_batch=21
 refuse "ssp with the exchange on the workers" "network.exchange_on_workers" --set sync.mode=ssp \
@@ -159,10 +168,15 @@ mode bsp 200 8.4
 mode static-proportional 200 5.813 --policy static-proportional
 mode backup 234 6.084 --set sync.mode=backup
 mode dropcompute 215 5.6975 --set sync.mode=dropcompute --set sync.time_limit=16.5ms --set sync.micro_batch=4
+mode dropcompute-auto 214 5.724 --set sync.mode=dropcompute --set sync.micro_batch=4
 check "... dropcompute: 8 of the slow worker's 16 samples dropped a step" \
 	test "$(q "$TMP/modes-dropcompute.db" "SELECT dropped_samples FROM run_targets")" = $((215 * 8))
 mode local-sgd-4 200 6.9 --set sync.mode=local-sgd --set sync.period=4
 mode local-sgd-16 208 6.786 --set sync.mode=local-sgd --set sync.period=16
+mode local-sgd-4-sp 200 4.352 --set sync.mode=local-sgd --set sync.period=4 --policy static-proportional
+check "... local-sgd re-plans at its first averaging: 19/18/18/9 from clock 4 on" \
+	test "$(rows modes-local-sgd-4-sp "SELECT iteration || ':' || group_concat(batch_samples, '/') FROM batches GROUP BY iteration")" = \
+	"0:16/16/16/16 4:19/18/18/9"
 mode ssp-1 200 8.4 --set sync.mode=ssp --set sync.staleness=1
 mode ssp-3 397 16.674 --set sync.mode=ssp --set sync.staleness=3
 check "... ssp s=3: staleness 0 in 397 + 3 steps, 1 in 2 x 3, 2 in 3 x 3, 3 in the fast workers' other 391 x 3" \
@@ -175,6 +189,22 @@ check "... asp: its progress is the staleness distribution's sum" near \
 	"$(q "$TMP/modes-asp.db" "SELECT sum(updates * 16.0 / (100 * 80) / max(1, staleness)) FROM run_staleness")" 1e-9
 check "... asp: one iteration a update, 1307 in all, 16 samples each" \
 	test "$(q "$TMP/modes-asp.db" "SELECT count(*) || ' ' || min(global_batch_samples) || ' ' || max(global_batch_samples) FROM iterations")" = "1307 16 16"
+# With transient stragglers (the header's second list): the simulation's
+# times to target, to the 4 decimals the header gives, and their ranking.
+noisy="--set workers.slow.availability=1 --set workers.fast.noise=lognormal --set workers.fast.noise_sigma=0.5
+	--set workers.slow.noise=lognormal --set workers.slow.noise_sigma=0.5"
+ranked=""
+for m in "local-sgd --set sync.period=4:4.621" "asp:4.9758" "ssp --set sync.staleness=1:5.6412" \
+	"dropcompute --set sync.time_limit=20ms --set sync.micro_batch=4:6.0972" "backup:6.5564" "bsp:6.9462" \
+	"ssp --set sync.staleness=2:6.9846"; do
+	rm -f "$TMP/n.db"
+	# shellcheck disable=SC2086 # the options split on purpose
+	"$LBSIM" "$M" -q -o "$TMP/n.db" --no-baseline $noisy --set sync.mode=${m%:*}
+	ranked="$ranked $(q "$TMP/n.db" "SELECT round(time_to_target_s, 4) FROM run_targets")"
+done
+check "transient stragglers: local-sgd, asp, ssp 1, dropcompute, backup, bsp, ssp 2 (got$ranked)" \
+	test "$ranked" = " 4.621 4.9758 5.6412 6.0972 6.5564 6.9462 6.9846"
+
 "$LBSIM" "$M" --set sync.mode=ssp --set sync.staleness=3 -o "$TMP/sum.db" > "$TMP/sum.out" 2>&1
 check "the summary names the mode and gives the time to target" sh -c "grep -q 'global batch 64, sync ssp (staleness 3)\$' '$TMP/sum.out' &&
 	grep -q 'static  *step 397, 16.6740 s' '$TMP/sum.out'"
@@ -185,5 +215,19 @@ check "merge: run_targets and run_staleness copied, renumbered" \
 	test "$(q "$TMP/merged.db" "SELECT group_concat(run_id || ':' || steps_to_target, ' ') FROM run_targets") |
 $(q "$TMP/merged.db" "SELECT sum(updates) FROM run_staleness WHERE run_id = 3")" = "2:1307 3:397 |
 $((397 * 4))"
+
+# A sweep over the modes keeps each run's time to target (its jobs' files
+# are merged).
+if command -v parallel > /dev/null; then
+	printf '[sweep]\nscenario = %s\n[vary]\nsync.mode = bsp, backup, asp\n' "$M" > "$TMP/sw.ini"
+	"$LBSIM" sweep "$TMP/sw.ini" -o "$TMP/sw.db" -q -j 1 > /dev/null 2>&1
+	check "sweep over sync.mode: each run's steps to target (bsp 200, backup 234, asp 1307)" \
+		test "$(q "$TMP/sw.db" "SELECT group_concat(v, ' ') FROM (SELECT c.value || ':' || t.steps_to_target AS v
+			FROM run_targets t JOIN run_config c ON c.run_id = t.run_id AND c.section = 'sync' AND c.key = 'mode'
+			ORDER BY t.run_id)")" = \
+		"bsp:200 backup:234 asp:1307"
+else
+	echo "(GNU parallel missing: the sweep over the modes is not checked)"
+fi
 
 finish
