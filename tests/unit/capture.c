@@ -70,8 +70,24 @@ lbs_status capture_simulate_with(const char *text, const char *const *ov, size_t
 	st = lbs_run_create(&run, &sc, policy, err);
 	if (st == LBS_OK) {
 		st = lbs_run_execute(&run, capture_record, c, NULL, err);
+		c->stats = run.stats;
 		lbs_run_destroy(&run);
 	}
 	lbs_scenario_destroy(&sc);
 	return st;
+}
+
+bool capture_same(const capture *x, const capture *y)
+{
+	if (x->n != y->n || x->n_workers != y->n_workers)
+		return false;
+	for (size_t k = 0; k < x->n; k++) {
+		const lbs_iteration_record *a = &x->rec[k], *b = &y->rec[k];
+		if (a->start_s != b->start_s || a->end_s != b->end_s || a->compute_end_s != b->compute_end_s ||
+		    a->straggler_gap_s != b->straggler_gap_s || a->global_batch != b->global_batch)
+			return false;
+	}
+	size_t m = x->n * x->n_workers;
+	return !memcmp(x->compute, y->compute, m * sizeof(double)) &&
+	       !memcmp(x->batch, y->batch, m * sizeof(int64_t));
 }

@@ -51,6 +51,7 @@ typedef struct capture {
 	int64_t *batch;
 	lbs_policy_var *vars; /* n * LBS_POLICY_VARS_MAX */
 	double sim_time_s;
+	lbs_run_stats stats; /* the run's totals, once it has ended */
 	int64_t fail_at; /* the observer fails at this iteration (-1: never) */
 } capture;
 
@@ -66,6 +67,9 @@ void capture_free(capture *c);
 /* The observer capture_simulate runs with (ctx: a capture, zeroed, fail_at
  * -1), for a test that makes its own run. */
 lbs_status capture_record(void *ctx, const lbs_iteration_record *r, lbs_error *err);
+/* Whether two captures are the same run to the bit: every iteration's
+ * times, gap and global batch, every worker's compute time and batch. */
+bool capture_same(const capture *x, const capture *y);
 
 /* |a - b| <= 1e-12 |b| */
 bool rel_eq(double a, double b);

@@ -101,21 +101,6 @@ static void test_closed_form_with_noise(void)
 	capture_free(&c);
 }
 
-static bool same_records(const capture *x, const capture *y)
-{
-	if (x->n != y->n || x->n_workers != y->n_workers)
-		return false;
-	for (size_t k = 0; k < x->n; k++) {
-		const lbs_iteration_record *a = &x->rec[k], *b = &y->rec[k];
-		if (a->start_s != b->start_s || a->end_s != b->end_s || a->compute_end_s != b->compute_end_s ||
-		    a->straggler_gap_s != b->straggler_gap_s)
-			return false;
-	}
-	size_t m = x->n * x->n_workers;
-	return !memcmp(x->compute, y->compute, m * sizeof(double)) &&
-	       !memcmp(x->batch, y->batch, m * sizeof(int64_t));
-}
-
 static const char *noisy[] = { "workers.a.noise=lognormal", "workers.a.noise_sigma=0.3",
 			       "workers.c.noise=uniform", "workers.c.noise_high=50%" };
 
@@ -125,10 +110,10 @@ static void test_deterministic(void)
 	lbs_error err;
 	CU_ASSERT_FATAL(simulate(HETERO, noisy, 4, &x, &err) == LBS_OK);
 	CU_ASSERT_FATAL(simulate(HETERO, noisy, 4, &y, &err) == LBS_OK);
-	CU_ASSERT(same_records(&x, &y));
+	CU_ASSERT(capture_same(&x, &y));
 	const char *ov[] = { noisy[0], noisy[1], noisy[2], noisy[3], "run.seed=6" };
 	CU_ASSERT_FATAL(simulate(HETERO, ov, 5, &z, &err) == LBS_OK);
-	CU_ASSERT_FALSE(same_records(&x, &z));
+	CU_ASSERT_FALSE(capture_same(&x, &z));
 	capture_free(&x);
 	capture_free(&y);
 	capture_free(&z);
@@ -142,7 +127,7 @@ static void test_event_modes_agree(void)
 	const char *ov[] = { noisy[0], noisy[1], noisy[2], noisy[3], "run.worker_events=always" };
 	CU_ASSERT_FATAL(simulate(HETERO, noisy, 4, &x, &err) == LBS_OK);
 	CU_ASSERT_FATAL(simulate(HETERO, ov, 5, &y, &err) == LBS_OK);
-	CU_ASSERT(same_records(&x, &y));
+	CU_ASSERT(capture_same(&x, &y));
 	CU_ASSERT_EQUAL(x.n, 100);
 	capture_free(&x);
 	capture_free(&y);
@@ -397,16 +382,16 @@ static void test_resize_modes(void)
 	lbs_error err;
 	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, on, 4, &x, &err) == LBS_OK);
 	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, on, 5, &y, &err) == LBS_OK);
-	CU_ASSERT(same_records(&x, &y));
+	CU_ASSERT(capture_same(&x, &y));
 	capture_free(&y);
 	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, on, 4, &y, &err) == LBS_OK);
-	CU_ASSERT(same_records(&x, &y));
+	CU_ASSERT(capture_same(&x, &y));
 	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, base, 4, &z, &err) == LBS_OK);
-	CU_ASSERT_FALSE(same_records(&x, &z));
+	CU_ASSERT_FALSE(capture_same(&x, &z));
 	/* the keys removed (an empty --set removes a key the file gives) */
 	const char *absent[] = { base[0], base[1], "workers.w.resize_cost=", "workers.w.new_batch_cost=" };
 	CU_ASSERT_FATAL(simulate_replay(RESIZE_TWO, absent, 4, &u, &err) == LBS_OK);
-	CU_ASSERT(same_records(&z, &u));
+	CU_ASSERT(capture_same(&z, &u));
 	capture_free(&x);
 	capture_free(&y);
 	capture_free(&z);
@@ -471,7 +456,7 @@ static void test_exchange_fluid(void)
 	const char *one_yes[] = { "workers.b.availability=1", yes[0] };
 	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, one, 1, &c, &err) == LBS_OK);
 	CU_ASSERT_FATAL(simulate(EXCHANGE_TWO, one_yes, 2, &d, &err) == LBS_OK);
-	CU_ASSERT(same_records(&c, &d));
+	CU_ASSERT(capture_same(&c, &d));
 	capture_free(&c);
 	capture_free(&d);
 }

@@ -77,38 +77,9 @@ static void test_gns_closed_form(void)
 static lbs_status run_with(const char *text, const char *const *ov, size_t nov, capture *c, lbs_run_stats *stats,
 			   lbs_error *err)
 {
-	char *path = write_temp(text);
-	lbs_scenario sc;
-	lbs_run run;
-	memset(c, 0, sizeof *c);
-	c->fail_at = -1;
-	lbs_status st = lbs_scenario_load(&sc, path, ov, nov, err);
-	unlink(path);
-	free(path);
-	if (st != LBS_OK)
-		return st;
-	if ((st = lbs_run_create(&run, &sc, NULL, err)) == LBS_OK) {
-		st = lbs_run_execute(&run, capture_record, c, NULL, err);
-		*stats = run.stats;
-		lbs_run_destroy(&run);
-	}
-	lbs_scenario_destroy(&sc);
+	lbs_status st = capture_simulate(text, ov, nov, NULL, c, err);
+	*stats = c->stats;
 	return st;
-}
-
-static bool same_records(const capture *x, const capture *y)
-{
-	if (x->n != y->n || x->n_workers != y->n_workers)
-		return false;
-	for (size_t k = 0; k < x->n; k++) {
-		const lbs_iteration_record *a = &x->rec[k], *b = &y->rec[k];
-		if (a->start_s != b->start_s || a->end_s != b->end_s || a->compute_end_s != b->compute_end_s ||
-		    a->straggler_gap_s != b->straggler_gap_s || a->global_batch != b->global_batch)
-			return false;
-	}
-	size_t m = x->n * x->n_workers;
-	return !memcmp(x->compute, y->compute, m * sizeof(double)) &&
-	       !memcmp(x->batch, y->batch, m * sizeof(int64_t));
 }
 
 /* ssp with s = 0 and local-sgd with H = 1 have BSP's barrier at every step:
@@ -131,7 +102,7 @@ static void test_bsp_limits(void)
 		ov[6] = modes[m][1];
 		capture other;
 		CU_ASSERT_FATAL(run_with(TWO, ov, 7, &other, &so, &err) == LBS_OK);
-		CU_ASSERT(same_records(&bsp, &other));
+		CU_ASSERT(capture_same(&bsp, &other));
 		CU_ASSERT_EQUAL(so.steps_to_target, sb.steps_to_target);
 		CU_ASSERT_EQUAL(so.time_to_target_s, sb.time_to_target_s);
 		CU_ASSERT_EQUAL(so.progress, sb.progress);
@@ -229,7 +200,7 @@ static void test_looser_is_sooner(void)
 		CU_ASSERT_EQUAL_FATAL(c[m].n, 100);
 		capture again;
 		CU_ASSERT_FATAL(run_with(TWO, ov, 8, &again, &s, &err) == LBS_OK);
-		CU_ASSERT(same_records(&c[m], &again));
+		CU_ASSERT(capture_same(&c[m], &again));
 		capture_free(&again);
 	}
 	int later = 0, sooner = 0;
@@ -264,7 +235,7 @@ static void test_asp_draws(void)
 	CU_ASSERT_FATAL(run_with(TWO, ov, 4, &a, &s, &err) == LBS_OK);
 	CU_ASSERT_FATAL(run_with(TWO, ov, 4, &b, &s, &err) == LBS_OK);
 	CU_ASSERT_FATAL(run_with(TWO, ov, 3, &bsp, &s, &err) == LBS_OK);
-	CU_ASSERT(same_records(&a, &b));
+	CU_ASSERT(capture_same(&a, &b));
 	CU_ASSERT_EQUAL(a.n_workers, 1);
 	size_t step = 0; /* the fast worker's updates are its steps 0, 1, ...: BSP's compute times */
 	int bad = 0;
