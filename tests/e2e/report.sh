@@ -224,16 +224,7 @@ check "whatif report: layout at 1400 px ($(cat "$TMP/w1400.layout"))" test "$(ca
 
 # A sweep of a policy's option (issue 33 item 1): reported by predictor, a
 # column per variant and a section with the speedup against the option.
-cat > "$TMP/popt.ini" <<EOF
-[sweep]
-scenario = $top_srcdir/scenarios/predict/cpu-bursty.ini
-[vary]
-run.epochs = 1
-policy = static, lbbsp-cpu
-policy.lbbsp-cpu.predictor = narx, ema
-seeds = 1..2
-EOF
-"$LBSIM" sweep "$TMP/popt.ini" -j 2 -q -o "$TMP/popt.db" > /dev/null
+"$LBSIM" sweep "$top_srcdir/tests/data/sweep/policy-option.ini" -j 2 -q -o "$TMP/popt.db" > /dev/null
 "$LBSIM" report "$TMP/popt.db" -o "$TMP/popt.html" -q
 check "policy option: a column per variant" grep -q '<th class="policy">lbbsp-cpu (predictor=ema)</th>' "$TMP/popt.html"
 check "policy option: a section by the predictor, with its plot" sh -c \

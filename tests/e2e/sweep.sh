@@ -334,15 +334,8 @@ check "hostile folders: no command in a folder name ran" test -z "$(find "$TMP" 
 # cluster whose speeds move (predict/cpu-bursty) the two predictors give
 # different times, so pooling them would show as runs = 4 and a mean of
 # the two.
-cat > "$TMP/popt.ini" <<INI
-[sweep]
-scenario = $top_srcdir/scenarios/predict/cpu-bursty.ini
-[vary]
-run.epochs = 1
-policy = static, lbbsp-cpu
-policy.lbbsp-cpu.predictor = narx, ema
-seeds = 1..2
-INI
+cp "$top_srcdir/tests/data/sweep/policy-option.ini" "$TMP/popt.ini"
+sed -i "s|^scenario = .*|scenario = $top_srcdir/scenarios/predict/cpu-bursty.ini|" "$TMP/popt.ini"
 "$LBSIM" sweep "$TMP/popt.ini" -q -o "$TMP/popt.db" -j 2 > /dev/null 2>&1
 check "a policy option swept: two variants of lbbsp-cpu, 2 runs each, in speedup_by_point" \
 	test "$(q "$TMP/popt.db" "SELECT group_concat(policy || ':' || runs, ' ') FROM (SELECT policy, runs FROM speedup_by_point
