@@ -461,7 +461,7 @@ static bool parse_batches(const char *text, bench_opts *o)
  * published GPU figures only, predicting the batches just measured from
  * this CPU's own peak FLOP/s (clock x cores x vector width) and its
  * STREAM-triad bandwidth: a check of the model on a device it never saw. */
-static void predict_from_peak(const lbs_net *net, int threads, const lbs_profile *p)
+static void predict_from_peak(const lbs_net *net, int threads, double share, const lbs_profile *p)
 {
 	lbs_cpu_info ci;
 	if (lbs_cpu_info_read(&ci)) {
@@ -494,6 +494,10 @@ static void predict_from_peak(const lbs_net *net, int threads, const lbs_profile
 		d.fp32_flops = d.tensor_flops = fma * threads;
 	}
 	printf("; triad bandwidth %.1f GB/s\n", bw / 1e9);
+	/* a timing made while other work took part of the cores measures the
+	 * machine's load, not this CPU: say how much of them it had */
+	printf("the timed batches had %.0f%% of their %d core%s (CPU time over wall time)%s\n", 100 * share, threads,
+	       threads == 1 ? "" : "s", share < 0.9 ? ": the machine was busy, the errors below are its load's" : "");
 	printf("predicted from that peak%s and bandwidth by the datasheet model (doc/gpus.md; efficiency fitted to "
 	       "A100 figures only):\n", fma > 0 ? " (measured)" : "");
 	/* a CPU launches no kernels and has no multiprocessors to fill: the
@@ -747,6 +751,8 @@ static int bench(bench_opts *o)
 	printf("device: %s\n", p->device);
 	printf("%8s %12s %12s %12s %8s %12s %10s\n", "batch", "median_s", "min_s", "max_s", "spread",
 	       "samples/s", "GFLOP/s");
+	/* the share of its cores the timing had: CPU time over wall time */
+	double wall0 = lbs_monotonic_s(), cpu0 = lbs_cpu_time_s();
 	for (size_t i = 0; i < o->n_batches; i++) {
 		int64_t b = o->batches[i];
 		if (o->torch)
@@ -772,6 +778,9 @@ static int bench(bench_opts *o)
 		       100 * (hi - lo) / med, (double)b / med, lbs_net_flops(&net, b) / med / 1e9);
 		fflush(stdout);
 	}
+	double wall = lbs_monotonic_s() - wall0;
+	int n_threads = lib ? lbs_blas_threads(lib) : 1;
+	double share = wall > 0 ? (lbs_cpu_time_s() - cpu0) / (wall * n_threads) : 0;
 	for (size_t i = 1; i < p->n_points; i++)
 		if (!(p->point[i].time_s > p->point[i - 1].time_s))
 			printf("note: the median at batch %lld is not above the one at %lld\n",
@@ -833,7 +842,7 @@ static int bench(bench_opts *o)
 	printf("memory cap: %lld samples (model state and activations, doc/nets.md, doc/transformers.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
 	if (lib && lbs_net_is_transformer(net.name))
-		predict_from_peak(&net, lbs_blas_threads(lib), p);
+		predict_from_peak(&net, lbs_blas_threads(lib), share, p);
 	if (o->resize && (st = measure_resize(lib, o->torch ? o->fw : NULL, fw_ctx, &net, o, 0.5 * device_memory, p, &err)) !=
 				 LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --resize: %s\n", err.msg);

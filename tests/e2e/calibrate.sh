@@ -121,17 +121,33 @@ check "--blas cifarnet: no prediction from peak (not a transformer)" sh -c "! gr
 
 # A transformer: predicted from this CPU's peak FLOP/s and bandwidth by the
 # datasheet model (doc/transformers.md). Its stated error, with eff_max
-# alone, is 20% at worst on an idle machine; a shared one moves a batch's
-# median by up to 16.5% (the spread measured there, doc/transformers.md),
-# so a median error beyond 20% + 16.5% fails, where measured times count.
-"$LBSIM" calibrate --blas llama-like-small --batches 1,4 --reps 3 --warmup 1 --threads 1 > "$TMP/peak"
-check "--blas llama-like-small: exit 0" test $? -eq 0
+# alone, is 20% at worst on an idle machine; a batch's median moves by up
+# to 16.5% between runs there (the spread measured, doc/transformers.md),
+# so a median error beyond 20% + 16.5% fails. Only a timing that had its
+# core (CPU time over wall time >= 90%, which calibrate prints) says
+# anything of this CPU: a busy machine is measured again, up to three
+# times, and if it stays busy the error is reported, not gated.
+for attempt in 1 2 3; do
+	"$LBSIM" calibrate --blas llama-like-small --batches 1,4 --reps 3 --warmup 1 --threads 1 > "$TMP/peak"
+	rc=$?
+	share=$(sed -n 's/^the timed batches had \([0-9]*\)% of their 1 core.*/\1/p' "$TMP/peak")
+	[ $rc -ne 0 ] || [ "${share:-0}" -ge 90 ] && break
+	echo "--blas llama-like-small: attempt $attempt had ${share:-?}% of its core$([ $attempt -lt 3 ] && echo ': measuring again')"
+done
+check "--blas llama-like-small: exit 0" test $rc -eq 0
 cat "$TMP/peak"
 check "--blas transformer: the peak, reported and measured" grep -q "^this CPU's peak: .* GFLOP/s at the reported clock" "$TMP/peak"
+check "--blas transformer: the timing's share of its core ($share%)" test -n "$share"
 check "--blas transformer: each batch predicted" test "$(awk '/^ *batch +measured_s +predicted_s/ { on = 1; next } on && NF == 6 { n++ } END { print n + 0 }' "$TMP/peak")" = 2
 med=$(sed -n 's/^from peak: median .*(worst [0-9.]*%) with the GPU fit as it is, \([0-9.]*\)% .*/\1/p' "$TMP/peak" | head -n 1)
 check "--blas transformer: a median error with eff_max alone ($med%)" test -n "$med"
-if grep -q "GFLOP/s measured" "$TMP/peak" && measured; then
+if ! grep -q "GFLOP/s measured" "$TMP/peak"; then
+	echo "--blas transformer: no FMA peak measured (no AVX2 and FMA): the error from the reported clock is not gated"
+elif ! measured; then
+	echo "--blas transformer: LBSIM_CHECK_MEASURED=no: the error from the measured peak ($med%) is not gated"
+elif [ "${share:-0}" -lt 90 ]; then
+	echo "--blas transformer: NOT GATED: the machine stayed busy (the timing had $share% of its core); the error ($med%) is its load's"
+else
 	check "--blas transformer: from the measured peak within 36.5% ($med%)" awk -v m="$med" 'BEGIN { exit !(m + 0 <= 36.5) }'
 fi
 sed -i 's/^device = gpu$/device = cpu/' "$TMP/one.ini"
