@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The schedules and the graph of one hybrid-parallel step (hybrid/hybrid.h).
+ *
+ * The edges are those of the what-if dependency model (doc/whatif.md, rules
+ * R1 to R7 and groups G1 to G4), written out from the schedule instead of
+ * inferred from a trace's start times, so that a simulated step replays
+ * exactly under whatif/replay.c. */
+#include "hybrid/hybrid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
+{
+	if (pl->d < 1 || pl->p < 1 || pl->t < 1 || pl->v < 1 || pl->m < 1)
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: degrees d %d, p %d, t %d, v %d and m %d must be "
+				     ">= 1", pl->d, pl->p, pl->t, pl->v, pl->m);
+	if (pl->schedule == LBS_HY_INTERLEAVED && (pl->v < 2 || pl->m % pl->p))
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: the interleaved schedule needs at least 2 chunks "
+				     "a stage (has %d) and micro-batches a multiple of the stages (%d of %d)", pl->v,
+				     pl->m, pl->p);
+	if (pl->schedule != LBS_HY_INTERLEAVED && pl->v != 1)
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: %d chunks a stage need the interleaved schedule",
+				     pl->v);
+	size_t G = (size_t)pl->d * (size_t)pl->p, v = (size_t)pl->v;
+	for (size_t i = 0; i < G * v; i++)
+		if (!(pl->fwd_s[i] >= 0 && pl->bwd_s[i] >= 0 && pl->fwd_fixed_s[i] >= 0 && pl->bwd_fixed_s[i] >= 0) ||
+		    !isfinite(pl->fwd_s[i] + pl->bwd_s[i] + pl->fwd_fixed_s[i] + pl->bwd_fixed_s[i]))
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu chunk %zu: compute times must be "
+					     "finite and >= 0", i / v, i % v);
+	for (size_t g = 0; g < G; g++)
+		if (!(pl->opt_s[g] >= 0 && pl->p2p_s[g] >= 0) || !isfinite(pl->opt_s[g] + pl->p2p_s[g]))
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu: optimizer and p2p times must "
+					     "be finite and >= 0", g);
+	for (size_t i = 0; i < (size_t)pl->p * v; i++)
+		if (!(pl->grad_s[i] >= 0 && pl->gather_s[i] >= 0) || !isfinite(pl->grad_s[i] + pl->gather_s[i]))
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: stage %zu chunk %zu: collective times "
+					     "must be finite and >= 0", i / v, i % v);
+	if (!(pl->emb_s >= 0 && pl->clip_s >= 0) || !isfinite(pl->emb_s + pl->clip_s))
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: embedding and clip times must be finite, >= 0");
+	for (size_t g = 0; pl->avail && g < G; g++) {
+		const lbs_hy_avail *a = &pl->avail[g];
+		for (size_t i = 0; i < a->n; i++)
+			if (!(a->level[i] > 0) || !isfinite(a->level[i]) || !isfinite(a->t[i]) ||
+			    (i ? a->t[i] <= a->t[i - 1] : a->t[i] != 0))
+				return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu: availability piece %zu: "
+						     "levels must be > 0 and times increasing from 0", g, i);
+	}
+	return LBS_OK;
+}
+
+/* Megatron-LM's interleaved schedule (Narayanan et al., SC'21, sec. 2.2;
+ * megatron/core/pipeline_parallel/schedules.py,
+ * forward_backward_pipelining_with_interleaving): virtual micro-batch k
+ * runs chunk (k mod p v) / p (backward: counted from the last chunk) on
+ * micro-batch (k / (p v)) p + k mod p; stage s first runs
+ * 2 (p - s - 1) + (v - 1) p forwards, then alternates one forward and one
+ * backward, then runs the backwards left. 1F1B (v = 1): p - s - 1
+ * forwards first (PipeDream-Flush, Narayanan et al. 2021). GPipe: every
+ * forward, then every backward (Huang et al., NeurIPS 2019). */
+void lbs_hy_schedule_order(const lbs_hy_plan *pl, int s, lbs_hy_compute *out)
+{
+	int p = pl->p, v = pl->v, m = pl->m, total = m * v;
+	int warmup;
+	if (pl->schedule == LBS_HY_GPIPE)
+		warmup = total;
+	else if (pl->schedule == LBS_HY_1F1B)
+		warmup = p - s - 1;
+	else
+		warmup = 2 * (p - s - 1) + (v - 1) * p;
+	if (warmup > total)
+		warmup = total;
+	int n = 0, f = 0, b = 0;
+#define VIRTUAL(k, bwd)                                                                               \
+	(lbs_hy_compute){ (uint8_t)(bwd), ((k) / (p * v)) * p + (k) % p,                               \
+			  (bwd) ? v - 1 - ((k) % (p * v)) / p : ((k) % (p * v)) / p }
+	while (f < warmup)
+		out[n++] = VIRTUAL(f, 0), f++;
+	while (f < total) {
+		out[n++] = VIRTUAL(f, 0), f++;
+		out[n++] = VIRTUAL(b, 1), b++;
+	}
+	while (b < total)
+		out[n++] = VIRTUAL(b, 1), b++;
+#undef VIRTUAL
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+typedef struct edge {
+	uint32_t from, to;
+} edge;
+
+typedef struct builder {
+	lbs_hy_graph *gr;
+	edge *e;
+	size_t n_e, cap_e;
+	uint32_t *coll_of; /* per op: its collective, UINT32_MAX: local */
+	lbs_error *err;
+	bool oom;
+} builder;
+
+static void add_edge(builder *b, uint32_t from, uint32_t to)
+{
+	if (b->n_e == b->cap_e) {
+		size_t cap = b->cap_e ? 2 * b->cap_e : 1024;
+		edge *e = realloc(b->e, cap * sizeof *e);
+		if (!e) {
+			b->oom = true;
+			return;
+		}
+		b->e = e;
+		b->cap_e = cap;
+	}
+	b->e[b->n_e++] = (edge){ from, to };
+}
+
+/* The per-group layout of the ops, the same for every group: offsets from
+ * group_first[g]. */
+typedef struct layout {
+	uint32_t n_comp, fr, br, fs, bs, ag, rs, sep, gc, ln, emb, clip, opt, n;
+	bool dp, sep_ar;
+} layout;
+
+static layout make_layout(const lbs_hy_plan *pl)
+{
+	layout L;
+	uint32_t mv = (uint32_t)(pl->m * pl->v), v = (uint32_t)pl->v;
+	L.dp = pl->d > 1;
+	L.sep_ar = L.dp && pl->overlap_dp;
+	L.n_comp = 2 * mv;
+	L.fr = L.n_comp;
+	L.br = L.fr + mv;
+	L.fs = L.br + mv;
+	L.bs = L.fs + mv;
+	L.ag = L.bs + mv;
+	L.rs = L.ag + (L.dp && pl->zero_stage >= 1 ? v : 0);
+	L.sep = L.rs + (L.dp ? v : 0);
+	L.gc = L.sep + (L.sep_ar ? 1 : 0);
+	L.ln = L.gc + 1;
+	L.emb = L.ln + 1;
+	L.clip = L.emb + 1;
+	L.opt = L.clip + 1;
+	L.n = L.opt + 1;
+	return L;
+}
+
+static void set_op(lbs_hy_graph *gr, uint32_t o, lbs_optype type, int seq, int mc, int mb)
+{
+	gr->type[o] = (uint8_t)type;
+	gr->seq[o] = seq;
+	gr->mc[o] = mc;
+	gr->mb[o] = mb;
+	gr->kind[o] = LBS_HY_LOCAL;
+}
+
+/* A collective of the ops members[0..n) ending at the latest arrival plus
+ * x (the same for every member). */
+static uint32_t new_coll(builder *b)
+{
+	return (uint32_t)b->gr->n_coll++;
+}
+
+static void join(builder *b, uint32_t op, uint32_t coll, double x)
+{
+	b->gr->kind[op] = LBS_HY_MEMBER;
+	b->gr->x[op] = x;
+	b->coll_of[op] = coll;
+}
+
+/* Which of g's forward (backward) computes runs micro-batch mb of chunk c:
+ * index[(c * m + mb) * 2 + backward]. */
+static void compute_index(const lbs_hy_compute *K, size_t n, int m, uint32_t *index)
+{
+	uint32_t k[2] = { 0, 0 };
+	for (size_t i = 0; i < n; i++)
+		index[((size_t)K[i].chunk * (size_t)m + (size_t)K[i].mb) * 2 + K[i].backward] = k[K[i].backward]++;
+}
+
+static lbs_status csr(builder *b, size_t n, uint32_t **off, uint32_t **list, bool by_to)
+{
+	*off = calloc(n + 1, sizeof **off);
+	*list = malloc((b->n_e ? b->n_e : 1) * sizeof **list);
+	if (!*off || !*list)
+		return lbs_error_set(b->err, LBS_EINTERNAL, "out of memory building the hybrid graph");
+	for (size_t i = 0; i < b->n_e; i++)
+		(*off)[(by_to ? b->e[i].to : b->e[i].from) + 1]++;
+	for (size_t i = 0; i < n; i++)
+		(*off)[i + 1] += (*off)[i];
+	uint32_t *fill = malloc((n + 1) * sizeof *fill);
+	if (!fill)
+		return lbs_error_set(b->err, LBS_EINTERNAL, "out of memory building the hybrid graph");
+	memcpy(fill, *off, (n + 1) * sizeof *fill);
+	for (size_t i = 0; i < b->n_e; i++) {
+		uint32_t key = by_to ? b->e[i].to : b->e[i].from, val = by_to ? b->e[i].from : b->e[i].to;
+		(*list)[fill[key]++] = val;
+	}
+	free(fill);
+	return LBS_OK;
+}
+
+/* The ops of group g = (r, s): its computes, p2p, data-parallel ops and
+ * tail, and their in-group edges (R1, R3 to R7). */
+static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_compute *K)
+{
+	lbs_hy_graph *gr = b->gr;
+	const lbs_hy_plan *pl = gr->plan;
+	int v = pl->v;
+	uint32_t base = gr->group_first[g];
+	uint32_t kf = 0, kb = 0, first_b = UINT32_MAX, last_of[2] = { 0, 0 };
+	uint32_t last_b_of_chunk[64], first_f_of_chunk[64];
+	for (int c = 0; c < v && c < 64; c++)
+		last_b_of_chunk[c] = first_f_of_chunk[c] = UINT32_MAX;
+	for (uint32_t i = 0; i < L->n_comp; i++) {
+		uint32_t o = base + i;
+		const lbs_hy_compute *k = &K[i];
+		size_t gc = g * (size_t)v + (size_t)k->chunk;
+		set_op(gr, o, k->backward ? LBS_OP_BACKWARD_COMPUTE : LBS_OP_FORWARD_COMPUTE,
+		       (int)(k->backward ? kb : kf), k->chunk, k->mb);
+		gr->kind[o] = LBS_HY_COMPUTE;
+		gr->work[o] = k->backward ? pl->bwd_s[gc] : pl->fwd_s[gc];
+		gr->fixed[o] = k->backward ? pl->bwd_fixed_s[gc] : pl->fwd_fixed_s[gc];
+		if (i)
+			add_edge(b, o - 1, o); /* R1 */
+		uint32_t j = k->backward ? kb++ : kf++;
+		uint32_t recv = base + (k->backward ? L->br : L->fr) + j;
+		uint32_t send = base + (k->backward ? L->bs : L->fs) + j;
+		add_edge(b, recv, o); /* R3: the compute waits for its input */
+		add_edge(b, o, send); /* R3: the send follows its compute */
+		if (j) {
+			/* R3: a receive is posted once the previous compute of its direction is done; R4: streams */
+			add_edge(b, last_of[k->backward], recv);
+			add_edge(b, recv - 1, recv);
+			add_edge(b, send - 1, send);
+		}
+		set_op(gr, recv, k->backward ? LBS_OP_BACKWARD_RECV : LBS_OP_FORWARD_RECV, (int)j, -1, -1);
+		set_op(gr, send, k->backward ? LBS_OP_BACKWARD_SEND : LBS_OP_FORWARD_SEND, (int)j, -1, -1);
+		last_of[k->backward] = o;
+		if (k->backward && first_b == UINT32_MAX)
+			first_b = i;
+		if (k->backward && k->chunk < 64)
+			last_b_of_chunk[k->chunk] = o;
+		if (!k->backward && k->chunk < 64 && first_f_of_chunk[k->chunk] == UINT32_MAX)
+			first_f_of_chunk[k->chunk] = o;
+	}
+	/* R5: the first backward exchange waits for the compute two before the first backward */
+	if (first_b != UINT32_MAX && first_b >= 2) {
+		add_edge(b, base + first_b - 2, base + L->br);
+		add_edge(b, base + first_b - 2, base + L->bs);
+	}
+	/* R6: the all-gathers and reduce-scatters of the stage form one chain */
+	uint32_t chain = UINT32_MAX;
+	for (uint32_t c = 0; c < L->rs - L->ag; c++) {
+		uint32_t o = base + L->ag + c;
+		set_op(gr, o, LBS_OP_PARAMS_ALL_GATHER, (int)c, (int)c, -1);
+		if (chain != UINT32_MAX)
+			add_edge(b, chain, o);
+		chain = o;
+		if (first_f_of_chunk[c] != UINT32_MAX)
+			add_edge(b, o, first_f_of_chunk[c]);
+	}
+	uint32_t gcop = base + L->gc, ln = base + L->ln, emb = base + L->emb, clip = base + L->clip, opt = base + L->opt;
+	set_op(gr, gcop, LBS_OP_GC, 0, -1, -1);
+	set_op(gr, ln, LBS_OP_LAYERNORM_GRADS_ALL_REDUCE, 0, -1, -1);
+	set_op(gr, emb, LBS_OP_EMBEDDING_GRADS_ALL_REDUCE, 0, -1, -1);
+	set_op(gr, clip, LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD, 0, -1, -1);
+	set_op(gr, opt, LBS_OP_OPTIMIZER, 0, -1, -1);
+	gr->kind[opt] = LBS_HY_COMPUTE;
+	gr->work[opt] = pl->opt_s[g];
+	gr->opt[g] = opt;
+	add_edge(b, base + L->n_comp - 1, gcop); /* R7: after the last compute */
+	add_edge(b, gcop, ln);
+	add_edge(b, ln, emb);
+	/* The reductions, one per chunk: overlapped, in the order the chunks'
+	 * backwards end (the last chunk first), each after its chunk's last
+	 * backward; else after the embedding pair, chunk 0 first. */
+	uint32_t before_clip = emb;
+	for (uint32_t q = 0; L->dp && q < (uint32_t)v; q++) {
+		uint32_t c = pl->overlap_dp ? (uint32_t)v - 1 - q : q, o = base + L->rs + q;
+		set_op(gr, o, LBS_OP_GRADS_REDUCE_SCATTER, (int)q, (int)c, -1);
+		if (chain != UINT32_MAX)
+			add_edge(b, chain, o); /* R6: the chain */
+		if (!pl->overlap_dp && q == 0)
+			add_edge(b, emb, o); /* R7: after the embedding pair */
+		if (pl->overlap_dp && last_b_of_chunk[c] != UINT32_MAX)
+			add_edge(b, last_b_of_chunk[c], o); /* R6: after its chunk's last backward */
+		chain = o;
+	}
+	if (L->dp && !pl->overlap_dp)
+		before_clip = chain;
+	if (L->sep_ar) {
+		uint32_t o = base + L->sep;
+		set_op(gr, o, LBS_OP_SEPARATE_GRADS_ALL_REDUCE, 0, -1, -1);
+		add_edge(b, base + L->rs + (uint32_t)v - 1, ln);
+		add_edge(b, emb, o);
+		before_clip = o;
+	}
+	add_edge(b, before_clip, clip);
+	add_edge(b, clip, opt);
+}
+
+lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error *err)
+{
+	memset(gr, 0, sizeof *gr);
+	lbs_status st = lbs_hy_plan_check(pl, err);
+	if (st != LBS_OK)
+		return st;
+	if (pl->v > 64)
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: at most 64 chunks a stage (has %d)", pl->v);
+	gr->plan = pl;
+	layout L = make_layout(pl);
+	size_t G = (size_t)pl->d * (size_t)pl->p, n = G * L.n;
+	if (n >= UINT32_MAX / 2)
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: %zu operations a step, more than this build "
+				     "simulates", n);
+	gr->n_ops = n;
+	gr->n_groups = G;
+	gr->group_first = malloc((G + 1) * sizeof *gr->group_first);
+	gr->compute_first = malloc(G * sizeof *gr->compute_first);
+	gr->opt = malloc(G * sizeof *gr->opt);
+	gr->type = calloc(n, 1);
+	gr->kind = calloc(n, 1);
+	gr->seq = calloc(n, sizeof *gr->seq);
+	gr->mc = calloc(n, sizeof *gr->mc);
+	gr->mb = calloc(n, sizeof *gr->mb);
+	gr->work = calloc(n, sizeof *gr->work);
+	gr->fixed = calloc(n, sizeof *gr->fixed);
+	gr->x = calloc(n, sizeof *gr->x);
+	gr->coll = calloc(n, sizeof *gr->coll);
+	builder b = { .gr = gr, .err = err };
+	b.coll_of = malloc(n * sizeof *b.coll_of);
+	size_t nk = (size_t)L.n_comp;
+	lbs_hy_compute *K = malloc((size_t)pl->p * nk * sizeof *K);
+	uint32_t *index = malloc((size_t)pl->p * nk * sizeof *index);
+	if (!gr->group_first || !gr->compute_first || !gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
+	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
+		goto out;
+	}
+	memset(b.coll_of, 0xff, n * sizeof *b.coll_of);
+	for (int s = 0; s < pl->p; s++) {
+		lbs_hy_schedule_order(pl, s, K + (size_t)s * nk);
+		compute_index(K + (size_t)s * nk, nk, pl->m, index + (size_t)s * nk);
+	}
+	for (size_t g = 0; g <= G; g++)
+		gr->group_first[g] = (uint32_t)(g * L.n);
+	for (size_t g = 0; g < G; g++) {
+		gr->compute_first[g] = gr->group_first[g];
+		build_group(&b, &L, g, K + (g % (size_t)pl->p) * nk);
+	}
+	/* G1: the p2p pairs. The forward output of chunk c on stage s feeds
+	 * stage s + 1's chunk c (or stage 0's chunk c + 1 from the last
+	 * stage); the backward runs the other way. A transfer whose peer lies
+	 * outside the model is an idle op of no duration. */
+	int p = pl->p, v = pl->v, m = pl->m;
+	for (size_t g = 0; g < G; g++) {
+		size_t r = g / (size_t)p;
+		int s = (int)(g % (size_t)p);
+		uint32_t base = gr->group_first[g];
+		int nx_s = s + 1 < p ? s + 1 : 0, dc = s + 1 < p ? 0 : 1;
+		size_t nx = r * (size_t)p + (size_t)nx_s;
+		for (int c = 0; c < v; c++)
+			for (int mb = 0; mb < m; mb++) {
+				uint32_t fo = index[(size_t)s * nk + ((size_t)c * (size_t)m + (size_t)mb) * 2];
+				uint32_t bo = index[(size_t)s * nk + ((size_t)c * (size_t)m + (size_t)mb) * 2 + 1];
+				if (c + dc < v) {
+					uint32_t fi = index[(size_t)nx_s * nk + ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2];
+					uint32_t bi = index[(size_t)nx_s * nk + ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2 + 1];
+					uint32_t nb = gr->group_first[nx];
+					uint32_t cf = new_coll(&b), cb = new_coll(&b);
+					join(&b, base + L.fs + fo, cf, pl->p2p_s[g]);
+					join(&b, nb + L.fr + fi, cf, pl->p2p_s[g]);
+					join(&b, nb + L.bs + bi, cb, pl->p2p_s[g]);
+					join(&b, base + L.br + bo, cb, pl->p2p_s[g]);
+				}
+			}
+	}
+	/* G2: the data-parallel collectives of each stage; G3: the embedding
+	 * pair of each replica; G4: the clipping barrier over every group. */
+	for (int s = 0; L.dp && s < p; s++) {
+		for (uint32_t c = 0; c < L.rs - L.ag; c++) {
+			uint32_t k = new_coll(&b);
+			for (int r = 0; r < pl->d; r++)
+				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.ag + c, k,
+				     pl->gather_s[(size_t)s * (size_t)v + c]);
+		}
+		for (uint32_t q = 0; q < (uint32_t)v; q++) {
+			uint32_t k = new_coll(&b), c = pl->overlap_dp ? (uint32_t)v - 1 - q : q;
+			for (int r = 0; r < pl->d; r++)
+				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.rs + q, k,
+				     pl->grad_s[(size_t)s * (size_t)v + c]);
+		}
+		if (L.sep_ar) {
+			uint32_t k = new_coll(&b);
+			for (int r = 0; r < pl->d; r++)
+				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.sep, k, 0);
+		}
+	}
+	for (int r = 0; r < pl->d; r++) {
+		uint32_t k = new_coll(&b);
+		join(&b, gr->group_first[(size_t)r * (size_t)p] + L.emb, k, pl->emb_s);
+		if (p > 1)
+			join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)p - 1] + L.emb, k, pl->emb_s);
+	}
+	uint32_t clip = new_coll(&b);
+	for (size_t g = 0; g < G; g++)
+		join(&b, gr->group_first[g] + L.clip, clip, pl->clip_s);
+	if (b.oom) {
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph's edges");
+		goto out;
+	}
+	/* The collectives' members, by counting. */
+	gr->mem_off = calloc(gr->n_coll + 1, sizeof *gr->mem_off);
+	size_t n_mem = 0;
+	for (size_t o = 0; o < n; o++)
+		n_mem += b.coll_of[o] != UINT32_MAX;
+	gr->mem = malloc((n_mem ? n_mem : 1) * sizeof *gr->mem);
+	if (!gr->mem_off || !gr->mem) {
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph");
+		goto out;
+	}
+	for (size_t o = 0; o < n; o++)
+		if (b.coll_of[o] != UINT32_MAX)
+			gr->mem_off[b.coll_of[o] + 1]++;
+	for (size_t k = 0; k < gr->n_coll; k++)
+		gr->mem_off[k + 1] += gr->mem_off[k];
+	{
+		uint32_t *fill = malloc((gr->n_coll + 1) * sizeof *fill);
+		if (!fill) {
+			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph");
+			goto out;
+		}
+		memcpy(fill, gr->mem_off, (gr->n_coll + 1) * sizeof *fill);
+		for (size_t o = 0; o < n; o++)
+			if (b.coll_of[o] != UINT32_MAX) {
+				gr->coll[o] = b.coll_of[o];
+				gr->mem[fill[b.coll_of[o]]++] = (uint32_t)o;
+			}
+		free(fill);
+	}
+	if ((st = csr(&b, n, &gr->dep_off, &gr->dep, true)) != LBS_OK ||
+	    (st = csr(&b, n, &gr->out_off, &gr->out, false)) != LBS_OK)
+		goto out;
+out:
+	free(b.e);
+	free(b.coll_of);
+	free(K);
+	free(index);
+	if (st != LBS_OK)
+		lbs_hy_graph_free(gr);
+	return st;
+}
+
+void lbs_hy_graph_free(lbs_hy_graph *gr)
+{
+	free(gr->group_first);
+	free(gr->compute_first);
+	free(gr->opt);
+	free(gr->type);
+	free(gr->kind);
+	free(gr->seq);
+	free(gr->mc);
+	free(gr->mb);
+	free(gr->work);
+	free(gr->fixed);
+	free(gr->x);
+	free(gr->coll);
+	free(gr->dep_off);
+	free(gr->dep);
+	free(gr->out_off);
+	free(gr->out);
+	free(gr->mem_off);
+	free(gr->mem);
+	memset(gr, 0, sizeof *gr);
+}

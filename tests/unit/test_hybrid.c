@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The hybrid-parallel simulation (hybrid/hybrid.h) against schedules worked
+ * out by hand: the pipeline bubbles of GPipe, 1F1B and interleaved 1F1B in
+ * closed form, a slow stage, a slow replica, a gradient reduction that
+ * overlaps the backward pass, and the simulated trace read back by the
+ * what-if analysis (whatif/), whose replay must give the simulated step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hybrid/hybrid.h"
+#include "tests/unit/suites.h"
+#include "traces/read_ops.h"
+#include "whatif/whatif.h"
+
+/* A plan of d x p groups and v chunks where every chunk of every group
+ * takes tf forward and tb backward, nothing else taking time. */
+typedef struct test_plan {
+	lbs_hy_plan pl;
+	double buf[4096];
+	lbs_hy_avail avail[64];
+} test_plan;
+
+static void plan_init(test_plan *tp, int d, int p, int v, int m, int schedule, double tf, double tb)
+{
+	memset(tp, 0, sizeof *tp);
+	lbs_hy_plan *pl = &tp->pl;
+	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = 1, .v = v, .m = m, .schedule = schedule };
+	size_t G = (size_t)(d * p), gv = G * (size_t)v, pv = (size_t)(p * v);
+	double *b = tp->buf;
+	CU_ASSERT_FATAL(4 * gv + 2 * G + 2 * pv <= 4096);
+	pl->fwd_s = b, b += gv;
+	pl->bwd_s = b, b += gv;
+	pl->fwd_fixed_s = b, b += gv;
+	pl->bwd_fixed_s = b, b += gv;
+	pl->opt_s = b, b += G;
+	pl->p2p_s = b, b += G;
+	pl->grad_s = b, b += pv;
+	pl->gather_s = b;
+	for (size_t i = 0; i < gv; i++) {
+		pl->fwd_s[i] = tf;
+		pl->bwd_s[i] = tb;
+	}
+}
+
+/* Runs `steps` steps; returns the last step's length and the accounting
+ * of group g in it. */
+static double run_plan(const lbs_hy_plan *pl, int steps, size_t g, lbs_hy_account *acc)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	if (lbs_hy_graph_build(&gr, pl, &err) != LBS_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		CU_FAIL_FATAL("graph");
+	}
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	double step = NAN, start = 0;
+	for (int i = 0; i < steps; i++) {
+		start = sim.now_s;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
+	}
+	if (acc)
+		lbs_hy_account_group(&sim, g, start, step, acc);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return step;
+}
+
+/* GPipe and 1F1B, p = 4 stages, m = 8 micro-batches, forward 1 s and
+ * backward 2 s on every stage, no communication: the last micro-batch's
+ * forward leaves stage 0 at 8 s and reaches the last stage's end at
+ * 8 + 3 = 11 s; the backwards then take m + p - 1 = 11 slots of 2 s, so a
+ * step is (m + p - 1)(tf + tb) = 11 x 3 = 33 s, of which every stage
+ * computes m (tf + tb) = 24 s: the bubble is 9 s, (p - 1)/(m + p - 1) =
+ * 3/11 of the step, the same for both schedules (Narayanan et al., SC'21,
+ * sec. 2.2.1). Steps repeat identically. */
+static void test_bubble_gpipe_1f1b(void)
+{
+	int scheds[] = { LBS_HY_GPIPE, LBS_HY_1F1B };
+	for (int k = 0; k < 2; k++) {
+		test_plan tp;
+		plan_init(&tp, 1, 4, 1, 8, scheds[k], 1, 2);
+		for (size_t s = 0; s < 4; s++) {
+			lbs_hy_account acc;
+			double T = run_plan(&tp.pl, 2, s, &acc);
+			CU_ASSERT_DOUBLE_EQUAL(T, 33, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 24, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 9, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / T, 3.0 / 11.0, 1e-15);
+			CU_ASSERT_DOUBLE_EQUAL(acc.comm_s + acc.wait_s + acc.optimizer_s, 0, 1e-12);
+		}
+	}
+}
+
+/* Interleaved 1F1B, p = 4, v = 2 chunks a stage, m = 8: each chunk half
+ * of a stage (forward 0.5 s, backward 1 s). Narayanan et al., SC'21,
+ * sec. 2.2.2: the bubble shrinks by v, to (p - 1)(tf + tb)/v with tf, tb
+ * a whole stage's times, so the step is m (tf + tb) + (p - 1)(tf + tb)/v
+ * = 8 x 3 + 3 x 3 / 2 = 28.5 s and the bubble over the ideal time
+ * (p - 1)/(v m) = 3/16. */
+static void test_bubble_interleaved(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 4, 2, 8, LBS_HY_INTERLEAVED, 0.5, 1);
+	for (size_t s = 0; s < 4; s++) {
+		lbs_hy_account acc;
+		double T = run_plan(&tp.pl, 1, s, &acc);
+		CU_ASSERT_DOUBLE_EQUAL(T, 28.5, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / acc.compute_s, 3.0 / 16.0, 1e-15);
+	}
+	/* v = 4, m = 8: 24 + 9 / 4 = 26.25 s; bubble 3/32 of the ideal */
+	plan_init(&tp, 1, 4, 4, 8, LBS_HY_INTERLEAVED, 0.25, 0.5);
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 26.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / acc.compute_s, 3.0 / 32.0, 1e-15);
+}
+
+/* 1F1B, p = 2, m = 4, stage 1 twice as slow (forward 1 s and 2 s, backward
+ * 2 s and 4 s), optimizer 1 s; by hand (tests/unit/test_whatif.c's
+ * `pipeline` trace, derived there op by op): stage 0 F0 [0,1] F1 [1,2];
+ * stage 1 F0 [1,3] B0 [3,7]; stage 0 B0 [7,9]; stage 1 F1 [7,9] B1
+ * [9,13]; stage 0 F2 [9,10] B1 [13,15]; stage 1 F2 [13,15] B2 [15,19];
+ * stage 0 F3 [15,16] B2 [19,21]; stage 1 F3 [19,21] B3 [21,25]; stage 0
+ * B3 [25,27]; optimizer [27,28]. Stage 0 computes 12 s and idles 15 s. */
+static void test_slow_stage(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	tp.pl.fwd_s[1] = 2;
+	tp.pl.bwd_s[1] = 4;
+	tp.pl.opt_s[0] = tp.pl.opt_s[1] = 1;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 3, 0, &acc), 28, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.optimizer_s, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 15, 1e-12);
+}
+
+/* d = 2 replicas of p = 2 stages, m = 4, 1F1B, forward 1 s and backward
+ * 2 s; replica 1 runs at half speed (availability 0.5) and the gradient
+ * reduction takes 1 s. Replica 1's pipeline takes (m + p - 1) x 3 / 0.5 =
+ * 30 s; its reduce-scatter ends at 31 s on both replicas; the step is 31 s.
+ * Replica 0's pipeline ends at 15 s: it waits 15 s at the reduction (its
+ * `wait`) and communicates 1 s; its stage 1 waits 2 s more at the
+ * embedding pair for its stage 0, pipeline bubble. Then the availability
+ * becomes a fail-slow episode: replica 1 at 0.5 for its first 10 s only.
+ * Its stage 0 (order F0 F1 B0 F2 B1 F3 B2 B3) and stage 1 (F0 B0 F1 B1 F2
+ * B2 F3 B3) run: s0 F0 [0,2] F1 [2,4]; s1 F0 [2,4] B0 [4,8]; s0 B0 [8,11]
+ * (1 s of work at 0.5 to 10 s, then 1 s at full speed); s1 F1 [8,10] B1
+ * [10,12]; s0 F2 [11,12] B1 [12,14] F3 [14,15]; s1 F2 [12,13] B2 [13,15];
+ * s0 B2 [15,17]; s1 F3 [15,16] B3 [16,18]; s0 B3 [18,20]: the embedding
+ * pair meets at 20 s, the reductions end at 21 s, the step is 21 s. */
+static void test_slow_replica(void)
+{
+	test_plan tp;
+	plan_init(&tp, 2, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	tp.pl.grad_s[0] = tp.pl.grad_s[1] = 1;
+	double t0[1] = { 0 }, half[1] = { 0.5 };
+	for (size_t g = 0; g < 4; g++)
+		tp.avail[g] = g >= 2 ? (lbs_hy_avail){ 1, t0, half } : (lbs_hy_avail){ 0, NULL, NULL };
+	tp.pl.avail = tp.avail;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 31, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 15, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 3, 1e-12);
+	double ts[2] = { 0, 10 }, lv[2] = { 0.5, 1 };
+	tp.avail[2] = tp.avail[3] = (lbs_hy_avail){ 2, ts, lv };
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 21, 1e-12);
+}
+
+/* Gradient reduction overlapping the backward pass, one bucket a chunk:
+ * p = 1, v = 2, m = 2, d = 2, forward 1 s and backward 2 s a chunk. The
+ * interleaved order (p = 1) is F(c0,0) F(c1,0) B(c1,0) F(c0,1) B(c0,0)
+ * F(c1,1) B(c1,1) B(c0,1): 12 s of compute; chunk 1's last backward ends
+ * at 10 s and chunk 0's at 12 s. Chunk 1's reduction (1.5 s) runs under
+ * chunk 0's last backward (2 s), hidden; chunk 0's (0.5 s) starts at 12 s:
+ * the step is 12.5 s, exactly the last bucket exposed. Without overlap both
+ * follow the compute: 12 + 1.5 + 0.5 = 14 s. With chunk 1's reduction at
+ * 3 s it outlasts the backward by 1 s and chunk 0's waits for it (one
+ * chain): 10 + 3 + 0.5 = 13.5 s. */
+static void test_dp_overlap(void)
+{
+	test_plan tp;
+	plan_init(&tp, 2, 1, 2, 2, LBS_HY_INTERLEAVED, 1, 2);
+	tp.pl.grad_s[0] = 0.5;
+	tp.pl.grad_s[1] = 1.5;
+	tp.pl.overlap_dp = true;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 2, 0, &acc), 12.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
+	tp.pl.overlap_dp = false;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 14, 1e-12);
+	tp.pl.overlap_dp = true;
+	tp.pl.grad_s[1] = 3;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 13.5, 1e-12);
+}
+
+/* A step simulated with communication, unequal stages, a slow replica and
+ * ZeRO's all-gathers, written as a per-operation trace and read back by
+ * the what-if analysis: its no-delay replay (doc/whatif.md, sec. 5) must
+ * give the simulated step times (the trace holds float32 times: 1e-6
+ * relative), and its launch delays must all be zero (L = 1). */
+static void check_whatif(const lbs_hy_plan *pl, int steps)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	char tpath[] = "/tmp/lbsim-hybrid-XXXXXX", mpath[] = "/tmp/lbsim-hybrid-meta-XXXXXX";
+	int fd = mkstemp(tpath), fm = mkstemp(mpath);
+	CU_ASSERT_FATAL(fd >= 0 && fm >= 0);
+	FILE *out = fdopen(fd, "w"), *meta = fdopen(fm, "w");
+	double T[8];
+	for (int i = 0; i < steps; i++) {
+		double start = sim.now_s;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &T[i], &err) == LBS_OK);
+		CU_ASSERT(lbs_hy_trace_write(&sim, out, i, start, i == 0, NULL, &err) == LBS_OK);
+	}
+	CU_ASSERT(lbs_hy_meta_write(pl, meta, "test", &err) == LBS_OK);
+	fclose(out);
+	fclose(meta);
+	lbs_ops_trace t;
+	lbs_ops_meta mt;
+	lbs_wi_model m;
+	lbs_wi_result res;
+	if (lbs_ops_read(tpath, &t, &err) != LBS_OK || lbs_ops_meta_read(mpath, &mt, &err) != LBS_OK ||
+	    lbs_ops_check_meta(&t, &mt, &err) != LBS_OK || lbs_wi_model_build(&m, &t, 1, &err) != LBS_OK) {
+		fprintf(stderr, "\n%s\n", err.msg);
+		CU_FAIL_FATAL("the what-if analysis refused the simulated trace");
+	}
+	CU_ASSERT_FATAL(lbs_wi_analyse(&m, &res, &err) == LBS_OK);
+	CU_ASSERT_EQUAL(res.n_steps, (size_t)steps);
+	for (int i = 0; i < steps; i++) {
+		CU_ASSERT_DOUBLE_EQUAL(res.t_nd[i] / T[i], 1, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(res.t_meas[i] / T[i], 1, 1e-6);
+		if (fabs(res.t_nd[i] / T[i] - 1) > 1e-6)
+			fprintf(stderr, "\nstep %d: simulated %.9g, whatif no-delay replay %.9g\n", i, T[i], res.t_nd[i]);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(res.L, 1, 1e-6);
+	lbs_wi_result_free(&res);
+	lbs_wi_model_free(&m);
+	lbs_ops_free(&t);
+	unlink(tpath);
+	unlink(mpath);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+}
+
+static void test_whatif_consistency(void)
+{
+	int scheds[] = { LBS_HY_GPIPE, LBS_HY_1F1B, LBS_HY_INTERLEAVED };
+	for (int k = 0; k < 3; k++)
+		for (int overlap = 0; overlap < 2; overlap++) {
+			int v = scheds[k] == LBS_HY_INTERLEAVED ? 2 : 1;
+			test_plan tp;
+			plan_init(&tp, 3, 4, v, 8, scheds[k], 0.01, 0.02);
+			lbs_hy_plan *pl = &tp.pl;
+			pl->zero_stage = 1;
+			pl->overlap_dp = overlap;
+			for (size_t g = 0; g < 12; g++) {
+				pl->p2p_s[g] = 0.001 * (double)(1 + g % 3);
+				pl->opt_s[g] = 0.005;
+				for (int c = 0; c < v; c++) {
+					pl->fwd_s[g * (size_t)v + (size_t)c] *= 1 + 0.1 * (double)(g % 4);
+					pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = 0.002;
+				}
+			}
+			for (size_t i = 0; i < (size_t)(4 * v); i++) {
+				pl->grad_s[i] = 0.004 * (double)(1 + i);
+				pl->gather_s[i] = 0.003;
+			}
+			pl->emb_s = 0.001;
+			pl->clip_s = 0.0005;
+			double ts[2] = { 0, 0.2 }, lv[2] = { 0.7, 1.1 };
+			for (size_t g = 0; g < 12; g++)
+				tp.avail[g] = g / 4 == 1 ? (lbs_hy_avail){ 2, ts, lv } : (lbs_hy_avail){ 0, NULL, NULL };
+			pl->avail = tp.avail;
+			check_whatif(pl, 3);
+		}
+}
+
+/* Bad plans are refused, naming what is wrong. */
+static void test_plan_errors(void)
+{
+	test_plan tp;
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	plan_init(&tp, 1, 4, 2, 6, LBS_HY_INTERLEAVED, 1, 2);
+	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiple of the stages"));
+	plan_init(&tp, 1, 4, 1, 8, LBS_HY_1F1B, 1, NAN);
+	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "finite"));
+}
+
+void suite_hybrid(void)
+{
+	static const test_case tests[] = {
+		{ "GPipe and 1F1B bubble (p-1)/(m+p-1)", test_bubble_gpipe_1f1b },
+		{ "interleaved 1F1B bubble (p-1)/(v m)", test_bubble_interleaved },
+		{ "a slow stage, by hand", test_slow_stage },
+		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
+		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
+		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
+		{ "bad plans", test_plan_errors },
+	};
+	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
+}
