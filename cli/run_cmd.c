@@ -22,6 +22,8 @@
 #include "util/outfile.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
+#include "hybrid/hybrid_cmd.h"
+#include "hybrid/scenario.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "sweep/sweep.h"
@@ -641,9 +643,10 @@ int lbs_run_command(int argc, char **argv)
 		{ "parent", required_argument, NULL, 'P' },         { "format", required_argument, NULL, 'F' },
 		{ "seeds", required_argument, NULL, 'N' },          { "until-ci", required_argument, NULL, 'U' },
 		{ "exceed", required_argument, NULL, 'X' },         { "plugins", no_argument, NULL, 'L' },
+		{ "ops-trace", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = "results.db", *job_lock = NULL;
+	const char *output = "results.db", *job_lock = NULL, *ops_trace = NULL;
 	pid_t parent = 0;
 	int64_t max_rows = LBS_DEFAULT_MAX_ROWS;
 	const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
@@ -662,6 +665,7 @@ int lbs_run_command(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:p:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
+		case 'O': ops_trace = optarg; break;
 		case 's': {
 			char *end;
 			errno = 0;
@@ -804,6 +808,17 @@ int lbs_run_command(int argc, char **argv)
 	lbs_datapath file; /* `lbsim run default`: an installed scenario */
 	lbs_datapath_scenario(argv[optind], &file);
 	lbs_status st = lbs_datapath_check_named(argv[optind], &file, &err);
+	/* a [hybrid] section: the hybrid engine runs it (doc/hybrid.md) */
+	if (st == LBS_OK && lbs_hy_is_hybrid(file.path)) {
+		int rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet);
+		free(overrides);
+		return rc;
+	}
+	if (st == LBS_OK && ops_trace) {
+		free(overrides);
+		fprintf(stderr, "lbsim: --ops-trace: only a hybrid scenario (a [hybrid] section) runs its ops\n");
+		return LBS_EUSAGE;
+	}
 	if (st == LBS_OK)
 		st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
 	if (st != LBS_OK) {
@@ -1020,5 +1035,6 @@ int lbs_keys_command(int argc, char **argv)
 		return LBS_EUSAGE;
 	}
 	lbs_scenario_document(stdout);
+	lbs_hy_scenario_document(stdout);
 	return 0;
 }

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "hybrid/hybrid.h"
+#include "models/gpu.h"
+#include "models/nets.h"
 #include "tests/unit/suites.h"
 #include "traces/read_ops.h"
 #include "whatif/whatif.h"
@@ -286,6 +288,37 @@ static void test_whatif_consistency(void)
 		}
 }
 
+/* The datasheet model's time of a layer split by pass (what a stage's
+ * forward and backward computes take) adds up to its time of all passes,
+ * for every layer of Llama 3 8B under each recomputation; without
+ * recomputation nothing is recomputed. */
+static void test_pass_times(void)
+{
+	lbs_gpu_eff e = { 0.7, 1e-4, 0.7, 2e-4 };
+	const lbs_gpu_spec *d = lbs_gpu_find("h100-sxm");
+	for (int rec = LBS_RECOMPUTE_NONE; rec <= LBS_RECOMPUTE_FULL; rec++) {
+		lbs_net net;
+		lbs_error err = { 0 };
+		lbs_net_opts o = { .seq_len = 2048, .tp = 4, .recompute = rec };
+		CU_ASSERT_FATAL(lbs_net_create_opts(&net, "llama3-8b", &o, &err) == LBS_OK);
+		size_t bad = 0;
+		double fwd = 0, all = 0;
+		for (size_t i = 0; i < net.n_layers; i++) {
+			double t[LBS_PASSES];
+			lbs_gpu_layer_pass_times(d, &e, &net, &net.layers[i], 2, true, t);
+			double whole = lbs_gpu_layer_time(d, &e, &net, &net.layers[i], 2, true);
+			bad += fabs(t[0] + t[1] + t[2] - whole) > 1e-12 * whole;
+			bad += rec == LBS_RECOMPUTE_NONE && t[2] != 0;
+			fwd += t[0];
+			all += whole;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		/* the forward pass is about a third of the work (two GEMMs backward for one forward) */
+		CU_ASSERT(fwd / all > 0.2 && fwd / all < 0.4);
+		lbs_net_destroy(&net);
+	}
+}
+
 /* Bad plans are refused, naming what is wrong. */
 static void test_plan_errors(void)
 {
@@ -310,6 +343,7 @@ void suite_hybrid(void)
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
 		{ "bad plans", test_plan_errors },
+		{ "the datasheet model by pass", test_pass_times },
 	};
 	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
 }

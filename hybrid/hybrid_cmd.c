@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `lbsim SCENARIO` for a hybrid scenario (doc/hybrid.md): load, cost,
+ * simulate, print a summary, record the steps and each group's accounting,
+ * and optionally write every op in the per-operation trace format. */
+#include "hybrid/hybrid_cmd.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "hybrid/hybrid.h"
+#include "hybrid/scenario.h"
+#include "models/gpu.h"
+#include "sim/recorder.h"
+#include "sim/resultsdb.h"
+#include "util/clock.h"
+
+static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
+{
+	sqlite3_reset(q);
+	va_list ap;
+	va_start(ap, fmt);
+	for (int k = 0; fmt[k]; k++) {
+		if (fmt[k] == 'i')
+			sqlite3_bind_int64(q, k + 1, va_arg(ap, long long));
+		else if (fmt[k] == 'd') {
+			double v = va_arg(ap, double);
+			if (isnan(v))
+				sqlite3_bind_null(q, k + 1);
+			else
+				sqlite3_bind_double(q, k + 1, v);
+		} else
+			sqlite3_bind_text(q, k + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+	}
+	va_end(ap);
+	return sqlite3_step(q) == SQLITE_DONE;
+}
+
+typedef struct run_result {
+	double *step_s, *start_s;
+	lbs_hy_account *acc; /* steps x G */
+	double mean_step_s, tokens_per_s, mfu, wall_s;
+	uint64_t events;
+} run_result;
+
+static const char *schedule_name(int s)
+{
+	return s == LBS_HY_GPIPE ? "gpipe" : s == LBS_HY_1F1B ? "1f1b" : "interleaved";
+}
+
+static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_result *rr,
+			 lbs_error *err)
+{
+	lbs_recorder rec;
+	lbs_status st = lbs_recorder_open(&rec, path, LBS_DETAIL_RUNS, err);
+	if (st != LBS_OK)
+		return st;
+	lbs_recorder_close(&rec);
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		st = lbs_error_set(err, LBS_EIO, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+		sqlite3_close(db);
+		return st;
+	}
+	lbs_recorder_busy(db);
+	char now[32];
+	time_t tt = time(NULL);
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	const lbs_hy_plan *pl = &b->plan;
+	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
+	bool ok = sqlite3_exec(db, "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
+		  sqlite3_exec(db, lbs_hybrid_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
+	sqlite3_stmt *q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_runs (name, scenario_path, seed, model, "
+				      "sequence_length, dp, pp, tp, virtual_stages, micro_batch, micro_batches, "
+				      "schedule, zero_stage, gpus, steps, mean_step_s, tokens_per_s, "
+				      "model_flops_per_step, mfu, events, wall_s, lbsim_version, created_at) VALUES (?1, "
+				      "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+				      "?20, ?21, ?22, ?23)", -1, &q, NULL) == SQLITE_OK;
+	ok = ok && bind_exec(q, "ssisiiiiiiisiiiddddidss", sc->run.name, sc->path, (long long)sc->run.seed,
+			     sc->model.name, (long long)sc->model.sequence_length, (long long)pl->d, (long long)pl->p,
+			     (long long)pl->t, (long long)pl->v, (long long)sc->job.micro_batch, (long long)pl->m,
+			     schedule_name(pl->schedule), (long long)pl->zero_stage, (long long)sc->n_gpus,
+			     (long long)steps, rr->mean_step_s, rr->tokens_per_s, b->flops_per_step, rr->mfu,
+			     (long long)rr->events, rr->wall_s, PACKAGE_VERSION, now);
+	sqlite3_finalize(q);
+	q = NULL;
+	long long id = (long long)sqlite3_last_insert_rowid(db);
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_config VALUES (?1, ?2, ?3, ?4)", -1, &q, NULL) == SQLITE_OK;
+	for (size_t i = 0; ok && i < sc->n_config; i++)
+		ok = bind_exec(q, "isss", id, sc->config[i].section, sc->config[i].key, sc->config[i].value);
+	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_steps VALUES (?1, ?2, ?3, ?4)", -1, &q, NULL) == SQLITE_OK;
+	for (size_t i = 0; ok && i < steps; i++)
+		ok = bind_exec(q, "iidd", id, (long long)i, rr->start_s[i], rr->step_s[i]);
+	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_groups VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+				      -1, &q, NULL) == SQLITE_OK;
+	for (size_t i = 0; ok && i < steps; i++)
+		for (size_t g = 0; ok && g < G; g++) {
+			const lbs_hy_account *a = &rr->acc[i * G + g];
+			ok = bind_exec(q, "iiiiiddddd", id, (long long)i, (long long)(g / (size_t)pl->p),
+				       (long long)(g % (size_t)pl->p), (long long)b->rank_of[g], a->compute_s, a->bubble_s,
+				       a->comm_s, a->wait_s, a->optimizer_s);
+		}
+	sqlite3_finalize(q);
+	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+	if (!ok) {
+		st = lbs_error_set(err, LBS_EIO, "%s: writing the hybrid results: %s", path, sqlite3_errmsg(db));
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	sqlite3_close(db);
+	return st;
+}
+
+/* Every op of every step into ops_path, the metadata beside it. */
+static FILE *open_trace(const char *ops_path, const lbs_hy_scenario *sc, const lbs_hy_plan *pl, lbs_error *err)
+{
+	char meta[1100];
+	snprintf(meta, sizeof meta, "%s.meta.yaml", ops_path);
+	FILE *m = fopen(meta, "w");
+	if (!m) {
+		lbs_error_set(err, LBS_EIO, "%s: cannot write", meta);
+		return NULL;
+	}
+	lbs_status st = lbs_hy_meta_write(pl, m, sc->run.name, err);
+	if (fclose(m) != 0 || st != LBS_OK) {
+		lbs_error_set(err, LBS_EIO, "%s: cannot write", meta);
+		return NULL;
+	}
+	FILE *f = fopen(ops_path, "w");
+	if (!f)
+		lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
+	return f;
+}
+
+static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, const char *ops_path, run_result *rr,
+			   lbs_error *err)
+{
+	const lbs_hy_plan *pl = &b->plan;
+	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	lbs_status st = lbs_hy_graph_build(&gr, pl, err);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_hy_sim_create(&sim, &gr, err)) != LBS_OK) {
+		lbs_hy_graph_free(&gr);
+		return st;
+	}
+	rr->step_s = calloc(steps, sizeof *rr->step_s);
+	rr->start_s = calloc(steps, sizeof *rr->start_s);
+	rr->acc = calloc(steps * G, sizeof *rr->acc);
+	FILE *ops = NULL;
+	if (!rr->step_s || !rr->start_s || !rr->acc)
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for %zu steps of %zu groups", steps, G);
+	if (st == LBS_OK && ops_path && !(ops = open_trace(ops_path, sc, pl, err)))
+		st = LBS_EIO;
+	double t0 = lbs_cpu_time_s(), sum = 0;
+	for (size_t i = 0; st == LBS_OK && i < steps; i++) {
+		rr->start_s[i] = sim.now_s;
+		if ((st = lbs_hy_sim_step(&sim, &rr->step_s[i], err)) != LBS_OK)
+			break;
+		sum += rr->step_s[i];
+		for (size_t g = 0; g < G; g++)
+			lbs_hy_account_group(&sim, g, rr->start_s[i], rr->step_s[i], &rr->acc[i * G + g]);
+		if (ops)
+			st = lbs_hy_trace_write(&sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
+	}
+	rr->wall_s = lbs_cpu_time_s() - t0;
+	if (ops && fclose(ops) != 0 && st == LBS_OK)
+		st = lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
+	rr->events = sim.events;
+	rr->mean_step_s = sum / (double)steps;
+	double tokens = (double)pl->d * pl->m * (double)sc->job.micro_batch;
+	lbs_net_opts o = { .seq_len = sc->model.sequence_length };
+	lbs_net net;
+	lbs_error e2 = { 0 };
+	if (st == LBS_OK && lbs_net_create_opts(&net, sc->model.name, &o, &e2) == LBS_OK) {
+		tokens *= (double)net.opts.seq_len;
+		lbs_net_destroy(&net);
+	}
+	rr->tokens_per_s = tokens / rr->mean_step_s;
+	double peak = 0;
+	for (size_t k = 0; k < sc->n_nodes; k++)
+		peak += (double)(sc->nodes[k].count * sc->nodes[k].gpus_per_node) *
+			lbs_gpu_find(sc->nodes[k].gpu)->tensor_flops;
+	rr->mfu = b->flops_per_step / (rr->mean_step_s * peak);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return st;
+}
+
+static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_result *rr)
+{
+	const lbs_hy_plan *pl = &b->plan;
+	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
+	double sh[5] = { 0 };
+	for (size_t i = 0; i < steps; i++)
+		for (size_t g = 0; g < G; g++) {
+			const lbs_hy_account *a = &rr->acc[i * G + g];
+			sh[0] += a->compute_s / rr->step_s[i];
+			sh[1] += a->bubble_s / rr->step_s[i];
+			sh[2] += a->comm_s / rr->step_s[i];
+			sh[3] += a->wait_s / rr->step_s[i];
+			sh[4] += a->optimizer_s / rr->step_s[i];
+		}
+	double n = (double)(steps * G);
+	printf("%s: %s on %lld GPUs (dp %d x pp %d x tp %d, %s, v %d, %d micro-batches of %lld)\n", sc->run.name,
+	       sc->model.name, (long long)sc->n_gpus, pl->d, pl->p, pl->t, schedule_name(pl->schedule), pl->v, pl->m,
+	       (long long)sc->job.micro_batch);
+	printf("%-12s %10s %12s %6s %8s %8s %8s %8s %8s\n", "steps", "step_s", "tokens/s", "MFU", "compute", "bubble",
+	       "comm", "wait", "optim");
+	printf("%-12zu %10.4f %12.0f %5.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%\n", steps, rr->mean_step_s,
+	       rr->tokens_per_s, 100 * rr->mfu, 100 * sh[0] / n, 100 * sh[1] / n, 100 * sh[2] / n, 100 * sh[3] / n,
+	       100 * sh[4] / n);
+	printf("simulated %llu events in %.3f s of CPU (%.3g events/s)\n", (unsigned long long)rr->events, rr->wall_s,
+	       rr->wall_s > 0 ? (double)rr->events / rr->wall_s : 0.0);
+}
+
+int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
+		   const char *ops_path, bool quiet)
+{
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc;
+	lbs_hy_built b;
+	run_result rr = { 0 };
+	lbs_status st = lbs_hy_scenario_load(&sc, path, overrides, n_overrides, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		return st;
+	}
+	if ((st = lbs_hy_plan_build(&sc, &b, &err)) != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		lbs_hy_scenario_destroy(&sc);
+		return st;
+	}
+	st = simulate(&sc, &b, ops_path, &rr, &err);
+	if (st == LBS_OK && !quiet)
+		summary(&sc, &b, &rr);
+	if (st == LBS_OK && output)
+		st = record(output, &sc, &b, &rr, &err);
+	if (st != LBS_OK)
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+	free(rr.step_s);
+	free(rr.start_s);
+	free(rr.acc);
+	lbs_hy_built_free(&b);
+	lbs_hy_scenario_destroy(&sc);
+	return st;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Running a hybrid scenario from the command line (doc/hybrid.md). */
+#ifndef LBS_HYBRID_CMD_H
+#define LBS_HYBRID_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Loads, simulates and records the hybrid scenario at path (output: a
+ * results database, or NULL; ops_path: the per-operation trace to write,
+ * its metadata at ops_path.meta.yaml, or NULL). Returns the exit status. */
+int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
+		   const char *ops_path, bool quiet);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Hybrid scenarios (doc/hybrid.md): a scenario file with a [hybrid]
+ * section describes one hybrid-parallel job, its cluster and its links;
+ * `lbsim SCENARIO` runs it on the hybrid engine (hybrid/hybrid.h). Every
+ * key is a row of a schema table (util/keys.h), validated like the
+ * data-parallel scenario's: bad input names the file, the line and the key. */
+#ifndef LBS_HYBRID_SCENARIO_H
+#define LBS_HYBRID_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hybrid/hybrid.h"
+#include "util/keys.h"
+
+#define LBS_HY_MAX_GPUS 1048576
+#define LBS_HY_MAX_NODE_GROUPS 256
+#define LBS_HY_MAX_EPISODES 1024
+
+typedef enum lbs_hy_placement { LBS_HY_PLACE_TP_PP_DP, LBS_HY_PLACE_TP_DP_PP } lbs_hy_placement;
+#define LBS_HY_PLACEMENT_CHOICES "tp-pp-dp|tp-dp-pp"
+
+typedef struct lbs_hy_run_spec {
+	char name[LBS_VALUE_MAX], description[LBS_VALUE_MAX];
+	int64_t seed, steps;
+} lbs_hy_run_spec;
+
+typedef struct lbs_hy_job_spec {
+	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage;
+	int schedule, overlap_dp, placement;
+	double grad_bytes; /* bytes a gradient element is reduced in */
+} lbs_hy_job_spec;
+
+typedef struct lbs_hy_model_spec {
+	char name[LBS_VALUE_MAX];
+	int64_t sequence_length;
+	int recompute;
+} lbs_hy_model_spec;
+
+typedef struct lbs_hy_link_spec {
+	double bandwidth_Bps, latency_s;
+	int64_t nics_per_node;
+} lbs_hy_link_spec;
+
+typedef struct lbs_hy_nodes_spec {
+	char name[LBS_NAME_MAX];
+	int64_t count, gpus_per_node;
+	char gpu[LBS_VALUE_MAX];
+	double availability;
+	lbs_origin at;
+} lbs_hy_nodes_spec;
+
+/* A fail-slow episode: the GPUs `gpus` (global ranks, "0-7,12") run at
+ * `factor` of their speed from `start` for `duration`. */
+typedef struct lbs_hy_episode_spec {
+	char name[LBS_NAME_MAX];
+	double start_s, duration_s, factor;
+	char gpus[LBS_VALUE_MAX];
+	lbs_origin at;
+} lbs_hy_episode_spec;
+
+typedef struct lbs_hy_scenario {
+	char path[1024];
+	lbs_hy_run_spec run;
+	lbs_hy_job_spec job;
+	lbs_hy_model_spec model;
+	lbs_hy_link_spec intra, net;
+	lbs_hy_nodes_spec *nodes;
+	size_t n_nodes;
+	lbs_hy_episode_spec *episodes;
+	size_t n_episodes;
+	int64_t n_gpus;
+	lbs_kv *config; /* every key's effective value (given or default), for the results */
+	size_t n_config;
+} lbs_hy_scenario;
+
+/* Whether the scenario at path has a [hybrid] section (false if it cannot
+ * be read: the data-parallel loader then reports why). */
+bool lbs_hy_is_hybrid(const char *path);
+
+/* Reads and validates a hybrid scenario, then applies overrides
+ * ("section.key=value"). LBS_EINPUT (LBS_EUSAGE for a malformed override)
+ * naming the file, line and key. */
+lbs_status lbs_hy_scenario_load(lbs_hy_scenario *sc, const char *path, const char *const *overrides,
+				size_t n_overrides, lbs_error *err);
+void lbs_hy_scenario_destroy(lbs_hy_scenario *sc);
+
+/* Writes the Markdown reference of the hybrid sections' keys. */
+void lbs_hy_scenario_document(FILE *out);
+
+/* The plan of a scenario (hybrid/plan.c): every op costed from the
+ * transformer's operations on each group's devices (models/gpu.h), the
+ * links, the collectives' alpha-beta times, each group's availability.
+ * Also the global rank of each group's first GPU (rank_of, G entries). */
+typedef struct lbs_hy_built {
+	lbs_hy_plan plan;
+	int64_t *rank_of;
+	double *mem_bytes, *mem_cap; /* G: a GPU's memory need and its device's memory */
+	double flops_per_step;       /* model FLOPs of one step, all GPUs */
+	double *store;               /* what the plan's arrays point into */
+	double *avail_store;
+} lbs_hy_built;
+
+lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
+void lbs_hy_built_free(lbs_hy_built *b);
+
+/* Collective times (hybrid/plan.c; doc/hybrid.md, "Communication"):
+ * ring all-reduce, reduce-scatter and all-gather of `bytes` over n ranks
+ * on links of bandwidth bw and latency a. */
+double lbs_hy_ring_allreduce_s(int64_t n, double bytes, double bw, double a);
+double lbs_hy_ring_half_s(int64_t n, double bytes, double bw, double a);
+
+#endif
