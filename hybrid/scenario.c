@@ -227,7 +227,7 @@ static lbs_status override(parse_ctx *c, const char *arg, lbs_error *err)
 	for (size_t i = 0; i < c->n_kv; i++)
 		if (!strcmp(c->kv[i].section, section) && !strcmp(c->kv[i].key, key)) {
 			snprintf(c->kv[i].value, sizeof c->kv[i].value, "%s", eq + 1);
-			c->kv[i].at = (lbs_origin){ NULL, 0 };
+			c->kv[i].at = (lbs_origin){ "--set", 0 };
 			return LBS_OK;
 		}
 	if (c->n_kv == c->cap_kv) {
@@ -243,6 +243,7 @@ static lbs_status override(parse_ctx *c, const char *arg, lbs_error *err)
 	snprintf(kv->section, sizeof kv->section, "%s", section);
 	snprintf(kv->key, sizeof kv->key, "%s", key);
 	snprintf(kv->value, sizeof kv->value, "%s", eq + 1);
+	kv->at = (lbs_origin){ "--set", 0 };
 	bool known = false;
 	for (size_t i = 0; i < c->n_hdr; i++)
 		known |= !strcmp(c->hdr[i].name, section);
@@ -259,7 +260,7 @@ static lbs_status key_error(const lbs_hy_scenario *sc, const lbs_origin *at, con
 			    lbs_error *err, const char *fmt, ...)
 {
 	char where[512], msg[640];
-	lbs_origin o = at && at->file ? *at : (lbs_origin){ sc->path, at ? at->line : 0 };
+	lbs_origin o = at ? *at : (lbs_origin){ sc->path, 0 };
 	lbs_origin_format(&o, section, key, where, sizeof where);
 	va_list ap;
 	va_start(ap, fmt);
@@ -274,7 +275,7 @@ static lbs_origin origin_of(const parse_ctx *c, const lbs_hy_scenario *sc, const
 {
 	for (size_t i = 0; i < c->n_kv; i++)
 		if (!strcmp(c->kv[i].section, section) && !strcmp(c->kv[i].key, key))
-			return c->kv[i].at.file ? c->kv[i].at : (lbs_origin){ NULL, 0 };
+			return c->kv[i].at;
 	for (size_t i = 0; i < c->n_hdr; i++)
 		if (!strcmp(c->hdr[i].name, section))
 			return (lbs_origin){ sc->path, c->hdr[i].line };

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A hybrid scenario from the command line (doc/hybrid.md): the shipped
+# Llama 3 70B job runs, its results tables hold every step and group with
+# shares that add up to the step, the fail-slow episode lengthens the steps
+# it covers, a rerun is identical, the per-op trace it writes is analysed by
+# lbsim whatif whose no-delay replay gives the simulated steps, and bad
+# input is refused with exit 3 naming the file, the line and the key.
+. "$(dirname "$0")/lib.sh"
+need sqlite3 sqlite3
+SC="$top_srcdir/scenarios/hybrid/llama3-70b-8x16.ini"
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * (b < 0 ? -b : b)) }'; }
+
+"$LBSIM" "$SC" -o "$TMP/h.db" --ops-trace "$TMP/ops.csv" > "$TMP/out" 2>&1
+check "the shipped hybrid scenario runs" test $? -eq 0
+check "its summary names the job" grep -q 'dp 4 x pp 4 x tp 8, 1f1b' "$TMP/out"
+check "10 steps recorded" test "$(q "$TMP/h.db" 'SELECT count(*) FROM hybrid_steps')" = 10
+check "16 groups a step" test "$(q "$TMP/h.db" 'SELECT count(*) FROM hybrid_groups')" = 160
+check "each group's five times add up to its step (1e-9 s)" test "$(q "$TMP/h.db" \
+	'SELECT count(*) FROM hybrid_groups g JOIN hybrid_steps s USING (hybrid_id, step)
+	 WHERE abs(compute_s + bubble_s + comm_s + wait_s + optimizer_s - s.step_s) > 1e-9')" = 0
+check "the view's shares add up to 1" near "$(q "$TMP/h.db" \
+	'SELECT compute_share + bubble_share + comm_share + wait_share + optimizer_share FROM hybrid_shares')" 1 1e-12
+check "the fail-slow episode (30 s to 50 s) lengthens the steps it covers" test "$(q "$TMP/h.db" \
+	"SELECT (SELECT max(step_s) FROM hybrid_steps WHERE start_s + step_s > 30 AND start_s < 50) >
+		1.05 * (SELECT min(step_s) FROM hybrid_steps)")" = 1
+check "in step 3, the slowed replica waits for no one, the others 1 s or more" test "$(q "$TMP/h.db" \
+	"SELECT sum(dp_rank = 0 AND wait_s = 0) || ' ' || sum(dp_rank > 0 AND wait_s > 1) FROM hybrid_groups WHERE step = 3")" = "4 12"
+check "in step 3, the slowed group (GPU 17's, rank 16) is the pipeline's bottleneck: the least bubble" test "$(q "$TMP/h.db" \
+	"SELECT rank FROM hybrid_groups WHERE step = 3 ORDER BY bubble_s LIMIT 1")" = 16
+check "every key's value is recorded" test "$(q "$TMP/h.db" "SELECT value FROM hybrid_config WHERE section = 'hybrid' AND key = 'schedule'")" = 1f1b
+
+# the same run again: the same step times, to the bit
+"$LBSIM" "$SC" -o "$TMP/h2.db" -q
+check "a rerun is identical" test "$(q "$TMP/h.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/h2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+
+# the simulated job through the what-if analysis
+"$LBSIM" whatif "$TMP/ops.csv" --meta "$TMP/ops.csv.meta.yaml" -o "$TMP/w.db" -q
+check "whatif reads the simulated trace" test $? -eq 0
+check "whatif's no-delay replay gives each simulated step (1e-6, float32 times)" test "$(q "$TMP/w.db" "ATTACH '$TMP/h.db' AS h;
+	SELECT count(*) FROM whatif_steps w JOIN h.hybrid_steps s ON s.step = w.step
+	WHERE abs(w.t_nodelay / s.step_s - 1) > 1e-6")" = 0
+check "no launch delays in a simulated trace (L = 1)" near "$(q "$TMP/w.db" "SELECT value FROM whatif_metrics WHERE name = 'L'")" 1 1e-6
+check "whatif blames the slowed group" test "$(q "$TMP/w.db" "SELECT rank FROM whatif_slowdowns WHERE metric = 'S_w' AND step IS NULL ORDER BY value DESC LIMIT 1")" = 16
+
+# bad input: exit 3, file, line and key, nothing written
+refuse() { # NAME EXPECTED-MESSAGE SETTINGS...
+	local name=$1 msg=$2; shift 2
+	rm -f "$TMP/bad.db"
+	"$LBSIM" "$SC" -o "$TMP/bad.db" "$@" > "$TMP/out" 2>&1
+	local rc=$?
+	if [ $rc -ne 3 ] || ! grep -qF -- "$msg" "$TMP/out" || [ -e "$TMP/bad.db" ]; then
+		bad "$name: exit $rc, $(cat "$TMP/out")"
+	else
+		ok "$name"
+	fi
+}
+refuse "GPUs that do not match the degrees" "dp 2 x pp 4 x tp 8 = 64 GPUs, the nodes hold 128" --set hybrid.dp=2
+refuse "a schedule unknown" "--set hybrid.schedule: 'zigzag' is not one of" --set hybrid.schedule=zigzag
+refuse "interleaving without chunks" "virtual_stages" --set hybrid.schedule=interleaved
+refuse "a global batch that does not split" "do not split" --set hybrid.global_batch=130
+refuse "an unknown device" "--set nodes.dgx.gpu: 'h900' is no device" --set nodes.dgx.gpu=h900
+refuse "a bandwidth without its unit" "--set network.bandwidth: '400' has no unit" --set network.bandwidth=400
+refuse "a NaN factor" "--set failslow.gpu17.factor: 'nan' is not a number" --set failslow.gpu17.factor=nan
+refuse "a fail-slow GPU outside the job" "GPU 128: the job has 128 GPUs" --set failslow.gpu17.gpus=120-128
+refuse "a sequence that does not fit in memory" "needs 81.4 GB a GPU" --set model.sequence_length=8192
+refuse "layers that do not split into the stages" "blocks do not split into pp 3" --set hybrid.pp=3 --set hybrid.dp=4 \
+	--set nodes.dgx.count=12
+printf '[hybrid]\ndp = 1\n[model]\nname = llama3-8b\n[nodes.a]\ncount = 1\ngpu = h100-sxm\n[intra_node]\nbandwidth = 1 GB/s\n[network]\nbandwidth = 1 GB/s\n[mystery]\nx = 1\n' > "$TMP/bad.ini"
+"$LBSIM" "$TMP/bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "an unknown section: exit 3 naming its line" test $? -eq 3 -a -n "$(grep -F "bad.ini:12: [mystery]" "$TMP/out")"
+printf '[hybrid]\ndp = 1\nmicro_batches = 4\n[model]\nname = llama3-8b\n[nodes.a]\ncount = 1\ngpus_per_node = 1\ngpu = h100-sxm\n[intra_node]\nbandwidth = 1 GB/s\n[network]\nbandwidth = 1 GB/s\nlatncy = 1 us\n' > "$TMP/bad.ini"
+"$LBSIM" "$TMP/bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a misspelt key: exit 3 naming its line" test $? -eq 3 -a -n "$(grep -F "bad.ini:14" "$TMP/out")"
+"$LBSIM" "$top_srcdir/scenarios/default.ini" --ops-trace "$TMP/x.csv" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "--ops-trace with a data-parallel scenario: exit 2" test $? -eq 2
+finish
