@@ -124,6 +124,11 @@ typedef struct lbs_hy_sim {
 	uint32_t *pending, *arrive, *handle;
 	size_t *avail_at;        /* per group: the piece of its availability in use */
 	double now_s;            /* the end of the last step */
+	/* NULL, or every op's duration (local ops and computes) or transfer
+	 * time (collective members) for the next step, in place of the plan's
+	 * costs and the availability: a replay of given values, as
+	 * whatif/replay.c does (the consistency check with a traced job). */
+	const double *given;
 	uint64_t events;
 	struct lbs_engine *eng;
 } lbs_hy_sim;

@@ -51,8 +51,8 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 {
 	const lbs_hy_graph *gr = sim->gr;
 	sim->start[op] = ready;
-	if (gr->kind[op] == LBS_HY_LOCAL) {
-		sim->end[op] = ready;
+	if (gr->kind[op] == LBS_HY_LOCAL || (sim->given && gr->kind[op] == LBS_HY_COMPUTE)) {
+		sim->end[op] = ready + (sim->given ? sim->given[op] : 0);
 		return schedule(sim, op);
 	}
 	if (gr->kind[op] == LBS_HY_COMPUTE) {
@@ -70,7 +70,7 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 			M = sim->start[gr->mem[i]];
 	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
 		uint32_t o = gr->mem[i];
-		sim->end[o] = M + gr->x[o];
+		sim->end[o] = M + (sim->given ? sim->given[o] : gr->x[o]);
 		lbs_status st = schedule(sim, o);
 		if (st != LBS_OK)
 			return st;
@@ -235,7 +235,7 @@ void lbs_hy_account_group(const lbs_hy_sim *sim, size_t g, double step_start_s, 
 		} else if (gr->kind[o] == LBS_HY_MEMBER) {
 			if (t == LBS_OP_FORWARD_SEND || t == LBS_OP_BACKWARD_SEND)
 				continue; /* a send does not hold up its sender */
-			double M = e - gr->x[o];
+			double M = e - (sim->given ? sim->given[o] : gr->x[o]);
 			mk[n++] = (mark){ M, CAT_COMM, 1 };
 			mk[n++] = (mark){ e, CAT_COMM, -1 };
 			double w = wait_from(sim, o, s);

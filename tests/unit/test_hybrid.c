@@ -319,6 +319,111 @@ static void test_pass_times(void)
 	}
 }
 
+/* Consistency with replay: for each of ByteDance's three traces, a hybrid
+ * job of the trace's shape (its metadata's degrees, its micro-batches and
+ * chunks, 1F1B, ZeRO's all-gathers as the trace has them) simulated with
+ * every op given its traced duration (local ops) or transfer time
+ * (collective members), no launch delay, gives the what-if analysis's
+ * no-delay step times; given each op type's ideal value, its ideal step
+ * time (1e-9 relative, doc/whatif.md sec. 4 and 5). The forward
+ * simulation's graph has an op the traces leave out, a p2p op whose peer
+ * lies outside the model (the first stage's forward receives, ...); it is
+ * given no time. */
+static void check_replay(const char *name)
+{
+	char tpath[256], mpath[256];
+	snprintf(tpath, sizeof tpath, "traces/data/bytedance-whatif/trace-%s.csv.gz", name);
+	snprintf(mpath, sizeof mpath, "traces/data/bytedance-whatif/meta-%s.yaml", name);
+	char *tp = src_path(tpath), *mp = src_path(mpath);
+	lbs_error err = { 0 };
+	lbs_ops_trace t;
+	lbs_ops_meta meta;
+	lbs_wi_model wm;
+	lbs_wi_result res;
+	CU_ASSERT_FATAL(lbs_ops_read(tp, &t, &err) == LBS_OK && lbs_ops_meta_read(mp, &meta, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_wi_model_build(&wm, &t, (int)meta.dsp_size, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_wi_analyse(&wm, &res, &err) == LBS_OK);
+	/* the job's shape */
+	size_t n = wm.n_ops, fwd0 = 0;
+	bool gather = false;
+	for (size_t v = 0; v < n; v++) {
+		fwd0 += wm.stage[v] == 0 && wm.type[v] == LBS_OP_FORWARD_COMPUTE;
+		gather |= wm.type[v] == LBS_OP_PARAMS_ALL_GATHER;
+	}
+	test_plan tp2;
+	plan_init(&tp2, wm.D, wm.P, wm.V, (int)fwd0 / wm.V, wm.V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, 0, 0);
+	tp2.pl.t = (int)meta.tp_size;
+	tp2.pl.zero_stage = gather;
+	tp2.pl.overlap_dp = wm.overlapped;
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, &tp2.pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	/* each simulated op's template op: (stage, type, seq) */
+	uint32_t *tmpl = malloc(gr.n_ops * sizeof *tmpl);
+	double *vo = malloc(gr.n_ops * sizeof *vo), *vi = malloc(gr.n_ops * sizeof *vi);
+	CU_ASSERT_FATAL(tmpl && vo && vi);
+	size_t per = gr.group_first[1], mapped = 0, unmapped_bad = 0;
+	for (size_t o = 0; o < gr.n_ops; o++) {
+		int s = (int)((o / per) % (size_t)wm.P);
+		tmpl[o] = UINT32_MAX;
+		for (uint32_t v = 0; v < n; v++)
+			if (wm.stage[v] == s && wm.type[v] == gr.type[o] && wm.seq[v] == gr.seq[o])
+				tmpl[o] = v;
+		if (tmpl[o] != UINT32_MAX)
+			mapped += o < per * (size_t)wm.P; /* replica 0's */
+		else
+			unmapped_bad += !(gr.type[o] == LBS_OP_FORWARD_RECV && s == 0) &&
+					!(gr.type[o] == LBS_OP_BACKWARD_SEND && s == 0) &&
+					!(gr.type[o] == LBS_OP_FORWARD_SEND && s == wm.P - 1) &&
+					!(gr.type[o] == LBS_OP_BACKWARD_RECV && s == wm.P - 1) &&
+					!(gr.type[o] == LBS_OP_EMBEDDING_GRADS_ALL_REDUCE && s > 0 && s < wm.P - 1);
+	}
+	CU_ASSERT_EQUAL(mapped, n); /* every traced op is one of the simulation's */
+	CU_ASSERT_EQUAL(unmapped_bad, 0);
+	size_t bad_nd = 0, bad_id = 0;
+	for (size_t si = 0; si < wm.n_steps; si++) {
+		for (size_t o = 0; o < gr.n_ops; o++) {
+			vo[o] = vi[o] = 0;
+			if (tmpl[o] == UINT32_MAX)
+				continue;
+			uint32_t v = tmpl[o];
+			size_t cell = (si * (size_t)wm.D + o / (per * (size_t)wm.P)) * n + v;
+			bool comm = wm.group_comm[wm.group_of[v]];
+			vo[o] = comm ? wm.x[cell] : wm.d[cell];
+			vi[o] = comm ? res.ideal_x[wm.type[v]] : res.ideal_d[wm.type[v]];
+		}
+		double T;
+		sim.given = vo;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &T, &err) == LBS_OK);
+		bad_nd += fabs(T / res.t_nd[si] - 1) > 1e-9;
+		sim.given = vi;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &T, &err) == LBS_OK);
+		bad_id += fabs(T / res.t_id[si] - 1) > 1e-9;
+	}
+	if (bad_nd || bad_id)
+		fprintf(stderr, "\n%s: %zu no-delay and %zu ideal steps of %zu differ\n", name, bad_nd, bad_id, wm.n_steps);
+	CU_ASSERT_EQUAL(bad_nd, 0);
+	CU_ASSERT_EQUAL(bad_id, 0);
+	free(tmpl);
+	free(vo);
+	free(vi);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	lbs_wi_result_free(&res);
+	lbs_wi_model_free(&wm);
+	lbs_ops_free(&t);
+	free(tp);
+	free(mp);
+}
+
+static void test_replay_consistency(void)
+{
+	check_replay("ST");
+	check_replay("AR");
+	check_replay("SE");
+}
+
 /* Bad plans are refused, naming what is wrong. */
 static void test_plan_errors(void)
 {
@@ -344,6 +449,7 @@ void suite_hybrid(void)
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
 		{ "bad plans", test_plan_errors },
 		{ "the datasheet model by pass", test_pass_times },
+		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
 	};
 	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
 }
