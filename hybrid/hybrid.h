@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "traces/avail.h"
 #include "traces/read_ops.h"
 #include "util/error.h"
 
@@ -68,6 +69,8 @@ typedef struct lbs_hy_plan {
 	double *grad_s, *gather_s; /* p x v: a chunk's gradient reduction, parameter all-gather */
 	double emb_s, clip_s;    /* the embedding pair's all-reduce, the clipping barrier's */
 	lbs_hy_avail *avail;     /* G, or NULL: every group at 1 */
+	lbs_avail *src;          /* G, or NULL: where a group's .ops is set, its availability comes from
+				    this source (a node's trace, traces/avail.h) instead of avail */
 } lbs_hy_plan;
 
 /* Checks a plan's sizes and values (positive degrees, finite non-negative
@@ -124,6 +127,7 @@ typedef struct lbs_hy_sim {
 	uint32_t *pending, *arrive, *handle;
 	size_t *avail_at;        /* per group: the piece of its availability in use */
 	double now_s;            /* the end of the last step */
+	int64_t step;            /* steps run (an iteration-indexed source's index) */
 	/* NULL, or every op's duration (local ops and computes) or transfer
 	 * time (collective members) for the next step, in place of the plan's
 	 * costs and the availability: a replay of given values, as

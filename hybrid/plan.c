@@ -143,6 +143,7 @@ static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 }
 
 static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
+static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err)
 {
@@ -296,6 +297,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		     (sc->n_nodes == 1 && sc->nodes[0].count == 1 ? sc->intra.latency_s : sc->net.latency_s);
 	b->flops_per_step = lbs_net_flops(&net, jb->micro_batch) * t * (double)m * d;
 	st = build_avail(sc, &cl, b, err);
+	if (st == LBS_OK)
+		st = bind_traces(sc, &cl, b, err);
 out:
 	free(obs);
 	free(cl.first_gpu);
@@ -402,8 +405,95 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	return LBS_OK;
 }
 
+/* The node groups with a trace: each node replays one id of it (the
+ * binding of [workers.NAME], one worker a node), and each (stage, replica)
+ * group whose GPUs lie in one such node replays its node's id with a
+ * source of its own (a source is one worker's replay; the series are
+ * shared). A group across nodes of a traced group, or a fail-slow episode
+ * on a traced node's GPUs, is refused: lbsim cannot integrate the least
+ * of several sources, nor a source times an episode. */
+static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	size_t G = (size_t)(jb->dp * jb->pp), traced = 0, nn = sc->n_nodes;
+	for (size_t k = 0; k < nn; k++)
+		traced += sc->nodes[k].trace.format ? (size_t)sc->nodes[k].count : 0;
+	if (!traced)
+		return LBS_OK;
+	char base[1024];
+	snprintf(base, sizeof base, "%s", sc->path);
+	char *slash = strrchr(base, '/');
+	if (slash)
+		*(slash == base ? slash + 1 : slash) = '\0';
+	else
+		snprintf(base, sizeof base, ".");
+	lbs_source *node_src = calloc(traced, sizeof *node_src);
+	size_t *first = calloc(nn, sizeof *first);
+	b->sources = calloc(G, sizeof *b->sources);
+	b->plan.src = calloc(G, sizeof *b->plan.src);
+	if (!node_src || !first || !b->sources || !b->plan.src || !(b->traces = lbs_trace_table_create(err))) {
+		free(node_src);
+		free(first);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
+	}
+	lbs_status st = LBS_OK;
+	size_t at = 0;
+	for (size_t k = 0; st == LBS_OK && k < nn; k++) {
+		const lbs_hy_nodes_spec *nd = &sc->nodes[k];
+		first[k] = at;
+		if (!nd->trace.format)
+			continue;
+		lbs_trace_request req = { .spec = &nd->trace, .base_dir = base, .owner = nd->name,
+					  .seed = (uint64_t)sc->run.seed, .gain = nd->availability };
+		const char *key = NULL;
+		if ((st = lbs_trace_bind(b->traces, &req, nd->count, node_src + at, &key, err)) != LBS_OK) {
+			char sec[LBS_NAME_MAX + 16], label[512];
+			snprintf(sec, sizeof sec, "nodes.%s", nd->name);
+			lbs_origin_format(&nd->at, sec, key ? key : "trace", label, sizeof label);
+			lbs_error_prefix(err, "%s", label);
+		}
+		at += (size_t)nd->count;
+	}
+	for (size_t g = 0; st == LBS_OK && g < G; g++) {
+		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
+		int64_t g0 = rank_of(sc, r, s, 0);
+		size_t k = node_group(cl, g0);
+		if (!sc->nodes[k].trace.format)
+			continue;
+		int64_t node = node_of(cl, g0);
+		char sec[LBS_NAME_MAX + 16];
+		snprintf(sec, sizeof sec, "nodes.%s", sc->nodes[k].name);
+		for (int64_t j = 1; j < jb->tp; j++)
+			if (node_of(cl, rank_of(sc, r, s, j)) != node) {
+				lbs_origin o = sc->nodes[k].at;
+				return lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: the tensor ranks of stage %lld of "
+						     "replica %lld span several nodes, and lbsim cannot take the least of "
+						     "several traces (put tp inside a node)", o.file, o.line, sec,
+						     (long long)s, (long long)r);
+			}
+		for (size_t e = 0; e < sc->n_episodes; e++)
+			for (int64_t j = 0; j < jb->tp; j++)
+				if (in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j))) {
+					lbs_origin o = sc->episodes[e].at;
+					return lbs_error_set(err, LBS_EINPUT, "%s:%d: [failslow.%s] gpus: GPU %lld is on a "
+							     "node of [%s], which replays a trace: a fail-slow episode "
+							     "applies to untraced nodes only", o.file, o.line,
+							     sc->episodes[e].name, (long long)rank_of(sc, r, s, j), sec);
+				}
+		b->sources[g] = node_src[first[k] + (size_t)(node - cl->first_node[k])];
+		b->plan.src[g] = lbs_source_avail(&b->sources[g]);
+	}
+	free(node_src);
+	free(first);
+	return st;
+}
+
 void lbs_hy_built_free(lbs_hy_built *b)
 {
+	if (b->traces)
+		lbs_trace_table_destroy(b->traces);
+	free(b->sources);
+	free(b->plan.src);
 	free(b->store);
 	free(b->avail_store);
 	free(b->plan.avail);

@@ -10,6 +10,7 @@
 
 #include "models/gpu.h"
 #include "models/nets.h"
+#include "sim/scenario.h"
 #include "util/ini.h"
 
 #define REQUIRED NULL
@@ -118,7 +119,9 @@ static const section_spec sections[] = {
 	{ "intra_node", intra_keys, NKEYS(intra_keys), "the links between the GPUs of a node" },
 	{ "network", net_keys, NKEYS(net_keys), "the network between nodes" },
 	{ "nodes", nodes_keys, NKEYS(nodes_keys), "[nodes.NAME]: a group of identical nodes (GPUs are numbered "
-	  "node by node, groups in file order)" },
+	  "node by node, groups in file order); it also takes the trace keys of [workers.NAME] (trace_format, "
+	  "trace, trace_ids, trace_map, ...): the k-th node replays the k-th id, its availability multiplied "
+	  "by `availability`" },
 	{ "failslow", episode_keys, NKEYS(episode_keys), "[failslow.NAME]: a fail-slow episode" },
 };
 
@@ -391,6 +394,21 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 	return LBS_OK;
 }
 
+static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
+			     lbs_error *err)
+{
+	lbs_kv *cf = realloc(sc->config, (sc->n_config + 1) * sizeof *cf);
+	if (!cf)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	sc->config = cf;
+	lbs_kv *e = &sc->config[sc->n_config++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->section, sizeof e->section, "%s", section);
+	snprintf(e->key, sizeof e->key, "%s", key);
+	snprintf(e->value, sizeof e->value, "%s", value);
+	return LBS_OK;
+}
+
 static lbs_status record(lbs_hy_scenario *sc, const char *section, const lbs_key_spec *keys, size_t nkeys,
 			 const lbs_kv *const *entries, size_t n, lbs_error *err)
 {
@@ -478,9 +496,25 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 			snprintf(ep[sc->n_episodes - 1].name, sizeof ep->name, "%s", sub);
 			ep[sc->n_episodes - 1].at = where;
 		}
-		st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries, n, target, &present, NULL, err);
+		size_t n_trace = 0;
+		if (!strcmp(spec->name, "nodes")) {
+			/* the trace* keys first, validated as [workers.NAME]'s */
+			for (size_t i = 0; i < n; i++)
+				if (!strncmp(entries[i]->key, "trace", 5)) {
+					const lbs_kv *e = entries[i];
+					memmove(&entries[n_trace + 1], &entries[n_trace], (i - n_trace) * sizeof *entries);
+					entries[n_trace++] = e;
+				}
+			st = lbs_scenario_trace_keys(name, &where, (const lbs_kv *const *)entries, n_trace,
+						     &((lbs_hy_nodes_spec *)target)->trace, err);
+			for (size_t i = 0; st == LBS_OK && i < n_trace; i++)
+				st = record_one(sc, name, entries[i]->key, entries[i]->value, err);
+		}
 		if (st == LBS_OK)
-			st = record(sc, name, spec->keys, spec->nkeys, entries, n, err);
+			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace, n - n_trace, target,
+					    &present, NULL, err);
+		if (st == LBS_OK)
+			st = record(sc, name, spec->keys, spec->nkeys, entries + n_trace, n - n_trace, err);
 	}
 	free(entries);
 	if (st != LBS_OK)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "hybrid/hybrid.h"
+#include "traces/binding.h"
 #include "util/keys.h"
 
 #define LBS_HY_MAX_GPUS 1048576
@@ -48,6 +49,7 @@ typedef struct lbs_hy_nodes_spec {
 	int64_t count, gpus_per_node;
 	char gpu[LBS_VALUE_MAX];
 	double availability;
+	lbs_trace_spec trace;    /* the trace* keys of [workers.NAME]: one id a node */
 	lbs_origin at;
 } lbs_hy_nodes_spec;
 
@@ -100,6 +102,8 @@ typedef struct lbs_hy_built {
 	double flops_per_step;       /* model FLOPs of one step, all GPUs */
 	double *store;               /* what the plan's arrays point into */
 	double *avail_store;
+	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
+	lbs_source *sources;         /* G: each group's replay of its node's trace */
 } lbs_hy_built;
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);

@@ -57,8 +57,12 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 	}
 	if (gr->kind[op] == LBS_HY_COMPUTE) {
 		size_t g = group_of(gr, op);
-		const lbs_hy_avail *a = gr->plan->avail ? &gr->plan->avail[g] : NULL;
-		sim->end[op] = fluid_finish(a, &sim->avail_at[g], ready, gr->work[op]) + gr->fixed[op];
+		const lbs_hy_plan *pl = gr->plan;
+		if (pl->src && pl->src[g].ops)
+			sim->end[op] = lbs_avail_finish(&pl->src[g], ready, gr->work[op], sim->step) + gr->fixed[op];
+		else
+			sim->end[op] = fluid_finish(pl->avail ? &pl->avail[g] : NULL, &sim->avail_at[g], ready,
+						    gr->work[op]) + gr->fixed[op];
 		return schedule(sim, op);
 	}
 	uint32_t k = gr->coll[op];
@@ -153,6 +157,7 @@ lbs_status lbs_hy_sim_step(lbs_hy_sim *sim, double *step_s, lbs_error *err)
 			t = sim->end[gr->opt[g]];
 	*step_s = t - sim->now_s;
 	sim->now_s = t;
+	sim->step++;
 	return LBS_OK;
 }
 

@@ -44,6 +44,44 @@ check "whatif's no-delay replay gives each simulated step (1e-6, float32 times)"
 check "no launch delays in a simulated trace (L = 1)" near "$(q "$TMP/w.db" "SELECT value FROM whatif_metrics WHERE name = 'L'")" 1 1e-6
 check "whatif blames the slowed group" test "$(q "$TMP/w.db" "SELECT rank FROM whatif_slowdowns WHERE metric = 'S_w' AND step IS NULL ORDER BY value DESC LIMIT 1")" = 16
 
+# a node group's availability from a trace, as [workers.NAME] takes it: a
+# trace of constant 0.5 gives the steps of `availability = 0.5` to the bit
+cat > "$TMP/small.ini" <<'INI'
+[run]
+steps = 5
+[hybrid]
+dp = 2
+pp = 2
+micro_batches = 4
+[model]
+name = llama3-8b
+sequence_length = 2048
+recompute = full
+[nodes.a]
+count = 4
+gpus_per_node = 1
+gpu = h100-sxm
+availability = 0.5
+[intra_node]
+bandwidth = 450 GB/s
+[network]
+bandwidth = 400 Gbit/s
+latency = 5 us
+INI
+printf '# lbsim-trace 1\ntime_s,availability\n0,0.5\n' > "$TMP/half.csv"
+sed -e 's/^availability = 0.5$/trace_format = lbsim\ntrace = half.csv/' "$TMP/small.ini" > "$TMP/small-tr.ini"
+"$LBSIM" "$TMP/small.ini" -o "$TMP/s1.db" -q && "$LBSIM" "$TMP/small-tr.ini" -o "$TMP/s2.db" -q
+check "a node trace of constant 0.5 runs" test $? -eq 0
+check "a node trace of constant 0.5 = availability 0.5, to the bit" test "$(q "$TMP/s1.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/s2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+check "the trace keys are recorded" test "$(q "$TMP/s2.db" "SELECT value FROM hybrid_config WHERE section = 'nodes.a' AND key = 'trace'")" = half.csv
+printf '[failslow.x]\nstart = 0 s\nduration = 1 s\ngpus = 2\nfactor = 0.5\n' >> "$TMP/small-tr.ini"
+"$LBSIM" "$TMP/small-tr.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a fail-slow episode on a traced node: exit 3 naming the episode" test $? -eq 3 -a -n "$(grep -F "small-tr.ini:22: [failslow.x] gpus: GPU 2" "$TMP/out")"
+sed -e 's/^trace = half.csv$/trace = nowhere.csv/' "$TMP/small-tr.ini" > "$TMP/small-bad.ini"
+"$LBSIM" "$TMP/small-bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a node trace that is missing: exit 3 naming the section" test $? -eq 3 -a -n "$(grep -F "[nodes.a]" "$TMP/out")"
+
 # bad input: exit 3, file, line and key, nothing written
 refuse() { # NAME EXPECTED-MESSAGE SETTINGS...
 	local name=$1 msg=$2; shift 2
