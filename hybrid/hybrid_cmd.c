@@ -239,6 +239,13 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 		fprintf(stderr, "lbsim: %s\n", err.msg);
 		return st;
 	}
+	/* the per-group accounting is kept for every step: bound it (4 GB) */
+	if ((double)sc.run.steps * (double)sc.job.dp * (double)sc.job.pp > 1e8) {
+		fprintf(stderr, "lbsim: %s: [run] steps: %lld steps of %lld groups are more than the 1e8 group-steps "
+			"a run records\n", sc.path, (long long)sc.run.steps, (long long)(sc.job.dp * sc.job.pp));
+		lbs_hy_scenario_destroy(&sc);
+		return LBS_EINPUT;
+	}
 	if ((st = lbs_hy_plan_build(&sc, &b, &err)) != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);
 		lbs_hy_scenario_destroy(&sc);

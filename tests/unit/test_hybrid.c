@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hybrid/hybrid.h"
+#include "hybrid/scenario.h"
 #include "models/gpu.h"
 #include "models/nets.h"
 #include "tests/unit/suites.h"
@@ -424,6 +425,17 @@ static void test_replay_consistency(void)
 	check_replay("SE");
 }
 
+/* The alpha-beta ring collectives (hybrid/plan.c): 1 GB over 4 ranks at
+ * 100 GB/s and 1 us a step: an all-reduce is 2 (n - 1) = 6 steps of
+ * 1 us + 1e9 / (4 x 1e11) s = 2.5 ms, 15.006 ms; a reduce-scatter half,
+ * 7.503 ms; one rank: nothing. */
+static void test_ring_times(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_ring_allreduce_s(4, 1e9, 1e11, 1e-6), 0.015006, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_ring_half_s(4, 1e9, 1e11, 1e-6), 0.007503, 1e-15);
+	CU_ASSERT_EQUAL(lbs_hy_ring_allreduce_s(1, 1e9, 1e11, 1e-6), 0);
+}
+
 /* Bad plans are refused, naming what is wrong. */
 static void test_plan_errors(void)
 {
@@ -448,6 +460,7 @@ void suite_hybrid(void)
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
 		{ "bad plans", test_plan_errors },
+		{ "ring collectives, alpha-beta", test_ring_times },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
 	};
