@@ -23,6 +23,11 @@ lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
 	if (pl->schedule != LBS_HY_INTERLEAVED && pl->v != 1)
 		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: %d chunks a stage need the interleaved schedule",
 				     pl->v);
+	for (int r = 0; pl->m_of && r < pl->d; r++)
+		if (pl->m_of[r] < 1 || (pl->schedule == LBS_HY_INTERLEAVED && pl->m_of[r] % pl->p))
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: replica %d runs %d micro-batches: at least "
+					     "1%s", r, pl->m_of[r],
+					     pl->schedule == LBS_HY_INTERLEAVED ? ", a multiple of the stages" : "");
 	size_t G = (size_t)pl->d * (size_t)pl->p, v = (size_t)pl->v;
 	for (size_t i = 0; i < G * v; i++)
 		if (!(pl->fwd_s[i] >= 0 && pl->bwd_s[i] >= 0 && pl->fwd_fixed_s[i] >= 0 && pl->bwd_fixed_s[i] >= 0) ||
@@ -61,7 +66,12 @@ lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
  * forward, then every backward (Huang et al., NeurIPS 2019). */
 void lbs_hy_schedule_order(const lbs_hy_plan *pl, int s, lbs_hy_compute *out)
 {
-	int p = pl->p, v = pl->v, m = pl->m, total = m * v;
+	lbs_hy_schedule_order_m(pl, s, pl->m, out);
+}
+
+void lbs_hy_schedule_order_m(const lbs_hy_plan *pl, int s, int m, lbs_hy_compute *out)
+{
+	int p = pl->p, v = pl->v, total = m * v;
 	int warmup;
 	if (pl->schedule == LBS_HY_GPIPE)
 		warmup = total;
@@ -123,10 +133,10 @@ typedef struct layout {
 	bool dp, sep_ar;
 } layout;
 
-static layout make_layout(const lbs_hy_plan *pl)
+static layout make_layout(const lbs_hy_plan *pl, int m)
 {
 	layout L;
-	uint32_t mv = (uint32_t)(pl->m * pl->v), v = (uint32_t)pl->v;
+	uint32_t mv = (uint32_t)(m * pl->v), v = (uint32_t)pl->v;
 	L.dp = pl->d > 1;
 	L.sep_ar = L.dp && pl->overlap_dp;
 	L.n_comp = 2 * mv;
@@ -309,11 +319,24 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	if (pl->v > 64)
 		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: at most 64 chunks a stage (has %d)", pl->v);
 	gr->plan = pl;
-	layout L = make_layout(pl);
-	size_t G = (size_t)pl->d * (size_t)pl->p, n = G * L.n;
-	if (n >= UINT32_MAX / 2)
+	/* Each replica's layout (its micro-batches, lbs_hy_replica_m); the
+	 * groups of one replica all have it. */
+	int p = pl->p, v = pl->v, d = pl->d, m_max = 0;
+	layout *Lr = malloc((size_t)d * sizeof *Lr);
+	if (!Lr)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph");
+	size_t G = (size_t)d * (size_t)p, n = 0;
+	for (int r = 0; r < d; r++) {
+		int m = lbs_hy_replica_m(pl, r);
+		Lr[r] = make_layout(pl, m);
+		n += (size_t)p * Lr[r].n;
+		m_max = m > m_max ? m : m_max;
+	}
+	if (n >= UINT32_MAX / 2) {
+		free(Lr);
 		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: %zu operations a step, more than this build "
 				     "simulates", n);
+	}
 	gr->n_ops = n;
 	gr->n_groups = G;
 	gr->group_first = malloc((G + 1) * sizeof *gr->group_first);
@@ -330,82 +353,95 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	gr->coll = calloc(n, sizeof *gr->coll);
 	builder b = { .gr = gr, .err = err };
 	b.coll_of = malloc(n * sizeof *b.coll_of);
-	size_t nk = (size_t)L.n_comp;
-	lbs_hy_compute *K = malloc((size_t)pl->p * nk * sizeof *K);
-	uint32_t *index = malloc((size_t)pl->p * nk * sizeof *index);
+	size_t nk_max = 2 * (size_t)m_max * (size_t)v;
+	lbs_hy_compute *K = malloc((size_t)p * nk_max * sizeof *K);
+	uint32_t *index = malloc((size_t)p * nk_max * sizeof *index);
 	if (!gr->group_first || !gr->compute_first || !gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
 	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
 		goto out;
 	}
 	memset(b.coll_of, 0xff, n * sizeof *b.coll_of);
-	for (int s = 0; s < pl->p; s++) {
-		lbs_hy_schedule_order(pl, s, K + (size_t)s * nk);
-		compute_index(K + (size_t)s * nk, nk, pl->m, index + (size_t)s * nk);
-	}
-	for (size_t g = 0; g <= G; g++)
-		gr->group_first[g] = (uint32_t)(g * L.n);
-	for (size_t g = 0; g < G; g++) {
-		gr->compute_first[g] = gr->group_first[g];
-		build_group(&b, &L, g, K + (g % (size_t)pl->p) * nk);
-	}
-	/* G1: the p2p pairs. The forward output of chunk c on stage s feeds
-	 * stage s + 1's chunk c (or stage 0's chunk c + 1 from the last
-	 * stage); the backward runs the other way. A transfer whose peer lies
-	 * outside the model is an idle op of no duration. */
-	int p = pl->p, v = pl->v, m = pl->m;
-	for (size_t g = 0; g < G; g++) {
-		size_t r = g / (size_t)p;
-		int s = (int)(g % (size_t)p);
-		uint32_t base = gr->group_first[g];
-		int nx_s = s + 1 < p ? s + 1 : 0, dc = s + 1 < p ? 0 : 1;
-		size_t nx = r * (size_t)p + (size_t)nx_s;
-		for (int c = 0; c < v; c++)
-			for (int mb = 0; mb < m; mb++) {
-				uint32_t fo = index[(size_t)s * nk + ((size_t)c * (size_t)m + (size_t)mb) * 2];
-				uint32_t bo = index[(size_t)s * nk + ((size_t)c * (size_t)m + (size_t)mb) * 2 + 1];
-				if (c + dc < v) {
-					uint32_t fi = index[(size_t)nx_s * nk + ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2];
-					uint32_t bi = index[(size_t)nx_s * nk + ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2 + 1];
-					uint32_t nb = gr->group_first[nx];
-					uint32_t cf = new_coll(&b), cb = new_coll(&b);
-					join(&b, base + L.fs + fo, cf, pl->p2p_s[g]);
-					join(&b, nb + L.fr + fi, cf, pl->p2p_s[g]);
-					join(&b, nb + L.bs + bi, cb, pl->p2p_s[g]);
-					join(&b, base + L.br + bo, cb, pl->p2p_s[g]);
+	gr->group_first[0] = 0;
+	for (size_t g = 0; g < G; g++)
+		gr->group_first[g + 1] = gr->group_first[g] + Lr[g / (size_t)p].n;
+	gr->per_group = Lr[0].n;
+	for (int r = 1; r < d; r++)
+		if (Lr[r].n != Lr[0].n)
+			gr->per_group = 0;
+	for (int r = 0; r < d; r++) {
+		/* the schedule of this replica's micro-batches, stage by stage */
+		int m = lbs_hy_replica_m(pl, r);
+		const layout *L = &Lr[r];
+		size_t nk = (size_t)L->n_comp;
+		for (int s = 0; s < p; s++) {
+			lbs_hy_schedule_order_m(pl, s, m, K + (size_t)s * nk);
+			compute_index(K + (size_t)s * nk, nk, m, index + (size_t)s * nk);
+		}
+		for (int s = 0; s < p; s++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			gr->compute_first[g] = gr->group_first[g];
+			build_group(&b, L, g, K + (size_t)s * nk);
+		}
+		/* G1: the p2p pairs. The forward output of chunk c on stage s
+		 * feeds stage s + 1's chunk c (or stage 0's chunk c + 1 from the
+		 * last stage); the backward runs the other way. A transfer whose
+		 * peer lies outside the model is an idle op of no duration. */
+		for (int s = 0; s < p; s++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			uint32_t base = gr->group_first[g];
+			int nx_s = s + 1 < p ? s + 1 : 0, dc = s + 1 < p ? 0 : 1;
+			size_t nx = (size_t)r * (size_t)p + (size_t)nx_s;
+			for (int c = 0; c < v; c++)
+				for (int mb = 0; mb < m; mb++) {
+					size_t at = ((size_t)c * (size_t)m + (size_t)mb) * 2;
+					uint32_t fo = index[(size_t)s * nk + at], bo = index[(size_t)s * nk + at + 1];
+					if (c + dc < v) {
+						size_t nat = ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2;
+						uint32_t fi = index[(size_t)nx_s * nk + nat];
+						uint32_t bi = index[(size_t)nx_s * nk + nat + 1];
+						uint32_t nb = gr->group_first[nx];
+						uint32_t cf = new_coll(&b), cb = new_coll(&b);
+						join(&b, base + L->fs + fo, cf, pl->p2p_s[g]);
+						join(&b, nb + L->fr + fi, cf, pl->p2p_s[g]);
+						join(&b, nb + L->bs + bi, cb, pl->p2p_s[g]);
+						join(&b, base + L->br + bo, cb, pl->p2p_s[g]);
+					}
 				}
-			}
+		}
 	}
 	/* G2: the data-parallel collectives of each stage; G3: the embedding
-	 * pair of each replica; G4: the clipping barrier over every group. */
+	 * pair of each replica; G4: the clipping barrier over every group.
+	 * Every replica has as many of these ops, at its own offsets. */
+#define AT(r, s, field) (gr->group_first[(size_t)(r) * (size_t)p + (size_t)(s)] + Lr[r].field)
+	layout L = Lr[0];
 	for (int s = 0; L.dp && s < p; s++) {
 		for (uint32_t c = 0; c < L.rs - L.ag; c++) {
 			uint32_t k = new_coll(&b);
-			for (int r = 0; r < pl->d; r++)
-				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.ag + c, k,
-				     pl->gather_s[(size_t)s * (size_t)v + c]);
+			for (int r = 0; r < d; r++)
+				join(&b, AT(r, s, ag) + c, k, pl->gather_s[(size_t)s * (size_t)v + c]);
 		}
 		for (uint32_t q = 0; q < (uint32_t)v; q++) {
 			uint32_t k = new_coll(&b), c = pl->overlap_dp ? (uint32_t)v - 1 - q : q;
-			for (int r = 0; r < pl->d; r++)
-				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.rs + q, k,
-				     pl->grad_s[(size_t)s * (size_t)v + c]);
+			for (int r = 0; r < d; r++)
+				join(&b, AT(r, s, rs) + q, k, pl->grad_s[(size_t)s * (size_t)v + c]);
 		}
 		if (L.sep_ar) {
 			uint32_t k = new_coll(&b);
-			for (int r = 0; r < pl->d; r++)
-				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.sep, k, 0);
+			for (int r = 0; r < d; r++)
+				join(&b, AT(r, s, sep), k, 0);
 		}
 	}
-	for (int r = 0; r < pl->d; r++) {
+	for (int r = 0; r < d; r++) {
 		uint32_t k = new_coll(&b);
-		join(&b, gr->group_first[(size_t)r * (size_t)p] + L.emb, k, pl->emb_s);
+		join(&b, AT(r, 0, emb), k, pl->emb_s);
 		if (p > 1)
-			join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)p - 1] + L.emb, k, pl->emb_s);
+			join(&b, AT(r, p - 1, emb), k, pl->emb_s);
 	}
 	uint32_t clip = new_coll(&b);
 	for (size_t g = 0; g < G; g++)
-		join(&b, gr->group_first[g] + L.clip, clip, pl->clip_s);
+		join(&b, AT(g / (size_t)p, g % (size_t)p, clip), clip, pl->clip_s);
+#undef AT
 	if (b.oom) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph's edges");
 		goto out;
@@ -443,6 +479,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	    (st = csr(&b, n, &gr->out_off, &gr->out, false)) != LBS_OK)
 		goto out;
 out:
+	free(Lr);
 	free(b.e);
 	free(b.coll_of);
 	free(K);

@@ -58,6 +58,9 @@ typedef struct lbs_hy_avail {
  * and chunk c (g * v + c), or by stage and chunk (s * v + c). */
 typedef struct lbs_hy_plan {
 	int d, p, t, v, m;       /* replicas, stages, tensor degree, chunks per stage, micro-batches */
+	const int *m_of;         /* d, or NULL: every replica runs m. Replica r runs m_of[r] >= 1
+				    micro-batches (replica shares, hybrid/policy.h); its groups' ops are
+				    laid out for that count, so groups differ in size */
 	int schedule;            /* lbs_hy_schedule (interleaved needs v >= 2 and m a multiple of p) */
 	int zero_stage;          /* >= 1: a parameter all-gather per chunk before its first forward */
 	bool overlap_dp;         /* each chunk's gradient reduction starts after its last backward */
@@ -86,6 +89,14 @@ typedef struct lbs_hy_compute {
 
 /* The 2 m v computes of stage s under the plan's schedule into out. */
 void lbs_hy_schedule_order(const lbs_hy_plan *pl, int s, lbs_hy_compute *out);
+/* The same for a replica running m micro-batches. */
+void lbs_hy_schedule_order_m(const lbs_hy_plan *pl, int s, int m, lbs_hy_compute *out);
+
+/* The micro-batches replica r runs. */
+static inline int lbs_hy_replica_m(const lbs_hy_plan *pl, int r)
+{
+	return pl->m_of ? pl->m_of[r] : pl->m;
+}
 
 enum { LBS_HY_LOCAL, LBS_HY_COMPUTE, LBS_HY_MEMBER };
 
@@ -94,6 +105,7 @@ typedef struct lbs_hy_graph {
 	const lbs_hy_plan *plan;
 	size_t n_ops, n_groups;
 	uint32_t *group_first;   /* G + 1: the ops of group g are group_first[g] .. [g + 1) */
+	uint32_t per_group;      /* the ops of every group when all have as many, else 0 */
 	uint8_t *type;           /* lbs_optype */
 	uint8_t *kind;           /* LBS_HY_* */
 	int32_t *seq, *mc, *mb;  /* seq_id, chunk (-1), micro-batch (-1) */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "hybrid/balance.h"
 #include "hybrid/hybrid.h"
 #include "hybrid/scenario.h"
 #include "models/gpu.h"
@@ -44,6 +45,10 @@ static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
 typedef struct run_result {
 	double *step_s, *start_s;
 	lbs_hy_account *acc; /* steps x G */
+	int *m_of;           /* steps x d: each replica's micro-batches */
+	double *decision_s;  /* steps: the policy's wall time deciding it */
+	bool *changed;       /* steps: the split changed before it */
+	int64_t rebuilds;
 	double mean_step_s, tokens_per_s, mfu, wall_s;
 	uint64_t events;
 } run_result;
@@ -76,7 +81,8 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 	const lbs_hy_plan *pl = &b->plan;
 	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
 	bool ok = sqlite3_exec(db, "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK &&
-		  sqlite3_exec(db, lbs_hybrid_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
+		  sqlite3_exec(db, lbs_hybrid_schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
+		  sqlite3_exec(db, lbs_hybrid_policy_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
 	sqlite3_stmt *q = NULL;
 	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_runs (name, scenario_path, seed, model, "
 				      "sequence_length, dp, pp, tp, virtual_stages, micro_batch, micro_batches, "
@@ -113,6 +119,19 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 				       a->comm_s, a->wait_s, a->optimizer_s);
 		}
 	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_decisions VALUES (?1, ?2, ?3, ?4, ?5)", -1, &q, NULL) ==
+			   SQLITE_OK;
+	for (size_t i = 0; ok && i < steps; i++)
+		ok = bind_exec(q, "iisid", id, (long long)i, sc->policy.name, (long long)rr->changed[i], rr->decision_s[i]);
+	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_replicas VALUES (?1, ?2, ?3, ?4)", -1, &q, NULL) == SQLITE_OK;
+	for (size_t i = 0; ok && i < steps; i++)
+		for (int r = 0; ok && r < pl->d; r++)
+			ok = bind_exec(q, "iiii", id, (long long)i, (long long)r,
+				       (long long)rr->m_of[i * (size_t)pl->d + (size_t)r]);
+	sqlite3_finalize(q);
 	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 	if (!ok) {
 		st = lbs_error_set(err, LBS_EIO, "%s: writing the hybrid results: %s", path, sqlite3_errmsg(db));
@@ -148,40 +167,45 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 {
 	const lbs_hy_plan *pl = &b->plan;
 	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
-	lbs_hy_graph gr;
-	lbs_hy_sim sim;
-	lbs_status st = lbs_hy_graph_build(&gr, pl, err);
+	lbs_hy_balance bal;
+	lbs_status st = lbs_hy_balance_create(&bal, sc, b, err);
 	if (st != LBS_OK)
 		return st;
-	if ((st = lbs_hy_sim_create(&sim, &gr, err)) != LBS_OK) {
-		lbs_hy_graph_free(&gr);
-		return st;
-	}
 	rr->step_s = calloc(steps, sizeof *rr->step_s);
 	rr->start_s = calloc(steps, sizeof *rr->start_s);
 	rr->acc = calloc(steps * G, sizeof *rr->acc);
+	rr->m_of = calloc(steps * (size_t)pl->d, sizeof *rr->m_of);
+	rr->decision_s = calloc(steps, sizeof *rr->decision_s);
+	rr->changed = calloc(steps, sizeof *rr->changed);
 	FILE *ops = NULL;
-	if (!rr->step_s || !rr->start_s || !rr->acc)
+	if (!rr->step_s || !rr->start_s || !rr->acc || !rr->m_of || !rr->decision_s || !rr->changed)
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for %zu steps of %zu groups", steps, G);
 	if (st == LBS_OK && ops_path && !(ops = open_trace(ops_path, sc, pl, err)))
 		st = LBS_EIO;
-	double t0 = lbs_cpu_time_s(), sum = 0;
+	double t0 = lbs_cpu_time_s(), sum = 0, micro = 0;
 	for (size_t i = 0; st == LBS_OK && i < steps; i++) {
-		rr->start_s[i] = sim.now_s;
-		if ((st = lbs_hy_sim_step(&sim, &rr->step_s[i], err)) != LBS_OK)
+		if ((st = lbs_hy_balance_decide(&bal, (int64_t)i, err)) != LBS_OK)
+			break;
+		rr->decision_s[i] = bal.decision_s;
+		rr->changed[i] = bal.changed;
+		memcpy(rr->m_of + i * (size_t)pl->d, bal.m_of, (size_t)pl->d * sizeof *bal.m_of);
+		for (int r = 0; r < pl->d; r++)
+			micro += bal.m_of[r];
+		rr->start_s[i] = bal.sim->now_s;
+		if ((st = lbs_hy_balance_step(&bal, &rr->step_s[i], &rr->acc[i * G], err)) != LBS_OK)
 			break;
 		sum += rr->step_s[i];
-		for (size_t g = 0; g < G; g++)
-			lbs_hy_account_group(&sim, g, rr->start_s[i], rr->step_s[i], &rr->acc[i * G + g]);
 		if (ops)
-			st = lbs_hy_trace_write(&sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
+			st = lbs_hy_trace_write(bal.sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
 	}
+	rr->rebuilds = bal.rebuilds;
 	rr->wall_s = lbs_cpu_time_s() - t0;
 	if (ops && fclose(ops) != 0 && st == LBS_OK)
 		st = lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
-	rr->events = sim.events;
+	rr->events = bal.sim ? bal.sim->events : 0;
 	rr->mean_step_s = sum / (double)steps;
-	double tokens = (double)pl->d * pl->m * (double)sc->job.micro_batch;
+	/* the global batch is kept whatever the split: M micro-batches a step */
+	double tokens = micro / (double)steps * (double)sc->job.micro_batch;
 	lbs_net_opts o = { .seq_len = sc->model.sequence_length };
 	lbs_net net;
 	lbs_error e2 = { 0 };
@@ -195,8 +219,7 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		peak += (double)(sc->nodes[k].count * sc->nodes[k].gpus_per_node) *
 			lbs_gpu_find(sc->nodes[k].gpu)->tensor_flops;
 	rr->mfu = b->flops_per_step / (rr->mean_step_s * peak);
-	lbs_hy_sim_destroy(&sim);
-	lbs_hy_graph_free(&gr);
+	lbs_hy_balance_destroy(&bal);
 	return st;
 }
 
@@ -223,6 +246,16 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 	printf("%-12zu %10.4f %12.0f %5.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%\n", steps, rr->mean_step_s,
 	       rr->tokens_per_s, 100 * rr->mfu, 100 * sh[0] / n, 100 * sh[1] / n, 100 * sh[2] / n, 100 * sh[3] / n,
 	       100 * sh[4] / n);
+	if (strcmp(sc->policy.name, "static")) {
+		double dsum = 0;
+		for (size_t i = 0; i < steps; i++)
+			dsum += rr->decision_s[i];
+		printf("policy %s: %lld changes of the replicas' micro-batches, %.3g s a decision; last split",
+		       sc->policy.name, (long long)rr->rebuilds, dsum / (double)steps);
+		for (int r = 0; r < pl->d; r++)
+			printf(" %d", rr->m_of[(steps - 1) * (size_t)pl->d + (size_t)r]);
+		printf("\n");
+	}
 	printf("simulated %llu events in %.3f s of CPU (%.3g events/s)\n", (unsigned long long)rr->events, rr->wall_s,
 	       rr->wall_s > 0 ? (double)rr->events / rr->wall_s : 0.0);
 }
@@ -261,6 +294,9 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 	free(rr.step_s);
 	free(rr.start_s);
 	free(rr.acc);
+	free(rr.m_of);
+	free(rr.decision_s);
+	free(rr.changed);
 	lbs_hy_built_free(&b);
 	lbs_hy_scenario_destroy(&sc);
 	return st;

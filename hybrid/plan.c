@@ -143,6 +143,15 @@ static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 }
 
 static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
+
+double lbs_hy_in_flight(int schedule, int m, int p, int s, int v)
+{
+	if (schedule == LBS_HY_GPIPE)
+		return m;
+	if (schedule == LBS_HY_INTERLEAVED)
+		return fmin((double)m * v, (double)(2 * (p - s - 1) + (v - 1) * p + 1)) / v;
+	return fmin(m, (double)(p - s));
+}
 static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err)
@@ -178,9 +187,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
+	b->act_bytes = malloc(G * sizeof *b->act_bytes);
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
-	    !b->mem_bytes || !b->mem_cap) {
+	    !b->mem_bytes || !b->mem_cap || !b->act_bytes) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 		goto out;
 	}
@@ -259,10 +269,9 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		 * activations of the micro-batches in flight (1F1B: p - s on
 		 * stage s, GPipe: all m; Narayanan et al., SC'21, sec. 2.2) */
 		double frac = sp / (double)net.params;
-		double in_flight = jb->schedule == LBS_HY_GPIPE ? m : fmin(m, (double)(p - s));
-		if (jb->schedule == LBS_HY_INTERLEAVED)
-			in_flight = fmin((double)m * v, (double)(2 * (p - s - 1) + (v - 1) * p + 1)) / v;
-		b->mem_bytes[g] = state * frac + mem.activations * ((double)blocks * v / net.n_blocks) * in_flight;
+		double in_flight = lbs_hy_in_flight(jb->schedule, m, p, (int)s, v);
+		b->act_bytes[g] = mem.activations * ((double)blocks * v / net.n_blocks);
+		b->mem_bytes[g] = state * frac + b->act_bytes[g] * in_flight;
 		b->mem_cap[g] = cap;
 		if (b->mem_bytes[g] > cap) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] micro_batch: stage %lld needs %.1f GB a GPU "
@@ -500,5 +509,6 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	free(b->rank_of);
 	free(b->mem_bytes);
 	free(b->mem_cap);
+	free(b->act_bytes);
 	memset(b, 0, sizeof *b);
 }

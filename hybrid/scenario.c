@@ -11,6 +11,7 @@
 #include "models/gpu.h"
 #include "models/nets.h"
 #include "sim/scenario.h"
+#include "hybrid/policy.h"
 #include "util/ini.h"
 
 #define REQUIRED NULL
@@ -104,6 +105,19 @@ static const lbs_key_spec episode_keys[] = {
 	  "the fraction of their speed those GPUs keep (0.5: half speed)" },
 };
 #undef E
+
+#define P(f) offsetof(lbs_hy_policy_spec, f)
+static const lbs_key_spec policy_keys[] = {
+	{ "name", LBS_T_STRING, P(name), "static", 0, 0, 0, NULL, NULL,
+	  "the balancing policy of the replicas' micro-batches (doc/hybrid.md, \"Balancing policies\"): "
+	  "`static`, `lbbsp`, `dbs` or `oracle`; its options in [hybrid_policy.NAME]" },
+	{ "every", LBS_T_INT, P(every), "0", 0, 1e9, 0, NULL, NULL,
+	  "steps between decisions; 0: the policy's own rhythm (lbbsp and oracle every step, dbs every "
+	  "epoch)" },
+	{ "epoch_steps", LBS_T_INT, P(epoch_steps), "10", 1, 1e9, 0, NULL, NULL,
+	  "steps an epoch (one pass over the data set) takes, for dbs" },
+};
+#undef P
 
 typedef struct section_spec {
 	const char *name; /* "nodes" and "failslow" take a .NAME */
@@ -250,6 +264,13 @@ static lbs_status override(parse_ctx *c, const char *arg, lbs_error *err)
 	bool known = false;
 	for (size_t i = 0; i < c->n_hdr; i++)
 		known |= !strcmp(c->hdr[i].name, section);
+	/* a policy may be chosen for a scenario that names none */
+	if (!known && !strncmp(section, "hybrid_policy", 13) && (!section[13] || section[13] == '.')) {
+		if (!on_section(&c->ini, section))
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		c->hdr[c->n_hdr - 1].line = 0;
+		known = true;
+	}
 	if (!known)
 		return lbs_error_set(err, LBS_EUSAGE, "--set %s: the scenario has no section [%s]", arg, section);
 	return LBS_OK;
@@ -432,6 +453,40 @@ static lbs_status record(lbs_hy_scenario *sc, const char *section, const lbs_key
 	return LBS_OK;
 }
 
+/* [hybrid_policy] into sc->policy; [hybrid_policy.NAME] kept whole, its
+ * keys checked by the policy when it is created (hybrid/policy.h). */
+static lbs_status policy_section(lbs_hy_scenario *sc, const parse_ctx *c, const char *name, const lbs_origin *where,
+				 const lbs_kv **entries, lbs_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_kv; i++)
+		if (!strcmp(c->kv[i].section, name))
+			entries[n++] = &c->kv[i];
+	if (!name[13]) {
+		uint64_t present;
+		lbs_status st = lbs_keys_apply(policy_keys, NKEYS(policy_keys), name, where, entries, n, &sc->policy,
+					       &present, NULL, err);
+		return st == LBS_OK ? record(sc, name, policy_keys, NKEYS(policy_keys), entries, n, err) : st;
+	}
+	if (!lbs_hy_policy_find(name + 14)) {
+		char names[256];
+		lbs_hy_policy_names(names, sizeof names);
+		return lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no hybrid policy '%s' (%s)", where->file, where->line,
+				     name, name + 14, names);
+	}
+	lbs_kv *kv = realloc(sc->policy.options, (sc->policy.n_options + n + 1) * sizeof *kv);
+	if (!kv)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	sc->policy.options = kv;
+	for (size_t i = 0; i < n; i++) {
+		kv[sc->policy.n_options++] = *entries[i];
+		lbs_status st = record_one(sc, name, entries[i]->key, entries[i]->value, err);
+		if (st != LBS_OK)
+			return st;
+	}
+	return LBS_OK;
+}
+
 static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 {
 	const lbs_kv **entries = calloc(c->n_kv ? c->n_kv : 1, sizeof *entries);
@@ -442,10 +497,14 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 	for (size_t h = 0; st == LBS_OK && h < c->n_hdr; h++) {
 		const char *name = c->hdr[h].name, *sub;
 		lbs_origin where = { sc->path, c->hdr[h].line };
+		if (!strncmp(name, "hybrid_policy", 13) && (!name[13] || name[13] == '.')) {
+			st = policy_section(sc, c, name, &where, entries, err);
+			continue;
+		}
 		const section_spec *spec = find_section(name, &sub);
 		if (!spec) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no such section in a hybrid scenario (run, hybrid, "
-					   "model, intra_node, network, nodes.NAME, failslow.NAME; doc/hybrid.md)",
+					   "model, intra_node, network, nodes.NAME, failslow.NAME, hybrid_policy[.NAME]; doc/hybrid.md)",
 					   sc->path, where.line, name);
 			break;
 		}
@@ -544,6 +603,30 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		if (st != LBS_OK)
 			return st;
 	}
+	bool seen_policy = false;
+	for (size_t h = 0; h < c->n_hdr; h++)
+		seen_policy |= !strcmp(c->hdr[h].name, "hybrid_policy");
+	if (!seen_policy) {
+		lbs_origin where = { sc->path, 0 };
+		uint64_t present;
+		st = lbs_keys_apply(policy_keys, NKEYS(policy_keys), "hybrid_policy", &where, NULL, 0, &sc->policy,
+				    &present, NULL, err);
+		if (st != LBS_OK)
+			return st;
+	}
+	if (!lbs_hy_policy_find(sc->policy.name)) {
+		char names[256];
+		lbs_hy_policy_names(names, sizeof names);
+		lbs_origin o = origin_of(c, sc, "hybrid_policy", "name");
+		return key_error(sc, &o, "hybrid_policy", "name", err, "no hybrid policy '%s' (%s)", sc->policy.name,
+				 names);
+	}
+	/* only the chosen policy's options: the others' sections were checked to name a policy */
+	size_t keep = 0;
+	for (size_t i = 0; i < sc->policy.n_options; i++)
+		if (!strcmp(sc->policy.options[i].section + 14, sc->policy.name))
+			sc->policy.options[keep++] = sc->policy.options[i];
+	sc->policy.n_options = keep;
 	return check(sc, c, err);
 }
 
@@ -570,6 +653,9 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 	free(sc->nodes);
 	free(sc->episodes);
 	free(sc->config);
+	free(sc->policy.options);
+	sc->policy.options = NULL;
+	sc->policy.n_options = 0;
 	sc->nodes = NULL;
 	sc->episodes = NULL;
 	sc->config = NULL;
@@ -585,4 +671,8 @@ void lbs_hy_scenario_document(FILE *out)
 		fprintf(out, "\n### [%s%s] (hybrid)\n\n%s.\n\n", sections[i].name, named ? ".NAME" : "", sections[i].doc);
 		lbs_keys_document(out, sections[i].keys, sections[i].nkeys);
 	}
+	fputs("\n### [hybrid_policy] (hybrid)\n\nThe balancing policy of the replicas' micro-batches "
+	      "(doc/hybrid.md, \"Balancing policies\").\n\n", out);
+	lbs_keys_document(out, policy_keys, NKEYS(policy_keys));
+	lbs_hy_policy_document(out);
 }

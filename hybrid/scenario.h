@@ -62,6 +62,15 @@ typedef struct lbs_hy_episode_spec {
 	lbs_origin at;
 } lbs_hy_episode_spec;
 
+/* [hybrid_policy]: the balancing policy (hybrid/policy.h) and, from
+ * [hybrid_policy.NAME], its options as given. */
+typedef struct lbs_hy_policy_spec {
+	char name[LBS_VALUE_MAX];
+	int64_t every, epoch_steps;
+	lbs_kv *options;   /* the keys of [hybrid_policy.NAME] for the chosen name */
+	size_t n_options;
+} lbs_hy_policy_spec;
+
 typedef struct lbs_hy_scenario {
 	char path[1024];
 	lbs_hy_run_spec run;
@@ -72,6 +81,7 @@ typedef struct lbs_hy_scenario {
 	size_t n_nodes;
 	lbs_hy_episode_spec *episodes;
 	size_t n_episodes;
+	lbs_hy_policy_spec policy;
 	int64_t n_gpus;
 	lbs_kv *config; /* every key's effective value (given or default), for the results */
 	size_t n_config;
@@ -99,6 +109,7 @@ typedef struct lbs_hy_built {
 	lbs_hy_plan plan;
 	int64_t *rank_of;
 	double *mem_bytes, *mem_cap; /* G: a GPU's memory need and its device's memory */
+	double *act_bytes;           /* G: a GPU's activations of one micro-batch in flight */
 	double flops_per_step;       /* model FLOPs of one step, all GPUs */
 	double *store;               /* what the plan's arrays point into */
 	double *avail_store;
@@ -107,6 +118,12 @@ typedef struct lbs_hy_built {
 } lbs_hy_built;
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
+
+/* Micro-batches whose activations stage s of p holds at once under the
+ * schedule with m micro-batches and v chunks a stage: all m under GPipe,
+ * p - s under 1F1B (Narayanan et al., SC'21, sec. 2.2), the first stage's
+ * warm-up forwards over v when interleaved. */
+double lbs_hy_in_flight(int schedule, int m, int p, int s, int v);
 void lbs_hy_built_free(lbs_hy_built *b);
 
 /* Collective times (hybrid/plan.c; doc/hybrid.md, "Communication"):

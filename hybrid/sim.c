@@ -43,8 +43,17 @@ static lbs_status schedule(lbs_hy_sim *sim, uint32_t op)
 
 static size_t group_of(const lbs_hy_graph *gr, uint32_t op)
 {
-	/* every group has the same number of ops */
-	return op / (gr->group_first[1] - gr->group_first[0]);
+	if (gr->per_group) /* every group has the same number of ops */
+		return op / gr->per_group;
+	size_t lo = 0, hi = gr->n_groups; /* replicas of their own sizes: group_first[lo] <= op */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (gr->group_first[mid] <= op)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
@@ -206,11 +215,12 @@ static double wait_from(const lbs_hy_sim *sim, uint32_t o, double s)
 		return s;
 	if (t != LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD)
 		return INFINITY;
-	size_t per = gr->group_first[1] - gr->group_first[0], p = (size_t)gr->plan->p;
-	size_t r = o / per / p, off = o % per;
+	/* the stages of one replica have the same layout: its clip op sits at
+	 * the same offset in each */
+	size_t p = (size_t)gr->plan->p, g = group_of(gr, o), r = g / p, off = o - gr->group_first[g];
 	double w = s;
 	for (size_t q = 0; q < p; q++) {
-		double a = sim->start[(r * p + q) * per + off];
+		double a = sim->start[gr->group_first[r * p + q] + off];
 		if (a > w)
 			w = a;
 	}

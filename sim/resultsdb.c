@@ -307,6 +307,25 @@ const char lbs_hybrid_schema_sql[] =
 	"FROM hybrid_groups g JOIN hybrid_steps s USING (hybrid_id, step) JOIN hybrid_runs r USING (hybrid_id)\n"
 	"GROUP BY g.hybrid_id;\n";
 
+/* Written by a run of a hybrid scenario beside lbs_hybrid_schema_sql's
+ * tables: its balancing policy's decisions (hybrid/policy.h). */
+const char lbs_hybrid_policy_schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS hybrid_decisions ( -- one row a step: the policy's decision before it\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  policy TEXT NOT NULL,\n"
+	"  changed INTEGER NOT NULL,             -- 1: the replicas' micro-batches changed before this step\n"
+	"  decision_s REAL NOT NULL,             -- real (wall) time the policy took to decide\n"
+	"  PRIMARY KEY (hybrid_id, step)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_replicas ( -- per step and replica: its share of the global batch\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  dp_rank INTEGER NOT NULL,\n"
+	"  micro_batches INTEGER NOT NULL,       -- its gradient is weighted micro_batches / the step's sum\n"
+	"  PRIMARY KEY (hybrid_id, step, dp_rank)\n"
+	") WITHOUT ROWID;\n";
+
 /* The analysis views: those of views.sql and the two written for each file
  * (the unit tests check that this list is theirs). */
 const char *const lbs_results_views[] = {
@@ -491,7 +510,8 @@ static sqlite3 *reference(void)
 	    sqlite3_exec(ref, lbs_sweep_points_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(ref, lbs_hybrid_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
+	    sqlite3_exec(ref, lbs_hybrid_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_hybrid_policy_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_close(ref);
 		return NULL;
 	}

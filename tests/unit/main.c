@@ -82,6 +82,7 @@ int main(void)
 	suite_calib();
 	suite_whatif();
 	suite_hybrid();
+	suite_hybrid_policy();
 	suite_cgroup();
 	suite_suggest();
 	suite_interval();

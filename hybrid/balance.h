@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A hybrid run's steps under a balancing policy (hybrid/policy.h): the
+ * policy is asked before each step, its split checked (sum M, each within
+ * its replica's memory, multiples of the quantum), and when the split
+ * changes the step's graph is rebuilt for the new micro-batch counts, the
+ * simulation carrying on from the same time. The wall time of each
+ * decision is kept beside the step. */
+#ifndef LBS_HYBRID_BALANCE_H
+#define LBS_HYBRID_BALANCE_H
+
+#include "hybrid/hybrid.h"
+#include "hybrid/policy.h"
+#include "hybrid/scenario.h"
+
+typedef struct lbs_hy_balance {
+	const lbs_hy_policy_ops *ops;
+	void *state;
+	bool lookahead;
+	lbs_hy_policy_env env;
+	lbs_hy_plan plan;        /* the built plan, its m_of this run's split */
+	int *m_of, *next;        /* d: the split in force, the policy's proposal */
+	int64_t *max_m;          /* d */
+	double *compute_s;       /* d x p: the last step's compute time per group */
+	lbs_hy_graph *gr;
+	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the
+				    split changes */
+	double decision_s;       /* wall seconds of the last decision */
+	bool changed;            /* the last decision changed the split */
+	double last_step_s;
+	int64_t rebuilds;
+} lbs_hy_balance;
+
+/* The policy of sc->policy on the built job, every replica at m to start. */
+lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc, const lbs_hy_built *b,
+				 lbs_error *err);
+/* Asks the policy for step `step`'s split (and rebuilds when it changes). */
+lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *err);
+/* Runs the step; records each group's compute time for the next decision
+ * and, when acc is not NULL, each group's accounting into acc[G]. */
+lbs_status lbs_hy_balance_step(lbs_hy_balance *bal, double *step_s, lbs_hy_account *acc, lbs_error *err);
+void lbs_hy_balance_destroy(lbs_hy_balance *bal);
+
+/* The most micro-batches replica r's GPUs hold: the largest m <= cap_m
+ * whose activations in flight fit each stage's memory with its model state
+ * (lbs_hy_in_flight). */
+int64_t lbs_hy_max_micro_batches(const lbs_hy_built *b, int schedule, int r, int64_t cap_m);
+
+#endif

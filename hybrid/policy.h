@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Balancing policies for hybrid-parallel jobs (doc/hybrid.md, "Balancing
+ * policies"): the data-parallel policies' contract (models/policy.h) for a
+ * job of d replicas of p pipeline stages.
+ *
+ * The unit a hybrid job can give more or less work is a data-parallel
+ * replica (a whole pipeline): it can run more or fewer micro-batches. A
+ * policy is created from what the job looks like and its options, and
+ * asked before each step (every `every` steps; `every` = 0: once per
+ * epoch of `steps_per_epoch` steps, DBS's rhythm) for the micro-batches of
+ * each replica: integers >= 1, each within the replica's memory (max_m),
+ * summing to the global batch of M micro-batches (the global batch is
+ * kept). It sees only what a real system could see: each group's measured
+ * compute time and the micro-batches each replica ran in the last step.
+ * Only an oracle may ask for look-ahead: the length of the coming step
+ * under any split, simulated with every group's true availability.
+ *
+ * Gradients stay correct as in DBS: replica r computes the mean gradient
+ * of its m_r micro-batches and scales it by m_r / M before the
+ * data-parallel reduction sums the replicas, so the sum is the mean over
+ * the global batch whatever the split (doc/hybrid.md).
+ *
+ * The wall time of each decision (CPU seconds, util/clock.h) is recorded
+ * beside the step, as for data-parallel policies.
+ *
+ * Adding a policy is one file plus one line in hybrid/policy.c's registry. */
+#ifndef LBS_HYBRID_POLICY_H
+#define LBS_HYBRID_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/policy.h"
+#include "util/error.h"
+#include "util/keys.h"
+
+/* What a policy may know about the job when it is created. */
+typedef struct lbs_hy_policy_env {
+	int d, p;                  /* replicas, stages */
+	int total_m;               /* M: micro-batches a step over all replicas */
+	int quantum;               /* every count is a multiple of it (interleaving: p), else 1 */
+	const int64_t *max_m;      /* d: the most micro-batches replica r's memory holds */
+	int64_t every;             /* steps between decisions; 0: once an epoch */
+	int64_t steps_per_epoch;   /* M micro-batches a step: the steps of one pass over the data */
+	uint64_t seed;
+} lbs_hy_policy_env;
+
+/* Look-ahead (an oracle only): the length of the coming step were the
+ * replicas to run m_of[] micro-batches, with every group's true
+ * availability from now on. */
+typedef struct lbs_hy_future {
+	lbs_status (*step_s)(void *ctx, const int *m_of, double *step_s, lbs_error *err);
+	void *ctx;
+} lbs_hy_future;
+
+/* What a policy sees before a step, about the one that just ended. */
+typedef struct lbs_hy_observation {
+	int64_t step;              /* the step about to start (0 first) */
+	bool epoch_start;          /* it is the first of its epoch */
+	double now_s;
+	const int *m_of;           /* d: micro-batches each replica ran (NULL at step 0) */
+	const double *compute_s;   /* d x p: each group's compute time in it, its
+				      tensor-parallel collectives included, waiting
+				      and bubbles excluded (NULL at step 0) */
+	double step_s;             /* its length (0 at step 0) */
+	const lbs_hy_future *future; /* NULL unless the policy asked for it */
+} lbs_hy_observation;
+
+typedef struct lbs_hy_policy_ops {
+	const char *name;
+	const char *summary;
+	const lbs_key_spec *options; /* keys it accepts in [hybrid_policy.NAME] */
+	size_t n_options;
+	size_t options_size;
+	/* Validates options and makes the state; *lookahead: it wants
+	 * obs->future (only an oracle may). */
+	lbs_status (*create)(const lbs_hy_policy_env *env, const lbs_kv *options, size_t n_options, void **state,
+			     bool *lookahead, lbs_error *err);
+	/* Fills m_of[] (it holds the current split) for the coming step and
+	 * sets *changed; the run checks the sum, the caps and the quantum. */
+	lbs_status (*plan)(void *state, const lbs_hy_observation *obs, int *m_of, bool *changed, lbs_error *err);
+	void (*destroy)(void *state);
+} lbs_hy_policy_ops;
+
+extern const lbs_hy_policy_ops lbs_hy_policy_static;
+extern const lbs_hy_policy_ops lbs_hy_policy_lbbsp;
+extern const lbs_hy_policy_ops lbs_hy_policy_dbs;
+extern const lbs_hy_policy_ops lbs_hy_policy_oracle;
+
+extern const lbs_hy_policy_ops *const lbs_hy_policies[];
+const lbs_hy_policy_ops *lbs_hy_policy_find(const char *name);
+void lbs_hy_policy_names(char *buf, size_t len);
+/* Markdown reference of every hybrid policy and its options. */
+void lbs_hy_policy_document(FILE *out);
+
+/* Splits M micro-batches over d replicas in proportion to speed[r] > 0
+ * (micro-batches a second), each at least `quantum` (a replica cannot run
+ * none: it holds its stages' parameters) and at most max_m[r], in
+ * multiples of `quantum`: lbs_split_proportional over the M / quantum
+ * quanta less the d held back (water-filling within the caps, then largest
+ * remainder, ties to the lower index). Returns false when the caps cannot
+ * hold M or a speed is not a positive number. */
+bool lbs_hy_split(int M, int d, int quantum, const double *speed, const int64_t *max_m, int *m_of);
+
+/* A replica's measured speed, micro-batches a second: m_r over the compute
+ * time of its slowest stage (the pipeline runs at its bottleneck's pace). */
+double lbs_hy_replica_speed(int m_r, int p, const double *compute_s_of_replica);
+
+#endif

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Balancing hybrid-parallel jobs (hybrid/policy.h, hybrid/balance.h): the
+ * engine running replicas of different micro-batch counts, the split by
+ * speed, and the policies on hand-made jobs whose steps are worked out by
+ * hand in each comment. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hybrid/balance.h"
+#include "hybrid/hybrid.h"
+#include "hybrid/policy.h"
+#include "tests/unit/suites.h"
+
+/* d x p groups, every micro-batch forward tf and backward tb seconds on
+ * every stage, nothing else taking time; replica 0 at availability a0. */
+typedef struct hp_plan {
+	lbs_hy_plan pl;
+	double buf[1024];
+	lbs_hy_avail avail[16];
+	double t0[16], lvl[16];
+} hp_plan;
+
+static void hp_init(hp_plan *tp, int d, int p, int m, double tf, double tb, double a0)
+{
+	memset(tp, 0, sizeof *tp);
+	lbs_hy_plan *pl = &tp->pl;
+	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = 1, .v = 1, .m = m, .schedule = LBS_HY_1F1B };
+	size_t G = (size_t)(d * p);
+	CU_ASSERT_FATAL(6 * G + 2 * (size_t)p <= 1024 && G <= 16);
+	double *b = tp->buf;
+	pl->fwd_s = b, b += G;
+	pl->bwd_s = b, b += G;
+	pl->fwd_fixed_s = b, b += G;
+	pl->bwd_fixed_s = b, b += G;
+	pl->opt_s = b, b += G;
+	pl->p2p_s = b, b += G;
+	pl->grad_s = b, b += p;
+	pl->gather_s = b;
+	for (size_t g = 0; g < G; g++) {
+		pl->fwd_s[g] = tf;
+		pl->bwd_s[g] = tb;
+		tp->avail[g] = (lbs_hy_avail){ 1, &tp->t0[g], &tp->lvl[g] };
+		tp->lvl[g] = g < (size_t)p ? a0 : 1;
+	}
+	pl->avail = tp->avail;
+}
+
+static double run_once(const lbs_hy_plan *pl)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	if (lbs_hy_graph_build(&gr, pl, &err) != LBS_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		CU_FAIL_FATAL("graph");
+	}
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	double step = NAN;
+	CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return step;
+}
+
+/* Replicas of their own micro-batch counts. One stage, forward 1 s and
+ * backward 2 s: replica r's step is m_r x 3 s / a_r. Replica 0 at 0.5:
+ * the even split 3 / 3 takes max(18, 9) = 18 s; 2 / 4 takes max(12, 12) =
+ * 12 s. Two 1F1B stages: a replica takes (m_r + p - 1) x 3 s / a_r, so
+ * 2 / 4 takes max(3 x 6, 5 x 3) = 18 s, 1 / 5 max(12, 18) = 18 s, 3 / 3
+ * max(24, 12) = 24 s. The graph of 2 / 4 has the ops of m = 2 and m = 4
+ * groups: 6 m + 6 each with p = 1 and d = 2 (2 m computes, m of each of
+ * the four p2p kinds, a reduction, gc, layer-norm, embedding, clip,
+ * optimizer). */
+static void test_replica_counts(void)
+{
+	hp_plan tp;
+	hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
+	CU_ASSERT_DOUBLE_EQUAL(run_once(&tp.pl), 18, 1e-12);
+	int m24[2] = { 2, 4 };
+	tp.pl.m_of = m24;
+	CU_ASSERT_DOUBLE_EQUAL(run_once(&tp.pl), 12, 1e-12);
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, &tp.pl, &err) == LBS_OK);
+	CU_ASSERT_EQUAL(gr.group_first[1] - gr.group_first[0], 6 * 2 + 6);
+	CU_ASSERT_EQUAL(gr.group_first[2] - gr.group_first[1], 6 * 4 + 6);
+	CU_ASSERT_EQUAL(gr.per_group, 0);
+	lbs_hy_graph_free(&gr);
+
+	hp_init(&tp, 2, 2, 3, 1, 2, 0.5);
+	CU_ASSERT_DOUBLE_EQUAL(run_once(&tp.pl), 24, 1e-12);
+	tp.pl.m_of = m24;
+	CU_ASSERT_DOUBLE_EQUAL(run_once(&tp.pl), 18, 1e-12);
+	int m15[2] = { 1, 5 };
+	tp.pl.m_of = m15;
+	CU_ASSERT_DOUBLE_EQUAL(run_once(&tp.pl), 18, 1e-12);
+	int bad[2] = { 0, 6 };
+	tp.pl.m_of = bad;
+	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
+}
+
+/* lbs_hy_split: speeds 1 and 2, M = 6: 2 and 4. Speeds 1, 1, 10, M = 6:
+ * 0.5, 0.5, 5 -> by largest remainder (ties to the lower index) 1, 0, 5,
+ * then the replica at 0 takes one from the largest: 1, 1, 4. A cap of 3 on
+ * the fast one: 1.5, 1.5, 3 -> 2, 1, 3. Interleaving's quantum p = 2, M =
+ * 8, speeds 1 and 3: 4 quanta as 1 and 3: 2 and 6. Caps holding less than
+ * M: refused. */
+static void test_split(void)
+{
+	int m[3];
+	double v2[2] = { 1, 2 };
+	CU_ASSERT_TRUE(lbs_hy_split(6, 2, 1, v2, NULL, m));
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
+	double v3[3] = { 1, 1, 10 };
+	CU_ASSERT_TRUE(lbs_hy_split(6, 3, 1, v3, NULL, m));
+	CU_ASSERT(m[0] == 1 && m[1] == 1 && m[2] == 4);
+	int64_t caps[3] = { 6, 6, 3 };
+	CU_ASSERT_TRUE(lbs_hy_split(6, 3, 1, v3, caps, m));
+	CU_ASSERT(m[0] == 2 && m[1] == 1 && m[2] == 3);
+	double v13[2] = { 1, 3 };
+	CU_ASSERT_TRUE(lbs_hy_split(8, 2, 2, v13, NULL, m));
+	CU_ASSERT(m[0] == 2 && m[1] == 6);
+	int64_t small[2] = { 2, 2 };
+	CU_ASSERT_FALSE(lbs_hy_split(6, 2, 1, v2, small, m));
+	double zero[2] = { 0, 1 };
+	CU_ASSERT_FALSE(lbs_hy_split(6, 2, 1, zero, NULL, m));
+	/* the replica speed: m_r over its slowest stage's compute time */
+	double cs[2] = { 6, 12 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_replica_speed(3, 2, cs), 0.25, 1e-15);
+}
+
+/* A built job by hand for lbs_hy_balance: the plan of hp_init and memory
+ * that holds anything. */
+static void built_of(lbs_hy_built *b, const hp_plan *tp, double *mem)
+{
+	memset(b, 0, sizeof *b);
+	b->plan = tp->pl;
+	size_t G = (size_t)(tp->pl.d * tp->pl.p);
+	for (size_t g = 0; g < G; g++)
+		mem[g] = 1, mem[G + g] = 0, mem[2 * G + g] = 1e9;
+	b->mem_bytes = mem;
+	b->act_bytes = mem + G;
+	b->mem_cap = mem + 2 * G;
+}
+
+/* Runs `steps` steps of policy `name` on tp; returns the last step. */
+static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int *last_split)
+{
+	lbs_hy_scenario sc;
+	memset(&sc, 0, sizeof sc);
+	snprintf(sc.path, sizeof sc.path, "test.ini");
+	snprintf(sc.policy.name, sizeof sc.policy.name, "%s", name);
+	sc.policy.epoch_steps = 2;
+	lbs_hy_built b;
+	double mem[48];
+	built_of(&b, tp, mem);
+	lbs_hy_balance bal;
+	lbs_error err = { 0 };
+	if (lbs_hy_balance_create(&bal, &sc, &b, &err) != LBS_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		CU_FAIL_FATAL("balance");
+	}
+	double step = NAN;
+	for (int64_t i = 0; i < steps; i++) {
+		CU_ASSERT_FATAL(lbs_hy_balance_decide(&bal, i, &err) == LBS_OK);
+		CU_ASSERT(bal.decision_s >= 0);
+		CU_ASSERT_FATAL(lbs_hy_balance_step(&bal, &step, NULL, &err) == LBS_OK);
+	}
+	memcpy(last_split, bal.m_of, (size_t)tp->pl.d * sizeof *last_split);
+	lbs_hy_balance_destroy(&bal);
+	return step;
+}
+
+/* Two replicas of speed 1 and 2 (replica 0 at availability 0.5), one
+ * stage, 3 s a micro-batch at full speed, M = 6. Step 0 runs 3 / 3 in 18 s
+ * (replica 0: 3 x 6 s) and measures 3 / 18 and 3 / 9 micro-batches a
+ * second, 1 : 2. lbbsp splits the next step 2 / 4: 12 s (2 x 6 = 4 x 3).
+ * dbs (epochs of 2 steps) keeps 3 / 3 until step 2, then 2 / 4 as well.
+ * The oracle tries 1/5 (max(6, 15) = 15 s), 2/4 (12 s), 3/3 (18 s), 4/2
+ * (24 s), 5/1 (30 s) from step 0: 2 / 4 at once. static keeps 18 s. */
+static void test_policies_two_replicas(void)
+{
+	hp_plan tp;
+	hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
+	int m[2];
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "static", 3, m), 18, 1e-12);
+	CU_ASSERT(m[0] == 3 && m[1] == 3);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "lbbsp", 2, m), 12, 1e-12);
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "dbs", 2, m), 18, 1e-12);
+	CU_ASSERT(m[0] == 3 && m[1] == 3);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "dbs", 3, m), 12, 1e-12);
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "oracle", 1, m), 12, 1e-12);
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
+}
+
+/* Two 1F1B stages: LB-BSP's proportional split 2 / 4 takes (2 + 1) x 6 =
+ * 18 s against 24 s for 3 / 3; the oracle finds 1 / 5 and 2 / 4 both 18 s
+ * (the first it meets, 1 / 5, is kept: ties keep the earlier). Three
+ * replicas (the first at 0.5), one stage, M = 6: speeds 1 : 2 : 2, the
+ * split 6 / 5 x (1, 2, 2) = 1.2, 2.4, 2.4 -> 1, 3, 2 by largest remainder
+ * (ties to the lower index): max(1 x 6, 3 x 3, 2 x 3) = 9 s. The oracle's
+ * descent from 2 / 2 / 2 (12 s) moves one from replica 0 to 1 (9 s, the
+ * first of the two 9 s moves), then finds no move shorter: 1 / 3 / 2,
+ * 9 s, the best of all splits (1 / 2 / 3 ties; 2 / 2 / 2 and the rest
+ * take 12 s or more). */
+static void test_policies_pipeline(void)
+{
+	hp_plan tp;
+	hp_init(&tp, 2, 2, 3, 1, 2, 0.5);
+	int m[3];
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "lbbsp", 2, m), 18, 1e-12);
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "oracle", 1, m), 18, 1e-12);
+	CU_ASSERT(m[0] == 1 && m[1] == 5);
+	hp_init(&tp, 3, 1, 2, 1, 2, 0.5);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "lbbsp", 2, m), 9, 1e-12);
+	CU_ASSERT(m[0] == 1 && m[1] == 3 && m[2] == 2);
+	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "oracle", 1, m), 9, 1e-12);
+	CU_ASSERT(m[0] == 1 && m[1] == 3 && m[2] == 2);
+}
+
+void suite_hybrid_policy(void)
+{
+	static const test_case tests[] = {
+		{ "replica micro-batch counts", test_replica_counts },
+		{ "split by speed", test_split },
+		{ "policies, two replicas", test_policies_two_replicas },
+		{ "policies, a pipeline", test_policies_pipeline },
+	};
+	add_suite("hybrid-policy", tests, sizeof tests / sizeof tests[0]);
+}
