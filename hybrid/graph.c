@@ -129,7 +129,8 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
 /* The per-group layout of the ops, the same for every group: offsets from
  * group_first[g]. */
 typedef struct layout {
-	uint32_t n_comp, fr, br, fs, bs, ag, rs, sep, gc, ln, emb, clip, opt, n;
+	uint32_t n_comp, fr, br, fs, bs, ag, rs, mark, sep, gc, ln, emb, clip, opt, n;
+	uint32_t nb; /* buckets a chunk */
 	bool dp, sep_ar;
 } layout;
 
@@ -145,8 +146,10 @@ static layout make_layout(const lbs_hy_plan *pl, int m)
 	L.fs = L.br + mv;
 	L.bs = L.fs + mv;
 	L.ag = L.bs + mv;
+	L.nb = pl->buckets > 1 ? (uint32_t)pl->buckets : 1;
 	L.rs = L.ag + (L.dp && pl->zero_stage >= 1 ? v : 0);
-	L.sep = L.rs + (L.dp ? v : 0);
+	L.mark = L.rs + (L.dp ? v * L.nb : 0);
+	L.sep = L.mark + (L.sep_ar ? v * (L.nb - 1) : 0);
 	L.gc = L.sep + (L.sep_ar ? 1 : 0);
 	L.ln = L.gc + 1;
 	L.emb = L.ln + 1;
@@ -219,7 +222,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	int v = pl->v;
 	uint32_t base = gr->group_first[g];
 	uint32_t kf = 0, kb = 0, first_b = UINT32_MAX, last_of[2] = { 0, 0 };
-	uint32_t last_b_of_chunk[64], first_f_of_chunk[64];
+	uint32_t last_b_of_chunk[64], first_f_of_chunk[64], last_b_recv[64], last_b_prev[64];
 	for (int c = 0; c < v && c < 64; c++)
 		last_b_of_chunk[c] = first_f_of_chunk[c] = UINT32_MAX;
 	for (uint32_t i = 0; i < L->n_comp; i++) {
@@ -249,8 +252,11 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		last_of[k->backward] = o;
 		if (k->backward && first_b == UINT32_MAX)
 			first_b = i;
-		if (k->backward && k->chunk < 64)
+		if (k->backward && k->chunk < 64) {
 			last_b_of_chunk[k->chunk] = o;
+			last_b_recv[k->chunk] = recv;
+			last_b_prev[k->chunk] = i ? o - 1 : UINT32_MAX;
+		}
 		if (!k->backward && k->chunk < 64 && first_f_of_chunk[k->chunk] == UINT32_MAX)
 			first_f_of_chunk[k->chunk] = o;
 	}
@@ -282,27 +288,47 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	add_edge(b, base + L->n_comp - 1, gcop); /* R7: after the last compute */
 	add_edge(b, gcop, ln);
 	add_edge(b, ln, emb);
-	/* The reductions, one per chunk: overlapped, in the order the chunks'
-	 * backwards end (the last chunk first), each after its chunk's last
-	 * backward; else after the embedding pair, chunk 0 first. */
+	/* The reductions, `buckets` a chunk: overlapped, in the order the
+	 * chunks' backwards end (the last chunk first), bucket j after its
+	 * marker (the last backward's (j + 1) / buckets, the last bucket after
+	 * the backward itself); else after the embedding pair, chunk 0 first. */
 	uint32_t before_clip = emb;
 	for (uint32_t q = 0; L->dp && q < (uint32_t)v; q++) {
-		uint32_t c = pl->overlap_dp ? (uint32_t)v - 1 - q : q, o = base + L->rs + q;
-		set_op(gr, o, LBS_OP_GRADS_REDUCE_SCATTER, (int)q, (int)c, -1);
-		if (chain != UINT32_MAX)
-			add_edge(b, chain, o); /* R6: the chain */
-		if (!pl->overlap_dp && q == 0)
-			add_edge(b, emb, o); /* R7: after the embedding pair */
-		if (pl->overlap_dp && last_b_of_chunk[c] != UINT32_MAX)
-			add_edge(b, last_b_of_chunk[c], o); /* R6: after its chunk's last backward */
-		chain = o;
+		uint32_t c = pl->overlap_dp ? (uint32_t)v - 1 - q : q;
+		for (uint32_t j = 0; j < L->nb; j++) {
+			uint32_t o = base + L->rs + q * L->nb + j;
+			set_op(gr, o, LBS_OP_GRADS_REDUCE_SCATTER, (int)(q * L->nb + j), (int)c, -1);
+			if (chain != UINT32_MAX)
+				add_edge(b, chain, o); /* R6: the chain */
+			if (!pl->overlap_dp && q == 0 && j == 0)
+				add_edge(b, emb, o); /* R7: after the embedding pair */
+			chain = o;
+			if (!pl->overlap_dp || last_b_of_chunk[c] == UINT32_MAX)
+				continue;
+			if (j + 1 == L->nb) {
+				add_edge(b, last_b_of_chunk[c], o); /* R6: after its chunk's last backward */
+				continue;
+			}
+			/* the marker starts with the last backward (the same
+			 * dependencies) and does (j + 1) / nb of its work */
+			uint32_t mk = base + L->mark + c * (L->nb - 1) + j, lb = last_b_of_chunk[c];
+			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, -1);
+			gr->kind[mk] = LBS_HY_PARTIAL;
+			double f = (double)(j + 1) / (double)L->nb;
+			gr->work[mk] = f * gr->work[lb];
+			gr->fixed[mk] = f * gr->fixed[lb];
+			add_edge(b, last_b_recv[c], mk);
+			if (last_b_prev[c] != UINT32_MAX)
+				add_edge(b, last_b_prev[c], mk);
+			add_edge(b, mk, o);
+		}
 	}
 	if (L->dp && !pl->overlap_dp)
 		before_clip = chain;
 	if (L->sep_ar) {
 		uint32_t o = base + L->sep;
 		set_op(gr, o, LBS_OP_SEPARATE_GRADS_ALL_REDUCE, 0, -1, -1);
-		add_edge(b, base + L->rs + (uint32_t)v - 1, ln);
+		add_edge(b, base + L->rs + (uint32_t)v * L->nb - 1, ln);
 		add_edge(b, emb, o);
 		before_clip = o;
 	}
@@ -318,6 +344,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		return st;
 	if (pl->v > 64)
 		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: at most 64 chunks a stage (has %d)", pl->v);
+	if (pl->buckets > 1024)
+		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: at most 1024 buckets a chunk (has %d)", pl->buckets);
 	gr->plan = pl;
 	/* Each replica's layout (its micro-batches, lbs_hy_replica_m); the
 	 * groups of one replica all have it. */
@@ -421,8 +449,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 			for (int r = 0; r < d; r++)
 				join(&b, AT(r, s, ag) + c, k, pl->gather_s[(size_t)s * (size_t)v + c]);
 		}
-		for (uint32_t q = 0; q < (uint32_t)v; q++) {
-			uint32_t k = new_coll(&b), c = pl->overlap_dp ? (uint32_t)v - 1 - q : q;
+		for (uint32_t q = 0; q < (uint32_t)v * L.nb; q++) {
+			uint32_t k = new_coll(&b), c = pl->overlap_dp ? (uint32_t)v - 1 - q / L.nb : q / L.nb;
 			for (int r = 0; r < d; r++)
 				join(&b, AT(r, s, rs) + q, k, pl->grad_s[(size_t)s * (size_t)v + c]);
 		}

@@ -64,12 +64,16 @@ typedef struct lbs_hy_plan {
 	int schedule;            /* lbs_hy_schedule (interleaved needs v >= 2 and m a multiple of p) */
 	int zero_stage;          /* >= 1: a parameter all-gather per chunk before its first forward */
 	bool overlap_dp;         /* each chunk's gradient reduction starts after its last backward */
+	int buckets;             /* gradient buckets a chunk (0, 1: one): with overlap_dp, bucket j of
+				    chunk c is reduced once the chunk's last backward has done (j + 1) /
+				    buckets of its work (the backward produces the gradients layer by
+				    layer); the buckets of a stage are reduced one after the other */
 	double *fwd_s, *bwd_s;   /* G x v: a micro-batch's compute, nominal seconds (slowed by a(t)) */
 	double *fwd_fixed_s, *bwd_fixed_s; /* G x v: its tensor-parallel collectives (not slowed) */
 	double *opt_s;           /* G: the optimizer step, nominal seconds */
 	double *p2p_s;           /* G: a transfer between g and the group of the next chunk
 				    ((r, s + 1), or (r, 0) from the last stage) */
-	double *grad_s, *gather_s; /* p x v: a chunk's gradient reduction, parameter all-gather */
+	double *grad_s, *gather_s; /* p x v: one bucket's gradient reduction, a chunk's parameter all-gather */
 	double emb_s, clip_s;    /* the embedding pair's all-reduce, the clipping barrier's */
 	lbs_hy_avail *avail;     /* G, or NULL: every group at 1 */
 	lbs_avail *src;          /* G, or NULL: where a group's .ops is set, its availability comes from
@@ -98,7 +102,10 @@ static inline int lbs_hy_replica_m(const lbs_hy_plan *pl, int r)
 	return pl->m_of ? pl->m_of[r] : pl->m;
 }
 
-enum { LBS_HY_LOCAL, LBS_HY_COMPUTE, LBS_HY_MEMBER };
+/* LBS_HY_PARTIAL: a marker of no duration of its own that runs with a
+ * chunk's last backward and ends when it has done a fraction of its work
+ * (when a gradient bucket is ready); not an operation of the trace. */
+enum { LBS_HY_LOCAL, LBS_HY_COMPUTE, LBS_HY_MEMBER, LBS_HY_PARTIAL };
 
 /* The step's graph. */
 typedef struct lbs_hy_graph {
@@ -136,7 +143,8 @@ typedef struct lbs_hy_account {
 typedef struct lbs_hy_sim {
 	const lbs_hy_graph *gr;
 	double *start, *end;     /* per op, of the last step run */
-	uint32_t *pending, *arrive, *handle;
+	struct lbs_hy_wait *wait; /* per op: the latest end of its dependencies so far, and how many have not ended */
+	uint32_t *arrive, *handle;
 	size_t *avail_at;        /* per group: the piece of its availability in use */
 	double now_s;            /* the end of the last step */
 	int64_t step;            /* steps run (an iteration-indexed source's index) */

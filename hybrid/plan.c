@@ -213,7 +213,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	lbs_hy_plan *pl = &b->plan;
 	double *s0 = b->store;
 	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .v = v, .m = m, .schedule = jb->schedule,
-			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp };
+			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
+			     .buckets = (int)jb->dp_buckets };
 	pl->fwd_s = s0, s0 += gv;
 	pl->bwd_s = s0, s0 += gv;
 	pl->fwd_fixed_s = s0, s0 += gv;
@@ -286,7 +287,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		for (int r = 0; r < d; r++)
 			ranks[r] = rank_of(sc, r, s, 0);
 		for (int c = 0; c < v; c++) {
-			double pc = params[c * p + s];
+			double pc = params[c * p + s] / (double)jb->dp_buckets; /* one bucket's */
 			size_t i = (size_t)s * (size_t)v + (size_t)c;
 			if (jb->zero_stage >= 1) {
 				pl->grad_s[i] = collective_s(&cl, ranks, d, pc * jb->grad_bytes, true);

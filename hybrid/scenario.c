@@ -48,8 +48,12 @@ static const lbs_key_spec job_keys[] = {
 	  "parameters all-gathered before each chunk's first forward (Megatron-LM's distributed optimizer), "
 	  "optimizer states partitioned over dp" },
 	{ "overlap_dp", LBS_T_ENUM, J(overlap_dp), "no", 0, 0, 0, "no|yes", NULL,
-	  "`yes`: each chunk's gradient reduction starts after the chunk's last backward, overlapping the "
-	  "backward passes of the chunks still running; `no`: after the pipeline drains" },
+	  "`yes`: each chunk's gradient reduction starts as its last backward produces the gradients "
+	  "(dp_buckets), overlapping the backward passes still running; `no`: after the pipeline drains" },
+	{ "dp_buckets", LBS_T_INT, J(dp_buckets), "1", 1, 1024, 0, NULL, NULL,
+	  "gradient buckets a chunk: each a reduction of its share of the chunk's gradients; with overlap_dp, "
+	  "bucket j starts once the chunk's last backward has done (j + 1)/dp_buckets of its work, so that "
+	  "only the last bucket follows the backward pass (PyTorch DDP's and Megatron-LM's buckets)" },
 	{ "placement", LBS_T_ENUM, J(placement), "tp-pp-dp", 0, 0, 0, LBS_HY_PLACEMENT_CHOICES, NULL,
 	  "how (dp, stage, tp) ranks map to GPUs, fastest-varying first: `tp-pp-dp`, tensor ranks "
 	  "adjacent (inside a node), then stages, then replicas; `tp-dp-pp`, replicas before stages" },

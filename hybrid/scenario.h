@@ -28,7 +28,7 @@ typedef struct lbs_hy_run_spec {
 } lbs_hy_run_spec;
 
 typedef struct lbs_hy_job_spec {
-	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage;
+	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage, dp_buckets;
 	int schedule, overlap_dp, placement;
 	double grad_bytes; /* bytes a gradient element is reduced in */
 } lbs_hy_job_spec;

@@ -14,6 +14,13 @@
 
 #include "sim/engine.h"
 
+/* What an op waits for, kept together: the one cache line an ending
+ * dependency touches. */
+struct lbs_hy_wait {
+	double ready;     /* the latest end of its dependencies that have ended */
+	uint32_t pending; /* dependencies not yet ended */
+};
+
 /* The end of `work` nominal seconds started at t0 under availability a,
  * piece by piece (*at: the piece t0 lies in; times only grow, so the search
  * resumes there). */
@@ -60,15 +67,19 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 {
 	const lbs_hy_graph *gr = sim->gr;
 	sim->start[op] = ready;
-	if (gr->kind[op] == LBS_HY_LOCAL || (sim->given && gr->kind[op] == LBS_HY_COMPUTE)) {
+	if (gr->kind[op] == LBS_HY_LOCAL || (sim->given && gr->kind[op] != LBS_HY_MEMBER)) {
 		sim->end[op] = ready + (sim->given ? sim->given[op] : 0);
 		return schedule(sim, op);
 	}
-	if (gr->kind[op] == LBS_HY_COMPUTE) {
+	if (gr->kind[op] == LBS_HY_COMPUTE || gr->kind[op] == LBS_HY_PARTIAL) {
 		size_t g = group_of(gr, op);
 		const lbs_hy_plan *pl = gr->plan;
+		/* a marker only looks ahead: the backward it runs with is the work */
 		if (pl->src && pl->src[g].ops)
-			sim->end[op] = lbs_avail_finish(&pl->src[g], ready, gr->work[op], sim->step) + gr->fixed[op];
+			sim->end[op] = (gr->kind[op] == LBS_HY_PARTIAL
+						? lbs_avail_peek(&pl->src[g], ready, gr->work[op], sim->step)
+						: lbs_avail_finish(&pl->src[g], ready, gr->work[op], sim->step)) +
+				       gr->fixed[op];
 		else
 			sim->end[op] = fluid_finish(pl->avail ? &pl->avail[g] : NULL, &sim->avail_at[g], ready,
 						    gr->work[op]) + gr->fixed[op];
@@ -96,15 +107,14 @@ static lbs_status on_end(void *ctx, uint32_t op, lbs_engine *eng)
 	lbs_hy_sim *sim = ctx;
 	const lbs_hy_graph *gr = sim->gr;
 	(void)eng;
+	double e = sim->end[op];
 	for (uint32_t k = gr->out_off[op]; k < gr->out_off[op + 1]; k++) {
-		uint32_t w = gr->out[k];
-		if (--sim->pending[w])
+		struct lbs_hy_wait *w = &sim->wait[gr->out[k]];
+		if (e > w->ready)
+			w->ready = e;
+		if (--w->pending)
 			continue;
-		double ready = -INFINITY;
-		for (uint32_t q = gr->dep_off[w]; q < gr->dep_off[w + 1]; q++)
-			if (sim->end[gr->dep[q]] > ready)
-				ready = sim->end[gr->dep[q]];
-		lbs_status st = on_ready(sim, w, ready);
+		lbs_status st = on_ready(sim, gr->out[k], w->ready);
 		if (st != LBS_OK)
 			return st;
 	}
@@ -121,12 +131,12 @@ lbs_status lbs_hy_sim_create(lbs_hy_sim *sim, const lbs_hy_graph *gr, lbs_error 
 				     "engine holds", n, (unsigned)LBS_HANDLE_MAX);
 	sim->start = malloc(n * sizeof *sim->start);
 	sim->end = malloc(n * sizeof *sim->end);
-	sim->pending = malloc(n * sizeof *sim->pending);
+	sim->wait = malloc(n * sizeof *sim->wait);
 	sim->handle = malloc(n * sizeof *sim->handle);
 	sim->arrive = malloc((gr->n_coll ? gr->n_coll : 1) * sizeof *sim->arrive);
 	sim->avail_at = calloc(gr->n_groups, sizeof *sim->avail_at);
 	sim->eng = calloc(1, sizeof *sim->eng);
-	if (!sim->start || !sim->end || !sim->pending || !sim->handle || !sim->arrive || !sim->avail_at || !sim->eng) {
+	if (!sim->start || !sim->end || !sim->wait || !sim->handle || !sim->arrive || !sim->avail_at || !sim->eng) {
 		lbs_hy_sim_destroy(sim);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for a hybrid simulation of %zu ops", n);
 	}
@@ -144,13 +154,13 @@ lbs_status lbs_hy_sim_step(lbs_hy_sim *sim, double *step_s, lbs_error *err)
 	size_t n = gr->n_ops;
 	sim->eng->err = err;
 	for (size_t o = 0; o < n; o++)
-		sim->pending[o] = gr->dep_off[o + 1] - gr->dep_off[o];
+		sim->wait[o] = (struct lbs_hy_wait){ -INFINITY, gr->dep_off[o + 1] - gr->dep_off[o] };
 	for (size_t k = 0; k < gr->n_coll; k++)
 		sim->arrive[k] = gr->mem_off[k + 1] - gr->mem_off[k];
 	lbs_status st = LBS_OK;
 	uint64_t before = sim->eng->events;
 	for (size_t o = 0; st == LBS_OK && o < n; o++)
-		if (!sim->pending[o])
+		if (!sim->wait[o].pending)
 			st = on_ready(sim, (uint32_t)o, sim->now_s);
 	if (st == LBS_OK)
 		st = lbs_engine_run(sim->eng);
@@ -177,7 +187,7 @@ void lbs_hy_sim_destroy(lbs_hy_sim *sim)
 	free(sim->eng);
 	free(sim->start);
 	free(sim->end);
-	free(sim->pending);
+	free(sim->wait);
 	free(sim->handle);
 	free(sim->arrive);
 	free(sim->avail_at);
@@ -294,6 +304,8 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 		int r = (int)(g / (size_t)pl->p), s = (int)(g % (size_t)pl->p);
 		long long rank = rank_of ? (long long)rank_of[g] : (long long)g * pl->t;
 		for (uint32_t o = gr->group_first[g]; o < gr->group_first[g + 1]; o++) {
+			if (gr->kind[o] == LBS_HY_PARTIAL)
+				continue; /* a bucket's marker, no operation */
 			/* float32, as the format holds (doc/whatif.md) */
 			float st = (float)(sim->start[o] - step_start_s), du = (float)(sim->end[o] - sim->start[o]);
 			int mc = gr->mc[o];

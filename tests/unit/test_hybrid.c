@@ -204,6 +204,47 @@ static void test_dp_overlap(void)
 	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 13.5, 1e-12);
 }
 
+/* Buckets within a chunk: p = 1, v = 1, m = 2, d = 2, forward 1 s and
+ * backward 2 s: F0 [0,1] B0 [1,3] F1 [3,4] B1 [4,6]. Two buckets of 0.8 s
+ * with overlap: the first is ready when B1 has done half its work, at
+ * 5 s, reduced [5, 5.8]; the last after B1, [6, 6.8]: the step is 6.8 s,
+ * the last bucket exposed; without overlap 6 + 0.8 + 0.8 = 7.6 s. Four
+ * buckets of 0.4 s: ready at 4.5, 5, 5.5, 6, reduced [4.5,4.9] [5,5.4]
+ * [5.5,5.9] [6,6.4]: 6.4 s. Four of 0.6 s queue up behind each other:
+ * [4.5,5.1] [5.1,5.7] [5.7,6.3] [6.3,6.9]: 6.9 s, 0.9 s exposed. Replica 1
+ * at half speed: its B1 runs [8,12], the buckets of 0.6 s are ready at 9,
+ * 10, 11 and 12: [9,9.6] [10,10.6] [11,11.6] [12,12.6], 12.6 s. Replica 0,
+ * done computing at 6 s, waits [6,9], then 0.4 s before each of the other
+ * three buckets (each of its own is ready, the slow replica's is not):
+ * 4.2 s; it communicates 4 x 0.6 = 2.4 s; no bubble (p = 1). */
+static void test_dp_buckets(void)
+{
+	test_plan tp;
+	plan_init(&tp, 2, 1, 1, 2, LBS_HY_1F1B, 1, 2);
+	tp.pl.overlap_dp = true;
+	tp.pl.buckets = 2;
+	tp.pl.grad_s[0] = 0.8;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 2, 0, &acc), 6.8, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.8, 1e-12);
+	tp.pl.overlap_dp = false;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 7.6, 1e-12);
+	tp.pl.overlap_dp = true;
+	tp.pl.buckets = 4;
+	tp.pl.grad_s[0] = 0.4;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 6.4, 1e-12);
+	tp.pl.grad_s[0] = 0.6;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 6.9, 1e-12);
+	double t0[1] = { 0 }, half[1] = { 0.5 };
+	tp.avail[1] = (lbs_hy_avail){ 1, t0, half };
+	tp.pl.avail = tp.avail;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 12.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 4.2, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 2.4, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 0, 1e-12);
+}
+
 /* A step simulated with communication, unequal stages, a slow replica and
  * ZeRO's all-gathers, written as a per-operation trace and read back by
  * the what-if analysis: its no-delay replay (doc/whatif.md, sec. 5) must
@@ -458,6 +499,7 @@ void suite_hybrid(void)
 		{ "a slow stage, by hand", test_slow_stage },
 		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
+		{ "buckets within a chunk's last backward", test_dp_buckets },
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
 		{ "bad plans", test_plan_errors },
 		{ "ring collectives, alpha-beta", test_ring_times },
