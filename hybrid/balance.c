@@ -91,12 +91,105 @@ static lbs_status future_step(void *ctx, const int *m_of, double *step_s, lbs_er
 	return st;
 }
 
+double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, const int *old_blocks, const int *new_blocks)
+{
+	double pause = 0;
+	int before = 0, after = 0;
+	for (int s = 0; s + 1 < p; s++) {
+		before += old_blocks[s];
+		after += new_blocks[s];
+		int moved = abs(after - before);
+		for (int r = 0; moved && r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			pause = fmax(pause, b->link_lat_s[g] + moved * b->blk_move_bytes / b->link_Bps[g]);
+		}
+	}
+	return pause;
+}
+
+/* The plan's times and the memory of the partition in bal->blocks: each
+ * stage's built values plus (blocks - blocks0) of a block's. */
+static void recost(lbs_hy_balance *bal)
+{
+	const lbs_hy_built *b = bal->b;
+	const lbs_hy_plan *pl = &b->plan;
+	lbs_hy_plan *np = &bal->plan;
+	int p = pl->p;
+	size_t G = (size_t)pl->d * (size_t)p;
+	for (size_t g = 0; g < G; g++) {
+		double k = bal->blocks[g % (size_t)p] - bal->blocks0;
+		np->fwd_s[g] = pl->fwd_s[g] + k * b->blk_fwd_s[g];
+		np->bwd_s[g] = pl->bwd_s[g] + k * b->blk_bwd_s[g];
+		np->fwd_fixed_s[g] = pl->fwd_fixed_s[g] + k * b->blk_fwd_fixed_s[g];
+		np->bwd_fixed_s[g] = pl->bwd_fixed_s[g] + k * b->blk_bwd_fixed_s[g];
+		np->opt_s[g] = pl->opt_s[g] + k * b->blk_opt_s[g];
+	}
+	for (int s = 0; s < p; s++) {
+		double k = bal->blocks[s] - bal->blocks0;
+		np->grad_s[s] = pl->grad_s[s] + k * b->blk_grad_s[s];
+		np->gather_s[s] = pl->gather_s[s] + k * b->blk_gather_s[s];
+	}
+}
+
+/* A GPU of group g's memory with `blocks` blocks and m micro-batches. */
+static double memory_of(const lbs_hy_balance *bal, size_t g, int blocks, int m)
+{
+	const lbs_hy_built *b = bal->b;
+	const lbs_hy_plan *pl = &b->plan;
+	int s = (int)(g % (size_t)pl->p);
+	double act_blk = b->n_blocks ? b->act_bytes[g] / bal->blocks0 : 0;
+	double state = b->mem_bytes[g] - b->act_bytes[g] * lbs_hy_in_flight(pl->schedule, pl->m, pl->p, s, pl->v);
+	double act = b->act_bytes[g] + (blocks - bal->blocks0) * act_blk;
+	state += (blocks - bal->blocks0) * (b->n_blocks ? b->blk_state_bytes[g] : 0);
+	return state + act * lbs_hy_in_flight(pl->schedule, m, pl->p, s, pl->v);
+}
+
+/* Each replica's most micro-batches and each stage's most blocks, for the
+ * partition and split in force. */
+static void limits(lbs_hy_balance *bal, bool moves)
+{
+	const lbs_hy_plan *pl = &bal->b->plan;
+	int d = pl->d, p = pl->p, q = bal->env.quantum, M = bal->env.total_m;
+	for (int r = 0; r < d; r++) {
+		int64_t best = 0;
+		for (int m = 1; moves && m <= M; m++) {
+			bool fits = true;
+			for (int s = 0; fits && s < p; s++) {
+				size_t g = (size_t)r * (size_t)p + (size_t)s;
+				fits = memory_of(bal, g, bal->blocks ? bal->blocks[s] : bal->blocks0, m) <= bal->b->mem_cap[g];
+			}
+			if (!fits)
+				break; /* activations in flight only grow with m */
+			best = m;
+		}
+		bal->max_m[r] = moves ? best / q * q : bal->m_of[r];
+		if (bal->max_m[r] < bal->m_of[r])
+			bal->max_m[r] = bal->m_of[r]; /* the split in force fits: it ran */
+	}
+	for (int s = 0; bal->blocks && s < p; s++) {
+		int best = 0;
+		for (int k = 1; k <= bal->b->n_blocks; k++) {
+			bool fits = true;
+			for (int r = 0; fits && r < d; r++) {
+				size_t g = (size_t)r * (size_t)p + (size_t)s;
+				fits = memory_of(bal, g, k, bal->m_of[r]) <= bal->b->mem_cap[g];
+			}
+			if (!fits)
+				break;
+			best = k;
+		}
+		bal->max_blocks[s] = best > bal->blocks[s] ? best : bal->blocks[s];
+	}
+}
+
 lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc, const lbs_hy_built *b,
 				 lbs_error *err)
 {
 	memset(bal, 0, sizeof *bal);
 	const lbs_hy_plan *pl = &b->plan;
 	int d = pl->d, p = pl->p;
+	size_t G = (size_t)d * (size_t)p;
+	bal->b = b;
 	bal->ops = lbs_hy_policy_find(sc->policy.name);
 	if (!bal->ops)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid_policy] name: no policy '%s'", sc->path,
@@ -105,22 +198,45 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	bal->m_of = malloc((size_t)d * sizeof *bal->m_of);
 	bal->next = malloc((size_t)d * sizeof *bal->next);
 	bal->max_m = malloc((size_t)d * sizeof *bal->max_m);
-	bal->compute_s = calloc((size_t)d * (size_t)p, sizeof *bal->compute_s);
-	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s) {
+	bal->compute_s = calloc(G, sizeof *bal->compute_s);
+	bool resplit = b->n_blocks > 0 && pl->v == 1;
+	if (resplit) {
+		bal->blocks = malloc((size_t)p * sizeof *bal->blocks);
+		bal->next_blocks = malloc((size_t)p * sizeof *bal->next_blocks);
+		bal->max_blocks = malloc((size_t)p * sizeof *bal->max_blocks);
+		bal->own = malloc((5 * G + 2 * (size_t)p) * sizeof *bal->own);
+	}
+	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s ||
+	    (resplit && (!bal->blocks || !bal->next_blocks || !bal->max_blocks || !bal->own))) {
 		lbs_hy_balance_destroy(bal);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the hybrid policy");
 	}
 	int M = pl->m * d, q = pl->schedule == LBS_HY_INTERLEAVED ? p : 1;
-	bool moves = strcmp(bal->ops->name, "static") != 0;
-	for (int r = 0; r < d; r++) {
+	for (int r = 0; r < d; r++)
 		bal->m_of[r] = pl->m;
-		/* the memory limit matters only to a policy that moves micro-batches */
-		bal->max_m[r] = moves ? lbs_hy_max_micro_batches(b, pl->schedule, r, M) / q * q : pl->m;
-	}
 	bal->plan.m_of = bal->m_of;
+	bal->blocks0 = resplit ? b->n_blocks / p : 0;
+	if (resplit) {
+		for (int s = 0; s < p; s++)
+			bal->blocks[s] = bal->blocks0;
+		double *o = bal->own;
+		bal->plan.fwd_s = o, o += G;
+		bal->plan.bwd_s = o, o += G;
+		bal->plan.fwd_fixed_s = o, o += G;
+		bal->plan.bwd_fixed_s = o, o += G;
+		bal->plan.opt_s = o, o += G;
+		bal->plan.grad_s = o, o += p;
+		bal->plan.gather_s = o;
+		recost(bal);
+	}
+	double slowest = 0;
+	for (size_t g = 0; resplit && g < G; g++)
+		slowest = fmax(slowest, b->link_lat_s[g] + b->blk_move_bytes / b->link_Bps[g]);
 	bal->env = (lbs_hy_policy_env){ .d = d, .p = p, .total_m = M, .quantum = q, .max_m = bal->max_m,
-					.every = sc->policy.every, .steps_per_epoch = sc->policy.epoch_steps,
-					.seed = (uint64_t)sc->run.seed };
+					.n_blocks = resplit ? b->n_blocks : 0, .max_blocks = bal->max_blocks,
+					.blk_move_s = slowest, .every = sc->policy.every,
+					.steps_per_epoch = sc->policy.epoch_steps, .seed = (uint64_t)sc->run.seed };
+	limits(bal, strcmp(bal->ops->name, "static") != 0);
 	lbs_status st = bal->ops->create(&bal->env, sc->policy.options, sc->policy.n_options, &bal->state,
 					 &bal->lookahead, err);
 	if (st == LBS_OK && bal->lookahead && pl->src)
@@ -138,7 +254,8 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 }
 
 /* The split a policy proposes: sum M, each within [quantum, max_m], a
- * multiple of the quantum. */
+ * multiple of the quantum; blocks summing to the model's, each within
+ * [1, max_blocks]. */
 static lbs_status check_split(const lbs_hy_balance *bal, lbs_error *err)
 {
 	int64_t sum = 0;
@@ -153,6 +270,17 @@ static lbs_status check_split(const lbs_hy_balance *bal, lbs_error *err)
 	if (sum != bal->env.total_m)
 		return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: %lld micro-batches planned, the global batch "
 				     "is %d", bal->ops->name, (long long)sum, bal->env.total_m);
+	sum = 0;
+	for (int s = 0; bal->blocks && s < bal->env.p; s++) {
+		int k = bal->next_blocks[s];
+		if (k < 1 || k > bal->max_blocks[s])
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: stage %d given %d blocks (1 to %d)",
+					     bal->ops->name, s, k, bal->max_blocks[s]);
+		sum += k;
+	}
+	if (bal->blocks && sum != bal->env.n_blocks)
+		return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: %lld blocks planned, the model has %d",
+				     bal->ops->name, (long long)sum, bal->env.n_blocks);
 	return LBS_OK;
 }
 
@@ -160,29 +288,48 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 {
 	lbs_hy_future fu = { future_step, bal };
 	int64_t per_epoch = bal->env.steps_per_epoch;
+	int d = bal->env.d, p = bal->env.p;
 	lbs_hy_observation obs = {
 		.step = step,
 		.epoch_start = per_epoch > 0 && step % per_epoch == 0,
 		.now_s = bal->sim->now_s,
 		.m_of = step ? bal->m_of : NULL,
+		.blocks = bal->blocks,
 		.compute_s = step ? bal->compute_s : NULL,
 		.step_s = bal->last_step_s,
 		.future = bal->lookahead ? &fu : NULL,
 	};
-	memcpy(bal->next, bal->m_of, (size_t)bal->env.d * sizeof *bal->next);
-	bool changed = false;
+	memcpy(bal->next, bal->m_of, (size_t)d * sizeof *bal->next);
+	if (bal->blocks)
+		memcpy(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks);
+	lbs_hy_decision dec = { .m_of = bal->next, .blocks = bal->blocks ? bal->next_blocks : NULL };
 	double t0 = lbs_monotonic_s();
-	lbs_status st = bal->ops->plan(bal->state, &obs, bal->next, &changed, err);
+	lbs_status st = bal->ops->plan(bal->state, &obs, &dec, err);
 	bal->decision_s = lbs_monotonic_s() - t0;
 	bal->changed = false;
-	if (st != LBS_OK || !changed || !memcmp(bal->next, bal->m_of, (size_t)bal->env.d * sizeof *bal->next))
+	bal->action_s = 0;
+	bool split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
+	bool moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
+	if (st != LBS_OK || !dec.changed || (!split && !moved))
 		return st;
 	if ((st = check_split(bal, err)) != LBS_OK)
 		return st;
-	memcpy(bal->m_of, bal->next, (size_t)bal->env.d * sizeof *bal->m_of);
+	memcpy(bal->m_of, bal->next, (size_t)d * sizeof *bal->m_of);
+	if (moved) {
+		/* the blocks' weights and optimizer states cross the stage links
+		 * before the step; nothing computes meanwhile */
+		bal->action_s = lbs_hy_resplit_s(bal->b, d, p, bal->blocks, bal->next_blocks);
+		memcpy(bal->blocks, bal->next_blocks, (size_t)p * sizeof *bal->blocks);
+		recost(bal);
+		bal->resplits++;
+	}
+	limits(bal, true);
 	bal->changed = true;
 	bal->rebuilds++;
-	return rebuild(bal, err);
+	st = rebuild(bal, err);
+	if (st == LBS_OK)
+		bal->sim->now_s += bal->action_s;
+	return st;
 }
 
 lbs_status lbs_hy_balance_step(lbs_hy_balance *bal, double *step_s, lbs_hy_account *acc, lbs_error *err)
@@ -209,6 +356,10 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal)
 	free_sim(bal);
 	free(bal->m_of);
 	free(bal->next);
+	free(bal->blocks);
+	free(bal->next_blocks);
+	free(bal->max_blocks);
+	free(bal->own);
 	free(bal->max_m);
 	free(bal->compute_s);
 	memset(bal, 0, sizeof *bal);

@@ -20,6 +20,12 @@ typedef struct lbs_hy_balance {
 	lbs_hy_plan plan;        /* the built plan, its m_of this run's split */
 	int *m_of, *next;        /* d: the split in force, the policy's proposal */
 	int64_t *max_m;          /* d */
+	int *blocks, *next_blocks, *max_blocks; /* p (NULL: the job cannot re-split) */
+	int blocks0;             /* the blocks of a stage in the built plan */
+	const lbs_hy_built *b;
+	double *own;             /* the plan's cost arrays, owned: re-splitting changes them */
+	double action_s;         /* the pause before the coming step (moving blocks), seconds */
+	int64_t resplits;
 	double *compute_s;       /* d x p: the last step's compute time per group */
 	lbs_hy_graph *gr;
 	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the
@@ -44,5 +50,14 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal);
  * whose activations in flight fit each stage's memory with its model state
  * (lbs_hy_in_flight). */
 int64_t lbs_hy_max_micro_batches(const lbs_hy_built *b, int schedule, int r, int64_t cap_m);
+
+/* The time to re-split from blocks old[] to new[] (p stages, every
+ * replica): the boundary between stages s and s + 1 carries the blocks by
+ * which the first s + 1 stages' count changes, each blk_move_bytes over the
+ * link of replica r's group (r, s) (latency once); the boundaries and the
+ * replicas move at once, so the pause is the longest of them. Moving a
+ * block across several boundaries is counted once on each (as if relayed
+ * at once: a lower bound on a store-and-forward relay). */
+double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, const int *old_blocks, const int *new_blocks);
 
 #endif

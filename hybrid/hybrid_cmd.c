@@ -48,7 +48,9 @@ typedef struct run_result {
 	int *m_of;           /* steps x d: each replica's micro-batches */
 	double *decision_s;  /* steps: the policy's wall time deciding it */
 	bool *changed;       /* steps: the split changed before it */
-	int64_t rebuilds;
+	double *action_s;    /* steps: the pause before it (moving blocks) */
+	int *blocks;         /* steps x p: each stage's blocks (NULL: no re-split possible) */
+	int64_t rebuilds, resplits;
 	double mean_step_s, tokens_per_s, mfu, wall_s;
 	uint64_t events;
 } run_result;
@@ -120,10 +122,19 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 		}
 	sqlite3_finalize(q);
 	q = NULL;
-	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_decisions VALUES (?1, ?2, ?3, ?4, ?5)", -1, &q, NULL) ==
-			   SQLITE_OK;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_decisions VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &q,
+				      NULL) == SQLITE_OK;
 	for (size_t i = 0; ok && i < steps; i++)
-		ok = bind_exec(q, "iisid", id, (long long)i, sc->policy.name, (long long)rr->changed[i], rr->decision_s[i]);
+		ok = bind_exec(q, "iisidd", id, (long long)i, sc->policy.name, (long long)rr->changed[i], rr->decision_s[i],
+			       rr->action_s[i]);
+	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_partitions VALUES (?1, ?2, ?3, ?4)", -1, &q, NULL) ==
+			   SQLITE_OK;
+	for (size_t i = 0; ok && rr->blocks && i < steps; i++)
+		for (int s = 0; ok && s < pl->p; s++)
+			ok = bind_exec(q, "iiii", id, (long long)i, (long long)s,
+				       (long long)rr->blocks[i * (size_t)pl->p + (size_t)s]);
 	sqlite3_finalize(q);
 	q = NULL;
 	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_replicas VALUES (?1, ?2, ?3, ?4)", -1, &q, NULL) == SQLITE_OK;
@@ -177,8 +188,12 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	rr->m_of = calloc(steps * (size_t)pl->d, sizeof *rr->m_of);
 	rr->decision_s = calloc(steps, sizeof *rr->decision_s);
 	rr->changed = calloc(steps, sizeof *rr->changed);
+	rr->action_s = calloc(steps, sizeof *rr->action_s);
+	if (bal.blocks)
+		rr->blocks = calloc(steps * (size_t)pl->p, sizeof *rr->blocks);
 	FILE *ops = NULL;
-	if (!rr->step_s || !rr->start_s || !rr->acc || !rr->m_of || !rr->decision_s || !rr->changed)
+	if (!rr->step_s || !rr->start_s || !rr->acc || !rr->m_of || !rr->decision_s || !rr->changed || !rr->action_s ||
+	    (bal.blocks && !rr->blocks))
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for %zu steps of %zu groups", steps, G);
 	if (st == LBS_OK && ops_path && !(ops = open_trace(ops_path, sc, pl, err)))
 		st = LBS_EIO;
@@ -188,6 +203,9 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			break;
 		rr->decision_s[i] = bal.decision_s;
 		rr->changed[i] = bal.changed;
+		rr->action_s[i] = bal.action_s;
+		if (bal.blocks)
+			memcpy(rr->blocks + i * (size_t)pl->p, bal.blocks, (size_t)pl->p * sizeof *bal.blocks);
 		memcpy(rr->m_of + i * (size_t)pl->d, bal.m_of, (size_t)pl->d * sizeof *bal.m_of);
 		for (int r = 0; r < pl->d; r++)
 			micro += bal.m_of[r];
@@ -199,6 +217,7 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			st = lbs_hy_trace_write(bal.sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
 	}
 	rr->rebuilds = bal.rebuilds;
+	rr->resplits = bal.resplits;
 	rr->wall_s = lbs_cpu_time_s() - t0;
 	if (ops && fclose(ops) != 0 && st == LBS_OK)
 		st = lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
@@ -250,10 +269,18 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 		double dsum = 0;
 		for (size_t i = 0; i < steps; i++)
 			dsum += rr->decision_s[i];
-		printf("policy %s: %lld changes of the replicas' micro-batches, %.3g s a decision; last split",
-		       sc->policy.name, (long long)rr->rebuilds, dsum / (double)steps);
+		double pause = 0;
+		for (size_t i = 0; i < steps; i++)
+			pause += rr->action_s[i];
+		printf("policy %s: %lld changes (%lld re-splits, %.3f s of pauses), %.3g s a decision; last split",
+		       sc->policy.name, (long long)rr->rebuilds, (long long)rr->resplits, pause, dsum / (double)steps);
 		for (int r = 0; r < pl->d; r++)
 			printf(" %d", rr->m_of[(steps - 1) * (size_t)pl->d + (size_t)r]);
+		if (rr->blocks) {
+			printf("; blocks");
+			for (int s = 0; s < pl->p; s++)
+				printf(" %d", rr->blocks[(steps - 1) * (size_t)pl->p + (size_t)s]);
+		}
 		printf("\n");
 	}
 	printf("simulated %llu events in %.3f s of CPU (%.3g events/s)\n", (unsigned long long)rr->events, rr->wall_s,
@@ -297,6 +324,8 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 	free(rr.m_of);
 	free(rr.decision_s);
 	free(rr.changed);
+	free(rr.action_s);
+	free(rr.blocks);
 	lbs_hy_built_free(&b);
 	lbs_hy_scenario_destroy(&sc);
 	return st;

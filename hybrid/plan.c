@@ -123,6 +123,24 @@ static int chunk_of(const lbs_net *net, size_t i, int chunks, bool *after)
 	return *after ? chunks - 1 : 0;
 }
 
+/* One block's forward and backward (and recompute) seconds on device dev,
+ * and its parameters (per tensor rank): the layers of block 1 (every block
+ * of a transformer preset is the same). */
+static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, double *fwd,
+			double *bwd, double *params)
+{
+	*fwd = *bwd = *params = 0;
+	for (size_t i = 0; i < net->n_layers; i++) {
+		if (net->layers[i].block != 1)
+			continue;
+		double t[LBS_PASSES];
+		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, true, t);
+		*fwd += t[LBS_PASS_FORWARD];
+		*bwd += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		*params += (double)net->layers[i].params;
+	}
+}
+
 /* Nominal seconds of a micro-batch's forward and backward of each chunk on
  * device dev, and each chunk's parameters (per tensor rank). */
 static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, int chunks,
@@ -188,9 +206,12 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
+	/* per block: 8 arrays of G, 2 of p */
+	b->blk_store = calloc(8 * G + 2 * (size_t)p, sizeof *b->blk_store);
+	double *bk_f = calloc(nn, sizeof *bk_f), *bk_b = calloc(nn, sizeof *bk_b), bk_params = 0;
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
-	    !b->mem_bytes || !b->mem_cap || !b->act_bytes) {
+	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f || !bk_b) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 		goto out;
 	}
@@ -207,6 +228,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			gpus_per_node_max = sc->nodes[k].gpus_per_node;
 		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, cf + k * (size_t)pv * 2,
 			    cf + k * (size_t)pv * 2 + pv, k ? NULL : params);
+		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, &bk_f[k], &bk_b[k], &bk_params);
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
 
@@ -224,6 +246,20 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	pl->grad_s = s0, s0 += ps;
 	pl->gather_s = s0;
 
+	{
+		double *q = b->blk_store;
+		b->blk_fwd_s = q, q += G;
+		b->blk_bwd_s = q, q += G;
+		b->blk_fwd_fixed_s = q, q += G;
+		b->blk_bwd_fixed_s = q, q += G;
+		b->blk_opt_s = q, q += G;
+		b->blk_state_bytes = q, q += G;
+		b->link_Bps = q, q += G;
+		b->link_lat_s = q, q += G;
+		b->blk_grad_s = q, q += p;
+		b->blk_gather_s = q;
+		b->n_blocks = v == 1 ? net.n_blocks : 0;
+	}
 	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
 	double act = (double)jb->micro_batch * seq * h * elt; /* one micro-batch's activations */
 	int blocks = net.n_blocks / pv;
@@ -251,12 +287,22 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			double ar = collective_s(&cl, ranks, t, act, false);
 			pl->fwd_fixed_s[g * (size_t)v + (size_t)c] = 2.0 * blocks * ar;
 			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = (double)tp_ar * blocks * ar;
+			b->blk_fwd_fixed_s[g] = 2.0 * ar;
+			b->blk_bwd_fixed_s[g] = (double)tp_ar * ar;
+		}
+		for (int j = 0; j < t; j++) {
+			size_t k = node_group(&cl, ranks[j]);
+			b->blk_fwd_s[g] = fmax(b->blk_fwd_s[g], bk_f[k]);
+			b->blk_bwd_s[g] = fmax(b->blk_bwd_s[g], bk_b[k]);
 		}
 		for (int j = 0; j < t; j++)
 			cap = fmin(cap, lbs_gpu_find(sc->nodes[node_group(&cl, ranks[j])].gpu)->memory);
 		/* p2p to the group of the next chunk */
 		int64_t nx = s + 1 < p ? s + 1 : 0;
 		pl->p2p_s[g] = p2p_s(&cl, ranks[0], rank_of(sc, r, nx, 0), act / t);
+		bool same = node_of(&cl, ranks[0]) == node_of(&cl, rank_of(sc, r, nx, 0));
+		b->link_Bps[g] = same ? sc->intra.bandwidth_Bps : cl.net_bw;
+		b->link_lat_s[g] = same ? sc->intra.latency_s : sc->net.latency_s;
 		/* the optimizer: Adam reads and writes its fp32 master weights,
 		 * two moments and the gradient of its share, 32 bytes a
 		 * parameter (an assumption, doc/hybrid.md) */
@@ -266,6 +312,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		double shard = sp / (jb->zero_stage >= 1 ? (double)d : 1);
 		const lbs_gpu_spec *dev = lbs_gpu_find(sc->nodes[node_group(&cl, ranks[0])].gpu);
 		pl->opt_s[g] = shard * 32 / (dev->bandwidth * eff.mem) + eff.overhead;
+		b->blk_opt_s[g] = bk_params / (jb->zero_stage >= 1 ? (double)d : 1) * 32 / (dev->bandwidth * eff.mem);
+		b->blk_state_bytes[g] = state * bk_params / (double)net.params;
 		/* memory: the stage's share of the model state, and the
 		 * activations of the micro-batches in flight (1F1B: p - s on
 		 * stage s, GPipe: all m; Narayanan et al., SC'21, sec. 2.2) */
@@ -295,6 +343,12 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			} else
 				pl->grad_s[i] = collective_s(&cl, ranks, d, pc * jb->grad_bytes, false);
 		}
+		/* collectives are affine in their bytes: a block's part is the
+		 * difference of the times with and without its bytes */
+		double bp = bk_params / (double)jb->dp_buckets, z1 = jb->zero_stage >= 1;
+		b->blk_grad_s[s] = collective_s(&cl, ranks, d, bp * jb->grad_bytes, z1) - collective_s(&cl, ranks, d, 0, z1);
+		if (z1)
+			b->blk_gather_s[s] = collective_s(&cl, ranks, d, bp * elt, true) - collective_s(&cl, ranks, d, 0, true);
 	}
 	/* the tied embedding's gradient between the first and last stage */
 	if (net.tf->tied && p > 1) {
@@ -306,10 +360,13 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	pl->clip_s = 2.0 * ceil(log2(world > 1 ? world : 2)) *
 		     (sc->n_nodes == 1 && sc->nodes[0].count == 1 ? sc->intra.latency_s : sc->net.latency_s);
 	b->flops_per_step = lbs_net_flops(&net, jb->micro_batch) * t * (double)m * d;
+	b->blk_move_bytes = bk_params * (elt + 12.0 / (jb->zero_stage >= 1 ? (double)d : 1));
 	st = build_avail(sc, &cl, b, err);
 	if (st == LBS_OK)
 		st = bind_traces(sc, &cl, b, err);
 out:
+	free(bk_f);
+	free(bk_b);
 	free(obs);
 	free(cl.first_gpu);
 	free(cl.first_node);
@@ -511,5 +568,6 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	free(b->mem_bytes);
 	free(b->mem_cap);
 	free(b->act_bytes);
+	free(b->blk_store);
 	memset(b, 0, sizeof *b);
 }

@@ -7,7 +7,8 @@
 #include <string.h>
 
 const lbs_hy_policy_ops *const lbs_hy_policies[] = {
-	&lbs_hy_policy_static, &lbs_hy_policy_lbbsp, &lbs_hy_policy_dbs, &lbs_hy_policy_oracle, NULL,
+	&lbs_hy_policy_static, &lbs_hy_policy_lbbsp, &lbs_hy_policy_dbs, &lbs_hy_policy_oracle,
+	&lbs_hy_policy_resplit, NULL,
 };
 
 const lbs_hy_policy_ops *lbs_hy_policy_find(const char *name)
@@ -80,4 +81,30 @@ double lbs_hy_replica_speed(int m_r, int p, const double *compute_s_of_replica)
 	for (int s = 0; s < p; s++)
 		worst = fmax(worst, compute_s_of_replica[s]);
 	return worst > 0 ? (double)m_r / worst : NAN;
+}
+
+bool lbs_hy_partition(int n, int p, const double *cost, const int *max_b, int *b)
+{
+	if (p < 1 || n < p)
+		return false;
+	for (int s = 0; s < p; s++) {
+		b[s] = 1;
+		if (max_b && max_b[s] < 1)
+			return false;
+	}
+	for (int k = p; k < n; k++) {
+		int best = -1;
+		double t = INFINITY;
+		for (int s = 0; s < p; s++) {
+			if (max_b && b[s] >= max_b[s])
+				continue;
+			double x = (b[s] + 1) * cost[s];
+			if (x < t)
+				t = x, best = s;
+		}
+		if (best < 0)
+			return false;
+		b[best]++;
+	}
+	return true;
 }

@@ -3,17 +3,27 @@
  * policies"): the data-parallel policies' contract (models/policy.h) for a
  * job of d replicas of p pipeline stages.
  *
- * The unit a hybrid job can give more or less work is a data-parallel
- * replica (a whole pipeline): it can run more or fewer micro-batches. A
- * policy is created from what the job looks like and its options, and
- * asked before each step (every `every` steps; `every` = 0: once per
- * epoch of `steps_per_epoch` steps, DBS's rhythm) for the micro-batches of
- * each replica: integers >= 1, each within the replica's memory (max_m),
- * summing to the global batch of M micro-batches (the global batch is
- * kept). It sees only what a real system could see: each group's measured
- * compute time and the micro-batches each replica ran in the last step.
- * Only an oracle may ask for look-ahead: the length of the coming step
- * under any split, simulated with every group's true availability.
+ * Two things of a hybrid job can be re-balanced: a data-parallel replica (a
+ * whole pipeline) can run more or fewer micro-batches, and a pipeline stage
+ * can hold more or fewer transformer blocks. A policy is created from what
+ * the job looks like and its options, and asked before each step for a
+ * decision (lbs_hy_decision):
+ *  (a) the micro-batches of each replica: integers >= quantum, multiples of
+ *      it, each within the replica's memory (max_m), summing to the global
+ *      batch of M micro-batches (the global batch is kept);
+ *  (b) the blocks of each stage (the same in every replica): integers >= 1
+ *      within max_blocks, summing to the model's n_blocks; only when the
+ *      job can re-split (v = 1: dec->blocks is NULL otherwise). A re-split
+ *      costs the time to move the blocks' weights and optimizer states
+ *      over the links between the stages, paid before the step
+ *      (lbs_hy_resplit_s), during which nothing computes.
+ * It sees only what a real system could see: each group's measured
+ * compute time and the micro-batches and blocks of the last step. Only an
+ * oracle may ask for look-ahead: the length of the coming step under any
+ * split, simulated with every group's true availability. How often it
+ * decides is its own (the `[hybrid_policy] every` key: steps between
+ * decisions, 0 the policy's own rhythm; DBS's is the epoch of
+ * `steps_per_epoch` steps).
  *
  * Gradients stay correct as in DBS: replica r computes the mean gradient
  * of its m_r micro-batches and scales it by m_r / M before the
@@ -40,6 +50,9 @@
 typedef struct lbs_hy_policy_env {
 	int d, p;                  /* replicas, stages */
 	int total_m;               /* M: micro-batches a step over all replicas */
+	int n_blocks;              /* the model's blocks; 0: the job cannot re-split */
+	const int *max_blocks;     /* p: the most blocks stage s's memory holds (NULL: n_blocks 0) */
+	double blk_move_s;         /* seconds to move one block over the slowest stage link (hint) */
 	int quantum;               /* every count is a multiple of it (interleaving: p), else 1 */
 	const int64_t *max_m;      /* d: the most micro-batches replica r's memory holds */
 	int64_t every;             /* steps between decisions; 0: once an epoch */
@@ -61,12 +74,20 @@ typedef struct lbs_hy_observation {
 	bool epoch_start;          /* it is the first of its epoch */
 	double now_s;
 	const int *m_of;           /* d: micro-batches each replica ran (NULL at step 0) */
+	const int *blocks;         /* p: the blocks of each stage (NULL: cannot re-split) */
 	const double *compute_s;   /* d x p: each group's compute time in it, its
 				      tensor-parallel collectives included, waiting
 				      and bubbles excluded (NULL at step 0) */
 	double step_s;             /* its length (0 at step 0) */
 	const lbs_hy_future *future; /* NULL unless the policy asked for it */
 } lbs_hy_observation;
+
+/* A decision: in, the split in force; out, the next one. */
+typedef struct lbs_hy_decision {
+	int *m_of;                 /* d */
+	int *blocks;               /* p, or NULL: the job cannot re-split */
+	bool changed;              /* set when either changed */
+} lbs_hy_decision;
 
 typedef struct lbs_hy_policy_ops {
 	const char *name;
@@ -78,9 +99,9 @@ typedef struct lbs_hy_policy_ops {
 	 * obs->future (only an oracle may). */
 	lbs_status (*create)(const lbs_hy_policy_env *env, const lbs_kv *options, size_t n_options, void **state,
 			     bool *lookahead, lbs_error *err);
-	/* Fills m_of[] (it holds the current split) for the coming step and
-	 * sets *changed; the run checks the sum, the caps and the quantum. */
-	lbs_status (*plan)(void *state, const lbs_hy_observation *obs, int *m_of, bool *changed, lbs_error *err);
+	/* Fills dec for the coming step (it holds the current split) and sets
+	 * dec->changed; the run checks the sums, the caps and the quantum. */
+	lbs_status (*plan)(void *state, const lbs_hy_observation *obs, lbs_hy_decision *dec, lbs_error *err);
 	void (*destroy)(void *state);
 } lbs_hy_policy_ops;
 
@@ -88,6 +109,7 @@ extern const lbs_hy_policy_ops lbs_hy_policy_static;
 extern const lbs_hy_policy_ops lbs_hy_policy_lbbsp;
 extern const lbs_hy_policy_ops lbs_hy_policy_dbs;
 extern const lbs_hy_policy_ops lbs_hy_policy_oracle;
+extern const lbs_hy_policy_ops lbs_hy_policy_resplit;
 
 extern const lbs_hy_policy_ops *const lbs_hy_policies[];
 const lbs_hy_policy_ops *lbs_hy_policy_find(const char *name);
@@ -107,5 +129,14 @@ bool lbs_hy_split(int M, int d, int quantum, const double *speed, const int64_t 
 /* A replica's measured speed, micro-batches a second: m_r over the compute
  * time of its slowest stage (the pipeline runs at its bottleneck's pace). */
 double lbs_hy_replica_speed(int m_r, int p, const double *compute_s_of_replica);
+
+/* The blocks of p stages of per-block times cost[s] (seconds a block a
+ * micro-batch) that minimise the slowest stage's time, max_s b_s cost_s,
+ * with sum b_s = n, 1 <= b_s <= max_b[s] (NULL: n): every stage gets one,
+ * then each further block goes to the stage whose time with it would be
+ * least (ties to the lower stage), which is optimal for a maximum of
+ * increasing terms (each added block raises only its own stage).
+ * Returns false when the caps cannot hold n. */
+bool lbs_hy_partition(int n, int p, const double *cost, const int *max_b, int *b);
 
 #endif

@@ -110,8 +110,20 @@ typedef struct lbs_hy_built {
 	int64_t *rank_of;
 	double *mem_bytes, *mem_cap; /* G: a GPU's memory need and its device's memory */
 	double *act_bytes;           /* G: a GPU's activations of one micro-batch in flight */
+	/* One transformer block's part of the plan (v = 1 only, else
+	 * n_blocks = 0), to move blocks between stages (hybrid/balance.h):
+	 * each of the plan's times of a stage is its blocks times these, plus
+	 * what the stage holds besides blocks (embedding, head). */
+	int n_blocks;                /* the model's blocks; each stage holds n_blocks / p */
+	double *blk_fwd_s, *blk_bwd_s, *blk_fwd_fixed_s, *blk_bwd_fixed_s, *blk_opt_s; /* G */
+	double *blk_grad_s, *blk_gather_s; /* p: a block's part of a stage's reduction (a bucket's), gather */
+	double *blk_state_bytes;     /* G: a GPU's model state of one block */
+	double blk_move_bytes;       /* what a GPU sends to hand a block to another stage: its weights
+					and its share of the optimizer states (fp32 master and two moments) */
+	double *link_Bps, *link_lat_s; /* G: the link from group g to the next stage's (tensor rank 0's) */
 	double flops_per_step;       /* model FLOPs of one step, all GPUs */
 	double *store;               /* what the plan's arrays point into */
+	double *blk_store;           /* what the blk_ arrays point into */
 	double *avail_store;
 	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
 	lbs_source *sources;         /* G: each group's replay of its node's trace */

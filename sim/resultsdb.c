@@ -316,7 +316,15 @@ const char lbs_hybrid_policy_schema_sql[] =
 	"  policy TEXT NOT NULL,\n"
 	"  changed INTEGER NOT NULL,             -- 1: the replicas' micro-batches changed before this step\n"
 	"  decision_s REAL NOT NULL,             -- real (wall) time the policy took to decide\n"
+	"  action_s REAL NOT NULL,               -- simulated pause before the step: moving blocks between stages\n"
 	"  PRIMARY KEY (hybrid_id, step)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_partitions ( -- per step and stage: its transformer blocks (v = 1)\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  stage INTEGER NOT NULL,\n"
+	"  blocks INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (hybrid_id, step, stage)\n"
 	") WITHOUT ROWID;\n"
 	"CREATE TABLE IF NOT EXISTS hybrid_replicas ( -- per step and replica: its share of the global batch\n"
 	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
@@ -324,7 +332,13 @@ const char lbs_hybrid_policy_schema_sql[] =
 	"  dp_rank INTEGER NOT NULL,\n"
 	"  micro_batches INTEGER NOT NULL,       -- its gradient is weighted micro_batches / the step's sum\n"
 	"  PRIMARY KEY (hybrid_id, step, dp_rank)\n"
-	") WITHOUT ROWID;\n";
+	") WITHOUT ROWID;\n"
+	"CREATE VIEW IF NOT EXISTS hybrid_policy_summary AS -- per run: its policy, steps and time to do them\n"
+	"SELECT r.hybrid_id, r.name, r.seed, d.policy, r.steps, r.mean_step_s,\n"
+	"  (SELECT max(start_s + step_s) FROM hybrid_steps s WHERE s.hybrid_id = r.hybrid_id) AS total_s,\n"
+	"  sum(d.action_s) AS action_s, sum(d.changed) AS changes, avg(d.decision_s) AS mean_decision_s\n"
+	"FROM hybrid_runs r JOIN hybrid_decisions d USING (hybrid_id)\n"
+	"GROUP BY r.hybrid_id;\n";
 
 /* The analysis views: those of views.sql and the two written for each file
  * (the unit tests check that this list is theirs). */
@@ -334,6 +348,7 @@ const char *const lbs_results_views[] = {
 	"policy_time_to_epochs", "policy_time_to_iterations", "iteration_times", "batch_changes",
 	"run_variant", "run_unique", "t95", "time_by_point", "run_keys",
 	"hybrid_shares", /* lbs_hybrid_schema_sql's */
+	"hybrid_policy_summary", /* lbs_hybrid_policy_schema_sql's */
 	NULL,
 };
 

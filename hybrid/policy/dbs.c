@@ -57,8 +57,10 @@ static lbs_status dbs_create(const lbs_hy_policy_env *env, const lbs_kv *options
 	return LBS_OK;
 }
 
-static lbs_status dbs_plan(void *state, const lbs_hy_observation *obs, int *m_of, bool *changed, lbs_error *err)
+static lbs_status dbs_plan(void *state, const lbs_hy_observation *obs, lbs_hy_decision *dec, lbs_error *err)
 {
+	int *m_of = dec->m_of;
+	bool *changed = &dec->changed;
 	dbs_state *s = state;
 	int d = s->env.d, p = s->env.p;
 	*changed = false;

@@ -92,8 +92,10 @@ static lbs_status lbbsp_create(const lbs_hy_policy_env *env, const lbs_kv *optio
 	return LBS_OK;
 }
 
-static lbs_status lbbsp_plan(void *state, const lbs_hy_observation *obs, int *m_of, bool *changed, lbs_error *err)
+static lbs_status lbbsp_plan(void *state, const lbs_hy_observation *obs, lbs_hy_decision *dec, lbs_error *err)
 {
+	int *m_of = dec->m_of;
+	bool *changed = &dec->changed;
 	lbbsp_state *s = state;
 	int d = s->env.d, p = s->env.p;
 	*changed = false;

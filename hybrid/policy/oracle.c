@@ -103,8 +103,10 @@ static lbs_status descend(oracle_state *s, const lbs_hy_future *fu, const int *s
 	return st;
 }
 
-static lbs_status oracle_plan(void *state, const lbs_hy_observation *obs, int *m_of, bool *changed, lbs_error *err)
+static lbs_status oracle_plan(void *state, const lbs_hy_observation *obs, lbs_hy_decision *dec, lbs_error *err)
 {
+	int *m_of = dec->m_of;
+	bool *changed = &dec->changed;
 	oracle_state *s = state;
 	int d = s->env.d, q = s->env.quantum, M = s->env.total_m;
 	const lbs_hy_future *fu = obs->future;

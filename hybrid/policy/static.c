@@ -13,10 +13,10 @@ static lbs_status static_create(const lbs_hy_policy_env *env, const lbs_kv *opti
 	return LBS_OK;
 }
 
-static lbs_status static_plan(void *state, const lbs_hy_observation *obs, int *m_of, bool *changed, lbs_error *err)
+static lbs_status static_plan(void *state, const lbs_hy_observation *obs, lbs_hy_decision *dec, lbs_error *err)
 {
-	(void)state, (void)obs, (void)m_of, (void)err;
-	*changed = false;
+	(void)state, (void)obs, (void)err;
+	dec->changed = false;
 	return LBS_OK;
 }
 

@@ -145,20 +145,21 @@ static void built_of(lbs_hy_built *b, const hp_plan *tp, double *mem)
 	b->mem_cap = mem + 2 * G;
 }
 
-/* Runs `steps` steps of policy `name` on tp; returns the last step. */
-static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int *last_split)
+/* Runs `steps` steps of policy `name` on the built job b; returns the
+ * last step, the split and the time at the end (pauses included). */
+static double run_built(const lbs_hy_built *b, const char *name, const lbs_kv *opts, size_t n_opts, int64_t steps,
+			int *last_split, int *last_blocks, double *end_s)
 {
 	lbs_hy_scenario sc;
 	memset(&sc, 0, sizeof sc);
 	snprintf(sc.path, sizeof sc.path, "test.ini");
 	snprintf(sc.policy.name, sizeof sc.policy.name, "%s", name);
 	sc.policy.epoch_steps = 2;
-	lbs_hy_built b;
-	double mem[48];
-	built_of(&b, tp, mem);
+	sc.policy.options = (lbs_kv *)opts;
+	sc.policy.n_options = n_opts;
 	lbs_hy_balance bal;
 	lbs_error err = { 0 };
-	if (lbs_hy_balance_create(&bal, &sc, &b, &err) != LBS_OK) {
+	if (lbs_hy_balance_create(&bal, &sc, b, &err) != LBS_OK) {
 		fprintf(stderr, "%s\n", err.msg);
 		CU_FAIL_FATAL("balance");
 	}
@@ -168,9 +169,21 @@ static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int
 		CU_ASSERT(bal.decision_s >= 0);
 		CU_ASSERT_FATAL(lbs_hy_balance_step(&bal, &step, NULL, &err) == LBS_OK);
 	}
-	memcpy(last_split, bal.m_of, (size_t)tp->pl.d * sizeof *last_split);
+	memcpy(last_split, bal.m_of, (size_t)b->plan.d * sizeof *last_split);
+	if (last_blocks && bal.blocks)
+		memcpy(last_blocks, bal.blocks, (size_t)b->plan.p * sizeof *last_blocks);
+	if (end_s)
+		*end_s = bal.sim->now_s;
 	lbs_hy_balance_destroy(&bal);
 	return step;
+}
+
+static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int *last_split)
+{
+	lbs_hy_built b;
+	double mem[48];
+	built_of(&b, tp, mem);
+	return run_built(&b, name, NULL, 0, steps, last_split, NULL, NULL);
 }
 
 /* Two replicas of speed 1 and 2 (replica 0 at availability 0.5), one
@@ -223,6 +236,72 @@ static void test_policies_pipeline(void)
 	CU_ASSERT(m[0] == 1 && m[1] == 3 && m[2] == 2);
 }
 
+/* lbs_hy_partition: costs 1 and 2 a block, 6 blocks: 4 / 2 (worked in
+ * hybrid/policy/resplit.c); costs 1, 1, 1 and 9 blocks: 3 / 3 / 3; a cap
+ * of 3 on the cheap stage of 1 / 2: 3 / 3; caps of 2 and 2 cannot hold 6. */
+static void test_partition(void)
+{
+	int b[3];
+	double c12[2] = { 1, 2 }, c111[3] = { 1, 1, 1 };
+	CU_ASSERT_TRUE(lbs_hy_partition(6, 2, c12, NULL, b));
+	CU_ASSERT(b[0] == 4 && b[1] == 2);
+	CU_ASSERT_TRUE(lbs_hy_partition(9, 3, c111, NULL, b));
+	CU_ASSERT(b[0] == 3 && b[1] == 3 && b[2] == 3);
+	int cap[2] = { 3, 6 };
+	CU_ASSERT_TRUE(lbs_hy_partition(6, 2, c12, cap, b));
+	CU_ASSERT(b[0] == 3 && b[1] == 3);
+	int small[2] = { 2, 2 };
+	CU_ASSERT_FALSE(lbs_hy_partition(6, 2, c12, small, b));
+}
+
+/* The re-split of hybrid/policy/resplit.c's worked example: one replica,
+ * two 1F1B stages of 3 blocks (forward 1/3 s and backward 2/3 s a block),
+ * stage 1 at availability 0.5, m = 4: step 0 takes 27 s (stage 0 F 1 s
+ * B 2 s, stage 1 F 2 s B 4 s; tests/unit/test_hybrid.c's slow stage). The
+ * policy measures 1 s and 2 s a block a micro-batch and moves to 4 / 2,
+ * one block crossing the boundary: 1 GB of weights and optimizer states
+ * over a 1 GB/s link, a 1 s pause. Step 1: both stages 4 s a micro-batch
+ * (4 x 1/3 + 4 x 2/3 on stage 0, 2 x 1 / 0.5 on stage 1), (m + p - 1) x 4
+ * = 20 s; two steps end at 27 + 1 + 20 = 48 s. With 1 TB a block the
+ * pause, 1000 s, is more than 20 steps (horizon) of the 10 s saving: it
+ * stays at 3 / 3 and 27 s. */
+static void test_resplit(void)
+{
+	hp_plan tp;
+	hp_init(&tp, 1, 2, 4, 1, 2, 1);
+	tp.lvl[1] = 0.5;
+	lbs_hy_built b;
+	double mem[48], blk[16];
+	built_of(&b, &tp, mem);
+	b.n_blocks = 6;
+	b.blk_fwd_s = blk, b.blk_bwd_s = blk + 2, b.blk_fwd_fixed_s = blk + 4, b.blk_bwd_fixed_s = blk + 6;
+	b.blk_opt_s = blk + 8, b.blk_state_bytes = blk + 10, b.link_Bps = blk + 12, b.link_lat_s = blk + 14;
+	double blk_p[4] = { 0 };
+	b.blk_grad_s = blk_p, b.blk_gather_s = blk_p + 2;
+	for (int g = 0; g < 2; g++) {
+		blk[g] = 1.0 / 3, blk[2 + g] = 2.0 / 3;
+		blk[4 + g] = blk[6 + g] = blk[8 + g] = blk[10 + g] = 0;
+		blk[12 + g] = 1e9, blk[14 + g] = 0;
+	}
+	b.blk_move_bytes = 1e9;
+	int m[1], blocks[2];
+	double end;
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "resplit", NULL, 0, 1, m, blocks, &end), 27, 1e-9);
+	CU_ASSERT(blocks[0] == 3 && blocks[1] == 3);
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "resplit", NULL, 0, 2, m, blocks, &end), 20, 1e-9);
+	CU_ASSERT(blocks[0] == 4 && blocks[1] == 2);
+	CU_ASSERT_DOUBLE_EQUAL(end, 48, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 2, (int[]){ 3, 3 }, (int[]){ 4, 2 }), 1, 1e-12);
+	b.blk_move_bytes = 1e12;
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "resplit", NULL, 0, 2, m, blocks, &end), 27, 1e-9);
+	CU_ASSERT(blocks[0] == 3 && blocks[1] == 3);
+	CU_ASSERT_DOUBLE_EQUAL(end, 54, 1e-9);
+	/* horizon 0: whatever the pause, 1000 s then 20 s */
+	lbs_kv h0 = { .section = "hybrid_policy.resplit", .key = "horizon", .value = "0", .at = { "test.ini", 9 } };
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "resplit", &h0, 1, 2, m, blocks, &end), 20, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(end, 27 + 1000 + 20, 1e-9);
+}
+
 void suite_hybrid_policy(void)
 {
 	static const test_case tests[] = {
@@ -230,6 +309,8 @@ void suite_hybrid_policy(void)
 		{ "split by speed", test_split },
 		{ "policies, two replicas", test_policies_two_replicas },
 		{ "policies, a pipeline", test_policies_pipeline },
+		{ "partition by stage cost", test_partition },
+		{ "layer re-split", test_resplit },
 	};
 	add_suite("hybrid-policy", tests, sizeof tests / sizeof tests[0]);
 }
