@@ -116,8 +116,8 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
 	b->e[b->n_e++] = (edge){ from, to };
 }
 
-/* The per-group layout of the ops, the same for every group: offsets from
- * group_first[g]. */
+/* The per-group layout of the ops, the same for every group: local op
+ * numbers (lbs_hy_op). */
 typedef struct layout {
 	uint32_t n_comp, fr, br, fs, bs, ag, rs, mark, sep, gc, ln, emb, clip, opt, n;
 	uint32_t nb; /* buckets a chunk */
@@ -210,13 +210,14 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	lbs_hy_graph *gr = b->gr;
 	const lbs_hy_plan *pl = gr->plan;
 	int v = pl->v;
-	uint32_t base = gr->group_first[g];
+	const uint32_t G = (uint32_t)gr->n_groups, gg = (uint32_t)g;
+#define OP(x) ((uint32_t)(x) * G + gg)
 	uint32_t kf = 0, kb = 0, first_b = UINT32_MAX, last_of[2] = { 0, 0 };
 	uint32_t last_b_of_chunk[64], first_f_of_chunk[64], last_b_recv[64], last_b_prev[64];
 	for (int c = 0; c < v && c < 64; c++)
 		last_b_of_chunk[c] = first_f_of_chunk[c] = UINT32_MAX;
 	for (uint32_t i = 0; i < L->n_comp; i++) {
-		uint32_t o = base + i;
+		uint32_t o = OP(i);
 		const lbs_hy_compute *k = &K[i];
 		size_t gc = g * (size_t)v + (size_t)k->chunk;
 		set_op(gr, o, k->backward ? LBS_OP_BACKWARD_COMPUTE : LBS_OP_FORWARD_COMPUTE,
@@ -225,17 +226,17 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		gr->work[o] = k->backward ? pl->bwd_s[gc] : pl->fwd_s[gc];
 		gr->fixed[o] = k->backward ? pl->bwd_fixed_s[gc] : pl->fwd_fixed_s[gc];
 		if (i)
-			add_edge(b, o - 1, o); /* R1 */
+			add_edge(b, OP(i - 1), o); /* R1 */
 		uint32_t j = k->backward ? kb++ : kf++;
-		uint32_t recv = base + (k->backward ? L->br : L->fr) + j;
-		uint32_t send = base + (k->backward ? L->bs : L->fs) + j;
+		uint32_t rl = (k->backward ? L->br : L->fr) + j, sl = (k->backward ? L->bs : L->fs) + j;
+		uint32_t recv = OP(rl), send = OP(sl);
 		add_edge(b, recv, o); /* R3: the compute waits for its input */
 		add_edge(b, o, send); /* R3: the send follows its compute */
 		if (j) {
 			/* R3: a receive is posted once the previous compute of its direction is done; R4: streams */
 			add_edge(b, last_of[k->backward], recv);
-			add_edge(b, recv - 1, recv);
-			add_edge(b, send - 1, send);
+			add_edge(b, OP(rl - 1), recv);
+			add_edge(b, OP(sl - 1), send);
 		}
 		set_op(gr, recv, k->backward ? LBS_OP_BACKWARD_RECV : LBS_OP_FORWARD_RECV, (int)j, -1, -1);
 		set_op(gr, send, k->backward ? LBS_OP_BACKWARD_SEND : LBS_OP_FORWARD_SEND, (int)j, -1, -1);
@@ -245,20 +246,20 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		if (k->backward && k->chunk < 64) {
 			last_b_of_chunk[k->chunk] = o;
 			last_b_recv[k->chunk] = recv;
-			last_b_prev[k->chunk] = i ? o - 1 : UINT32_MAX;
+			last_b_prev[k->chunk] = i ? OP(i - 1) : UINT32_MAX;
 		}
 		if (!k->backward && k->chunk < 64 && first_f_of_chunk[k->chunk] == UINT32_MAX)
 			first_f_of_chunk[k->chunk] = o;
 	}
 	/* R5: the first backward exchange waits for the compute two before the first backward */
 	if (first_b != UINT32_MAX && first_b >= 2) {
-		add_edge(b, base + first_b - 2, base + L->br);
-		add_edge(b, base + first_b - 2, base + L->bs);
+		add_edge(b, OP(first_b - 2), OP(L->br));
+		add_edge(b, OP(first_b - 2), OP(L->bs));
 	}
 	/* R6: the all-gathers and reduce-scatters of the stage form one chain */
 	uint32_t chain = UINT32_MAX;
 	for (uint32_t c = 0; c < L->rs - L->ag; c++) {
-		uint32_t o = base + L->ag + c;
+		uint32_t o = OP(L->ag + c);
 		set_op(gr, o, LBS_OP_PARAMS_ALL_GATHER, (int)c, (int)c, -1);
 		if (chain != UINT32_MAX)
 			add_edge(b, chain, o);
@@ -266,7 +267,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		if (first_f_of_chunk[c] != UINT32_MAX)
 			add_edge(b, o, first_f_of_chunk[c]);
 	}
-	uint32_t gcop = base + L->gc, ln = base + L->ln, emb = base + L->emb, clip = base + L->clip, opt = base + L->opt;
+	uint32_t gcop = OP(L->gc), ln = OP(L->ln), emb = OP(L->emb), clip = OP(L->clip), opt = OP(L->opt);
 	set_op(gr, gcop, LBS_OP_GC, 0, -1, -1);
 	set_op(gr, ln, LBS_OP_LAYERNORM_GRADS_ALL_REDUCE, 0, -1, -1);
 	set_op(gr, emb, LBS_OP_EMBEDDING_GRADS_ALL_REDUCE, 0, -1, -1);
@@ -275,7 +276,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	gr->kind[opt] = LBS_HY_COMPUTE;
 	gr->work[opt] = pl->opt_s[g];
 	gr->opt[g] = opt;
-	add_edge(b, base + L->n_comp - 1, gcop); /* R7: after the last compute */
+	add_edge(b, OP(L->n_comp - 1), gcop); /* R7: after the last compute */
 	add_edge(b, gcop, ln);
 	add_edge(b, ln, emb);
 	/* The reductions, `buckets` a chunk: overlapped, in the order the
@@ -286,7 +287,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	for (uint32_t q = 0; L->dp && q < (uint32_t)v; q++) {
 		uint32_t c = pl->overlap_dp ? (uint32_t)v - 1 - q : q;
 		for (uint32_t j = 0; j < L->nb; j++) {
-			uint32_t o = base + L->rs + q * L->nb + j;
+			uint32_t o = OP(L->rs + q * L->nb + j);
 			set_op(gr, o, LBS_OP_GRADS_REDUCE_SCATTER, (int)(q * L->nb + j), (int)c, -1);
 			if (chain != UINT32_MAX)
 				add_edge(b, chain, o); /* R6: the chain */
@@ -301,7 +302,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 			}
 			/* the marker starts with the last backward (the same
 			 * dependencies) and does (j + 1) / nb of its work */
-			uint32_t mk = base + L->mark + c * (L->nb - 1) + j, lb = last_b_of_chunk[c];
+			uint32_t mk = OP(L->mark + c * (L->nb - 1) + j), lb = last_b_of_chunk[c];
 			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, -1);
 			gr->kind[mk] = LBS_HY_PARTIAL;
 			double f = (double)(j + 1) / (double)L->nb;
@@ -316,14 +317,15 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	if (L->dp && !pl->overlap_dp)
 		before_clip = chain;
 	if (L->sep_ar) {
-		uint32_t o = base + L->sep;
+		uint32_t o = OP(L->sep);
 		set_op(gr, o, LBS_OP_SEPARATE_GRADS_ALL_REDUCE, 0, -1, -1);
-		add_edge(b, base + L->rs + (uint32_t)v * L->nb - 1, ln);
+		add_edge(b, OP(L->rs + (uint32_t)v * L->nb - 1), ln);
 		add_edge(b, emb, o);
 		before_clip = o;
 	}
 	add_edge(b, before_clip, clip);
 	add_edge(b, clip, opt);
+#undef OP
 }
 
 lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error *err)
@@ -344,7 +346,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 				     "simulates", n);
 	gr->n_ops = n;
 	gr->n_groups = G;
-	gr->group_first = malloc((G + 1) * sizeof *gr->group_first);
+	gr->per_group = L.n;
 	gr->compute_first = malloc(G * sizeof *gr->compute_first);
 	gr->opt = malloc(G * sizeof *gr->opt);
 	gr->type = calloc(n, 1);
@@ -361,7 +363,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	size_t nk = (size_t)L.n_comp;
 	lbs_hy_compute *K = malloc((size_t)pl->p * nk * sizeof *K);
 	uint32_t *index = malloc((size_t)pl->p * nk * sizeof *index);
-	if (!gr->group_first || !gr->compute_first || !gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
+	if (!gr->compute_first || !gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
 	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
 		goto out;
@@ -371,10 +373,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		lbs_hy_schedule_order(pl, s, K + (size_t)s * nk);
 		compute_index(K + (size_t)s * nk, nk, pl->m, index + (size_t)s * nk);
 	}
-	for (size_t g = 0; g <= G; g++)
-		gr->group_first[g] = (uint32_t)(g * L.n);
 	for (size_t g = 0; g < G; g++) {
-		gr->compute_first[g] = gr->group_first[g];
+		gr->compute_first[g] = lbs_hy_op(gr, g, 0);
 		build_group(&b, &L, g, K + (g % (size_t)pl->p) * nk);
 	}
 	/* G1: the p2p pairs. The forward output of chunk c on stage s feeds
@@ -385,7 +385,6 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	for (size_t g = 0; g < G; g++) {
 		size_t r = g / (size_t)p;
 		int s = (int)(g % (size_t)p);
-		uint32_t base = gr->group_first[g];
 		int nx_s = s + 1 < p ? s + 1 : 0, dc = s + 1 < p ? 0 : 1;
 		size_t nx = r * (size_t)p + (size_t)nx_s;
 		for (int c = 0; c < v; c++)
@@ -395,12 +394,11 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 				if (c + dc < v) {
 					uint32_t fi = index[(size_t)nx_s * nk + ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2];
 					uint32_t bi = index[(size_t)nx_s * nk + ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2 + 1];
-					uint32_t nb = gr->group_first[nx];
 					uint32_t cf = new_coll(&b), cb = new_coll(&b);
-					join(&b, base + L.fs + fo, cf, pl->p2p_s[g]);
-					join(&b, nb + L.fr + fi, cf, pl->p2p_s[g]);
-					join(&b, nb + L.bs + bi, cb, pl->p2p_s[g]);
-					join(&b, base + L.br + bo, cb, pl->p2p_s[g]);
+					join(&b, lbs_hy_op(gr, g, L.fs + fo), cf, pl->p2p_s[g]);
+					join(&b, lbs_hy_op(gr, nx, L.fr + fi), cf, pl->p2p_s[g]);
+					join(&b, lbs_hy_op(gr, nx, L.bs + bi), cb, pl->p2p_s[g]);
+					join(&b, lbs_hy_op(gr, g, L.br + bo), cb, pl->p2p_s[g]);
 				}
 			}
 	}
@@ -410,30 +408,30 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		for (uint32_t c = 0; c < L.rs - L.ag; c++) {
 			uint32_t k = new_coll(&b);
 			for (int r = 0; r < pl->d; r++)
-				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.ag + c, k,
+				join(&b, lbs_hy_op(gr, (size_t)r * (size_t)p + (size_t)s, L.ag + c), k,
 				     pl->gather_s[(size_t)s * (size_t)v + c]);
 		}
 		for (uint32_t q = 0; q < (uint32_t)v * L.nb; q++) {
 			uint32_t k = new_coll(&b), c = pl->overlap_dp ? (uint32_t)v - 1 - q / L.nb : q / L.nb;
 			for (int r = 0; r < pl->d; r++)
-				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.rs + q, k,
+				join(&b, lbs_hy_op(gr, (size_t)r * (size_t)p + (size_t)s, L.rs + q), k,
 				     pl->grad_s[(size_t)s * (size_t)v + c]);
 		}
 		if (L.sep_ar) {
 			uint32_t k = new_coll(&b);
 			for (int r = 0; r < pl->d; r++)
-				join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)s] + L.sep, k, 0);
+				join(&b, lbs_hy_op(gr, (size_t)r * (size_t)p + (size_t)s, L.sep), k, 0);
 		}
 	}
 	for (int r = 0; r < pl->d; r++) {
 		uint32_t k = new_coll(&b);
-		join(&b, gr->group_first[(size_t)r * (size_t)p] + L.emb, k, pl->emb_s);
+		join(&b, lbs_hy_op(gr, (size_t)r * (size_t)p, L.emb), k, pl->emb_s);
 		if (p > 1)
-			join(&b, gr->group_first[(size_t)r * (size_t)p + (size_t)p - 1] + L.emb, k, pl->emb_s);
+			join(&b, lbs_hy_op(gr, (size_t)r * (size_t)p + (size_t)p - 1, L.emb), k, pl->emb_s);
 	}
 	uint32_t clip = new_coll(&b);
 	for (size_t g = 0; g < G; g++)
-		join(&b, gr->group_first[g] + L.clip, clip, pl->clip_s);
+		join(&b, lbs_hy_op(gr, g, L.clip), clip, pl->clip_s);
 	if (b.oom) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph's edges");
 		goto out;
@@ -482,7 +480,6 @@ out:
 
 void lbs_hy_graph_free(lbs_hy_graph *gr)
 {
-	free(gr->group_first);
 	free(gr->compute_first);
 	free(gr->opt);
 	free(gr->type);

@@ -405,15 +405,16 @@ static void check_replay(const char *name)
 	uint32_t *tmpl = malloc(gr.n_ops * sizeof *tmpl);
 	double *vo = malloc(gr.n_ops * sizeof *vo), *vi = malloc(gr.n_ops * sizeof *vi);
 	CU_ASSERT_FATAL(tmpl && vo && vi);
-	size_t per = gr.group_first[1], mapped = 0, unmapped_bad = 0;
+	size_t mapped = 0, unmapped_bad = 0;
 	for (size_t o = 0; o < gr.n_ops; o++) {
-		int s = (int)((o / per) % (size_t)wm.P);
+		size_t grp = lbs_hy_group_of(&gr, (uint32_t)o);
+		int s = (int)(grp % (size_t)wm.P);
 		tmpl[o] = UINT32_MAX;
 		for (uint32_t v = 0; v < n; v++)
 			if (wm.stage[v] == s && wm.type[v] == gr.type[o] && wm.seq[v] == gr.seq[o])
 				tmpl[o] = v;
 		if (tmpl[o] != UINT32_MAX)
-			mapped += o < per * (size_t)wm.P; /* replica 0's */
+			mapped += grp < (size_t)wm.P; /* replica 0's */
 		else
 			unmapped_bad += !(gr.type[o] == LBS_OP_FORWARD_RECV && s == 0) &&
 					!(gr.type[o] == LBS_OP_BACKWARD_SEND && s == 0) &&
@@ -430,7 +431,7 @@ static void check_replay(const char *name)
 			if (tmpl[o] == UINT32_MAX)
 				continue;
 			uint32_t v = tmpl[o];
-			size_t cell = (si * (size_t)wm.D + o / (per * (size_t)wm.P)) * n + v;
+			size_t cell = (si * (size_t)wm.D + lbs_hy_group_of(&gr, (uint32_t)o) / (size_t)wm.P) * n + v;
 			bool comm = wm.group_comm[wm.group_of[v]];
 			vo[o] = comm ? wm.x[cell] : wm.d[cell];
 			vi[o] = comm ? res.ideal_x[wm.type[v]] : res.ideal_d[wm.type[v]];
