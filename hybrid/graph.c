@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/queue.h"
+
 lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
 {
 	if (pl->d < 1 || pl->p < 1 || pl->t < 1 || pl->v < 1 || pl->m < 1)
@@ -341,9 +343,10 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	gr->plan = pl;
 	layout L = make_layout(pl);
 	size_t G = (size_t)pl->d * (size_t)pl->p, n = G * L.n;
-	if (n >= UINT32_MAX / 2)
-		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: %zu operations a step, more than this build "
-				     "simulates", n);
+	/* one event handler an op: refuse before allocating what the engine cannot run */
+	if (n > LBS_HANDLE_MAX)
+		return lbs_error_set(err, LBS_EINPUT, "a hybrid step of %zu operations (%zu groups of %u): more than "
+				     "the %u the event engine holds", n, G, L.n, (unsigned)LBS_HANDLE_MAX);
 	gr->n_ops = n;
 	gr->n_groups = G;
 	gr->per_group = L.n;

@@ -151,8 +151,10 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	lbs_hy_graph gr;
 	lbs_hy_sim sim;
 	lbs_status st = lbs_hy_graph_build(&gr, pl, err);
-	if (st != LBS_OK)
+	if (st != LBS_OK) {
+		lbs_error_prefix(err, "%s: [hybrid]", sc->path); /* the degrees and micro-batches size the graph */
 		return st;
+	}
 	if ((st = lbs_hy_sim_create(&sim, &gr, err)) != LBS_OK) {
 		lbs_hy_graph_free(&gr);
 		return st;
