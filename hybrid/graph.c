@@ -350,7 +350,6 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	gr->n_ops = n;
 	gr->n_groups = G;
 	gr->per_group = L.n;
-	gr->compute_first = malloc(G * sizeof *gr->compute_first);
 	gr->opt = malloc(G * sizeof *gr->opt);
 	gr->type = calloc(n, 1);
 	gr->kind = calloc(n, 1);
@@ -366,7 +365,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	size_t nk = (size_t)L.n_comp;
 	lbs_hy_compute *K = malloc((size_t)pl->p * nk * sizeof *K);
 	uint32_t *index = malloc((size_t)pl->p * nk * sizeof *index);
-	if (!gr->compute_first || !gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
+	if (!gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
 	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
 		goto out;
@@ -376,10 +375,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		lbs_hy_schedule_order(pl, s, K + (size_t)s * nk);
 		compute_index(K + (size_t)s * nk, nk, pl->m, index + (size_t)s * nk);
 	}
-	for (size_t g = 0; g < G; g++) {
-		gr->compute_first[g] = lbs_hy_op(gr, g, 0);
+	for (size_t g = 0; g < G; g++)
 		build_group(&b, &L, g, K + (g % (size_t)pl->p) * nk);
-	}
 	/* G1: the p2p pairs. The forward output of chunk c on stage s feeds
 	 * stage s + 1's chunk c (or stage 0's chunk c + 1 from the last
 	 * stage); the backward runs the other way. A transfer whose peer lies
@@ -483,7 +480,6 @@ out:
 
 void lbs_hy_graph_free(lbs_hy_graph *gr)
 {
-	free(gr->compute_first);
 	free(gr->opt);
 	free(gr->type);
 	free(gr->kind);

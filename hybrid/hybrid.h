@@ -110,7 +110,6 @@ typedef struct lbs_hy_graph {
 	uint32_t *dep_off, *dep, *out_off, *out;
 	size_t n_coll;
 	uint32_t *mem_off, *mem;
-	uint32_t *compute_first; /* G: the first compute of g (the computes are consecutive) */
 	uint32_t *opt;           /* G: the optimizer of g */
 } lbs_hy_graph;
 
