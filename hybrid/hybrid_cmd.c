@@ -225,6 +225,12 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 	printf("%-12zu %10.4f %12.0f %5.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%\n", steps, rr->mean_step_s,
 	       rr->tokens_per_s, 100 * rr->mfu, 100 * sh[0] / n, 100 * sh[1] / n, 100 * sh[2] / n, 100 * sh[3] / n,
 	       100 * sh[4] / n);
+	size_t worst = 0;
+	for (size_t g = 1; g < G; g++)
+		if (b->mem_bytes[g] / b->mem_cap[g] > b->mem_bytes[worst] / b->mem_cap[worst])
+			worst = g;
+	printf("memory: at most %.1f GB of %.0f GB a GPU (stage %zu)\n", b->mem_bytes[worst] / 1e9,
+	       b->mem_cap[worst] / 1e9, worst % (size_t)pl->p);
 	printf("simulated %llu events in %.3f s of CPU (%.3g events/s)\n", (unsigned long long)rr->events, rr->wall_s,
 	       rr->wall_s > 0 ? (double)rr->events / rr->wall_s : 0.0);
 }
