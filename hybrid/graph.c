@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/queue.h"
+
 lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
 {
 	if (pl->d < 1 || pl->p < 1 || pl->t < 1 || pl->v < 1 || pl->m < 1)
@@ -126,8 +128,8 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
 	b->e[b->n_e++] = (edge){ from, to };
 }
 
-/* The per-group layout of the ops, the same for every group: offsets from
- * group_first[g]. */
+/* The per-group layout of the ops, the same for every group: local op
+ * numbers (lbs_hy_op). */
 typedef struct layout {
 	uint32_t n_comp, fr, br, fs, bs, ag, rs, mark, sep, gc, ln, emb, clip, opt, n;
 	uint32_t nb; /* buckets a chunk */
@@ -220,13 +222,14 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	lbs_hy_graph *gr = b->gr;
 	const lbs_hy_plan *pl = gr->plan;
 	int v = pl->v;
-	uint32_t base = gr->group_first[g];
+	const uint32_t G = (uint32_t)gr->n_groups, gg = (uint32_t)g;
+#define OP(x) ((uint32_t)(x) * G + gg)
 	uint32_t kf = 0, kb = 0, first_b = UINT32_MAX, last_of[2] = { 0, 0 };
 	uint32_t last_b_of_chunk[64], first_f_of_chunk[64], last_b_recv[64], last_b_prev[64];
 	for (int c = 0; c < v && c < 64; c++)
 		last_b_of_chunk[c] = first_f_of_chunk[c] = UINT32_MAX;
 	for (uint32_t i = 0; i < L->n_comp; i++) {
-		uint32_t o = base + i;
+		uint32_t o = OP(i);
 		const lbs_hy_compute *k = &K[i];
 		size_t gc = g * (size_t)v + (size_t)k->chunk;
 		set_op(gr, o, k->backward ? LBS_OP_BACKWARD_COMPUTE : LBS_OP_FORWARD_COMPUTE,
@@ -235,17 +238,17 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		gr->work[o] = k->backward ? pl->bwd_s[gc] : pl->fwd_s[gc];
 		gr->fixed[o] = k->backward ? pl->bwd_fixed_s[gc] : pl->fwd_fixed_s[gc];
 		if (i)
-			add_edge(b, o - 1, o); /* R1 */
+			add_edge(b, OP(i - 1), o); /* R1 */
 		uint32_t j = k->backward ? kb++ : kf++;
-		uint32_t recv = base + (k->backward ? L->br : L->fr) + j;
-		uint32_t send = base + (k->backward ? L->bs : L->fs) + j;
+		uint32_t rl = (k->backward ? L->br : L->fr) + j, sl = (k->backward ? L->bs : L->fs) + j;
+		uint32_t recv = OP(rl), send = OP(sl);
 		add_edge(b, recv, o); /* R3: the compute waits for its input */
 		add_edge(b, o, send); /* R3: the send follows its compute */
 		if (j) {
 			/* R3: a receive is posted once the previous compute of its direction is done; R4: streams */
 			add_edge(b, last_of[k->backward], recv);
-			add_edge(b, recv - 1, recv);
-			add_edge(b, send - 1, send);
+			add_edge(b, OP(rl - 1), recv);
+			add_edge(b, OP(sl - 1), send);
 		}
 		set_op(gr, recv, k->backward ? LBS_OP_BACKWARD_RECV : LBS_OP_FORWARD_RECV, (int)j, -1, -1);
 		set_op(gr, send, k->backward ? LBS_OP_BACKWARD_SEND : LBS_OP_FORWARD_SEND, (int)j, -1, -1);
@@ -255,20 +258,20 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		if (k->backward && k->chunk < 64) {
 			last_b_of_chunk[k->chunk] = o;
 			last_b_recv[k->chunk] = recv;
-			last_b_prev[k->chunk] = i ? o - 1 : UINT32_MAX;
+			last_b_prev[k->chunk] = i ? OP(i - 1) : UINT32_MAX;
 		}
 		if (!k->backward && k->chunk < 64 && first_f_of_chunk[k->chunk] == UINT32_MAX)
 			first_f_of_chunk[k->chunk] = o;
 	}
 	/* R5: the first backward exchange waits for the compute two before the first backward */
 	if (first_b != UINT32_MAX && first_b >= 2) {
-		add_edge(b, base + first_b - 2, base + L->br);
-		add_edge(b, base + first_b - 2, base + L->bs);
+		add_edge(b, OP(first_b - 2), OP(L->br));
+		add_edge(b, OP(first_b - 2), OP(L->bs));
 	}
 	/* R6: the all-gathers and reduce-scatters of the stage form one chain */
 	uint32_t chain = UINT32_MAX;
 	for (uint32_t c = 0; c < L->rs - L->ag; c++) {
-		uint32_t o = base + L->ag + c;
+		uint32_t o = OP(L->ag + c);
 		set_op(gr, o, LBS_OP_PARAMS_ALL_GATHER, (int)c, (int)c, -1);
 		if (chain != UINT32_MAX)
 			add_edge(b, chain, o);
@@ -276,7 +279,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		if (first_f_of_chunk[c] != UINT32_MAX)
 			add_edge(b, o, first_f_of_chunk[c]);
 	}
-	uint32_t gcop = base + L->gc, ln = base + L->ln, emb = base + L->emb, clip = base + L->clip, opt = base + L->opt;
+	uint32_t gcop = OP(L->gc), ln = OP(L->ln), emb = OP(L->emb), clip = OP(L->clip), opt = OP(L->opt);
 	set_op(gr, gcop, LBS_OP_GC, 0, -1, -1);
 	set_op(gr, ln, LBS_OP_LAYERNORM_GRADS_ALL_REDUCE, 0, -1, -1);
 	set_op(gr, emb, LBS_OP_EMBEDDING_GRADS_ALL_REDUCE, 0, -1, -1);
@@ -285,7 +288,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	gr->kind[opt] = LBS_HY_COMPUTE;
 	gr->work[opt] = pl->opt_s[g];
 	gr->opt[g] = opt;
-	add_edge(b, base + L->n_comp - 1, gcop); /* R7: after the last compute */
+	add_edge(b, OP(L->n_comp - 1), gcop); /* R7: after the last compute */
 	add_edge(b, gcop, ln);
 	add_edge(b, ln, emb);
 	/* The reductions, `buckets` a chunk: overlapped, in the order the
@@ -296,7 +299,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	for (uint32_t q = 0; L->dp && q < (uint32_t)v; q++) {
 		uint32_t c = pl->overlap_dp ? (uint32_t)v - 1 - q : q;
 		for (uint32_t j = 0; j < L->nb; j++) {
-			uint32_t o = base + L->rs + q * L->nb + j;
+			uint32_t o = OP(L->rs + q * L->nb + j);
 			set_op(gr, o, LBS_OP_GRADS_REDUCE_SCATTER, (int)(q * L->nb + j), (int)c, -1);
 			if (chain != UINT32_MAX)
 				add_edge(b, chain, o); /* R6: the chain */
@@ -311,7 +314,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 			}
 			/* the marker starts with the last backward (the same
 			 * dependencies) and does (j + 1) / nb of its work */
-			uint32_t mk = base + L->mark + c * (L->nb - 1) + j, lb = last_b_of_chunk[c];
+			uint32_t mk = OP(L->mark + c * (L->nb - 1) + j), lb = last_b_of_chunk[c];
 			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, -1);
 			gr->kind[mk] = LBS_HY_PARTIAL;
 			double f = (double)(j + 1) / (double)L->nb;
@@ -326,14 +329,15 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	if (L->dp && !pl->overlap_dp)
 		before_clip = chain;
 	if (L->sep_ar) {
-		uint32_t o = base + L->sep;
+		uint32_t o = OP(L->sep);
 		set_op(gr, o, LBS_OP_SEPARATE_GRADS_ALL_REDUCE, 0, -1, -1);
-		add_edge(b, base + L->rs + (uint32_t)v * L->nb - 1, ln);
+		add_edge(b, OP(L->rs + (uint32_t)v * L->nb - 1), ln);
 		add_edge(b, emb, o);
 		before_clip = o;
 	}
 	add_edge(b, before_clip, clip);
 	add_edge(b, clip, opt);
+#undef OP
 }
 
 lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error *err)
@@ -347,28 +351,29 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	if (pl->buckets > 1024)
 		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: at most 1024 buckets a chunk (has %d)", pl->buckets);
 	gr->plan = pl;
-	/* Each replica's layout (its micro-batches, lbs_hy_replica_m); the
-	 * groups of one replica all have it. */
+	/* Each replica's layout (its micro-batches, lbs_hy_replica_m); every
+	 * group has the most ops of any, those beyond its own LBS_HY_PAD. */
 	int p = pl->p, v = pl->v, d = pl->d, m_max = 0;
 	layout *Lr = malloc((size_t)d * sizeof *Lr);
 	if (!Lr)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph");
-	size_t G = (size_t)d * (size_t)p, n = 0;
+	uint32_t per = 0;
 	for (int r = 0; r < d; r++) {
 		int m = lbs_hy_replica_m(pl, r);
 		Lr[r] = make_layout(pl, m);
-		n += (size_t)p * Lr[r].n;
+		per = Lr[r].n > per ? Lr[r].n : per;
 		m_max = m > m_max ? m : m_max;
 	}
-	if (n >= UINT32_MAX / 2) {
+	size_t G = (size_t)d * (size_t)p, n = G * per;
+	/* one event handler an op: refuse before allocating what the engine cannot run */
+	if (n > LBS_HANDLE_MAX) {
 		free(Lr);
-		return lbs_error_set(err, LBS_EINPUT, "hybrid plan: %zu operations a step, more than this build "
-				     "simulates", n);
+		return lbs_error_set(err, LBS_EINPUT, "a hybrid step of %zu operations (%zu groups of %u): more than "
+				     "the %u the event engine holds", n, G, per, (unsigned)LBS_HANDLE_MAX);
 	}
 	gr->n_ops = n;
 	gr->n_groups = G;
-	gr->group_first = malloc((G + 1) * sizeof *gr->group_first);
-	gr->compute_first = malloc(G * sizeof *gr->compute_first);
+	gr->per_group = per;
 	gr->opt = malloc(G * sizeof *gr->opt);
 	gr->type = calloc(n, 1);
 	gr->kind = calloc(n, 1);
@@ -384,19 +389,12 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	size_t nk_max = 2 * (size_t)m_max * (size_t)v;
 	lbs_hy_compute *K = malloc((size_t)p * nk_max * sizeof *K);
 	uint32_t *index = malloc((size_t)p * nk_max * sizeof *index);
-	if (!gr->group_first || !gr->compute_first || !gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
+	if (!gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
 	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
 		goto out;
 	}
 	memset(b.coll_of, 0xff, n * sizeof *b.coll_of);
-	gr->group_first[0] = 0;
-	for (size_t g = 0; g < G; g++)
-		gr->group_first[g + 1] = gr->group_first[g] + Lr[g / (size_t)p].n;
-	gr->per_group = Lr[0].n;
-	for (int r = 1; r < d; r++)
-		if (Lr[r].n != Lr[0].n)
-			gr->per_group = 0;
 	for (int r = 0; r < d; r++) {
 		/* the schedule of this replica's micro-batches, stage by stage */
 		int m = lbs_hy_replica_m(pl, r);
@@ -408,8 +406,9 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		}
 		for (int s = 0; s < p; s++) {
 			size_t g = (size_t)r * (size_t)p + (size_t)s;
-			gr->compute_first[g] = gr->group_first[g];
 			build_group(&b, L, g, K + (size_t)s * nk);
+			for (uint32_t l = L->n; l < per; l++)
+				gr->kind[lbs_hy_op(gr, g, l)] = LBS_HY_PAD;
 		}
 		/* G1: the p2p pairs. The forward output of chunk c on stage s
 		 * feeds stage s + 1's chunk c (or stage 0's chunk c + 1 from the
@@ -417,7 +416,6 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		 * peer lies outside the model is an idle op of no duration. */
 		for (int s = 0; s < p; s++) {
 			size_t g = (size_t)r * (size_t)p + (size_t)s;
-			uint32_t base = gr->group_first[g];
 			int nx_s = s + 1 < p ? s + 1 : 0, dc = s + 1 < p ? 0 : 1;
 			size_t nx = (size_t)r * (size_t)p + (size_t)nx_s;
 			for (int c = 0; c < v; c++)
@@ -428,31 +426,30 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 						size_t nat = ((size_t)(c + dc) * (size_t)m + (size_t)mb) * 2;
 						uint32_t fi = index[(size_t)nx_s * nk + nat];
 						uint32_t bi = index[(size_t)nx_s * nk + nat + 1];
-						uint32_t nb = gr->group_first[nx];
 						uint32_t cf = new_coll(&b), cb = new_coll(&b);
-						join(&b, base + L->fs + fo, cf, pl->p2p_s[g]);
-						join(&b, nb + L->fr + fi, cf, pl->p2p_s[g]);
-						join(&b, nb + L->bs + bi, cb, pl->p2p_s[g]);
-						join(&b, base + L->br + bo, cb, pl->p2p_s[g]);
+						join(&b, lbs_hy_op(gr, g, L->fs + fo), cf, pl->p2p_s[g]);
+						join(&b, lbs_hy_op(gr, nx, L->fr + fi), cf, pl->p2p_s[g]);
+						join(&b, lbs_hy_op(gr, nx, L->bs + bi), cb, pl->p2p_s[g]);
+						join(&b, lbs_hy_op(gr, g, L->br + bo), cb, pl->p2p_s[g]);
 					}
 				}
 		}
 	}
 	/* G2: the data-parallel collectives of each stage; G3: the embedding
 	 * pair of each replica; G4: the clipping barrier over every group.
-	 * Every replica has as many of these ops, at its own offsets. */
-#define AT(r, s, field) (gr->group_first[(size_t)(r) * (size_t)p + (size_t)(s)] + Lr[r].field)
+	 * Every replica has as many of these ops, at its own local numbers. */
+#define AT(r, s, field) lbs_hy_op(gr, (size_t)(r) * (size_t)p + (size_t)(s), Lr[r].field)
 	layout L = Lr[0];
 	for (int s = 0; L.dp && s < p; s++) {
 		for (uint32_t c = 0; c < L.rs - L.ag; c++) {
 			uint32_t k = new_coll(&b);
 			for (int r = 0; r < d; r++)
-				join(&b, AT(r, s, ag) + c, k, pl->gather_s[(size_t)s * (size_t)v + c]);
+				join(&b, AT(r, s, ag) + c * (uint32_t)G, k, pl->gather_s[(size_t)s * (size_t)v + c]);
 		}
 		for (uint32_t q = 0; q < (uint32_t)v * L.nb; q++) {
 			uint32_t k = new_coll(&b), c = pl->overlap_dp ? (uint32_t)v - 1 - q / L.nb : q / L.nb;
 			for (int r = 0; r < d; r++)
-				join(&b, AT(r, s, rs) + q, k, pl->grad_s[(size_t)s * (size_t)v + c]);
+				join(&b, AT(r, s, rs) + q * (uint32_t)G, k, pl->grad_s[(size_t)s * (size_t)v + c]);
 		}
 		if (L.sep_ar) {
 			uint32_t k = new_coll(&b);
@@ -519,8 +516,6 @@ out:
 
 void lbs_hy_graph_free(lbs_hy_graph *gr)
 {
-	free(gr->group_first);
-	free(gr->compute_first);
 	free(gr->opt);
 	free(gr->type);
 	free(gr->kind);

@@ -105,14 +105,17 @@ static inline int lbs_hy_replica_m(const lbs_hy_plan *pl, int r)
 /* LBS_HY_PARTIAL: a marker of no duration of its own that runs with a
  * chunk's last backward and ends when it has done a fraction of its work
  * (when a gradient bucket is ready); not an operation of the trace. */
-enum { LBS_HY_LOCAL, LBS_HY_COMPUTE, LBS_HY_MEMBER, LBS_HY_PARTIAL };
+/* LBS_HY_PAD: a slot of a group whose replica runs fewer micro-batches
+ * than the most (plan->m_of): every group has per_group local ops, and
+ * these are none; no dependencies, no duration, not in the trace. */
+enum { LBS_HY_LOCAL, LBS_HY_COMPUTE, LBS_HY_MEMBER, LBS_HY_PARTIAL, LBS_HY_PAD };
 
 /* The step's graph. */
 typedef struct lbs_hy_graph {
 	const lbs_hy_plan *plan;
 	size_t n_ops, n_groups;
-	uint32_t *group_first;   /* G + 1: the ops of group g are group_first[g] .. [g + 1) */
-	uint32_t per_group;      /* the ops of every group when all have as many, else 0 */
+	size_t per_group;        /* ops a group: its local op l is op l G + g (lbs_hy_op); groups of a
+				    replica of fewer micro-batches than the most end in LBS_HY_PAD ops */
 	uint8_t *type;           /* lbs_optype */
 	uint8_t *kind;           /* LBS_HY_* */
 	int32_t *seq, *mc, *mb;  /* seq_id, chunk (-1), micro-batch (-1) */
@@ -122,9 +125,21 @@ typedef struct lbs_hy_graph {
 	uint32_t *dep_off, *dep, *out_off, *out;
 	size_t n_coll;
 	uint32_t *mem_off, *mem;
-	uint32_t *compute_first; /* G: the first compute of g (the computes are consecutive) */
 	uint32_t *opt;           /* G: the optimizer of g */
 } lbs_hy_graph;
+
+/* The ops are numbered local op by local op, the groups inside: op l G + g
+ * is local op l of group g. The replicas of a stage run the same op at
+ * nearly the same time, so the state their ends touch lies close together
+ * (numbered group by group, a 10,240-GPU step ran half as fast). */
+static inline uint32_t lbs_hy_op(const lbs_hy_graph *gr, size_t g, size_t local)
+{
+	return (uint32_t)(local * gr->n_groups + g);
+}
+static inline size_t lbs_hy_group_of(const lbs_hy_graph *gr, uint32_t op)
+{
+	return op % gr->n_groups;
+}
 
 lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error *err);
 void lbs_hy_graph_free(lbs_hy_graph *gr);

@@ -180,8 +180,11 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
 	lbs_hy_balance bal;
 	lbs_status st = lbs_hy_balance_create(&bal, sc, b, err);
-	if (st != LBS_OK)
+	if (st != LBS_OK) {
+		if (st == LBS_EINPUT && !strstr(err->msg, sc->path))
+			lbs_error_prefix(err, "%s: [hybrid]", sc->path); /* the degrees and micro-batches size the graph */
 		return st;
+	}
 	rr->step_s = calloc(steps, sizeof *rr->step_s);
 	rr->start_s = calloc(steps, sizeof *rr->start_s);
 	rr->acc = calloc(steps * G, sizeof *rr->acc);
@@ -265,6 +268,12 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 	printf("%-12zu %10.4f %12.0f %5.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%\n", steps, rr->mean_step_s,
 	       rr->tokens_per_s, 100 * rr->mfu, 100 * sh[0] / n, 100 * sh[1] / n, 100 * sh[2] / n, 100 * sh[3] / n,
 	       100 * sh[4] / n);
+	size_t worst = 0;
+	for (size_t g = 1; g < G; g++)
+		if (b->mem_bytes[g] / b->mem_cap[g] > b->mem_bytes[worst] / b->mem_cap[worst])
+			worst = g;
+	printf("memory: at most %.1f GB of %.0f GB a GPU (stage %zu)\n", b->mem_bytes[worst] / 1e9,
+	       b->mem_cap[worst] / 1e9, worst % (size_t)pl->p);
 	if (strcmp(sc->policy.name, "static")) {
 		double dsum = 0;
 		for (size_t i = 0; i < steps; i++)

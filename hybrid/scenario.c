@@ -152,6 +152,7 @@ typedef struct header {
 
 typedef struct parse_ctx {
 	lbs_ini_reader ini; /* first: on_section gets it back */
+	bool hybrid;        /* lbs_hy_is_hybrid: a [hybrid] header was seen */
 	lbs_kv *kv;
 	size_t n_kv, cap_kv;
 	header *hdr;
@@ -198,19 +199,15 @@ static int scan_key(void *user, const char *section, const char *key, const char
 static bool scan_section(lbs_ini_reader *r, const char *name)
 {
 	if (!strcmp(name, "hybrid"))
-		*(bool *)((parse_ctx *)r)->kv = true;
+		((parse_ctx *)r)->hybrid = true;
 	return true;
 }
 
 bool lbs_hy_is_hybrid(const char *path)
 {
-	bool found = false;
 	lbs_error err = { 0 };
 	parse_ctx c = { .ini = { .max_chars = 4000, .on_section = scan_section } };
-	c.kv = (lbs_kv *)(void *)&found;
-	if (lbs_ini_parse(&c.ini, path, "scenario", scan_key, &c, &err) != LBS_OK)
-		return false;
-	return found;
+	return lbs_ini_parse(&c.ini, path, "scenario", scan_key, &c, &err) == LBS_OK && c.hybrid;
 }
 
 static const section_spec *find_section(const char *name, const char **sub)

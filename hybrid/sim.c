@@ -50,23 +50,17 @@ static lbs_status schedule(lbs_hy_sim *sim, uint32_t op)
 
 static size_t group_of(const lbs_hy_graph *gr, uint32_t op)
 {
-	if (gr->per_group) /* every group has the same number of ops */
-		return op / gr->per_group;
-	size_t lo = 0, hi = gr->n_groups; /* replicas of their own sizes: group_first[lo] <= op */
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (gr->group_first[mid] <= op)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lbs_hy_group_of(gr, op);
 }
 
 static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 {
 	const lbs_hy_graph *gr = sim->gr;
 	sim->start[op] = ready;
+	if (gr->kind[op] == LBS_HY_PAD) { /* no operation: a replica of fewer micro-batches */
+		sim->end[op] = ready;
+		return schedule(sim, op);
+	}
 	if (gr->kind[op] == LBS_HY_LOCAL || (sim->given && gr->kind[op] != LBS_HY_MEMBER)) {
 		sim->end[op] = ready + (sim->given ? sim->given[op] : 0);
 		return schedule(sim, op);
@@ -225,12 +219,10 @@ static double wait_from(const lbs_hy_sim *sim, uint32_t o, double s)
 		return s;
 	if (t != LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD)
 		return INFINITY;
-	/* the stages of one replica have the same layout: its clip op sits at
-	 * the same offset in each */
-	size_t p = (size_t)gr->plan->p, g = group_of(gr, o), r = g / p, off = o - gr->group_first[g];
+	size_t p = (size_t)gr->plan->p, r = lbs_hy_group_of(gr, o) / p, local = o / gr->n_groups;
 	double w = s;
 	for (size_t q = 0; q < p; q++) {
-		double a = sim->start[gr->group_first[r * p + q] + off];
+		double a = sim->start[lbs_hy_op(gr, r * p + q, local)];
 		if (a > w)
 			w = a;
 	}
@@ -244,13 +236,13 @@ void lbs_hy_account_group(const lbs_hy_sim *sim, size_t g, double step_start_s, 
 			  lbs_hy_account *out)
 {
 	const lbs_hy_graph *gr = sim->gr;
-	uint32_t a = gr->group_first[g], z = gr->group_first[g + 1];
-	mark *mk = malloc(4 * (size_t)(z - a) * sizeof *mk);
+	mark *mk = malloc(4 * gr->per_group * sizeof *mk);
 	memset(out, 0, sizeof *out);
 	if (!mk)
 		return;
 	size_t n = 0;
-	for (uint32_t o = a; o < z; o++) {
+	for (size_t l = 0; l < gr->per_group; l++) {
+		uint32_t o = lbs_hy_op(gr, g, l);
 		double s = sim->start[o], e = sim->end[o];
 		lbs_optype t = gr->type[o];
 		if (gr->kind[o] == LBS_HY_COMPUTE) {
@@ -303,8 +295,9 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 	for (size_t g = 0; g < gr->n_groups; g++) {
 		int r = (int)(g / (size_t)pl->p), s = (int)(g % (size_t)pl->p);
 		long long rank = rank_of ? (long long)rank_of[g] : (long long)g * pl->t;
-		for (uint32_t o = gr->group_first[g]; o < gr->group_first[g + 1]; o++) {
-			if (gr->kind[o] == LBS_HY_PARTIAL)
+		for (size_t l = 0; l < gr->per_group; l++) {
+			uint32_t o = lbs_hy_op(gr, g, l);
+			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
 				continue; /* a bucket's marker, no operation */
 			/* float32, as the format holds (doc/whatif.md) */
 			float st = (float)(sim->start[o] - step_start_s), du = (float)(sim->end[o] - sim->start[o]);

@@ -103,6 +103,7 @@ refuse "a bandwidth without its unit" "--set network.bandwidth: '400' has no uni
 refuse "a NaN factor" "--set failslow.gpu17.factor: 'nan' is not a number" --set failslow.gpu17.factor=nan
 refuse "a fail-slow GPU outside the job" "GPU 128: the job has 128 GPUs" --set failslow.gpu17.gpus=120-128
 refuse "more group-steps than a run records" "[run] steps: 10000000 steps of 16 groups" --set run.steps=10000000
+refuse "a step of more ops than the engine holds" "[hybrid]: a hybrid step of" --set hybrid.global_batch=16000000
 refuse "a sequence that does not fit in memory" "needs 81.4 GB a GPU" --set model.sequence_length=8192
 refuse "layers that do not split into the stages" "blocks do not split into pp 3" --set hybrid.pp=3 --set hybrid.dp=4 \
 	--set nodes.dgx.count=12

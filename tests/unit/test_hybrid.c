@@ -12,6 +12,7 @@
 
 #include "hybrid/hybrid.h"
 #include "hybrid/scenario.h"
+#include "models/calib/gpu_fit.h"
 #include "models/gpu.h"
 #include "models/nets.h"
 #include "tests/unit/suites.h"
@@ -405,15 +406,16 @@ static void check_replay(const char *name)
 	uint32_t *tmpl = malloc(gr.n_ops * sizeof *tmpl);
 	double *vo = malloc(gr.n_ops * sizeof *vo), *vi = malloc(gr.n_ops * sizeof *vi);
 	CU_ASSERT_FATAL(tmpl && vo && vi);
-	size_t per = gr.group_first[1], mapped = 0, unmapped_bad = 0;
+	size_t mapped = 0, unmapped_bad = 0;
 	for (size_t o = 0; o < gr.n_ops; o++) {
-		int s = (int)((o / per) % (size_t)wm.P);
+		size_t grp = lbs_hy_group_of(&gr, (uint32_t)o);
+		int s = (int)(grp % (size_t)wm.P);
 		tmpl[o] = UINT32_MAX;
 		for (uint32_t v = 0; v < n; v++)
 			if (wm.stage[v] == s && wm.type[v] == gr.type[o] && wm.seq[v] == gr.seq[o])
 				tmpl[o] = v;
 		if (tmpl[o] != UINT32_MAX)
-			mapped += o < per * (size_t)wm.P; /* replica 0's */
+			mapped += grp < (size_t)wm.P; /* replica 0's */
 		else
 			unmapped_bad += !(gr.type[o] == LBS_OP_FORWARD_RECV && s == 0) &&
 					!(gr.type[o] == LBS_OP_BACKWARD_SEND && s == 0) &&
@@ -430,7 +432,7 @@ static void check_replay(const char *name)
 			if (tmpl[o] == UINT32_MAX)
 				continue;
 			uint32_t v = tmpl[o];
-			size_t cell = (si * (size_t)wm.D + o / (per * (size_t)wm.P)) * n + v;
+			size_t cell = (si * (size_t)wm.D + lbs_hy_group_of(&gr, (uint32_t)o) / (size_t)wm.P) * n + v;
 			bool comm = wm.group_comm[wm.group_of[v]];
 			vo[o] = comm ? wm.x[cell] : wm.d[cell];
 			vi[o] = comm ? res.ideal_x[wm.type[v]] : res.ideal_d[wm.type[v]];
@@ -477,6 +479,71 @@ static void test_ring_times(void)
 	CU_ASSERT_EQUAL(lbs_hy_ring_allreduce_s(1, 1e9, 1e11, 1e-6), 0);
 }
 
+/* A scenario costed into a plan (hybrid/plan.c), against the formulas by
+ * hand. Llama 3 8B, 2048 tokens, dp 2 x pp 4 x tp 2 on 2 nodes of 8 H100:
+ * replica r, stage s, tensor rank j is GPU (4 r + s) 2 + j, so replica 0
+ * fills node 0 and replica 1 node 1.
+ * - The stages' computes add up to the model's iteration on one tensor
+ *   rank (every layer in exactly one chunk).
+ * - A p2p transfer inside a node: 3 us + 2048 x 4096 x 2 / 2 bytes at
+ *   450 GB/s.
+ * - Tensor parallelism: 8 blocks a stage, 2 all-reduces of the 2048 x 4096
+ *   x 2 bytes forward (4 backward with full recomputation, 2 here) over
+ *   2 ranks: 2 (2 - 1)(3 us + S / (2 x 450 GB/s)) each.
+ * - Data parallelism: the two replicas of a stage on two nodes, one rank
+ *   a node: the reduce-scatter is the inter-node ring alone, (2 - 1)(5 us +
+ *   S / (2 B)), B = 8 NICs x 50 GB/s over 8 GPUs, S = 4 bytes a parameter
+ *   of the stage; so the stages' parameters are recovered from their
+ *   reduction times and add up to the rank's model. */
+static void test_plan_costs(void)
+{
+	char *path = write_temp("[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"
+				"sequence_length = 2048\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n[intra_node]\n"
+				"bandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"
+				"bandwidth = 400 Gbit/s\nlatency = 5 us\n");
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc;
+	lbs_hy_built b;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, NULL, 0, &err) == LBS_OK);
+	if (lbs_hy_plan_build(&sc, &b, &err) != LBS_OK) {
+		fprintf(stderr, "\n%s\n", err.msg);
+		CU_FAIL_FATAL("plan");
+	}
+	const lbs_hy_plan *pl = &b.plan;
+	lbs_net net;
+	lbs_net_opts o = { .seq_len = 2048, .tp = 2, .recompute = LBS_RECOMPUTE_SELECTIVE };
+	CU_ASSERT_FATAL(lbs_net_create_opts(&net, "llama3-8b", &o, &err) == LBS_OK);
+	size_t nfig;
+	const lbs_gpu_figure *fig = lbs_gpu_figures(&nfig);
+	double *obs = malloc(nfig * sizeof *obs), rms;
+	for (size_t i = 0; i < nfig; i++)
+		obs[i] = fig[i].tokens_per_s;
+	lbs_gpu_eff e;
+	CU_ASSERT_FATAL(lbs_gpu_fit(fig, obs, nfig, &e, &rms, &err) == LBS_OK);
+	double whole = lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &net, 1, true), sum = 0;
+	for (int s = 0; s < 4; s++)
+		sum += pl->fwd_s[s] + pl->bwd_s[s];
+	CU_ASSERT_DOUBLE_EQUAL(sum / whole, 1, 1e-12);
+	double act = 2048.0 * 4096 * 2;
+	CU_ASSERT_DOUBLE_EQUAL(pl->p2p_s[0], 3e-6 + act / 2 / 450e9, 1e-18);
+	CU_ASSERT_DOUBLE_EQUAL(pl->fwd_fixed_s[1], 8 * 2 * 2 * (3e-6 + act / (2 * 450e9)), 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(pl->bwd_fixed_s[1], pl->fwd_fixed_s[1], 1e-18);
+	double params = 0, B = 8 * 50e9 / 8;
+	for (int s = 0; s < 4; s++) {
+		params += (pl->grad_s[s] - 5e-6) * 2 * B / 4;
+		/* the all-gather moves bf16 parameters: half the bytes */
+		CU_ASSERT_DOUBLE_EQUAL(pl->gather_s[s] - 5e-6, (pl->grad_s[s] - 5e-6) / 2, 1e-15);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(params / (double)net.params, 1, 1e-9);
+	CU_ASSERT_EQUAL(b.rank_of[5], (4 * 1 + 1) * 2); /* replica 1, stage 1 */
+	free(obs);
+	lbs_net_destroy(&net);
+	lbs_hy_built_free(&b);
+	lbs_hy_scenario_destroy(&sc);
+	unlink(path);
+	free(path);
+}
+
 /* Bad plans are refused, naming what is wrong. */
 static void test_plan_errors(void)
 {
@@ -503,6 +570,7 @@ void suite_hybrid(void)
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
 		{ "bad plans", test_plan_errors },
 		{ "ring collectives, alpha-beta", test_ring_times },
+		{ "a scenario costed into a plan, by hand", test_plan_costs },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
 	};
