@@ -199,6 +199,7 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	bal->next = malloc((size_t)d * sizeof *bal->next);
 	bal->max_m = malloc((size_t)d * sizeof *bal->max_m);
 	bal->compute_s = calloc(G, sizeof *bal->compute_s);
+	bal->replace = calloc(G, sizeof *bal->replace);
 	bool resplit = b->n_blocks > 0 && pl->v == 1;
 	if (resplit) {
 		bal->blocks = malloc((size_t)p * sizeof *bal->blocks);
@@ -206,7 +207,7 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 		bal->max_blocks = malloc((size_t)p * sizeof *bal->max_blocks);
 		bal->own = malloc((5 * G + 2 * (size_t)p) * sizeof *bal->own);
 	}
-	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s ||
+	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s || !bal->replace ||
 	    (resplit && (!bal->blocks || !bal->next_blocks || !bal->max_blocks || !bal->own))) {
 		lbs_hy_balance_destroy(bal);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the hybrid policy");
@@ -284,6 +285,46 @@ static lbs_status check_split(const lbs_hy_balance *bal, lbs_error *err)
 	return LBS_OK;
 }
 
+/* Group g's node replaced at time T: its availability up to T as it was,
+ * then the healthiest level it had (its node type's without the episode:
+ * a spare of the same type), to the end. */
+static lbs_status replace_node(lbs_hy_balance *bal, size_t g, double T, lbs_error *err)
+{
+	const lbs_hy_plan *pl = &bal->b->plan;
+	size_t G = (size_t)pl->d * (size_t)pl->p;
+	if (!pl->avail)
+		return LBS_OK; /* every group at 1: nothing is slow */
+	if (!bal->avail) {
+		bal->avail = malloc(G * sizeof *bal->avail);
+		bal->avail_buf = calloc(G, sizeof *bal->avail_buf);
+		if (!bal->avail || !bal->avail_buf)
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		memcpy(bal->avail, pl->avail, G * sizeof *bal->avail);
+		bal->plan.avail = bal->avail;
+	}
+	lbs_hy_avail *a = &bal->avail[g];
+	double best = a->n ? 0 : 1;
+	size_t keep = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		best = fmax(best, a->level[i]);
+		keep += a->t[i] < T;
+	}
+	double *buf = malloc(2 * (keep + 1) * sizeof *buf);
+	if (!buf)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	double *t = buf, *level = buf + keep + 1;
+	for (size_t i = 0; i < keep; i++)
+		t[i] = a->t[i], level[i] = a->level[i];
+	if (!keep)
+		t[0] = 0, level[0] = best, keep = 1; /* from the start (the first piece is at 0) */
+	else
+		t[keep] = T, level[keep] = best, keep++;
+	free(bal->avail_buf[g]);
+	bal->avail_buf[g] = buf;
+	*a = (lbs_hy_avail){ keep, t, level };
+	return LBS_OK;
+}
+
 lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *err)
 {
 	lbs_hy_future fu = { future_step, bal };
@@ -302,7 +343,10 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	memcpy(bal->next, bal->m_of, (size_t)d * sizeof *bal->next);
 	if (bal->blocks)
 		memcpy(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks);
-	lbs_hy_decision dec = { .m_of = bal->next, .blocks = bal->blocks ? bal->next_blocks : NULL };
+	size_t G = (size_t)d * (size_t)p;
+	memset(bal->replace, 0, G * sizeof *bal->replace);
+	lbs_hy_decision dec = { .m_of = bal->next, .blocks = bal->blocks ? bal->next_blocks : NULL,
+				.replace = bal->b->plan.src ? NULL : bal->replace };
 	double t0 = lbs_monotonic_s();
 	lbs_status st = bal->ops->plan(bal->state, &obs, &dec, err);
 	bal->decision_s = lbs_monotonic_s() - t0;
@@ -310,7 +354,10 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	bal->action_s = 0;
 	bool split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
 	bool moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
-	if (st != LBS_OK || !dec.changed || (!split && !moved))
+	size_t replaced = 0;
+	for (size_t g = 0; dec.replace && g < G; g++)
+		replaced += bal->replace[g];
+	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced))
 		return st;
 	if ((st = check_split(bal, err)) != LBS_OK)
 		return st;
@@ -322,6 +369,19 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 		memcpy(bal->blocks, bal->next_blocks, (size_t)p * sizeof *bal->blocks);
 		recost(bal);
 		bal->resplits++;
+	}
+	if (replaced) {
+		/* a checkpoint-restart: the spare joins after the pause */
+		if (!(dec.restart_s >= 0) || !isfinite(dec.restart_s))
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: a restart of %g s", bal->ops->name,
+					     dec.restart_s);
+		bal->action_s += dec.restart_s;
+		for (size_t g = 0; st == LBS_OK && g < G; g++)
+			if (bal->replace[g])
+				st = replace_node(bal, g, bal->sim->now_s, err);
+		bal->replacements += (int64_t)replaced;
+		if (st != LBS_OK)
+			return st;
 	}
 	limits(bal, true);
 	bal->changed = true;
@@ -360,6 +420,11 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal)
 	free(bal->next_blocks);
 	free(bal->max_blocks);
 	free(bal->own);
+	free(bal->replace);
+	for (size_t g = 0; bal->avail_buf && bal->b && g < (size_t)bal->b->plan.d * (size_t)bal->b->plan.p; g++)
+		free(bal->avail_buf[g]);
+	free(bal->avail_buf);
+	free(bal->avail);
 	free(bal->max_m);
 	free(bal->compute_s);
 	memset(bal, 0, sizeof *bal);

@@ -24,8 +24,11 @@ typedef struct lbs_hy_balance {
 	int blocks0;             /* the blocks of a stage in the built plan */
 	const lbs_hy_built *b;
 	double *own;             /* the plan's cost arrays, owned: re-splitting changes them */
-	double action_s;         /* the pause before the coming step (moving blocks), seconds */
-	int64_t resplits;
+	double action_s;         /* the pause before the coming step (moving blocks, a restart), seconds */
+	int64_t resplits, replacements;
+	bool *replace;           /* G: the policy's replacements (scratch) */
+	lbs_hy_avail *avail;     /* G: the groups' availability once a node was replaced (else NULL) */
+	double **avail_buf;      /* G: the pieces a replaced group owns */
 	double *compute_s;       /* d x p: the last step's compute time per group */
 	lbs_hy_graph *gr;
 	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the

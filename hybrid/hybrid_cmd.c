@@ -50,7 +50,7 @@ typedef struct run_result {
 	bool *changed;       /* steps: the split changed before it */
 	double *action_s;    /* steps: the pause before it (moving blocks) */
 	int *blocks;         /* steps x p: each stage's blocks (NULL: no re-split possible) */
-	int64_t rebuilds, resplits;
+	int64_t rebuilds, resplits, replacements;
 	double mean_step_s, tokens_per_s, mfu, wall_s;
 	uint64_t events;
 } run_result;
@@ -221,6 +221,7 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	}
 	rr->rebuilds = bal.rebuilds;
 	rr->resplits = bal.resplits;
+	rr->replacements = bal.replacements;
 	rr->wall_s = lbs_cpu_time_s() - t0;
 	if (ops && fclose(ops) != 0 && st == LBS_OK)
 		st = lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
@@ -281,8 +282,9 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 		double pause = 0;
 		for (size_t i = 0; i < steps; i++)
 			pause += rr->action_s[i];
-		printf("policy %s: %lld changes (%lld re-splits, %.3f s of pauses), %.3g s a decision; last split",
-		       sc->policy.name, (long long)rr->rebuilds, (long long)rr->resplits, pause, dsum / (double)steps);
+		printf("policy %s: %lld changes (%lld re-splits, %lld nodes replaced, %.3f s of pauses), %.3g s a "
+		       "decision; last split", sc->policy.name, (long long)rr->rebuilds, (long long)rr->resplits,
+		       (long long)rr->replacements, pause, dsum / (double)steps);
 		for (int r = 0; r < pl->d; r++)
 			printf(" %d", rr->m_of[(steps - 1) * (size_t)pl->d + (size_t)r]);
 		if (rr->blocks) {

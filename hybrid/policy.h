@@ -16,7 +16,11 @@
  *      job can re-split (v = 1: dec->blocks is NULL otherwise). A re-split
  *      costs the time to move the blocks' weights and optimizer states
  *      over the links between the stages, paid before the step
- *      (lbs_hy_resplit_s), during which nothing computes.
+ *      (lbs_hy_resplit_s), during which nothing computes;
+ *  (c) the groups whose node is replaced by a spare: from the next step
+ *      on the group runs at its healthiest level (its node type's, without
+ *      the episode), after a pause of restart_s for the checkpoint-restart
+ *      the policy states (its own estimate; the engine charges it).
  * It sees only what a real system could see: each group's measured
  * compute time and the micro-batches and blocks of the last step. Only an
  * oracle may ask for look-ahead: the length of the coming step under any
@@ -86,7 +90,10 @@ typedef struct lbs_hy_observation {
 typedef struct lbs_hy_decision {
 	int *m_of;                 /* d */
 	int *blocks;               /* p, or NULL: the job cannot re-split */
-	bool changed;              /* set when either changed */
+	bool *replace;             /* d x p, all false in: set a group's to replace its node (NULL: the
+				      job cannot, its nodes replay traces) */
+	double restart_s;          /* with a replacement: the checkpoint-restart pause, seconds */
+	bool changed;              /* set when any of them changed */
 } lbs_hy_decision;
 
 typedef struct lbs_hy_policy_ops {
@@ -110,6 +117,7 @@ extern const lbs_hy_policy_ops lbs_hy_policy_lbbsp;
 extern const lbs_hy_policy_ops lbs_hy_policy_dbs;
 extern const lbs_hy_policy_ops lbs_hy_policy_oracle;
 extern const lbs_hy_policy_ops lbs_hy_policy_resplit;
+extern const lbs_hy_policy_ops lbs_hy_policy_ladder;
 
 extern const lbs_hy_policy_ops *const lbs_hy_policies[];
 const lbs_hy_policy_ops *lbs_hy_policy_find(const char *name);

@@ -307,6 +307,43 @@ static void test_resplit(void)
 	CU_ASSERT_DOUBLE_EQUAL(end, 27 + 1000 + 20, 1e-9);
 }
 
+/* The fail-slow ladder of hybrid/policy/ladder.c's worked example: two
+ * replicas of one stage, 3 s a micro-batch, 3 each; replica 0 at 0.5 from
+ * 0 to E. E = 1000 s: a share re-split after step 0, a node replaced
+ * before step 11 (30 s), 9 s steps after: 12 steps end at 177 s. E = 100 s:
+ * the episode ends before the loss pays for a restart: 10 steps end at
+ * 123 s, static's at 140 s. */
+static void test_ladder(void)
+{
+	double Es[2] = { 1000, 100 }, last[2] = { 9, 9 }, end_at[2] = { 177, 123 };
+	int64_t steps[2] = { 12, 10 };
+	for (int k = 0; k < 2; k++) {
+		hp_plan tp;
+		hp_init(&tp, 2, 1, 3, 1, 2, 1);
+		double t[2] = { 0, Es[k] }, lvl[2] = { 0.5, 1 };
+		tp.avail[0] = (lbs_hy_avail){ 2, t, lvl };
+		lbs_hy_built b;
+		double mem[48];
+		built_of(&b, &tp, mem);
+		lbs_kv opt = { .section = "hybrid_policy.ladder", .key = "restart", .value = "30 s",
+			       .at = { "test.ini", 3 } };
+		int m[2];
+		double end;
+		CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "ladder", &opt, 1, steps[k], m, NULL, &end), last[k], 1e-9);
+		CU_ASSERT(m[0] == 3 && m[1] == 3);
+		CU_ASSERT_DOUBLE_EQUAL(end, end_at[k], 1e-9);
+		if (k == 0) {
+			/* one step before the replacement: 11 steps end at 18 + 10 x 12 = 138 s, 2 / 4 */
+			CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "ladder", &opt, 1, 11, m, NULL, &end), 12, 1e-9);
+			CU_ASSERT(m[0] == 2 && m[1] == 4);
+			CU_ASSERT_DOUBLE_EQUAL(end, 138, 1e-9);
+		} else {
+			CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "static", NULL, 0, 10, m, NULL, &end), 9, 1e-9);
+			CU_ASSERT_DOUBLE_EQUAL(end, 140, 1e-9);
+		}
+	}
+}
+
 void suite_hybrid_policy(void)
 {
 	static const test_case tests[] = {
@@ -316,6 +353,7 @@ void suite_hybrid_policy(void)
 		{ "policies, a pipeline", test_policies_pipeline },
 		{ "partition by stage cost", test_partition },
 		{ "layer re-split", test_resplit },
+		{ "fail-slow ladder", test_ladder },
 	};
 	add_suite("hybrid-policy", tests, sizeof tests / sizeof tests[0]);
 }
