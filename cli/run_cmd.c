@@ -841,7 +841,8 @@ int lbs_run_command(int argc, char **argv)
 	lbs_status st = lbs_datapath_check_named(argv[optind], &file, &err);
 	/* a [hybrid] section: the hybrid engine runs it (doc/hybrid.md) */
 	if (st == LBS_OK && lbs_hy_is_hybrid(file.path)) {
-		int rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet);
+		catch_signals(on_signal); /* the hybrid run stops and removes what it created */
+		int rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet, &interrupted);
 		free(overrides);
 		return rc;
 	}
