@@ -12,20 +12,29 @@
 # By hand:  gnuplot -e "data='iteration-cdf.csv'" analysis/iteration-cdf.gp
 if (!exists("data")) { print "iteration-cdf.gp: set data to the CSV file: gnuplot -e \"data='FILE.csv'\" ..."; exit status 1 }
 NAME = "iteration-cdf"
-# The picture: PNG, SVG or PDF (format), 960 x 600 pixels or 10 x 6.25 in.
+# The picture: PNG, SVG or PDF (format). Its size: width and height, in
+# pixels for png and svg, in inches for pdf (default 960 x 600 pixels,
+# 10 x 6.25 in); its font: "NAME,SIZE" (points); scale: the size of text and
+# lines on a png, 1 for text at 96 pixels per inch, as cairo draws it
+# (lbsim plot --size 3.5x2.5in
+# draws a png at 300 pixels per inch: scale 300 / 96).
 if (!exists("format")) format = "png"
 if (!exists("out")) out = NAME . "." . format
+if (!exists("width")) width = (format eq "pdf") ? 10 : 960
+if (!exists("height")) height = (format eq "pdf") ? 6.25 : 600
+if (!exists("font")) font = (format eq "svg") ? "sans,11" : "sans,10"
+if (!exists("scale")) scale = 1
 if (format eq "svg") {
-	set terminal svg size 960,600 dynamic noenhanced font "sans,11" background "white"
+	set terminal svg size width,height dynamic noenhanced font font background "white"
 }
 if (format eq "pdf") {
-	set terminal pdfcairo size 10in,6.25in noenhanced font "sans,10"
+	set terminal pdfcairo size width,height noenhanced font font
 }
 if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-	set terminal pngcairo size 960,600 noenhanced font ",10"
+	set terminal pngcairo size width,height noenhanced font font fontscale scale linewidth scale
 }
 if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
-	set terminal png size 960,600 noenhanced
+	set terminal png size width,height noenhanced
 }
 set output out
 set datafile separator ","
@@ -49,5 +58,6 @@ set ylabel "fraction of iterations"
 set yrange [0:1.02]
 set xrange [0:*]
 set grid
-set key outside right top
+# The key inside, bottom right: below a cumulative distribution, where it is empty.
+set key inside bottom right opaque box
 plot for [i = 0:n] data using ($1 == i ? $3 : NaN):4 with steps lw 2 lt i + 1 title label(i)

@@ -153,6 +153,9 @@ lbs_status lbs_merge_open(lbs_merge *m, const char *path, lbs_error *err)
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_exec(m->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(m->db, lbs_sweep_points_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    /* the tables a run adds when it has them, so that its rows are copied */
+	    sqlite3_exec(m->db, lbs_run_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(m->db, lbs_run_staleness_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(m->db, "CREATE TEMP TABLE merge_seen (k TEXT PRIMARY KEY)", NULL, NULL, NULL) !=
 		    SQLITE_OK ||
 	    !lbs_buf_printf(&b, "INSERT OR IGNORE INTO temp.merge_seen ") || !run_key_sql(m->db, "main", &b) ||
@@ -257,8 +260,10 @@ static lbs_status copier_prepare(lbs_merge *m, const char *in, copier *c,
 		columns(m->db, "src", table, &ic, &inn);
 		lbs_status st = LBS_OK;
 		if (inn == 0) {
-			/* Only sweep_points is optional: plain runs have none. */
-			if (strcmp(table, "sweep_points"))
+			/* Only sweep_points, run_targets and run_staleness are
+			 * optional: plain runs have none. */
+			if (strcmp(table, "sweep_points") && strcmp(table, "run_targets") &&
+			    strcmp(table, "run_staleness"))
 				st = lbs_error_set(err, LBS_EINPUT, "%s: has no table %s", in, table);
 		} else {
 			/* A column the input lacks gets its default (runs.mode

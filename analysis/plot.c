@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +26,11 @@
 #include "util/proc.h"
 #include "analysis/export.h"
 #include "analysis/views.h"
+
+/* The availability plot has at most this many points a line. */
+#define AVAILABILITY_BINS 200
+#define LBS_STR_(x) #x
+#define LBS_STR(x) LBS_STR_(x)
 
 /* More workers than this are drawn as one line per group (their mean). */
 #define PER_WORKER_MAX 32
@@ -302,6 +308,107 @@ static lbs_status select_runs(plot_ctx *c, lbs_error *err)
 	return st;
 }
 
+/* A png of a size in inches is drawn at this many pixels per inch, its
+ * text and lines scaled to match (what print asks for). */
+#define PNG_DPI 300.0
+
+/* The gnuplot variables of the picture's size and font for format fmt
+ * (the analysis scripts: width, height, scale, font), where --size, --font or
+ * --paper set them: pixels for png and svg, inches for pdf; a size in
+ * inches is drawn at PNG_DPI on a png and at 72 units per inch (a point
+ * each, as in the pdf) on an svg, a size in pixels at 96 per inch (CSS's)
+ * on a pdf. */
+static void size_vars(const lbs_plot_options *o, const char *fmt, lbs_buf *pre)
+{
+	if (o->width > 0 && o->height > 0) {
+		double w = o->width, h = o->height, scale = 1;
+		bool png = !strcmp(fmt, "png"), pdf = !strcmp(fmt, "pdf");
+		if (o->size_inches && png) {
+			w *= PNG_DPI;
+			h *= PNG_DPI;
+			scale = PNG_DPI / 96; /* cairo draws a point of text as 96 / 72 pixels */
+		} else if (o->size_inches && !pdf) {
+			w *= 72;
+			h *= 72;
+		} else if (!o->size_inches && pdf) {
+			w /= 96;
+			h /= 96;
+		}
+		if (!pdf) {
+			w = round(w);
+			h = round(h);
+		}
+		lbs_buf_printf(pre, "width = %.6g\nheight = %.6g\nscale = %.6g\n", w, h, scale);
+	}
+	if (o->font)
+		gp_var(pre, "font", o->font);
+}
+
+bool lbs_plot_size(const char *s, lbs_plot_options *o)
+{
+	char *end;
+	double w = strtod(s, &end);
+	if (end == s || (*end != 'x' && *end != 'X'))
+		return false;
+	const char *t = end + 1;
+	double h = strtod(t, &end);
+	if (end == t || !isfinite(w) || !isfinite(h))
+		return false;
+	double per_inch = 0;
+	if (!strcmp(end, "in"))
+		per_inch = 1;
+	else if (!strcmp(end, "cm"))
+		per_inch = 2.54;
+	else if (*end && strcmp(end, "px"))
+		return false;
+	if (per_inch > 0) {
+		w /= per_inch;
+		h /= per_inch;
+		if (!(w >= 0.5 && h >= 0.5 && w <= 100 && h <= 100))
+			return false;
+	} else if (!(w >= 16 && h >= 16 && w <= 20000 && h <= 20000)) {
+		return false;
+	}
+	o->width = w;
+	o->height = h;
+	o->size_inches = per_inch > 0;
+	return true;
+}
+
+bool lbs_plot_font(const char *s)
+{
+	const char *comma = strrchr(s, ',');
+	if (!comma || comma - s > 63)
+		return false;
+	for (const char *p = s; p < comma; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == ' ' || *p == '-'))
+			return false;
+	char *end;
+	double size = strtod(comma + 1, &end);
+	return end != comma + 1 && !*end && size >= 4 && size <= 72;
+}
+
+bool lbs_plot_paper(const char *name, lbs_plot_options *o)
+{
+	/* The text width of two-column papers (IEEE, ACM: a column about
+	 * 3.5 in, the page about 7 in); the height leaves room for the caption. */
+	if (!strcmp(name, "single")) {
+		o->width = 3.5;
+		o->height = 2.5;
+	} else if (!strcmp(name, "double")) {
+		o->width = 7;
+		o->height = 2.75;
+	} else {
+		return false;
+	}
+	o->size_inches = true;
+	if (!o->font)
+		o->font = "serif,8";
+	o->no_title = true;
+	return true;
+}
+
 /* Writes NAME.csv from sql (?1 = param) and renders NAME.FORMAT for each
  * format from it with analysis/NAME.gp; `vars` are extra gnuplot
  * assignments. A query with no rows skips the plot, saying why. Both are
@@ -357,7 +464,8 @@ static lbs_status render(plot_ctx *c, const char *name, const char *sql, long lo
 		gp_var(&pre, "data", data);
 		gp_var(&pre, "out", out);
 		gp_var(&pre, "format", fmt);
-		gp_var(&pre, "title", title);
+		gp_var(&pre, "title", c->o->no_title ? "" : title);
+		size_vars(c->o, fmt, &pre);
 		lbs_buf_printf(&pre, "%s", vars);
 		st = pre.failed ? lbs_error_set(err, LBS_EINTERNAL, "out of memory")
 				: run_gnuplot(c->gnuplot, c->work, script, lbs_buf_str(&pre), err);
@@ -462,20 +570,28 @@ static lbs_status plot_availability(plot_ctx *c, lbs_error *err)
 {
 	long long run = query_int(c->db, "SELECT run_id FROM runs WHERE run_id IN " SETTING_RUNS
 				  " ORDER BY policy = 'static', run_id LIMIT 1", c->setting);
+	/* At most AVAILABILITY_BINS points a line, however long the run: bins
+	 * of consecutive iterations (one each in a shorter run), each with the
+	 * mean, least and greatest iteration time, and per group the mean,
+	 * least and greatest reading of its workers in those iterations. */
 	static const char sql[] =
-		"SELECT 0 AS series, 'iteration time (' || " VARIANT_OF("r.run_id") " || ')' AS label, i.start_s AS time_s, "
-		"i.end_s - i.start_s AS value FROM iterations i JOIN runs r ON r.run_id = i.run_id "
-		"WHERE i.run_id = ?1 AND EXISTS (SELECT 1 FROM worker_iterations x WHERE x.run_id = ?1 AND "
-		"x.cpu_util > 0) "
+		"WITH n AS (SELECT max(iteration) + 1 AS iters FROM iterations WHERE run_id = ?1), "
+		"it AS (SELECT i.iteration, i.start_s, i.end_s - i.start_s AS v, "
+		"       i.iteration * " LBS_STR(AVAILABILITY_BINS) " / n.iters AS bin FROM iterations i, n "
+		"       WHERE i.run_id = ?1), "
+		"has AS (SELECT 1 FROM worker_iterations x WHERE x.run_id = ?1 AND x.cpu_util > 0 LIMIT 1) "
+		"SELECT 0 AS series, 'iteration time (' || (SELECT variant FROM run_variant WHERE run_id = ?1) || ')' "
+		"AS label, min(it.start_s) AS time_s, avg(it.v) AS value, min(it.v) AS low, max(it.v) AS high FROM it "
+		"WHERE EXISTS (SELECT 1 FROM has) GROUP BY it.bin "
 		"UNION ALL "
-		"SELECT g.idx, w.group_name || ' load', i.start_s, avg(wi.cpu_util) FROM worker_iterations wi "
+		"SELECT g.idx, w.group_name || ' load', min(it.start_s), avg(wi.cpu_util), min(wi.cpu_util), "
+		"max(wi.cpu_util) FROM worker_iterations wi "
 		"JOIN workers w ON w.run_id = wi.run_id AND w.worker = wi.worker "
 		"JOIN (SELECT group_name, row_number() OVER (ORDER BY min(worker)) AS idx FROM workers "
 		"      WHERE run_id = ?1 GROUP BY group_name) g ON g.group_name = w.group_name "
-		"JOIN iterations i ON i.run_id = wi.run_id AND i.iteration = wi.iteration "
-		"WHERE wi.run_id = ?1 AND wi.cpu_util IS NOT NULL AND EXISTS (SELECT 1 FROM worker_iterations x "
-		"WHERE x.run_id = ?1 AND x.cpu_util > 0) "
-		"GROUP BY g.idx, wi.iteration ORDER BY series, time_s";
+		"JOIN it ON it.iteration = wi.iteration "
+		"WHERE wi.run_id = ?1 AND wi.cpu_util IS NOT NULL AND EXISTS (SELECT 1 FROM has) "
+		"GROUP BY g.idx, it.bin ORDER BY series, time_s";
 	char title[900];
 	lbs_fmt(title, sizeof title, "The machines' load (CPU readings) and the iteration time\n%s",
 		c->setting_title);
@@ -586,9 +702,11 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 	axis x;
 	/* By default the cluster size if it varies, else the first key that does. */
 	const char *xname = c->o->x;
+	/* Decided on all the runs, not the chosen ones: --setting n_workers=96
+	 * keeps the cluster size on the axis (one value), not the next key. */
 	if (!xname)
-		xname = query_int(c->db, "SELECT count(DISTINCT n_workers) FROM runs WHERE run_id IN " PLOT_RUNS,
-				  0) > 1 || !c->n_keys ? "n_workers" : c->keys[0].name;
+		xname = query_int(c->db, "SELECT count(DISTINCT n_workers) FROM runs", 0) > 1 || !c->n_keys
+				? "n_workers" : c->keys[0].name;
 	if (!find_axis(c, xname, &x))
 		return unknown_axis(c, "--x", xname, err);
 	/* The lines: the --by keys, or the policy and every key that varies
@@ -605,7 +723,8 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 	} else {
 		if (query_int(c->db, "SELECT count(DISTINCT scenario) FROM runs WHERE run_id IN " PLOT_RUNS, 0) > 1)
 			find_axis(c, "scenario", &by[n_by++]);
-		find_axis(c, "policy", &by[n_by++]);
+		if (strcmp(x.name, "policy"))
+			find_axis(c, "policy", &by[n_by++]);
 		for (size_t i = 0; i < c->n_keys && n_by < 64; i++) {
 			axis a;
 			find_axis(c, c->keys[i].name, &a);
@@ -638,6 +757,20 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 		lbs_buf_printf(&label, "'all'");
 	}
 	bool numeric = x.number[0] != '\0';
+	/* The x axis' label names the CSV's column of x, so that a restyle
+	 * from the CSV alone labels it (analysis/speedup.gp reads it). */
+	char xlabel[400];
+	if (!strcmp(x.name, "n_workers"))
+		lbs_fmt(xlabel, sizeof xlabel, "workers");
+	else if (x.unit[0])
+		lbs_fmt(xlabel, sizeof xlabel, "%s (%s)", x.name, x.unit);
+	else
+		lbs_fmt(xlabel, sizeof xlabel, "%s", x.name);
+	for (char *p = xlabel; *p; p++)
+		if (*p == ',' || *p == '"' || *p == '\n')
+			*p = ' ';
+	lbs_buf xcol = { 0 };
+	lbs_views_ident(&xcol, xlabel);
 	lbs_buf sql = { 0 };
 	lbs_buf_printf(&sql,
 		       "WITH d AS (SELECT replace(%s, ',', ';') AS label, %s AS x, %s AS x_text, s.speedup, "
@@ -652,7 +785,7 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 		       "xs AS (SELECT x_text, dense_rank() OVER (ORDER BY min(first)) - 1 AS rank FROM g GROUP BY x_text) "
 		       "SELECT (SELECT count(*) FROM l o WHERE o.is_static > l.is_static OR "
 		       "(o.is_static = l.is_static AND o.first < l.first)) "
-		       "AS series, g.label, %s AS x, g.x_text, g.mean_speedup, g.min_speedup, g.max_speedup, g.runs, "
+		       "AS series, g.label, %s AS %s, g.x_text, g.mean_speedup, g.min_speedup, g.max_speedup, g.runs, "
 		       /* the 95% interval of the mean over the seeds (Student's t, views.sql's t95) */
 		       "g.points, g.mean_speedup - h.half AS ci95_low, g.mean_speedup + h.half AS ci95_high "
 		       "FROM g JOIN l ON l.label = g.label JOIN xs ON xs.x_text = g.x_text "
@@ -660,8 +793,9 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 		       "* sqrt(max(0, (g2.ss - g2.runs * g2.mean_speedup * g2.mean_speedup) / (g2.runs - 1))) / sqrt(g2.runs) "
 		       "ELSE 0 END AS half FROM g g2 LEFT JOIN t95 t ON t.df = g2.runs - 1) h "
 		       "ON h.label = g.label AND h.x_text = g.x_text "
-		       "ORDER BY series, x", lbs_buf_str(&label), numeric ? x.number : "NULL", x.text,
-		       numeric ? "g.x" : "xs.rank");
+		       "ORDER BY series, 3", lbs_buf_str(&label), numeric ? x.number : "NULL", x.text,
+		       numeric ? "g.x" : "xs.rank", lbs_buf_str(&xcol));
+	lbs_buf_free(&xcol);
 	lbs_buf_free(&label);
 	/* A line never averages over a key: each of its points is one point of
 	 * the sweep (the runs that differ only in their seed). */
@@ -696,14 +830,7 @@ static lbs_status plot_speedup(plot_ctx *c, lbs_error *err)
 	/* The x axis: its unit, a log2 scale for doubling values (the script
 	 * decides), names for values that are not numbers. */
 	lbs_buf vars = { 0 };
-	char xlabel[400], title[600];
-	if (!strcmp(x.name, "n_workers"))
-		lbs_fmt(xlabel, sizeof xlabel, "workers");
-	else if (x.unit[0])
-		lbs_fmt(xlabel, sizeof xlabel, "%s (%s)", x.name, x.unit);
-	else
-		lbs_fmt(xlabel, sizeof xlabel, "%s", x.name);
-	gp_var(&vars, "xlabel", xlabel);
+	char title[600];
 	lbs_buf_printf(&vars, "categorical = %d\n", numeric ? 0 : 1);
 	long long seeds = query_int(c->db, "SELECT max(n) FROM (SELECT count(DISTINCT seed) AS n FROM run_keys "
 				    "WHERE run_id IN " PLOT_RUNS " GROUP BY point_id, policy)", 0);
@@ -797,10 +924,12 @@ static lbs_status plot_batch_sizes(plot_ctx *c, lbs_error *err)
  * heat map, and the step with the largest slowdown beside its ideal. */
 static void whatif_title(plot_ctx *c, const char *what, char *title, size_t len)
 {
-	char trace[512];
-	query_text(c->db, "SELECT trial_name || ' (' || trace || ')' FROM whatif_runs WHERE whatif_id = ?1",
-		   c->whatif, trace, sizeof trace);
-	lbs_fmt(title, len, "%s\n%s, whatif %lld", what, trace, c->whatif);
+	char trial[256], trace[512];
+	query_text(c->db, "SELECT trial_name FROM whatif_runs WHERE whatif_id = ?1", c->whatif, trial, sizeof trial);
+	query_text(c->db, "SELECT trace FROM whatif_runs WHERE whatif_id = ?1", c->whatif, trace, sizeof trace);
+	/* the file's name, not where it was on the machine that ran it */
+	const char *slash = strrchr(trace, '/');
+	lbs_fmt(title, len, "%s\n%s (%s), whatif %lld", what, trial, slash ? slash + 1 : trace, c->whatif);
 }
 
 static lbs_status plot_whatif_heatmap(plot_ctx *c, lbs_error *err)
@@ -952,8 +1081,9 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		plot_iteration_cdf, plot_time_to_train, plot_gantt, plot_wait_share, plot_availability,
 	};
 	for (size_t i = 0; st == LBS_OK && i < sizeof plots / sizeof *plots; i++)
-		st = plots[i](&c, err);
-	if (c.whatif && st == LBS_OK)
+		if (o->which == LBS_PLOT_ALL || (o->which == LBS_PLOT_SPEEDUP) == (plots[i] == plot_speedup))
+			st = plots[i](&c, err);
+	if (c.whatif && st == LBS_OK && o->which == LBS_PLOT_ALL)
 		st = plot_whatif(&c, err);
 	lbs_tmp_remove(&work);
 	free(c.keys);
@@ -963,8 +1093,8 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 }
 
 static const char short_usage[] =
-	"Usage: lbsim plot RESULTS.db [--out DIR] [--format png,svg,pdf] [--x KEY] [--by KEYS]\n"
-	"                  [--setting N | KEY=VALUE]... [--iterations A[..B]] [--whatif N] [-q]\n";
+	"Usage: lbsim plot RESULTS.db [--out DIR] [--format png,svg,pdf] [--x KEY] [--by KEYS] [-q]\n"
+	"  [--setting N|KEY=VALUE]... [--iterations A[..B]] [--whatif N] [--size WxH] [--paper P] [--font F]\n";
 
 static void usage(FILE *out)
 {
@@ -992,6 +1122,13 @@ static void usage(FILE *out)
 		     "  -i, --iterations A[..B]  the iterations of the gantt plot (default: 0..2)\n"
 		     "  -w, --whatif N        the lbsim whatif analysis to draw (see whatif_runs; default:\n"
 		     "                        the last): whatif-heatmap and whatif-timeline\n"
+		     "      --size WxH        the pictures' size: pixels (1200x800, default 960x600), or\n"
+		     "                        inches or centimetres (3.5x2.5in, 9x6cm: a pdf of that\n"
+		     "                        size, a png at 300 pixels per inch with its text scaled)\n"
+		     "      --font NAME,SIZE  their font and its size in points (serif,8)\n"
+		     "      --paper single|double  for a two-column paper: 3.5x2.5in (a column) or\n"
+		     "                        7x2.75in (the page), serif 8 pt, no titles (the caption\n"
+		     "                        says); --size and --font override it\n"
 		     "  -q, --quiet           print nothing but errors\n"
 		     "  -h, --help            this help\n", short_usage);
 }
@@ -1030,8 +1167,11 @@ int lbs_plot_command(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },  { "x", required_argument, NULL, 'x' },
 		{ "by", required_argument, NULL, 'b' },      { "iterations", required_argument, NULL, 'i' },
 		{ "quiet", no_argument, NULL, 'q' },         { "help", no_argument, NULL, 'h' },
-		{ "whatif", required_argument, NULL, 'w' },  { NULL, 0, NULL, 0 },
+		{ "whatif", required_argument, NULL, 'w' },  { "size", required_argument, NULL, 'S' },
+		{ "font", required_argument, NULL, 'F' },    { "paper", required_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 },
 	};
+	const char *paper = NULL;
 	lbs_plot_options o = { .dir = "plots", .formats = "png", .gantt_first = 0, .gantt_count = 3 };
 	int c;
 	while ((c = getopt_long(argc, argv, "o:s:f:x:b:i:w:qh", longopts, NULL)) != -1) {
@@ -1057,10 +1197,36 @@ int lbs_plot_command(int argc, char **argv)
 				return usage_error("expected a whatif_id (1, 2, ...)", "--whatif");
 			break;
 		}
+		case 'S':
+			if (!lbs_plot_size(optarg, &o))
+				return usage_error("expected WIDTHxHEIGHT in pixels (1200x800), inches (3.5x2.5in) "
+						   "or centimetres (9x6cm), 16 to 20000 pixels or 0.5 to 100 in",
+						   "--size");
+			break;
+		case 'F':
+			if (!lbs_plot_font(optarg))
+				return usage_error("expected NAME,SIZE: a font name of letters, digits, spaces "
+						   "and hyphens, and a size from 4 to 72 points (serif,8)", "--font");
+			o.font = optarg;
+			break;
+		case 'P': paper = optarg; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: fprintf(stderr, "%ssee lbsim plot --help\n", short_usage); return LBS_EUSAGE;
 		}
+	}
+	/* --paper sets the size and font that --size and --font did not. */
+	if (paper) {
+		lbs_plot_options preset = o;
+		if (!lbs_plot_paper(paper, &preset))
+			return usage_error("expected single (one column of a two-column paper, 3.5 in wide) or "
+					   "double (the page, 7 in)", "--paper");
+		if (o.width > 0) {
+			preset.width = o.width;
+			preset.height = o.height;
+			preset.size_inches = o.size_inches;
+		}
+		o = preset;
 	}
 	if (optind + 1 != argc)
 		return usage_error(optind == argc ? "no results database given"

@@ -16,18 +16,29 @@ if (!exists("format")) format = "png"
 if (!exists("out")) out = "whatif-timeline." . format
 if (!exists("stages")) stages = 1
 if (!exists("title")) title = "A traced step and its ideal"
-# The picture: PNG (default), SVG or PDF (format).
+# The picture: PNG, SVG or PDF (format). Its size: width and height, in
+# pixels for png and svg, in inches for pdf (default 1200 x 800 pixels,
+# 12.5 x 8.33 in); its font: "NAME,SIZE" (points); scale: the size of text and
+# lines on a png, 1 for text at 96 pixels per inch, as cairo draws it
+# (lbsim plot --size 3.5x2.5in
+# draws a png at 300 pixels per inch: scale 300 / 96).
+if (!exists("format")) format = "png"
+if (!exists("out")) out = NAME . "." . format
+if (!exists("width")) width = (format eq "pdf") ? 12.5 : 1200
+if (!exists("height")) height = (format eq "pdf") ? 8.33 : 800
+if (!exists("font")) font = (format eq "svg") ? "sans,11" : "sans,10"
+if (!exists("scale")) scale = 1
 if (format eq "svg") {
-	set terminal svg size 1200,800 dynamic noenhanced font "sans,11" background "white"
+	set terminal svg size width,height dynamic noenhanced font font background "white"
 }
 if (format eq "pdf") {
-	set terminal pdfcairo size 12.5in,8.33in noenhanced font "sans,10"
+	set terminal pdfcairo size width,height noenhanced font font
 }
 if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-	set terminal pngcairo size 1200,800 noenhanced font ",10"
+	set terminal pngcairo size width,height noenhanced font font fontscale scale linewidth scale
 }
 if (format eq "png" && strstrt(GPVAL_TERMINALS, "pngcairo") == 0) {
-	set terminal png size 1200,800 noenhanced
+	set terminal png size width,height noenhanced
 }
 set output out
 set datafile separator ","
@@ -40,7 +51,8 @@ set yrange [lanes - 0.5:-0.5]
 set ylabel "worker (dp_rank x stages + stage)"
 if (lanes > 24) { set ytics stages * 4 } else { set ytics 1 }
 set style fill solid 1 noborder
-set key outside right top
+# The key above the plot, across: it takes no width from it.
+set key outside top center horizontal
 set multiplot layout 2,1 title title
 # colours: forward, backward, p2p, collective, other
 array C[5] = ["#31a354", "#3182bd", "#bdbdbd", "#e6550d", "#636363"]

@@ -22,6 +22,7 @@ _lbsim()
 	--format) COMPREPLY=($(compgen -W "table csv json png svg pdf" -- "$cur")); return ;;
 	--detail) COMPREPLY=($(compgen -W "runs iterations workers" -- "$cur")); return ;;
 	--worker) COMPREPLY=($(compgen -W "blas torch" -- "$cur")); return ;;
+	--paper) COMPREPLY=($(compgen -W "single double" -- "$cur")); return ;;
 	--meta) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -291,6 +291,32 @@ static void json_string(const char *s)
 
 typedef enum summary_format { SUMMARY_TABLE, SUMMARY_CSV, SUMMARY_JSON } summary_format;
 
+/* The [sync] mode, when not BSP, after the scenario's line: ", sync ssp
+ * (staleness 2)"; under asp an iteration is an update. */
+static void print_sync(const lbs_sync_spec *sy)
+{
+	switch (sy->mode) {
+	case LBS_SYNC_BACKUP:
+		printf(", sync backup (%lld backup workers)", (long long)sy->backup_workers);
+		break;
+	case LBS_SYNC_SSP:
+		printf(", sync ssp (staleness %lld)", (long long)sy->staleness);
+		break;
+	case LBS_SYNC_ASP:
+		printf(", sync asp (an iteration is an update)");
+		break;
+	case LBS_SYNC_DROPCOMPUTE:
+		printf(", sync dropcompute (time limit %g s, micro-batches of %lld)", sy->time_limit_s,
+		       (long long)sy->micro_batch);
+		break;
+	case LBS_SYNC_LOCAL_SGD:
+		printf(", sync local-sgd (period %lld)", (long long)sy->period);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Time to target ([convergence]): per run, the step and simulated time
  * that reached it, or how far the run got; the speedup to target is
  * static's time to target over the policy's. */
@@ -365,10 +391,12 @@ static void print_summary(const lbs_scenario *sc, const summary *m, size_t n, co
 		printf("\n]}\n");
 		return;
 	}
-	printf("scenario %s (%s), seed %lld, %lld worker%s in %zu group%s, global batch %lld\n",
+	printf("scenario %s (%s), seed %lld, %lld worker%s in %zu group%s, global batch %lld",
 	       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
 	       sc->n_workers == 1 ? "" : "s", sc->n_groups, sc->n_groups == 1 ? "" : "s",
 	       (long long)sc->run.global_batch);
+	print_sync(&sc->sync);
+	printf("\n");
 	int w = 20; /* the policy column: as wide as its longest label */
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(m[i].policy) > w)
@@ -813,7 +841,8 @@ int lbs_run_command(int argc, char **argv)
 	lbs_status st = lbs_datapath_check_named(argv[optind], &file, &err);
 	/* a [hybrid] section: the hybrid engine runs it (doc/hybrid.md) */
 	if (st == LBS_OK && lbs_hy_is_hybrid(file.path)) {
-		int rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet);
+		catch_signals(on_signal); /* the hybrid run stops and removes what it created */
+		int rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet, &interrupted);
 		free(overrides);
 		return rc;
 	}

@@ -67,6 +67,7 @@ static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
 	free_sim(bal);
 	bal->gr = gr;
 	bal->sim = sim;
+	sim->eng->interrupt = bal->interrupt;
 	return LBS_OK;
 }
 
@@ -428,4 +429,11 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal)
 	free(bal->max_m);
 	free(bal->compute_s);
 	memset(bal, 0, sizeof *bal);
+}
+
+void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *interrupt)
+{
+	bal->interrupt = interrupt;
+	if (bal->sim)
+		bal->sim->eng->interrupt = interrupt;
 }

@@ -8,6 +8,8 @@
 #ifndef LBS_HYBRID_BALANCE_H
 #define LBS_HYBRID_BALANCE_H
 
+#include <signal.h>
+
 #include "hybrid/hybrid.h"
 #include "hybrid/policy.h"
 #include "hybrid/scenario.h"
@@ -29,6 +31,7 @@ typedef struct lbs_hy_balance {
 	bool *replace;           /* G: the policy's replacements (scratch) */
 	lbs_hy_avail *avail;     /* G: the groups' availability once a node was replaced (else NULL) */
 	double **avail_buf;      /* G: the pieces a replaced group owns */
+	const volatile sig_atomic_t *interrupt; /* handed to every simulation's engine */
 	double *compute_s;       /* d x p: the last step's compute time per group */
 	lbs_hy_graph *gr;
 	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the
@@ -48,6 +51,9 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
  * and, when acc is not NULL, each group's accounting into acc[G]. */
 lbs_status lbs_hy_balance_step(lbs_hy_balance *bal, double *step_s, lbs_hy_account *acc, lbs_error *err);
 void lbs_hy_balance_destroy(lbs_hy_balance *bal);
+/* A flag the engine looks at before every event (sim/engine.h), for this
+ * simulation and every one rebuilt after it. */
+void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *interrupt);
 
 /* The most micro-batches replica r's GPUs hold: the largest m <= cap_m
  * whose activations in flight fit each stage's memory with its model state

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "hybrid/balance.h"
@@ -53,6 +54,7 @@ typedef struct run_result {
 	int64_t rebuilds, resplits, replacements;
 	double mean_step_s, tokens_per_s, mfu, wall_s;
 	uint64_t events;
+	bool ops_created; /* the --ops-trace files were opened */
 } run_result;
 
 static const char *schedule_name(int s)
@@ -61,7 +63,7 @@ static const char *schedule_name(int s)
 }
 
 static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_result *rr,
-			 lbs_error *err)
+			 const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	lbs_recorder rec;
 	lbs_status st = lbs_recorder_open(&rec, path, LBS_DETAIL_RUNS, err);
@@ -143,9 +145,14 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 			ok = bind_exec(q, "iiii", id, (long long)i, (long long)r,
 				       (long long)rr->m_of[i * (size_t)pl->d + (size_t)r]);
 	sqlite3_finalize(q);
+	if (ok && interrupt && *interrupt) {
+		st = lbs_error_set(err, LBS_EINTR, "%s: interrupted: the run was rolled back", path);
+		ok = false;
+	}
 	ok = ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 	if (!ok) {
-		st = lbs_error_set(err, LBS_EIO, "%s: writing the hybrid results: %s", path, sqlite3_errmsg(db));
+		if (st == LBS_OK)
+			st = lbs_error_set(err, LBS_EIO, "%s: writing the hybrid results: %s", path, sqlite3_errmsg(db));
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	}
 	sqlite3_close(db);
@@ -174,7 +181,7 @@ static FILE *open_trace(const char *ops_path, const lbs_hy_scenario *sc, const l
 }
 
 static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, const char *ops_path, run_result *rr,
-			   lbs_error *err)
+			   const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	const lbs_hy_plan *pl = &b->plan;
 	size_t G = (size_t)pl->d * (size_t)pl->p, steps = (size_t)sc->run.steps;
@@ -185,6 +192,7 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			lbs_error_prefix(err, "%s: [hybrid]", sc->path); /* the degrees and micro-batches size the graph */
 		return st;
 	}
+	lbs_hy_balance_interrupt(&bal, interrupt); /* looked at before every event */
 	rr->step_s = calloc(steps, sizeof *rr->step_s);
 	rr->start_s = calloc(steps, sizeof *rr->start_s);
 	rr->acc = calloc(steps * G, sizeof *rr->acc);
@@ -198,8 +206,11 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	if (!rr->step_s || !rr->start_s || !rr->acc || !rr->m_of || !rr->decision_s || !rr->changed || !rr->action_s ||
 	    (bal.blocks && !rr->blocks))
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for %zu steps of %zu groups", steps, G);
-	if (st == LBS_OK && ops_path && !(ops = open_trace(ops_path, sc, pl, err)))
-		st = LBS_EIO;
+	if (st == LBS_OK && ops_path) {
+		rr->ops_created = true;
+		if (!(ops = open_trace(ops_path, sc, pl, err)))
+			st = LBS_EIO;
+	}
 	double t0 = lbs_cpu_time_s(), sum = 0, micro = 0;
 	for (size_t i = 0; st == LBS_OK && i < steps; i++) {
 		if ((st = lbs_hy_balance_decide(&bal, (int64_t)i, err)) != LBS_OK)
@@ -299,7 +310,7 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 }
 
 int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
-		   const char *ops_path, bool quiet)
+		   const char *ops_path, bool quiet, const volatile sig_atomic_t *interrupt)
 {
 	lbs_error err = { 0 };
 	lbs_hy_scenario sc;
@@ -322,13 +333,27 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 		lbs_hy_scenario_destroy(&sc);
 		return st;
 	}
-	st = simulate(&sc, &b, ops_path, &rr, &err);
+	/* what this run creates, it removes when it fails or is stopped */
+	bool new_output = output && access(output, F_OK) != 0;
+	if (interrupt && *interrupt)
+		st = lbs_error_set(&err, LBS_EINTR, "%s: interrupted before the simulation", sc.path);
+	else
+		st = simulate(&sc, &b, ops_path, &rr, interrupt, &err);
 	if (st == LBS_OK && !quiet)
 		summary(&sc, &b, &rr);
 	if (st == LBS_OK && output)
-		st = record(output, &sc, &b, &rr, &err);
-	if (st != LBS_OK)
+		st = record(output, &sc, &b, &rr, interrupt, &err);
+	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);
+		if (new_output)
+			unlink(output);
+		if (rr.ops_created) {
+			char meta[1100];
+			snprintf(meta, sizeof meta, "%s.meta.yaml", ops_path);
+			unlink(ops_path);
+			unlink(meta);
+		}
+	}
 	free(rr.step_s);
 	free(rr.start_s);
 	free(rr.acc);

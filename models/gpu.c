@@ -130,3 +130,28 @@ double lbs_gpu_iteration_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const
 		t += lbs_gpu_layer_time(d, e, net, &net->layers[i], batch, fused_attention);
 	return t;
 }
+
+/* One call per product: a CPU BLAS runs a batch of them one after another. */
+static double calls_time(double peak, const lbs_gpu_eff *e, double bw, const lbs_gemm *g, double elt)
+{
+	lbs_gemm one = *g;
+	one.count = 1;
+	return (double)g->count * gemm_time(peak, e, bw, &one, elt);
+}
+
+double lbs_gpu_gemm_calls_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net, int64_t batch)
+{
+	double peak = net->elt_bytes == 4 ? d->fp32_flops : d->tensor_flops, t = 0;
+	lbs_gemm g[LBS_GEMM_PASSES];
+	for (size_t i = 0; i < net->n_layers; i++) {
+		const lbs_layer *l = &net->layers[i];
+		if (l->kind == LBS_LAYER_SPARSE || !lbs_layer_gemms(l, batch, g))
+			continue;
+		for (int p = 0; p < LBS_GEMM_PASSES; p++)
+			if (g[p].count)
+				t += calls_time(peak, e, d->bandwidth, &g[p], net->elt_bytes);
+		if (lbs_layer_recomputed(net, l))
+			t += calls_time(peak, e, d->bandwidth, &g[LBS_GEMM_FORWARD], net->elt_bytes);
+	}
+	return t;
+}

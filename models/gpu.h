@@ -63,5 +63,11 @@ void lbs_gpu_layer_pass_times(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const
 /* Seconds of one training iteration of `batch` samples. */
 double lbs_gpu_iteration_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net,
 			      int64_t batch, bool fused_attention);
+/* Seconds of the training GEMMs alone, as `lbsim calibrate --blas` runs
+ * them (models/calib/blas.c): per layer forward, input gradient (where
+ * there is one), weight gradient and the recomputed forward, each product
+ * of a batch (attention's heads) its own call paying `overhead`, no fused
+ * attention. On a CPU this is what the microbenchmark times. */
+double lbs_gpu_gemm_calls_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net, int64_t batch);
 
 #endif

@@ -336,11 +336,12 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 	sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
 		return db_error(r, err, "cannot record an iteration");
-	for (size_t i = 0; rec->batch_changed && i < rec->n_workers; i++) {
+	const size_t n_planned = rec->n_planned ? rec->n_planned : rec->n_workers;
+	for (size_t i = 0; rec->batch_changed && i < n_planned; i++) {
 		q = r->ins_batch;
 		sqlite3_bind_int64(q, 1, r->run_id);
 		sqlite3_bind_int64(q, 2, rec->iteration);
-		sqlite3_bind_int64(q, 3, (sqlite3_int64)i);
+		sqlite3_bind_int64(q, 3, (sqlite3_int64)(rec->n_planned ? i : rec->first_worker + i));
 		sqlite3_bind_int64(q, 4, rec->planned[i]);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
@@ -373,10 +374,10 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 	for (size_t i = 0; i < rec->n_workers; i++) {
 		sqlite3_bind_int64(q, 1, r->run_id);
 		sqlite3_bind_int64(q, 2, rec->iteration);
-		sqlite3_bind_int64(q, 3, (sqlite3_int64)i);
+		sqlite3_bind_int64(q, 3, (sqlite3_int64)(rec->first_worker + i));
 		sqlite3_bind_int64(q, 4, rec->batch[i]);
 		sqlite3_bind_double(q, 5, rec->compute_s[i]);
-		sqlite3_bind_double(q, 6, phase - rec->compute_s[i]);
+		sqlite3_bind_double(q, 6, rec->wait_s ? rec->wait_s[i] : phase - rec->compute_s[i]);
 		if (rec->predicted_speed && isfinite(rec->predicted_speed[i]))
 			sqlite3_bind_double(q, 7, rec->predicted_speed[i]);
 		else
@@ -391,6 +392,34 @@ lbs_status lbs_recorder_iteration(void *ctx, const lbs_iteration_record *rec, lb
 		if (rc != SQLITE_DONE)
 			return db_error(r, err, "cannot record a worker iteration");
 	}
+	return LBS_OK;
+}
+
+/* [sync] ssp, asp: the updates by staleness (doc/results.md, run_staleness). */
+static lbs_status record_staleness(lbs_recorder *r, const lbs_run *run, lbs_error *err)
+{
+	if (!run->n_staleness)
+		return LBS_OK;
+	lbs_status st = exec(r, lbs_run_staleness_sql, err);
+	if (st != LBS_OK)
+		return st;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO run_staleness VALUES (?1, ?2, ?3)", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the updates' staleness");
+	for (size_t k = 0; k < run->n_staleness; k++) {
+		if (!run->staleness_counts[k])
+			continue;
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)k);
+		sqlite3_bind_int64(q, 3, run->staleness_counts[k]);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the updates' staleness");
+		}
+	}
+	sqlite3_finalize(q);
 	return LBS_OK;
 }
 
@@ -445,7 +474,10 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 		if (rc != SQLITE_DONE)
 			return db_error(r, err, "cannot record the run's time to target");
 	}
-	lbs_status st = exec(r, "COMMIT", err);
+	lbs_status st = record_staleness(r, run, err);
+	if (st != LBS_OK)
+		return st;
+	st = exec(r, "COMMIT", err);
 	if (st == LBS_OK)
 		r->in_run = false;
 	return st;

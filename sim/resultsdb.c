@@ -141,6 +141,16 @@ const char lbs_run_targets_sql[] =
 	"  dropped_samples INTEGER NOT NULL -- samples whose gradients were dropped ([sync] backup)\n"
 	");\n";
 
+/* Written with [sync] mode = ssp or asp. */
+const char lbs_run_staleness_sql[] =
+	"CREATE TABLE IF NOT EXISTS run_staleness ( -- [sync] ssp, asp: how stale the updates were\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  staleness INTEGER NOT NULL,    -- ssp: clocks a step's read may miss; asp: updates applied between a\n"
+	"                                 -- worker's read of the model and its own update\n"
+	"  updates INTEGER NOT NULL,      -- ssp: workers' steps; asp: updates\n"
+	"  PRIMARY KEY (run_id, staleness)\n"
+	") WITHOUT ROWID;\n";
+
 const char lbs_sweep_points_sql[] =
 	"CREATE TABLE IF NOT EXISTS sweep_points ( -- written by lbsim sweep and merge\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -524,6 +534,7 @@ static sqlite3 *reference(void)
 	    sqlite3_exec(ref, lbs_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_sweep_points_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_run_staleness_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_hybrid_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_hybrid_policy_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {

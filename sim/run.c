@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "sim/run.h"
+#include "sim/efficiency.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -139,7 +140,7 @@ static lbs_status plan(lbs_run *run, lbs_error *err)
 		.epoch = run->epoch,
 		.epoch_start = ipe ? run->epoch_iteration == 0 : run->iteration == 0,
 		.now_s = lbs_engine_now(&run->eng),
-		.batch = run->iteration ? (run->info.micro_batch ? run->done : run->batch) : NULL,
+		.batch = run->iteration ? (run->info.micro_batch || run->drop_limit_s > 0 ? run->done : run->batch) : NULL,
 		.compute_s = run->iteration ? run->compute_s : NULL,
 		.future = run->info.lookahead ? &future : NULL,
 		.readings = run->n_readings ? run->readings : NULL,
@@ -199,6 +200,34 @@ static lbs_status micro_next(lbs_run *run, size_t i, double t, lbs_engine *eng)
 	return lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i);
 }
 
+/* dropcompute: worker i computes its share from t0 in micro-batches, under
+ * its noise factor f, and stops at t0 + the time limit: the micro-batches
+ * it finished go in run->done[i] (the one it was running is lost); returns
+ * when it stopped (the last one's end, or the limit). */
+static double drop_share(lbs_run *run, size_t i, double t0, double f)
+{
+	lbs_worker *w = &run->workers[i];
+	const int64_t m = run->sc->sync.micro_batch, b = run->batch[i];
+	const double limit = t0 + run->drop_limit_s;
+	double t = t0;
+	int64_t done = 0;
+	while (done < b) {
+		int64_t k = b - done < m ? b - done : m;
+		double work = lbs_cost_time_s(w->cost, k) * f;
+		if (run->resize) /* each micro-batch is a run of its own size */
+			work *= resize_factor(w, k);
+		double fin = lbs_avail_finish(&w->avail, t, work, run->iteration);
+		if (fin > limit) {
+			t = limit;
+			break;
+		}
+		t = fin;
+		done += k;
+	}
+	run->done[i] = done;
+	return t;
+}
+
 /* The pass that starts every worker's whole share at t0, group by group
  * (a group's workers are consecutive and share its cost and noise models):
  * the noise draw when draw_in_pass, the completion time, the least and most
@@ -219,7 +248,8 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 		const bool other = run->draw_in_pass && !uniform;
 		const bool resize = cost->resize_cost > 0 || cost->new_batch_cost > 0;
 		const size_t end = i + (size_t)gs->count;
-		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events && !resize) {
+		if (uniform && cost->ops == &lbs_cost_linear && !run->per_worker_events && !resize &&
+		    run->drop_limit_s == 0) {
 			/* The common case with the group's constants hoisted: the
 			 * same operations as below, in the same order. */
 			const double one_low = 1.0 + gs->noise.low, span = gs->noise.high - gs->noise.low;
@@ -242,12 +272,17 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 			double f = uniform ? lbs_noise_uniform(&gs->noise, lbs_taus2_uniform(&run->taus[i]))
 				 : other ? draw_one(run, i)
 					 : run->noise[i];
-			double work = lbs_cost_time_s(cost, batch[i]) * f;
-			if (resize)
-				work *= resize_factor(&w[i], batch[i]);
-			/* A backup worker still on a dropped share starts when it is done. */
-			double start = run->backup && run->ready_at[i] > t0 ? run->ready_at[i] : t0;
-			double fin = lbs_avail_finish(&w[i].avail, start, work, run->iteration);
+			double fin;
+			if (run->drop_limit_s > 0) {
+				fin = drop_share(run, i, t0, f);
+			} else {
+				double work = lbs_cost_time_s(cost, batch[i]) * f;
+				if (resize)
+					work *= resize_factor(&w[i], batch[i]);
+				/* A backup worker still on a dropped share starts when it is done. */
+				double start = run->backup && run->ready_at[i] > t0 ? run->ready_at[i] : t0;
+				fin = lbs_avail_finish(&w[i].avail, start, work, run->iteration);
+			}
 			if (run->backup) {
 				run->ready_at[i] = fin;
 				run->counted[i] = 0;
@@ -257,7 +292,7 @@ static lbs_status start_shares(lbs_run *run, double t0, double *last, lbs_engine
 			fin_max = fin > fin_max ? fin : fin_max;
 			lo = c < lo ? c : lo;
 			hi = c > hi ? c : hi;
-			samples += batch[i];
+			samples += run->drop_limit_s > 0 ? run->done[i] : batch[i];
 			lbs_status st;
 			if (run->per_worker_events && (st = lbs_engine_at(eng, fin, run->h_worker0 + (uint32_t)i)))
 				return st;
@@ -410,15 +445,14 @@ void lbs_run_close_iteration(lbs_run *run, double start_s, double compute_end_s,
 	if (cv->model == LBS_CONV_GNS) {
 		/* McCandlish et al. 2018: S(B) = S_min (1 + B_noise / B) steps at a
 		 * constant batch B, so a step of batch B makes 1 / S(B) of the way. */
-		s->progress += samples > 0 ? (double)samples / (cv->min_steps * ((double)samples + cv->noise_scale))
-					   : 0.0;
-		if (!s->steps_to_target && s->progress >= 1.0 - 1e-12) {
+		s->progress += lbs_gns_step_progress(cv, samples, run->step_weight);
+		if (!s->steps_to_target && !run->target_hidden && s->progress >= 1.0 - 1e-12) {
 			s->steps_to_target = s->iterations;
 			s->samples_to_target = s->samples;
 			s->time_to_target_s = end_s;
 		}
 	}
-	s->sim_time_s = end_s;
+	s->sim_time_s = end_s > s->sim_time_s ? end_s : s->sim_time_s; /* asp: updates overlap */
 	s->sum_iteration_s += end_s - start_s;
 	s->sum_compute_s += compute_end_s - start_s;
 	s->sum_aggregation_s += rec->aggregation_s;
@@ -433,7 +467,9 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	double now = lbs_engine_now(eng);
 	double lo = run->pass_lo_s, hi = run->pass_hi_s;
 	int64_t samples = run->pass_samples;
-	const int64_t *processed = run->info.micro_batch ? run->done : run->batch;
+	const int64_t *processed = run->info.micro_batch || run->drop_limit_s > 0 ? run->done : run->batch;
+	for (size_t i = 0; run->drop_limit_s > 0 && i < run->n; i++)
+		run->stats.dropped_samples += run->batch[i] - run->done[i];
 	if (run->backup) { /* the step's samples and gaps: its contributors' */
 		samples = 0;
 		lo = INFINITY;
@@ -711,6 +747,14 @@ static lbs_status check_bounds(const lbs_run *run, lbs_error *err)
 			LBS_MAX_SIM_TIME_S);
 		return key_error(sc, "run", sc->iterations_per_epoch ? "epochs" : "iterations", msg, err);
 	}
+	if (sc->sync.mode == LBS_SYNC_DROPCOMPUTE) {
+		double events = (double)B / (double)sc->sync.micro_batch + (double)run->n;
+		if (events > LBS_MAX_ITERATION_EVENTS) {
+			lbs_fmt(msg, sizeof msg, "%.3g micro-batches an iteration, more than the limit of %.3g",
+				events, LBS_MAX_ITERATION_EVENTS);
+			return key_error(sc, "sync", "micro_batch", msg, err);
+		}
+	}
 	if (run->info.micro_batch) {
 		double events = (double)B / (double)run->info.micro_batch + (double)run->n;
 		if (events > LBS_MAX_ITERATION_EVENTS) {
@@ -918,13 +962,19 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	/* Worker completions are events when something observes them within the
 	 * iteration (micro-batches, steals and backup workers), or when asked
 	 * for checking. */
-	run->per_worker_events = sc->run.worker_events == LBS_EVENTS_ALWAYS || run->info.micro_batch || run->backup;
+	if ((st = lbs_sync_setup(run, err)) != LBS_OK)
+		return st;
+	if (sc->sync.mode == LBS_SYNC_DROPCOMPUTE)
+		run->drop_limit_s = sc->sync.time_limit_s;
+	run->step_weight = 1.0;
+	run->per_worker_events = !run->stepper && (sc->run.worker_events == LBS_EVENTS_ALWAYS ||
+						   run->info.micro_batch || run->backup);
 	if (run->info.micro_batch &&
 	    (!(run->pending = lbs_calloc(run->n, sizeof *run->pending, err)) ||
 	     !(run->running = lbs_calloc(run->n, sizeof *run->running, err)) ||
 	     !(run->incoming = lbs_calloc(run->n, sizeof *run->incoming, err))))
 		return LBS_EINTERNAL;
-	if ((st = lbs_engine_register(&run->eng, on_begin, run, 0, &run->h_begin)) ||
+	if ((!run->stepper && (st = lbs_engine_register(&run->eng, on_begin, run, 0, &run->h_begin))) ||
 	    (st = lbs_engine_register(&run->eng, on_compute_done, run, 0, &run->h_compute_done)) ||
 	    (st = lbs_engine_register(&run->eng, on_agg_done, run, 0, &run->h_agg_done)))
 		return st;
@@ -943,6 +993,27 @@ static lbs_status create(lbs_run *run, const lbs_scenario *sc, const char *polic
 	if (!run->draw_in_pass)
 		draw_noise(run);
 	return plan(run, err);
+}
+
+double lbs__run_noise(lbs_run *run, size_t i)
+{
+	return draw_one(run, i);
+}
+
+double lbs__run_resize(lbs_worker *w, int64_t b)
+{
+	return resize_factor(w, b);
+}
+
+lbs_status lbs__run_plan(lbs_run *run, lbs_error *err)
+{
+	return plan(run, err);
+}
+
+lbs_status lbs__run_key_error(const lbs_scenario *sc, const char *section, const char *key, const char *msg,
+			      lbs_error *err)
+{
+	return key_error(sc, section, key, msg, err);
 }
 
 lbs_status lbs_run_create(lbs_run *run, const lbs_scenario *sc, const char *policy, lbs_error *err)
@@ -1001,6 +1072,8 @@ void lbs_run_destroy(lbs_run *run)
 	free(run->ready_at);
 	free(run->stale);
 	free(run->contributed);
+	free(run->staleness_counts);
+	lbs_sync_destroy(run);
 	free(run->readings);
 	free(run->monitors);
 	lbs_engine_destroy(&run->eng);

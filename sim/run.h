@@ -54,7 +54,10 @@ typedef struct lbs_iteration_record {
 	size_t n_workers;
 	const int64_t *batch;     /* samples each worker processed */
 	const int64_t *planned;   /* samples the policy gave each worker (stealing moves some) */
-	const double *compute_s;  /* compute time per worker; wait = compute_end - start - compute */
+	size_t n_planned;         /* the workers `planned` holds (0: n_workers) */
+	size_t first_worker;      /* batch, compute_s, wait_s are of workers first_worker.. (asp: one) */
+	const double *compute_s;  /* compute time per worker */
+	const double *wait_s;     /* per worker, idle time (NULL: compute_end - start - compute, the barrier's) */
 	const lbs_policy_var *vars; /* the policy's state at the end of the iteration */
 	size_t n_vars;
 	const double *predicted_speed; /* per worker, by the policy's predictor (NULL: none) */
@@ -85,8 +88,10 @@ typedef struct lbs_run_stats {
 	double progress;
 	int64_t steps_to_target, samples_to_target;
 	double time_to_target_s;
-	int64_t dropped_samples; /* [sync] backup: samples whose gradients were dropped */
+	int64_t dropped_samples; /* [sync] backup, dropcompute: samples whose gradients were dropped */
 } lbs_run_stats;
+
+typedef struct lbs_stepper lbs_stepper; /* sim/run_sync.c */
 
 typedef struct lbs_run {
 	const lbs_scenario *sc;
@@ -136,6 +141,15 @@ typedef struct lbs_run {
 	double *ready_at;
 	uint32_t *stale;
 	int64_t *contributed; /* samples each worker contributed this step */
+	/* [sync] mode = dropcompute: each worker stops this long after the
+	 * barrier (0: no limit), keeping its finished micro-batches (run->done). */
+	double drop_limit_s;
+	/* [sync] ssp, asp, local-sgd: each worker's own steps (sim/run_sync.c; NULL: none). */
+	lbs_stepper *stepper;
+	double step_weight;  /* [convergence]: the closing step's staleness weight (1: fresh) */
+	bool target_hidden;  /* the closing step's model is not one the target is looked for on */
+	int64_t *staleness_counts; /* [sync] ssp, asp: updates by staleness (index) */
+	size_t n_staleness;
 	lbs_iteration_fn observer;
 	void *observer_ctx;
 	const volatile sig_atomic_t *interrupt; /* checked between iterations and every few events */
@@ -165,5 +179,24 @@ void lbs_run_close_iteration(lbs_run *run, double start_s, double compute_end_s,
 			     lbs_iteration_record *rec);
 
 void lbs_run_destroy(lbs_run *run);
+
+/* [sync] (sim/run_sync.c): whether the mode steps each worker on its own
+ * (ssp, asp, local-sgd); refusing what the scenario's mode does not compose
+ * with (a key error naming the file, line and key), for every mode but bsp
+ * and backup, and for the modes of sim/run_sync.c allocating run->stepper
+ * and registering its handlers (run->h_begin among them); and freeing it. */
+bool lbs_sync_per_worker(int mode);
+lbs_status lbs_sync_setup(lbs_run *run, lbs_error *err);
+void lbs_sync_destroy(lbs_run *run);
+
+/* For sim/run_sync.c: worker i's noise factor for its next step (its own
+ * stream); the re-sizing factor of a run of b samples on w (records it);
+ * the policy's plan at the current iteration, checked; and a key error
+ * "FILE:LINE: [SECTION] KEY: msg" where the scenario gave the key. */
+double lbs__run_noise(lbs_run *run, size_t i);
+double lbs__run_resize(lbs_worker *w, int64_t b);
+lbs_status lbs__run_plan(lbs_run *run, lbs_error *err);
+lbs_status lbs__run_key_error(const lbs_scenario *sc, const char *section, const char *key, const char *msg,
+			      lbs_error *err);
 
 #endif

@@ -276,9 +276,27 @@ static const lbs_key_spec sync_keys[] = {
 	  "2016, \"Revisiting Distributed Synchronous SGD\"): the step's aggregation starts when the "
 	  "first N - backup_workers workers are done, the others' gradients are dropped (their samples "
 	  "do not count), and each dropped worker starts its next share when it has finished the "
-	  "dropped one; needs topology = ps or none" },
+	  "dropped one; needs topology = ps or none; `ssp`: stale synchronous parallel (Ho et al. 2013): "
+	  "no barrier, worker i starts its step k once every worker has finished step k - staleness - "
+	  "1, each worker's push and pull taking the network's time; `asp`: asynchronous, no barrier, "
+	  "each worker pushes its gradient and pulls the model through the parameter server, whose "
+	  "link serves one transfer at a time; `dropcompute` (Giladi et al. 2023): each worker computes "
+	  "micro-batches until time_limit after the barrier and contributes those it finished; "
+	  "`local-sgd`: each worker steps on its own model, the models averaged (an all-reduce and a "
+	  "barrier) every `period` steps (doc/model.md, \"Synchronisation\")" },
 	{ "backup_workers", LBS_T_INT, SY(backup_workers), "1", 1, 1e6, 0, NULL, "mode=backup",
 	  "how many of the slowest workers' gradients each step drops (fewer than the workers)" },
+	{ "staleness", LBS_T_INT, SY(staleness), REQUIRED, 0, 1e6, 0, NULL, "mode=ssp",
+	  "s, in steps: a worker may be at most s steps ahead of the slowest finished one (0: BSP's "
+	  "timing exactly)" },
+	{ "time_limit", LBS_T_TIME, SY(time_limit_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL,
+	  "mode=dropcompute", "how long after the barrier each worker stops computing; the micro-batch "
+	  "it was running is dropped with the ones it had not started" },
+	{ "micro_batch", LBS_T_INT, SY(micro_batch), "1", 1, 1e9, 0, NULL, "mode=dropcompute",
+	  "samples per micro-batch (gradient accumulation): what a worker stopped by the time limit "
+	  "keeps is a whole number of them" },
+	{ "period", LBS_T_INT, SY(period), REQUIRED, 1, 1e6, 0, NULL, "mode=local-sgd",
+	  "H, in steps: the models are averaged after every H-th step (1: BSP's timing exactly)" },
 };
 #undef SY
 
@@ -296,6 +314,11 @@ static const lbs_key_spec convergence_keys[] = {
 	{ "stop_at_target", LBS_T_ENUM, CV(stop), "no", 0, 0, 0, "no|yes", "model=gns",
 	  "`yes`: the run ends at the step that reaches the target, its length (iterations or epochs) "
 	  "a cap" },
+	{ "staleness_penalty", LBS_T_ENUM, CV(staleness_penalty), "inverse", 0, 0, 0,
+	  LBS_STALENESS_PENALTY_CHOICES, "model=gns",
+	  "`inverse`: a gradient tau steps stale makes 1 / max(1, tau) of a fresh one's progress (the "
+	  "learning rate divided by the staleness, Zhang et al. 2016, \"Staleness-aware Async-SGD\"); "
+	  "`none`: as much as a fresh one ([sync] ssp and asp)" },
 };
 #undef CV
 

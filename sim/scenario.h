@@ -50,11 +50,22 @@ typedef struct lbs_testbed_spec {
 } lbs_testbed_spec;
 
 /* [sync]: how the workers synchronise (doc/model.md, "Synchronisation"). */
-typedef enum lbs_sync_mode { LBS_SYNC_BSP, LBS_SYNC_BACKUP } lbs_sync_mode;
-#define LBS_SYNC_CHOICES "bsp|backup"
+typedef enum lbs_sync_mode {
+	LBS_SYNC_BSP,
+	LBS_SYNC_BACKUP,
+	LBS_SYNC_SSP,
+	LBS_SYNC_ASP,
+	LBS_SYNC_DROPCOMPUTE,
+	LBS_SYNC_LOCAL_SGD
+} lbs_sync_mode;
+#define LBS_SYNC_CHOICES "bsp|backup|ssp|asp|dropcompute|local-sgd"
 typedef struct lbs_sync_spec {
 	int mode;               /* lbs_sync_mode */
 	int64_t backup_workers; /* backup: the step proceeds after the first N - backup_workers gradients */
+	int64_t staleness;      /* ssp: worker i starts step k once every worker has finished k - s - 1 */
+	double time_limit_s;    /* dropcompute: each worker stops computing this long after the barrier */
+	int64_t micro_batch;    /* dropcompute: samples per micro-batch (what a stopped worker keeps) */
+	int64_t period;         /* local-sgd: the models are averaged every `period` steps */
 } lbs_sync_spec;
 
 /* [convergence]: the statistical-efficiency model that turns steps and
@@ -62,11 +73,15 @@ typedef struct lbs_sync_spec {
  * target"); absent or model = none: no target. */
 typedef enum lbs_convergence_model { LBS_CONV_NONE, LBS_CONV_GNS } lbs_convergence_model;
 #define LBS_CONVERGENCE_CHOICES "none|gns"
+/* How much of a fresh gradient's progress a stale one makes (sim/efficiency.h). */
+typedef enum lbs_staleness_penalty { LBS_STALE_INVERSE, LBS_STALE_NONE } lbs_staleness_penalty;
+#define LBS_STALENESS_PENALTY_CHOICES "inverse|none"
 typedef struct lbs_convergence_spec {
 	int model;          /* lbs_convergence_model */
 	double noise_scale; /* B_noise, samples */
 	double min_steps;   /* S_min: steps to the target at an infinite batch */
 	int stop;           /* 1: the run ends at the target (its length a cap) */
+	int staleness_penalty; /* lbs_staleness_penalty: ssp and asp updates */
 } lbs_convergence_spec;
 
 typedef struct lbs_model_spec {

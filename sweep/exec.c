@@ -549,7 +549,7 @@ static lbs_status prepare(const lbs_sweep *sw, const options *o, lbs_merge *m, c
 	if (!pl->points || !pl->job)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	for (size_t p = o->shard_k - 1; p < sw->n_points; p += o->shard_n)
-		if (!lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
+		if (sw->run_as[p] == p && !lbs_merge_has_point(m, sw->hash, (int64_t)p + 1))
 			pl->points[pl->n++] = p + 1;
 	/* Consecutive points a job, as many as make about JOBS_PER_SLOT jobs
 	 * for each that runs at once; fewer where a job's command would pass
@@ -903,13 +903,19 @@ int lbs_sweep_command(int argc, char **argv)
 		lbs_sweep_destroy(&sw);
 		return 0;
 	}
-	size_t in_shard = (sw.n_points - (o.shard_k - 1) + o.shard_n - 1) / o.shard_n;
+	/* The points of the shard that run: a point whose run another stands
+	 * for (sw.run_as) is never made. */
+	size_t in_shard = 0;
+	for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n)
+		in_shard += sw.run_as[p] == p;
 	/* The output-size guard, before anything is written: every point of the
 	 * shard (those already in the output too) is one run. At most 10^4
 	 * points of 10^9 iterations x 10^6 workers: the sum fits in 64 bits. */
 	if (sw.detail == LBS_DETAIL_WORKERS) {
 		uint64_t rows = 0, lo = UINT64_MAX, hi = 0;
 		for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n) {
+			if (sw.run_as[p] != p)
+				continue;
 			rows += sw.point_rows[p];
 			lo = sw.point_rows[p] < lo ? sw.point_rows[p] : lo;
 			hi = sw.point_rows[p] > hi ? sw.point_rows[p] : hi;
@@ -946,7 +952,7 @@ int lbs_sweep_command(int argc, char **argv)
 		/* Nothing to do when the output holds every point and no work is pending. */
 		size_t have = 0;
 		for (size_t p = o.shard_k - 1; p < sw.n_points; p += o.shard_n)
-			have += lbs_merge_has_point(&m, sw.hash, (int64_t)p + 1);
+			have += sw.run_as[p] == p && lbs_merge_has_point(&m, sw.hash, (int64_t)p + 1);
 		if (have == in_shard && !exists(pl.dir)) {
 			if (!o.quiet)
 				printf("sweep %s: all %zu point%s already in %s\n", sw.name, in_shard,
@@ -1018,6 +1024,9 @@ int lbs_sweep_command(int argc, char **argv)
 	double wall = lbs_monotonic_s() - t0;
 	if (!o.quiet) {
 		printf("sweep %s (%s): %zu point%s", sw.name, sw.path, sw.n_points, sw.n_points == 1 ? "" : "s");
+		if (sw.n_runs < sw.n_points)
+			printf(" (%zu runs: %zu share another point's run, which differs only in the options of "
+			       "a policy it does not use)", sw.n_runs, sw.n_points - sw.n_runs);
 		if (o.shard_n > 1)
 			printf(", shard %zu/%zu: %zu", o.shard_k, o.shard_n, in_shard);
 		printf("\nran %zu point%s in %.2f s (%.2f runs/s, -j %s)", ran, ran == 1 ? "" : "s", wall,

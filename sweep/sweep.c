@@ -537,6 +537,92 @@ static lbs_status compute_hash(lbs_sweep *sw, lbs_error *err)
 	return LBS_OK;
 }
 
+/* Whether key k is an option of another policy than point p's: a key of
+ * [policy.NAME] with NAME not p's policy, which p's run never reads. */
+static bool foreign_option(const lbs_sweep *sw, size_t p, size_t k, size_t policy_key)
+{
+	const char *name = sw->keys[k].name, *policy = lbs_sweep_value(sw, p, policy_key);
+	if (strncmp(name, "policy.", 7))
+		return false;
+	size_t len = strlen(policy);
+	return strncmp(name + 7, policy, len) || name[7 + len] != '.';
+}
+
+/* The hash of point p's values that its run reads (every key but the
+ * options of other policies). */
+static uint64_t run_hash(const lbs_sweep *sw, size_t p, size_t policy_key)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (size_t k = 0; k < sw->n_keys; k++) {
+		const char *v = foreign_option(sw, p, k, policy_key) ? "" : lbs_sweep_value(sw, p, k);
+		fnv(&h, v, strlen(v) + 1);
+	}
+	return h;
+}
+
+/* Whether points p and q read the same values. */
+static bool same_run(const lbs_sweep *sw, size_t p, size_t q, size_t policy_key)
+{
+	for (size_t k = 0; k < sw->n_keys; k++) {
+		bool fp = foreign_option(sw, p, k, policy_key), fq = foreign_option(sw, q, k, policy_key);
+		if (fp != fq || (!fp && strcmp(lbs_sweep_value(sw, p, k), lbs_sweep_value(sw, q, k))))
+			return false;
+	}
+	return true;
+}
+
+typedef struct hashed_point {
+	uint64_t h;
+	size_t p;
+} hashed_point;
+
+static int by_hash(const void *a, const void *b)
+{
+	const hashed_point *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+/* Fills run_as: a point that equals an earlier one but for another
+ * policy's options (static beside policy.lbbsp-cpu.predictor = narx, ema)
+ * is that run, made once and shared; the views pair it with each variant,
+ * as its setting leaves the policies' sections out (analysis/views.sql). */
+static lbs_status find_shared_runs(lbs_sweep *sw, lbs_error *err)
+{
+	sw->run_as = malloc(sw->n_points * sizeof *sw->run_as);
+	hashed_point *hp = malloc(sw->n_points * sizeof *hp);
+	if (!sw->run_as || !hp) {
+		free(hp);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	size_t policy_key = find_key(sw, "policy");
+	for (size_t p = 0; p < sw->n_points; p++) {
+		sw->run_as[p] = p;
+		hp[p] = (hashed_point){ run_hash(sw, p, policy_key), p };
+	}
+	qsort(hp, sw->n_points, sizeof *hp, by_hash);
+	for (size_t i = 0; i < sw->n_points;) {
+		size_t j = i + 1;
+		while (j < sw->n_points && hp[j].h == hp[i].h)
+			j++;
+		/* points i..j-1 share a hash, in point order: each goes to the
+		 * first that reads the same values (a collision reads others) */
+		for (size_t a = i + 1; a < j; a++)
+			for (size_t b = i; b < a; b++)
+				if (sw->run_as[hp[b].p] == hp[b].p && same_run(sw, hp[a].p, hp[b].p, policy_key)) {
+					sw->run_as[hp[a].p] = hp[b].p;
+					break;
+				}
+		i = j;
+	}
+	free(hp);
+	sw->n_runs = 0;
+	for (size_t p = 0; p < sw->n_points; p++)
+		sw->n_runs += sw->run_as[p] == p;
+	return LBS_OK;
+}
+
 static lbs_status build(lbs_sweep *sw, parse_ctx *c, lbs_error *err)
 {
 	const char *section_of_key[LBS_SWEEP_MAX_KEYS + 2];
@@ -704,6 +790,8 @@ static lbs_status build(lbs_sweep *sw, parse_ctx *c, lbs_error *err)
 		return st;
 	if ((st = check_points(sw, err)) != LBS_OK)
 		return st;
+	if ((st = find_shared_runs(sw, err)) != LBS_OK)
+		return st;
 	return compute_hash(sw, err);
 }
 
@@ -739,8 +827,10 @@ void lbs_sweep_destroy(lbs_sweep *sw)
 	free(sw->keys);
 	free(sw->dim_size);
 	free(sw->point_rows);
+	free(sw->run_as);
 	sw->keys = NULL;
 	sw->dim_size = NULL;
 	sw->point_rows = NULL;
+	sw->run_as = NULL;
 	sw->n_keys = sw->n_dims = sw->n_points = 0;
 }

@@ -58,6 +58,10 @@ typedef struct lbs_sweep {
 	char hash[17];                 /* identity of the expansion: 16 hex digits */
 	uint64_t *point_rows;          /* each point's iterations x workers: the worker_iterations
 					  rows its run writes at --detail workers */
+	size_t *run_as;                /* the point (0-based) whose run stands for each: itself,
+					  or an earlier point it equals but for the options of
+					  another policy ([policy.NAME] keys its policy ignores) */
+	size_t n_runs;                 /* the points that run: those with run_as[p] == p */
 } lbs_sweep;
 
 /* Reads and checks a sweep file: its syntax and keys (errors name the file,

@@ -150,6 +150,11 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measu
 	lbs_status st = lbs_run_create(&run, sc, policy, err);
 	if (st != LBS_OK)
 		return st;
+	if (measured && sc->sync.mode != LBS_SYNC_BSP) { /* the testbed's workers meet at a barrier */
+		lbs_run_destroy(&run);
+		return lbs__run_key_error(sc, "sync", "mode", "the testbed measures bulk-synchronous steps "
+					  "only: measure with mode = bsp, simulate the others", err);
+	}
 	t->n = run.n;
 	t->cap = sc->iterations;
 	if (!(t->iteration_s = lbs_calloc((size_t)t->cap, sizeof *t->iteration_s, err)) ||

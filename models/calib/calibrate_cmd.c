@@ -16,6 +16,7 @@
 #include "config.h"
 #include "models/calib.h"
 #include "models/calib/gpu_fit.h"
+#include "models/cpu.h"
 
 #include "models/nets.h"
 #include "models/calib/convergence.h"
@@ -456,6 +457,74 @@ static bool parse_batches(const char *text, bench_opts *o)
 	return true;
 }
 
+/* --blas: the datasheet model (doc/gpus.md), its efficiency fitted to
+ * published GPU figures only, predicting the batches just measured from
+ * this CPU's own peak FLOP/s (clock x cores x vector width) and its
+ * STREAM-triad bandwidth: a check of the model on a device it never saw. */
+static void predict_from_peak(const lbs_net *net, int threads, const lbs_profile *p)
+{
+	lbs_cpu_info ci;
+	if (lbs_cpu_info_read(&ci)) {
+		printf("from this CPU's peak: not predicted (/proc/cpuinfo gives no clock)\n");
+		return;
+	}
+	size_t n;
+	const lbs_gpu_figure *f = lbs_gpu_figures(&n);
+	double *obs = calloc(n, sizeof *obs), rms;
+	lbs_gpu_eff e;
+	lbs_error err = { 0 };
+	for (size_t i = 0; obs && i < n; i++)
+		obs[i] = f[i].tokens_per_s;
+	lbs_status st = obs ? lbs_gpu_fit(f, obs, n, &e, &rms, &err) : LBS_EINTERNAL;
+	free(obs);
+	if (st != LBS_OK) {
+		printf("from this CPU's peak: not predicted (%s)\n", err.msg[0] ? err.msg : "out of memory");
+		return;
+	}
+	/* 64 MB arrays: well past the last-level caches of today's CPUs */
+	double bw = lbs_cpu_triad_bandwidth((size_t)64 << 20, 5), fma = lbs_cpu_fma_peak(0.6);
+	char title[192];
+	lbs_gpu_spec d = lbs_cpu_spec(&ci, threads, bw, title, sizeof title);
+	printf("this CPU's peak: %s, %d fp32 FLOP/cycle (%s): %.1f GFLOP/s at the reported clock", title,
+	       ci.flops_per_cycle, ci.isa, d.fp32_flops / 1e9);
+	if (fma > 0) {
+		/* a core's measured FMA rate: the clock it really runs at */
+		printf(", %.1f GFLOP/s measured (%.2f GHz x %d a core)", fma * threads / 1e9,
+		       fma / ci.flops_per_cycle / 1e9, ci.flops_per_cycle);
+		d.fp32_flops = d.tensor_flops = fma * threads;
+	}
+	printf("; triad bandwidth %.1f GB/s\n", bw / 1e9);
+	printf("predicted from that peak%s and bandwidth by the datasheet model (doc/gpus.md; efficiency fitted to "
+	       "A100 figures only):\n", fma > 0 ? " (measured)" : "");
+	/* a CPU launches no kernels and has no multiprocessors to fill: the
+	 * GPU fit's per-operation overhead and t_half, kept in the first
+	 * prediction, are taken out of the second (eff_max and mem alone) */
+	lbs_gpu_eff roof = e;
+	roof.overhead = 0;
+	roof.f_half = 0;
+	printf("%8s %12s %12s %8s %14s %8s\n", "batch", "measured_s", "predicted_s", "error", "eff_max_only_s",
+	       "error");
+	double *errs = calloc(2 * (p->n_points ? p->n_points : 1), sizeof *errs), worst[2] = { 0, 0 };
+	size_t k = 0;
+	for (size_t i = 0; errs && i < p->n_points; i++) {
+		double pred = lbs_gpu_gemm_calls_time(&d, &e, net, p->point[i].batch);
+		double pr = lbs_gpu_gemm_calls_time(&d, &roof, net, p->point[i].batch);
+		double m = p->point[i].time_s, rel = pred / m - 1, rr = pr / m - 1;
+		printf("%8lld %12.6f %12.6f %+7.1f%% %14.6f %+7.1f%%\n", (long long)p->point[i].batch, m, pred,
+		       100 * rel, pr, 100 * rr);
+		errs[k] = fabs(rel);
+		errs[p->n_points + k++] = fabs(rr);
+		worst[0] = fmax(worst[0], fabs(rel));
+		worst[1] = fmax(worst[1], fabs(rr));
+	}
+	if (k) {
+		printf("from peak: median |error| %.1f%% (worst %.1f%%) with the GPU fit as it is, %.1f%% (worst "
+		       "%.1f%%) with eff_max %.3f alone, over %zu batches\n", 100 * lbs_calib_median(errs, k),
+		       100 * worst[0], 100 * lbs_calib_median(errs + p->n_points, k), 100 * worst[1], e.eff_max, k);
+	}
+	free(errs);
+}
+
 static void cpu_host(char *buf, size_t len, double *memory_bytes)
 {
 	char model[128] = "unknown CPU", line[256];
@@ -763,6 +832,8 @@ static int bench(bench_opts *o)
 	}
 	printf("memory cap: %lld samples (model state and activations, doc/nets.md, doc/transformers.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
+	if (lib && lbs_net_is_transformer(net.name))
+		predict_from_peak(&net, lbs_blas_threads(lib), p);
 	if (o->resize && (st = measure_resize(lib, o->torch ? o->fw : NULL, fw_ctx, &net, o, 0.5 * device_memory, p, &err)) !=
 				 LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --resize: %s\n", err.msg);

@@ -198,5 +198,7 @@ check "completion: run --se -> run's options only" test "$(complete_words run --
 check "completion: help rep -> report" test "$(complete_words help rep)" = report
 check "completion: run def -> the scenario default" sh -c "echo ' $(complete_words run def) ' | grep -q ' default '"
 check "completion: plot --format -> the formats" sh -c "echo ' $(complete_words plot --format p) ' | grep -q ' png '"
+check "completion: plot --paper -> single, double" test "$(complete_words plot --paper '')" = "single double"
+check "completion: plot --s -> its --setting and --size" test "$(complete_words plot --s)" = "--setting --size"
 
 finish

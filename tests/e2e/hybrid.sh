@@ -82,6 +82,23 @@ sed -e 's/^trace = half.csv$/trace = nowhere.csv/' "$TMP/small-tr.ini" > "$TMP/s
 "$LBSIM" "$TMP/small-bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
 check "a node trace that is missing: exit 3 naming the section" test $? -eq 3 -a -n "$(grep -F "[nodes.a]" "$TMP/out")"
 
+# SIGINT stops a run within an event: exit 130, and the file it created is gone
+rm -f "$TMP/int.db"
+"$LBSIM" "$top_srcdir/bench/hybrid.ini" --set run.steps=100000 -o "$TMP/int.db" -q > "$TMP/out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 130" test $rc -eq 130
+check "SIGINT: the results file it created is gone" test ! -e "$TMP/int.db"
+# a run that cannot record removes the trace it wrote, and leaves a file it did not create
+echo "not a database" > "$TMP/junk.db"
+"$LBSIM" "$SC" -o "$TMP/junk.db" --ops-trace "$TMP/j.csv" -q > "$TMP/out" 2>&1
+check "a results file lbsim cannot write to: refused" test $? -ne 0
+check "... the trace and its metadata removed" test ! -e "$TMP/j.csv" -a ! -e "$TMP/j.csv.meta.yaml"
+check "... the file it did not create left alone" test "$(cat "$TMP/junk.db")" = "not a database"
+
 # bad input: exit 3, file, line and key, nothing written
 refuse() { # NAME EXPECTED-MESSAGE SETTINGS...
 	local name=$1 msg=$2; shift 2

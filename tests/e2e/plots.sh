@@ -138,6 +138,88 @@ check "availability: the readings' mean is worker_iterations' (equal groups each
 	"$(q "$TMP/cb.db" "SELECT printf('%.9f', avg(cpu_util)) FROM worker_iterations wi JOIN runs r USING (run_id) WHERE r.policy = 'lbbsp-cpu'")"
 check "availability: not drawn without readings" test ! -e "$TMP/g/availability.png"
 
+# ---- figures for a paper (issue 33): size, font, preset, legend, axes ------------
+# png_size FILE: "W H" from the PNG header (big-endian at bytes 16 and 20).
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'; }
+# pdf_box FILE: the page's MediaBox in points.
+pdf_box() { grep -ao 'MediaBox *\[[^]]*\]' "$1" | head -n 1 | tr -s ' ' | sed 's/MediaBox *\[ *//; s/ *\]//'; }
+# border SVG: "left right bottom" of the plot's border (gnuplot's closed path).
+border() { grep "Z  '/></g>" "$1" | tail -n 1 | grep -o '[0-9.]*,[0-9.]*' | awk -F, '
+	NR == 1 { l = r = $1; b = $2 } { if ($1 < l) l = $1; if ($1 > r) r = $1; if ($2 > b) b = $2 } END { print l, r, b }'; }
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/sz" -q --size 800x500 --setting 'network.bandwidth=10 Gbit/s'
+check "--size 800x500: every PNG is 800 x 500" test "$(for f in "$TMP"/sz/*.png; do png_size "$f"; done | sort -u)" = "800 500"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/cm" -q --size 9x6cm --format pdf --setting 'network.bandwidth=10 Gbit/s'
+check "--size 9x6cm: a PDF of 9 x 6 cm (255 x 170 pt)" test "$(pdf_box "$TMP/cm/speedup.pdf")" = "0 0 255 170"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/ps" -q --paper single --format png,pdf,svg --setting 'network.bandwidth=10 Gbit/s'
+check "--paper single: a PDF a column wide (3.5 x 2.5 in)" test "$(pdf_box "$TMP/ps/speedup.pdf")" = "0 0 252 180"
+check "--paper single: a PNG at 300 pixels per inch" test "$(png_size "$TMP/ps/speedup.png")" = "1050 750"
+check "--paper single: serif, 8 points" test "$(grep -o 'font-family="[^"]*" font-size="[^"]*"' "$TMP/ps/speedup.svg" | sort -u)" = 'font-family="serif" font-size="8.00"'
+check "--paper single: no title (the caption says)" test "$(grep -c 'Speedup over static vs' "$TMP/ps/speedup.svg")" = 0
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/pd" -q --paper double --format pdf --setting 'network.bandwidth=10 Gbit/s'
+check "--paper double: the page's width (7 x 2.75 in)" test "$(pdf_box "$TMP/pd/speedup.pdf")" = "0 0 504 198"
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/fo" -q --font 'DejaVu Serif,9' --format svg --setting 'network.bandwidth=10 Gbit/s'
+check "--font 'DejaVu Serif,9'" test "$(grep -o 'font-family="[^"]*" font-size="[^"]*"' "$TMP/fo/iteration-time.svg" | sort -u)" = 'font-family="DejaVu Serif" font-size="9.00"'
+for bad in "--size 800" "--size 0x0" "--size 3x2mm" "--font serif" "--font a;b,8" "--font serif,200" "--paper triple"; do
+	"$LBSIM" plot "$TMP/bw.db" --out "$TMP/bad" -q $bad 2> "$TMP/err"
+	check "plot $bad: exit 2, saying what is expected" sh -c "[ $? -eq 2 ] && grep -q 'expected' '$TMP/err'"
+done
+# The legend takes no quarter of the width: the plot spans most of the canvas.
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/sv" -q --format svg
+for p in speedup iteration-time batch-sizes time-to-train; do
+	check "$p: the plot spans at least 80% of the width ($(border "$TMP/sv/$p.svg"))" \
+		awk -v b="$(border "$TMP/sv/$p.svg")" 'BEGIN { split(b, a, " "); exit !((a[2] - a[1]) / 960 >= 0.8) }'
+done
+# Static's line (speedup 1, the least) is not on the bottom border.
+low=$(sed -n '/id="gnuplot_plot_1"/,/id="gnuplot_plot_2"/p' "$TMP/sv/speedup.svg" | grep -o '[ML][0-9.]*,[0-9.]*' | cut -d, -f2 | sort -n | tail -n 1)
+check "speedup: static's line ($low) above the bottom border ($(border "$TMP/sv/speedup.svg" | cut -d' ' -f3))" \
+	awk -v y="$low" -v b="$(border "$TMP/sv/speedup.svg" | cut -d' ' -f3)" 'BEGIN { exit !(y < b - 10) }'
+# A category on x (the policy): bars, a cluster per policy, a bar per bandwidth.
+"$LBSIM" plot "$TMP/bw.db" --out "$TMP/cat" -q --format svg --x policy
+check "--x policy: bars (filled boxes: 2 policies x 3 bandwidths, and 3 in the key)" test "$(grep -c '<polygon fill' "$TMP/cat/speedup.svg")" = 9
+check "--x policy: the lines are the bandwidths, not the policy again" test \
+	"$(awk -F, 'NR > 1 { print $2 }' "$TMP/cat/speedup.csv" | sort -u | tr '\n' ,)" = "network.bandwidth=1 Gbit/s,network.bandwidth=10 Gbit/s,network.bandwidth=100 Gbit/s,"
+# Restyled from the CSV alone (doc/sweeps.md): the axis is the CSV's, the bandwidth.
+(cd "$TMP/sv" && gnuplot -e "data='speedup.csv'; out='restyled.svg'; format='svg'" "$top_srcdir/analysis/speedup.gp")
+check "the CSV's column 3 is named after the axis" test "$(head -n 1 "$TMP/sv/speedup.csv" | cut -d, -f3)" = "network.bandwidth (Gbit/s)"
+check "restyled from the CSV: the x axis is the bandwidth, not workers" sh -c \
+	"grep -q '<text>network.bandwidth (Gbit/s) (log scale)</text>' '$TMP/sv/restyled.svg' && ! grep -q '<text>workers' '$TMP/sv/restyled.svg'"
+# --setting n_workers=N keeps the cluster size on x (it does not switch to
+# the next key, the global batch that grows with it).
+cat > "$TMP/size.ini" <<EOF
+[sweep]
+scenario = $D/scenario.ini
+[zip]
+workers.v100.count = 1, 2
+workers.k80.count = 1, 2
+run.global_batch = 64, 128
+[vary]
+policy = static, lbbsp-gpu
+run.iterations = 20
+EOF
+"$LBSIM" sweep "$TMP/size.ini" -j 2 -q -o "$TMP/size.db" > /dev/null
+"$LBSIM" plot "$TMP/size.db" --out "$TMP/n4" -q --setting n_workers=4
+check "--setting n_workers=4: x is still the cluster size" test "$(head -n 1 "$TMP/n4/speedup.csv" | cut -d, -f3) $(awk -F, 'NR > 1 { print $3 }' "$TMP/n4/speedup.csv" | sort -u)" = "workers 4"
+# The availability over a long run: at most 200 points a line, each a bin of
+# 10 consecutive iterations with its mean and its least and greatest.
+"$LBSIM" "$top_srcdir/scenarios/predict/cpu-bursty.ini" -q -o "$TMP/long.db" --policy lbbsp-cpu --detail workers --set run.epochs= --set run.dataset_samples= --set run.iterations=2000
+"$LBSIM" plot "$TMP/long.db" --out "$TMP/long" -q --setting policy=lbbsp-cpu
+a="$TMP/long/availability.csv"
+check "availability of 2000 iterations: 200 points a line" test "$(awk -F, 'NR > 1 { n[$1]++ } END { for (s in n) print n[s] }' "$a" | sort -u)" = 200
+check "availability: low <= mean <= high" test "$(awk -F, 'NR > 1 && !($5 <= $4 + 1e-12 && $4 <= $6 + 1e-12)' "$a" | wc -l)" = 0
+run=$(q "$TMP/long.db" "SELECT run_id FROM runs WHERE policy = 'lbbsp-cpu'")
+check "availability: the 4th bin's iteration time, iterations 30 to 39" test \
+	"$(awk -F, '$1 == 0 { if (++k == 4) printf "%.9f %.9f %.9f", $4, $5, $6 }' "$a")" = \
+	"$(q "$TMP/long.db" "SELECT printf('%.9f %.9f %.9f', avg(end_s - start_s), min(end_s - start_s), max(end_s - start_s)) FROM iterations WHERE run_id = $run AND iteration BETWEEN 30 AND 39")"
+check "availability: the 4th bin's readings, every worker in iterations 30 to 39" test \
+	"$(awk -F, '$1 == 1 { if (++k == 4) printf "%.9f %.9f %.9f", $4, $5, $6 }' "$a")" = \
+	"$(q "$TMP/long.db" "SELECT printf('%.9f %.9f %.9f', avg(cpu_util), min(cpu_util), max(cpu_util)) FROM worker_iterations WHERE run_id = $run AND iteration BETWEEN 30 AND 39")"
+# A what-if plot's title names the trace's file, not where it was.
+W=$top_srcdir/traces/data/bytedance-whatif
+"$LBSIM" whatif "$W/trace-ST.csv.gz" --meta "$W/meta-ST.yaml" -q -o "$TMP/wi.db"
+"$LBSIM" plot "$TMP/wi.db" --out "$TMP/wi" -q --format svg
+check "whatif plots: the trace's name in the title, no path" sh -c \
+	"grep -q '<text>ST (trace-ST.csv.gz), whatif 1</text>' '$TMP/wi/whatif-heatmap.svg' && ! grep -q '$top_srcdir' '$TMP/wi/whatif-heatmap.svg'"
+
 # ---- the run's summary: the database's names, machine-readable forms, progress ----
 "$LBSIM" "$D/scenario.ini" -o "$TMP/f.db" --policy lbbsp-gpu --set run.iterations=40 --format csv > "$TMP/f.csv"
 check "run --format csv: exit 0" test $? -eq 0

@@ -25,6 +25,36 @@ browse() {
 	return 0
 }
 
+# layout FILE.html WIDTH NAME: renders a copy of the file at WIDTH pixels
+# with every <details> open and writes to NAME.layout "W V [T...] [C...]":
+# the page's width (document.scrollWidth), the window's, the tables outside
+# the appendix that overflow their box (would scroll sideways), and those
+# with a cell of more than three lines of text (a name wrapping).
+layout() {
+	cp "$1" "$3.html"
+	cat >> "$3.html" <<'JS'
+<script>
+document.querySelectorAll('details').forEach(function (e) { e.open = true; });
+var over = [], tall = [];
+document.querySelectorAll('.wide').forEach(function (e) {
+  if (e.closest('#appendix')) return;
+  var t = e.firstElementChild;
+  if (e.scrollWidth > e.clientWidth + 1) over.push(t.id);
+  t.querySelectorAll('th, td').forEach(function (c) {
+    var s = getComputedStyle(c), lines = (c.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight);
+    if (lines > 3.2 && tall.indexOf(t.id) < 0) tall.push(t.id);
+  });
+});
+var p = document.createElement('pre');
+p.textContent = 'LAYOUT ' + document.documentElement.scrollWidth + ' ' + window.innerWidth + ' [' + over.join(',') + '] [' + tall.join(',') + ']';
+document.body.appendChild(p);
+</script>
+JS
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --hide-scrollbars \
+		--user-data-dir="$TMP/chromium" --window-size="$2,900" --dump-dom "file://$3.html" 2> /dev/null |
+		grep -o 'LAYOUT [0-9][^<]*' | sed 's/^LAYOUT //' > "$3.layout"
+}
+
 # The check itself: a page with a console error is caught.
 printf '<!DOCTYPE html><html><body><p>x</p><script>console.error("boom"); nosuch();</script></body></html>\n' > "$TMP/bad.html"
 browse "$TMP/bad.html" "$TMP/bad"
@@ -45,18 +75,42 @@ browse "$h" "$TMP/r"
 check "chromium: no console message" test ! -s "$TMP/r.console"
 dom="$TMP/r.dom"
 check "DOM: the title" grep -q '<title>lbsim report: ' "$dom"
-check "DOM: 8 inline plots" test "$(grep -o '<svg' "$dom" | wc -l)" = 8
-for id in plot-speedup plot-gantt plot-wait-share plot-straggler-cdf plot-iteration-time plot-iteration-cdf plot-time-to-train plot-batch-sizes \
-	speedup-table straggler-table summary keys common scenarios; do
-	check "DOM: #$id" grep -q "id=\"$id\"" "$dom"
+# A section per key that varies (here the bandwidth): the speedup plot against
+# it, then the points in its order, a column per policy: the mean over the
+# seeds with its 95% interval, three significant digits.
+check "DOM: one section per key that varies" test "$(grep -c '<h2 id="by-' "$dom") $(grep -c '<h2 id="by-0">By network.bandwidth</h2>' "$dom")" = "1 1"
+check "DOM: the speedup plot against the bandwidth" grep -q 'Speedup over static against network.bandwidth' "$dom"
+srows() { sed -n "/<table id=\"$1\"/,/<\/table>/p" "$dom" | grep '^<tr data-point'; }
+check "DOM: a row per point, by bandwidth" test "$(srows speedup-0 | sed 's/^[^>]*><td class="key">\([^<]*\)<.*/\1/' | tr '\n' ,)" = "1 Gbit/s,10 Gbit/s,100 Gbit/s,"
+# The 100 Gbit/s cell by hand: the two seeds' speedups (static time over
+# lbbsp-gpu's), their mean and mean +- t(0.975, 1) s / sqrt(2), t = 12.7062.
+pair=$(q "$TMP/bw.db" "SELECT group_concat(b.sim_time_s / r.sim_time_s, ' ') FROM runs r JOIN runs b ON b.seed = r.seed AND b.policy = 'static' JOIN run_config c ON c.run_id = r.run_id AND c.section = 'network' AND c.key = 'bandwidth' JOIN run_config cb ON cb.run_id = b.run_id AND cb.section = 'network' AND cb.key = 'bandwidth' AND cb.value = c.value WHERE r.policy = 'lbbsp-gpu' AND c.value = '100 Gbit/s'")
+want=$(echo "$pair" | awk '{ m = ($1 + $2) / 2; sd = sqrt(($1 - m) ^ 2 + ($2 - m) ^ 2); h = 12.7062 * sd / sqrt(2); printf "%.3g <span class=\"ci\">[%.3g, %.3g]</span>", m, m - h, m + h }')
+check "DOM: 100 Gbit/s, lbbsp-gpu: $want (by hand from $pair)" grep -qF "<td class=\"key\">100 Gbit/s</td><td class=\"n\">$want</td>" "$dom"
+check "DOM: the simulated times per point, static too" test "$(srows time-0 | wc -l) $(sed -n '/<table id="time-0"/,/<\/thead>/p' "$dom" | grep -c '<th class="policy">static</th>')" = "3 1"
+# Short numbers outside the appendix: at most 4 significant digits.
+long=$(sed '/<details id="appendix"/,$d' "$dom" | grep -o '<td class="n">[^<]*' | sed 's/<td class="n">//; s/ .*//' |
+	awk '{ d = $0; sub(/e.*/, "", d); gsub(/[^0-9]/, "", d); sub(/^0+/, "", d); if (length(d) > 4) print }' | head -3 | tr '\n' ' ')
+check "DOM: no number with more than 4 significant digits before the appendix ($long)" test -z "$long"
+# The stragglers: a row per point and policy, in the points' order.
+check "DOM: the straggler table's rows are the points' (3 x 2 policies)" test \
+	"$(srows straggler-table | sed 's/<tr data-point="\([0-9]*\)".*/\1/' | tr '\n' ,)" = "1,1,2,2,3,3,"
+# Plots of every point, not only the first; the raw tables folded away.
+for p in 1 2 3; do
+	check "DOM: point $p's gantt and iteration times" sh -c "grep -q 'id=\"plot-$p-gantt\"' '$dom' && grep -q 'id=\"plot-$p-iteration-time\"' '$dom'"
 done
-# The tables hold the database's numbers: a row per run, and the speedups.
-rows=$(sed -n '/<table id="summary">/,/<\/table>/p' "$dom" | grep -c '^<tr>')
-check "DOM: the summary has a row per run" test "$rows" = "$(q "$TMP/bw.db" 'SELECT count(*) FROM runs')"
-best=$(q "$TMP/bw.db" "SELECT printf('%.6g', max(mean_speedup)) FROM speedup_by_size")
-check "DOM: the greatest mean speedup is shown ($best)" grep -q "<td class=\"n\">$best</td>" "$dom"
-check "DOM: the keys that vary are columns" grep -q '<th>network.bandwidth \[Gbit/s\]</th>' "$dom"
-check "DOM: the gantt legend" grep -q 'wait at the barrier' "$dom"
+check "DOM: 22 inline plots (the speedup, 7 per point)" test "$(grep -o '<svg' "$dom" | wc -l)" = 22
+for id in summary keys common scenarios speedup-table; do
+	check "DOM: #$id only in the appendix" test "$(sed '/<details id="appendix"/,$d' "$dom" | grep -c "id=\"$id\"") $(sed -n '/<details id="appendix"/,$p' "$dom" | grep -c "<table id=\"$id\"")" = "0 1"
+done
+# The layout at 1400 pixels: no sideways scroll, no table overflowing its
+# box, no cell over three lines; the check itself catches a narrow window.
+layout "$h" 1400 "$TMP/l1400"
+check "layout at 1400 px: no horizontal scroll, nothing overflows or wraps over 3 lines ($(cat "$TMP/l1400.layout"))" \
+	test "$(cat "$TMP/l1400.layout")" = "1400 1400 [] []"
+layout "$h" 500 "$TMP/l500"
+check "layout: the check catches tables too wide for a 500 px window (Chromium's narrowest; $(cat "$TMP/l500.layout"))" \
+	grep -q '^500 500 \[[a-z]' "$TMP/l500.layout"
 # The screenshot: a PNG of the window's size, and not a blank page.
 png="$TMP/r.png"
 check "screenshot: a PNG" test "$(head -c 4 "$png" | od -An -c | tr -d ' ')" = '211PNG'
@@ -88,7 +142,7 @@ vdom="$TMP/v.dom"
 for id in validation plot-validation validation-table; do
 	check "validation DOM: #$id" grep -q "id=\"$id\"" "$vdom"
 done
-check "validation DOM: 9 inline plots (the 8 and measured against simulated)" test "$(grep -o '<svg' "$vdom" | wc -l)" = 9
+check "validation DOM: 23 inline plots (the 22 and measured against simulated)" test "$(grep -o '<svg' "$vdom" | wc -l)" = 23
 check "validation DOM: a point per policy" test "$(sed -n '/id="plot-validation"/,/<\/figure>/p' "$vdom" | grep -o '<circle' | wc -l)" = 3
 vrow() { sed -n '/<table id="validation-table">/,/<\/table>/p' "$vdom" | grep "^<tr><td class=\"n\">1</td><td>$1</td>" | sed 's/<\/td>/\n/g; s/<td[^>]*>//g; s/<tr>//g' | sed -n "$2p"; }
 check "validation DOM: a row per policy" test "$(sed -n '/<table id="validation-table">/,/<\/table>/p' "$vdom" | grep -c '^<tr>')" = 3
@@ -134,5 +188,38 @@ check "lbsim plot --format svg,pdf on a whatif file: SVG and PDF, not PNG data u
 "$LBSIM" report "$TMP/one.db" -o "$TMP/one.html" 2> "$TMP/err"; rc=$?
 check "report of one run: exit 0, silent, no one-point speedup plot, the table" \
 	sh -c "[ $rc -eq 0 ] && [ ! -s '$TMP/err' ] && ! grep -q 'plot-speedup' '$TMP/one.html' && grep -q 'id=\"speedup-table\"' '$TMP/one.html'"
+
+# A 54-run sweep (scenarios/sweeps/cluster-size.ini, shortened): its four
+# zipped keys vary together, one section; the rows go by cluster size, a
+# column of its own; the straggler table has a row per point and policy.
+cat > "$TMP/cs.ini" <<EOF
+[sweep]
+scenario = $top_srcdir/scenarios/default.ini
+detail = workers
+[zip]
+workers.v100.count = 1..32 *2
+workers.p100.count = 1..32 *2
+workers.k80.count = 1..32 *2
+run.global_batch = 192..6144 *2
+[vary]
+policy = static, static-proportional, lbbsp-gpu
+seeds = 1..3
+run.iterations = 100
+EOF
+"$LBSIM" sweep "$TMP/cs.ini" -j 2 -q -o "$TMP/cs.db" > /dev/null
+"$LBSIM" report "$TMP/cs.db" -o "$TMP/cs.html" -q
+browse "$TMP/cs.html" "$TMP/c"
+dom="$TMP/c.dom"
+check "54-run sweep: 54 runs, no console message" test "$(q "$TMP/cs.db" 'SELECT count(*) FROM runs')" = 54 -a ! -s "$TMP/c.console"
+check "54-run sweep: the zipped keys are one section" test "$(grep -c '<h2 id="by-' "$dom") $(grep -c '<h2 id="by-0">By run.global_batch, workers.k80.count, workers.p100.count, workers.v100.count</h2>' "$dom")" = "1 1"
+check "54-run sweep: the speedup rows by cluster size" test "$(srows speedup-0 | sed 's/^[^>]*><td class="n">\([0-9]*\)<.*/\1/' | tr '\n' ,)" = "3,6,12,24,48,96,"
+check "54-run sweep: the plot against n_workers" grep -q 'Speedup over static against n_workers' "$dom"
+check "54-run sweep: 18 straggler rows, the points' order" test \
+	"$(srows straggler-table | sed 's/<tr data-point="\([0-9]*\)".*/\1/' | tr '\n' ,)" = "1,1,1,2,2,2,3,3,3,4,4,4,5,5,5,6,6,6,"
+check "54-run sweep: plots for all 6 points" test "$(grep -c '<details id="point-' "$dom")" = 6
+layout "$TMP/cs.html" 1400 "$TMP/c1400"
+check "54-run sweep: layout at 1400 px ($(cat "$TMP/c1400.layout"))" test "$(cat "$TMP/c1400.layout")" = "1400 1400 [] []"
+layout "$TMP/wi.html" 1400 "$TMP/w1400"
+check "whatif report: layout at 1400 px ($(cat "$TMP/w1400.layout"))" test "$(cat "$TMP/w1400.layout")" = "1400 1400 [] []"
 
 finish

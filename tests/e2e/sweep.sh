@@ -352,5 +352,17 @@ check "... lbsim plot --by policy.lbbsp-cpu.predictor draws (exit $rc: $(head -c
 	test $rc -eq 0 -a -s "$TMP/popt-plots/speedup.png"
 check "... the speedup plot's series are the two variants" \
 	sh -c "grep -q 'predictor=ema' '$TMP/popt-plots/speedup.csv' && grep -q 'predictor=narx' '$TMP/popt-plots/speedup.csv'"
+# Static reads no lbbsp-cpu option: its run of each seed is made once and
+# shared by both variants (2 static + 2 x 2 lbbsp-cpu = 6 runs of 8 points),
+# each lbbsp-cpu run paired with the static run of its seed.
+check "a policy option swept: static runs once per seed (6 runs, not 8)" test "$(q "$TMP/popt.db" 'SELECT count(*) FROM runs')" = 6
+check "... 2 static runs, one per seed" test "$(q "$TMP/popt.db" "SELECT group_concat(seed) FROM (SELECT seed FROM runs WHERE policy = 'static' ORDER BY seed)")" = "1,2"
+check "... every lbbsp-cpu run has its seed's static run as baseline" test \
+	"$(q "$TMP/popt.db" "SELECT count(*) FROM speedup s JOIN runs b ON b.run_id = s.baseline_run_id WHERE s.policy = 'lbbsp-cpu' AND b.policy = 'static' AND b.seed = s.seed")" = 4
+check "... static's speedup row counts its 2 runs, once" test "$(q "$TMP/popt.db" "SELECT runs FROM speedup_by_point WHERE policy = 'static'")" = 2
+"$LBSIM" sweep "$TMP/popt.ini" -o "$TMP/popt.db" -j 2 > "$TMP/out" 2>&1
+check "... run again: every run already there (6 points that run)" grep -q 'all 6 points are already in' "$TMP/out"
+"$LBSIM" sweep "$TMP/popt.ini" -o "$TMP/popt2.db" -j 2 > "$TMP/out" 2>&1
+check "... the sweep says which points share a run" grep -q '8 points (6 runs: 2 share another point' "$TMP/out"
 
 finish

@@ -70,6 +70,7 @@ int main(void)
 	suite_models();
 	suite_scenario();
 	suite_run();
+	suite_sync();
 	suite_series();
 	suite_readers();
 	suite_source();

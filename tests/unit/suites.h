@@ -28,6 +28,7 @@ void suite_hybrid_policy(void);
 void suite_cgroup(void);
 void suite_suggest(void);
 void suite_interval(void);
+void suite_sync(void);
 
 /* Adds a suite with the given tests; aborts the test program if CUnit fails. */
 typedef struct test_case {

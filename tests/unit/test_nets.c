@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "models/calib/gpu_fit.h"
+#include "models/cpu.h"
 #include "models/gpu.h"
 #include "models/nets.h"
 #include "tests/unit/suites.h"
@@ -360,6 +361,57 @@ static void test_transformer_memory(void)
 /* The datasheet cost model: the published figures' networks are what ran
  * (MPT's NumParams), an iteration's time grows with its work, and the fit
  * recovers known parameters from figures made with them. */
+/* A CPU as a datasheet device: the peak from /proc/cpuinfo's clock and
+ * vector flags (by hand: 2 GHz x 32 = 64 GFLOP/s a core), and the GEMM-only
+ * time `calibrate --blas` is compared with: at eff_max 1, no fill, no
+ * overhead and unlimited bandwidth, the GEMMs' FLOPs over the peak, which
+ * for a transformer without recomputation is (6 N + 12 L s d_attn) per
+ * token (N the weights of its GEMMs; test_transformer_flops). */
+static void test_cpu_model(void)
+{
+	lbs_cpu_info c;
+	const char *zen2 = "processor\t: 0\nmodel name\t: Test CPU 9000\ncpu MHz\t\t: 2000.000\n"
+			   "flags\t\t: fpu sse sse2 avx fma avx2 bmi2\n\nprocessor\t: 1\ncpu MHz\t\t: 3000.0\n";
+	CU_ASSERT_EQUAL_FATAL(lbs_cpu_info_parse(zen2, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.model, "Test CPU 9000");
+	CU_ASSERT_DOUBLE_EQUAL(c.hz, 2e9, 1e-3);
+	CU_ASSERT_EQUAL(c.flops_per_cycle, 32);
+	char title[128];
+	lbs_gpu_spec d = lbs_cpu_spec(&c, 2, 20e9, title, sizeof title);
+	CU_ASSERT_DOUBLE_EQUAL(d.fp32_flops, 2 * 2e9 * 32, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d.tensor_flops, d.fp32_flops, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d.bandwidth, 20e9, 1);
+	CU_ASSERT_EQUAL(lbs_cpu_info_parse("cpu MHz : 1000\nflags : sse avx512f avx2 fma\n", &c), 0);
+	CU_ASSERT_EQUAL(c.flops_per_cycle, 64);
+	CU_ASSERT_EQUAL(lbs_cpu_info_parse("cpu MHz : 1000\nflags : sse avx\n", &c), 0);
+	CU_ASSERT_EQUAL(c.flops_per_cycle, 16);
+	/* whole flags only: avx512bw is neither avx nor avx512f */
+	CU_ASSERT_EQUAL(lbs_cpu_info_parse("cpu MHz : 1000\nflags : sse avx512bw fma4\n", &c), 0);
+	CU_ASSERT_EQUAL(c.flops_per_cycle, 8);
+	CU_ASSERT_EQUAL(lbs_cpu_info_parse("model name : no clock\nflags : avx2\n", &c), -1);
+	CU_ASSERT_EQUAL(lbs_cpu_info_parse("cpu MHz : nan\n", &c), -1);
+
+	lbs_gpu_eff ideal = { 1, 0, 1, 0 };
+	lbs_gpu_spec fast = { .name = "x", .title = "x", .tensor_flops = 1e11, .fp32_flops = 1e11,
+			      .bandwidth = 1e30, .memory = 1e12, .source = "test" };
+	lbs_net n = tf_of("llama-like-small", NULL);
+	const lbs_tf_config *k = n.tf;
+	double L = k->layers, h = k->hidden, da = (double)k->heads * k->head_dim,
+	       dk = (double)k->kv_heads * k->head_dim, f = k->ffn, V = (double)k->vocab, s = (double)n.opts.seq_len;
+	double weights = k->swiglu ? L * (h * (da + 2 * dk) + da * h + 3 * h * f) + V * h
+				   : L * (4 * h * da + 2 * h * f) + V * h;
+	for (int64_t b = 1; b <= 4; b *= 2) {
+		double expect = (6 * weights + 12 * L * s * da) * s * (double)b / 1e11;
+		CU_ASSERT_DOUBLE_EQUAL(lbs_gpu_gemm_calls_time(&fast, &ideal, &n, b), expect, 1e-9 * expect);
+	}
+	/* the per-call overhead: one per product, so more than the batched
+	 * GPU model's one per batch of them (attention's heads) */
+	lbs_gpu_eff over = { 1, 0, 1, 1e-3 };
+	CU_ASSERT(lbs_gpu_gemm_calls_time(&fast, &over, &n, 2) - lbs_gpu_gemm_calls_time(&fast, &ideal, &n, 2) >
+		  1e-3 * (double)(2 * 3 * 4 * n.tf->layers));
+	lbs_net_destroy(&n);
+}
+
 static void test_gpu_model(void)
 {
 	size_t n;
@@ -430,6 +482,7 @@ void suite_nets(void)
 		{ "transformers: tensor-parallel splits add up", test_tensor_parallel },
 		{ "transformers: memory against Korthikanti and by hand", test_transformer_memory },
 		{ "GPUs from datasheets: the model and its fit", test_gpu_model },
+		{ "a CPU as a datasheet device: its peak, the GEMMs' time", test_cpu_model },
 	};
 	add_suite("nets", tests, sizeof tests / sizeof tests[0]);
 }
