@@ -842,7 +842,18 @@ int lbs_run_command(int argc, char **argv)
 	/* a [hybrid] section: the hybrid engine runs it (doc/hybrid.md) */
 	if (st == LBS_OK && lbs_hy_is_hybrid(file.path)) {
 		catch_signals(on_signal); /* the hybrid run stops and removes what it created */
-		int rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet, &interrupted);
+		int rc;
+		if (n_seeds > 1 && ops_trace) {
+			fprintf(stderr, "lbsim: --ops-trace goes with one run, not --seeds\n");
+			rc = LBS_EUSAGE;
+		} else if (until_ci > 0 || exceed_s > 0) {
+			fprintf(stderr, "lbsim: --until-ci and --exceed are not made for hybrid scenarios (--seeds is)\n");
+			rc = LBS_EUSAGE;
+		} else if (n_seeds > 1)
+			rc = lbs_hybrid_run_seeds(file.path, overrides, n_overrides, output, (size_t)n_seeds, quiet,
+						  &interrupted);
+		else
+			rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet, &interrupted);
 		free(overrides);
 		return rc;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/engine.h"
+#include "traces/source.h"
 #include "util/clock.h"
 
 static void free_sim(lbs_hy_balance *bal)
@@ -71,24 +72,49 @@ static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
 	return LBS_OK;
 }
 
-/* obs->future: the coming step under m_of, on a copy of the job. */
+/* obs->future: the coming step under m_of, on a copy of the job. A group
+ * replaying a trace replays a copy of its source (the series are shared,
+ * the cursor is the copy's), so the look-ahead leaves the run's untouched. */
 static lbs_status future_step(void *ctx, const int *m_of, double *step_s, lbs_error *err)
 {
 	const lbs_hy_balance *bal = ctx;
 	lbs_hy_plan pl = bal->plan;
 	pl.m_of = m_of;
+	size_t G = (size_t)pl.d * (size_t)pl.p;
+	lbs_source *src = NULL;
+	lbs_avail *av = NULL;
+	if (pl.src) {
+		src = malloc(G * sizeof *src);
+		av = malloc(G * sizeof *av);
+		if (!src || !av) {
+			free(src);
+			free(av);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		}
+		for (size_t g = 0; g < G; g++) {
+			av[g] = pl.src[g];
+			if (pl.src[g].ops) {
+				src[g] = *(const lbs_source *)pl.src[g].state;
+				av[g] = lbs_source_avail(&src[g]);
+			}
+		}
+		pl.src = av;
+	}
 	lbs_hy_graph gr;
 	lbs_hy_sim sim;
 	lbs_status st = lbs_hy_graph_build(&gr, &pl, err);
-	if (st != LBS_OK)
-		return st;
-	if ((st = lbs_hy_sim_create(&sim, &gr, err)) == LBS_OK) {
-		sim.now_s = bal->sim->now_s;
-		sim.step = bal->sim->step;
-		st = lbs_hy_sim_step(&sim, step_s, err);
-		lbs_hy_sim_destroy(&sim);
+	if (st == LBS_OK) {
+		if ((st = lbs_hy_sim_create(&sim, &gr, err)) == LBS_OK) {
+			sim.now_s = bal->sim->now_s;
+			sim.step = bal->sim->step;
+			sim.eng->interrupt = bal->interrupt;
+			st = lbs_hy_sim_step(&sim, step_s, err);
+			lbs_hy_sim_destroy(&sim);
+		}
+		lbs_hy_graph_free(&gr);
 	}
-	lbs_hy_graph_free(&gr);
+	free(src);
+	free(av);
 	return st;
 }
 
@@ -241,9 +267,6 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	limits(bal, strcmp(bal->ops->name, "static") != 0);
 	lbs_status st = bal->ops->create(&bal->env, sc->policy.options, sc->policy.n_options, &bal->state,
 					 &bal->lookahead, err);
-	if (st == LBS_OK && bal->lookahead && pl->src)
-		st = lbs_error_set(err, LBS_EINPUT, "%s: [hybrid_policy] name: the %s looks ahead by simulating the "
-				   "coming step, which a node replaying a trace cannot do twice", sc->path, bal->ops->name);
 	if (st == LBS_OK)
 		st = rebuild(bal, err);
 	if (st != LBS_OK) {

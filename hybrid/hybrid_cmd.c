@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "analysis/interval.h"
 #include "hybrid/balance.h"
 #include "hybrid/hybrid.h"
 #include "hybrid/scenario.h"
@@ -309,8 +310,68 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 	       rr->wall_s > 0 ? (double)rr->events / rr->wall_s : 0.0);
 }
 
+/* One run; *mean_step_s and *total_s (the end of its last step, pauses
+ * included) when it succeeds. */
+static int run_once(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
+		    const char *ops_path, bool quiet, const volatile sig_atomic_t *interrupt, double *mean_step_s,
+		    double *total_s);
+
 int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
 		   const char *ops_path, bool quiet, const volatile sig_atomic_t *interrupt)
+{
+	double mean, total;
+	return run_once(path, overrides, n_overrides, output, ops_path, quiet, interrupt, &mean, &total);
+}
+
+int lbs_hybrid_run_seeds(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
+			 size_t n_seeds, bool quiet, const volatile sig_atomic_t *interrupt)
+{
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc;
+	lbs_status st = lbs_hy_scenario_load(&sc, path, overrides, n_overrides, &err);
+	if (st != LBS_OK) {
+		fprintf(stderr, "lbsim: %s\n", err.msg);
+		return st;
+	}
+	int64_t seed0 = sc.run.seed, steps = sc.run.steps;
+	char policy[LBS_VALUE_MAX], name[LBS_VALUE_MAX];
+	snprintf(policy, sizeof policy, "%s", sc.policy.name);
+	snprintf(name, sizeof name, "%s", sc.run.name);
+	lbs_hy_scenario_destroy(&sc);
+	const char **ov = malloc((n_overrides + 1) * sizeof *ov);
+	double *mean = malloc(n_seeds * sizeof *mean), *total = malloc(n_seeds * sizeof *total);
+	if (!ov || !mean || !total) {
+		free(ov);
+		free(mean);
+		free(total);
+		fprintf(stderr, "lbsim: out of memory\n");
+		return LBS_EINTERNAL;
+	}
+	for (size_t i = 0; i < n_overrides; i++)
+		ov[i] = overrides[i];
+	char seed_set[64];
+	ov[n_overrides] = seed_set;
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < n_seeds; k++) {
+		/* the seed last, after every --set */
+		snprintf(seed_set, sizeof seed_set, "run.seed=%lld", (long long)(seed0 + (int64_t)k));
+		rc = run_once(path, ov, n_overrides + 1, output, NULL, true, interrupt, &mean[k], &total[k]);
+	}
+	if (rc == 0 && !quiet) {
+		lbs_interval a = lbs_interval_mean(mean, n_seeds), t = lbs_interval_mean(total, n_seeds);
+		printf("%s, policy %s, seeds %lld to %lld: step %.4f s +- %.4f (95%%), %lld steps in %.2f s +- %.2f\n",
+		       name, policy, (long long)seed0, (long long)(seed0 + (int64_t)n_seeds - 1), a.mean,
+		       isnan(a.half) ? 0.0 : a.half, (long long)steps, t.mean, isnan(t.half) ? 0.0 : t.half);
+	}
+	free(ov);
+	free(mean);
+	free(total);
+	return rc;
+}
+
+static int run_once(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
+		    const char *ops_path, bool quiet, const volatile sig_atomic_t *interrupt, double *mean_step_s,
+		    double *total_s)
 {
 	lbs_error err = { 0 };
 	lbs_hy_scenario sc;
@@ -341,6 +402,10 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 		st = simulate(&sc, &b, ops_path, &rr, interrupt, &err);
 	if (st == LBS_OK && !quiet)
 		summary(&sc, &b, &rr);
+	if (st == LBS_OK) {
+		*mean_step_s = rr.mean_step_s;
+		*total_s = rr.start_s[sc.run.steps - 1] + rr.step_s[sc.run.steps - 1];
+	}
 	if (st == LBS_OK && output)
 		st = record(output, &sc, &b, &rr, interrupt, &err);
 	if (st != LBS_OK) {

@@ -16,4 +16,11 @@
 int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
 		   const char *ops_path, bool quiet, const volatile sig_atomic_t *interrupt);
 
+/* lbs_hybrid_run n_seeds times, with the scenario's seed and the n_seeds - 1
+ * after it (each run recorded in output), then a line of the mean step
+ * time and the time of the run's steps, each with its 95% interval
+ * (Student's t over the seeds). */
+int lbs_hybrid_run_seeds(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
+			 size_t n_seeds, bool quiet, const volatile sig_atomic_t *interrupt);
+
 #endif
