@@ -72,12 +72,23 @@ static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
 	return LBS_OK;
 }
 
-/* obs->future: the coming step under m_of, on a copy of the job. A group
- * replaying a trace replays a copy of its source (the series are shared,
- * the cursor is the copy's), so the look-ahead leaves the run's untouched. */
-static lbs_status future_step(void *ctx, const int *m_of, double *step_s, lbs_error *err)
+struct lbs_hy_sim_result;
+static void replica_times(const lbs_hy_sim *sim, double t0, double len, struct lbs_hy_sim_result *res);
+
+/* What a look-ahead step reports for replica_s: per replica the latest
+ * over its stages of (arrival at the stage's first reduction + that
+ * stage's chain), and the rest of the step after the last chain. */
+typedef struct lbs_hy_sim_result {
+	double *g, *rest_s;
+} lbs_hy_sim_result;
+
+/* The coming step under m_of, on a copy of the job (*step_s, and res when
+ * not NULL). A group replaying a trace replays a copy of its source (the
+ * series are shared, the cursor is the copy's), so the look-ahead leaves
+ * the run's untouched. */
+static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, double *step_s, lbs_hy_sim_result *res,
+				 lbs_error *err)
 {
-	const lbs_hy_balance *bal = ctx;
 	lbs_hy_plan pl = bal->plan;
 	pl.m_of = m_of;
 	size_t G = (size_t)pl.d * (size_t)pl.p;
@@ -102,19 +113,93 @@ static lbs_status future_step(void *ctx, const int *m_of, double *step_s, lbs_er
 	}
 	lbs_hy_graph gr;
 	lbs_hy_sim sim;
+	double len = 0;
 	lbs_status st = lbs_hy_graph_build(&gr, &pl, err);
 	if (st == LBS_OK) {
 		if ((st = lbs_hy_sim_create(&sim, &gr, err)) == LBS_OK) {
-			sim.now_s = bal->sim->now_s;
+			double t0 = sim.now_s = bal->sim->now_s;
 			sim.step = bal->sim->step;
 			sim.eng->interrupt = bal->interrupt;
-			st = lbs_hy_sim_step(&sim, step_s, err);
+			st = lbs_hy_sim_step(&sim, &len, err);
+			if (st == LBS_OK && res)
+				replica_times(&sim, t0, len, res);
 			lbs_hy_sim_destroy(&sim);
 		}
 		lbs_hy_graph_free(&gr);
 	}
+	if (step_s)
+		*step_s = len;
 	free(src);
 	free(av);
+	return st;
+}
+
+static lbs_status future_step(void *ctx, const int *m_of, double *step_s, lbs_error *err)
+{
+	return simulate_ahead(ctx, m_of, step_s, NULL, err);
+}
+
+/* obs->future's replica_s: one step with every replica at m micro-batches;
+ * for each group (r, s) its arrival at its stage's first gradient
+ * reduction, and for each stage the end of its reduction chain. */
+/* g and rest_s of a step of length len from t0 (lbs_hy_future). */
+static void replica_times(const lbs_hy_sim *sim, double t0, double len, struct lbs_hy_sim_result *res)
+{
+	const lbs_hy_graph *gr = sim->gr;
+	int d = gr->plan->d, p = gr->plan->p;
+	double last = t0;
+	for (int r = 0; r < d; r++)
+		res->g[r] = 0;
+	for (int s = 0; s < p; s++) {
+		/* the stage's chain: its reductions, first and last, in each replica */
+		double arrive_max = -INFINITY, chain_end = -INFINITY;
+		for (int r = 0; r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			for (size_t l = 0; l < gr->per_group; l++) {
+				uint32_t o = lbs_hy_op(gr, g, l);
+				if (gr->type[o] != LBS_OP_GRADS_REDUCE_SCATTER || gr->kind[o] != LBS_HY_MEMBER)
+					continue;
+				chain_end = fmax(chain_end, sim->end[o]);
+			}
+		}
+		for (int r = 0; r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			for (size_t l = 0; l < gr->per_group; l++) {
+				uint32_t o = lbs_hy_op(gr, g, l);
+				if (gr->type[o] == LBS_OP_GRADS_REDUCE_SCATTER && gr->kind[o] == LBS_HY_MEMBER) {
+					arrive_max = fmax(arrive_max, sim->start[o]);
+					break; /* the first of the chain */
+				}
+			}
+		}
+		double chain = chain_end - arrive_max;
+		for (int r = 0; r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			for (size_t l = 0; l < gr->per_group; l++) {
+				uint32_t o = lbs_hy_op(gr, g, l);
+				if (gr->type[o] == LBS_OP_GRADS_REDUCE_SCATTER && gr->kind[o] == LBS_HY_MEMBER) {
+					res->g[r] = fmax(res->g[r], sim->start[o] - t0 + chain);
+					break;
+				}
+			}
+		}
+		last = fmax(last, chain_end);
+	}
+	*res->rest_s = t0 + len - last;
+}
+
+static lbs_status future_replicas(void *ctx, int m, double *g, double *rest_s, lbs_error *err)
+{
+	const lbs_hy_balance *bal = ctx;
+	int d = bal->plan.d;
+	int *uni = malloc((size_t)d * sizeof *uni);
+	if (!uni)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (int r = 0; r < d; r++)
+		uni[r] = m;
+	lbs_hy_sim_result res = { .g = g, .rest_s = rest_s };
+	lbs_status st = simulate_ahead(bal, uni, NULL, &res, err);
+	free(uni);
 	return st;
 }
 
@@ -351,9 +436,13 @@ static lbs_status replace_node(lbs_hy_balance *bal, size_t g, double T, lbs_erro
 
 lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *err)
 {
-	lbs_hy_future fu = { future_step, bal };
-	int64_t per_epoch = bal->env.steps_per_epoch;
+	/* replica_s is exact when the replicas meet only at the reductions
+	 * after their pipelines (no overlap, d > 1, no ZeRO-3-like gathers
+	 * that depend on the split: the gathers come before any compute) */
 	int d = bal->env.d, p = bal->env.p;
+	bool separable = d > 1 && !bal->plan.overlap_dp;
+	lbs_hy_future fu = { future_step, separable ? future_replicas : NULL, bal };
+	int64_t per_epoch = bal->env.steps_per_epoch;
 	lbs_hy_observation obs = {
 		.step = step,
 		.epoch_start = per_epoch > 0 && step % per_epoch == 0,

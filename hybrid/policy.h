@@ -69,6 +69,13 @@ typedef struct lbs_hy_policy_env {
  * availability from now on. */
 typedef struct lbs_hy_future {
 	lbs_status (*step_s)(void *ctx, const int *m_of, double *step_s, lbs_error *err);
+	/* NULL unless the replicas meet only at their gradient reductions
+	 * after their pipelines drain (d > 1, no overlap): then a step of
+	 * split m_of takes max_r g_r(m_of[r]) + rest_s exactly, and this
+	 * fills g[r] = g_r(m), every replica at m micro-batches (lbsim's
+	 * graph: each stage's reduction chain starts at its replicas' last
+	 * arrival, so g_r(m) = max_s (arrival of (r, s) + the chain of s)). */
+	lbs_status (*replica_s)(void *ctx, int m, double *g, double *rest_s, lbs_error *err);
 	void *ctx;
 } lbs_hy_future;
 

@@ -5,11 +5,16 @@
  * replica-share policies, not a policy a real system could run: it knows
  * the future and pays nothing to decide.
  *
- * Two replicas: every split in multiples of the quantum within the memory
- * is simulated, so the step is the least any split gives (exact). More:
- * steepest descent from the current split (and from the even one), moving
- * one quantum from one replica to another while the step shrinks; a local
- * optimum, so for d > 2 the bound is what this search finds.
+ * When the replicas meet only at the gradient reductions after their
+ * pipelines drain (overlap_dp = no; obs->future->replica_s), the step of
+ * a split is max_r g_r(m_r) + rest with each g_r non-decreasing, and the
+ * greedy below is exact. Otherwise: two replicas, every split in
+ * multiples of the quantum within the memory is simulated (exact); more,
+ * steepest descent from the current split and the even one, moving one
+ * quantum between two replicas while the step shrinks (a local optimum).
+ * The oracle is per step: the best split of each step given the
+ * availability to come, not a plan over the run; it never re-splits the
+ * layers.
  *
  * Example: two replicas of two 1F1B stages, forward 1 s and backward 2 s,
  * the first at availability 0.5, M = 6: the splits (1, 5), (2, 4) and
@@ -103,6 +108,64 @@ static lbs_status descend(oracle_state *s, const lbs_hy_future *fu, const int *s
 	return st;
 }
 
+/* With replica_s (the replicas meet only after their pipelines): the
+ * step of a split is max_r g_r(m_r) + rest, each g_r non-decreasing in
+ * m, so the greedy that gives the next quantum to the replica whose g
+ * with it is least (ties to the lower index) minimises the step: the
+ * exchange argument of minimising a maximum of increasing terms. Each g
+ * at a new m costs one simulated step of every replica at m. */
+static lbs_status greedy(oracle_state *s, const lbs_hy_future *fu, double *best_s, lbs_error *err)
+{
+	int d = s->env.d, q = s->env.quantum, M = s->env.total_m, levels = M / q;
+	double *gm = malloc((size_t)levels * (size_t)d * sizeof *gm), rest = 0;
+	bool *have = calloc((size_t)levels, sizeof *have);
+	lbs_status st = LBS_OK;
+	if (!gm || !have)
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (int r = 0; r < d; r++)
+		s->cand[r] = q;
+	/* g at level k (m = (k + 1) q), simulated once for every replica */
+#define G_AT(k, r) (gm[(size_t)(k) * (size_t)d + (size_t)(r)])
+	for (int left = M - d * q; st == LBS_OK && left > 0; left -= q) {
+		int pick = -1;
+		double low = INFINITY;
+		for (int r = 0; st == LBS_OK && r < d; r++) {
+			int k = s->cand[r] / q; /* the level of cand + q */
+			if (s->cand[r] + q > s->env.max_m[r] || k >= levels)
+				continue;
+			if (!have[k]) {
+				double rs;
+				st = fu->replica_s(fu->ctx, (k + 1) * q, &G_AT(k, 0), &rs, err);
+				have[k] = true;
+				rest = fmax(rest, rs);
+			}
+			if (st == LBS_OK && G_AT(k, r) < low)
+				low = G_AT(k, r), pick = r;
+		}
+		if (st != LBS_OK)
+			break;
+		if (pick < 0) {
+			st = lbs_error_set(err, LBS_EINTERNAL, "oracle: the replicas' memory cannot hold %d micro-batches",
+					   M);
+			break;
+		}
+		s->cand[pick] += q;
+	}
+#undef G_AT
+	free(gm);
+	free(have);
+	if (st != LBS_OK)
+		return st;
+	/* the greedy's split, simulated whole */
+	double t;
+	st = fu->step_s(fu->ctx, s->cand, &t, err);
+	if (st == LBS_OK && t < *best_s) {
+		*best_s = t;
+		memcpy(s->best, s->cand, (size_t)d * sizeof *s->cand);
+	}
+	return st;
+}
+
 static lbs_status oracle_plan(void *state, const lbs_hy_observation *obs, lbs_hy_decision *dec, lbs_error *err)
 {
 	int *m_of = dec->m_of;
@@ -113,7 +176,13 @@ static lbs_status oracle_plan(void *state, const lbs_hy_observation *obs, lbs_hy
 	*changed = false;
 	double best_s = INFINITY;
 	lbs_status st = LBS_OK;
-	if (d == 2) {
+	if (fu->replica_s) {
+		/* exact: the greedy; the current split kept if it ties */
+		st = fu->step_s(fu->ctx, m_of, &best_s, err);
+		memcpy(s->best, m_of, (size_t)d * sizeof *m_of);
+		if (st == LBS_OK)
+			st = greedy(s, fu, &best_s, err);
+	} else if (d == 2) {
 		for (int a = q; st == LBS_OK && a <= M - q; a += q) {
 			s->cand[0] = a, s->cand[1] = M - a;
 			if (!fits(s, s->cand))

@@ -196,8 +196,8 @@ static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int
  * (replica 0: 3 x 6 s) and measures 3 / 18 and 3 / 9 micro-batches a
  * second, 1 : 2. lbbsp splits the next step 2 / 4: 12 s (2 x 6 = 4 x 3).
  * dbs (epochs of 2 steps) keeps 3 / 3 until step 2, then 2 / 4 as well.
- * The oracle tries 1/5 (max(6, 15) = 15 s), 2/4 (12 s), 3/3 (18 s), 4/2
- * (24 s), 5/1 (30 s) from step 0: 2 / 4 at once. static keeps 18 s. */
+ * The oracle (exact: 1/5 takes max(6, 15) = 15 s, 2/4 12 s, 3/3 18 s, 4/2
+ * 24 s, 5/1 30 s) runs 2 / 4 from step 0. static keeps 18 s. */
 static void test_policies_two_replicas(void)
 {
 	hp_plan tp;
@@ -216,15 +216,17 @@ static void test_policies_two_replicas(void)
 }
 
 /* Two 1F1B stages: LB-BSP's proportional split 2 / 4 takes (2 + 1) x 6 =
- * 18 s against 24 s for 3 / 3; the oracle finds 1 / 5 and 2 / 4 both 18 s
- * (the first it meets, 1 / 5, is kept: ties keep the earlier). Three
- * replicas (the first at 0.5), one stage, M = 6: speeds 1 : 2 : 2, the
- * split 6 / 5 x (1, 2, 2) = 1.2, 2.4, 2.4 -> 1, 3, 2 by largest remainder
- * (ties to the lower index): max(1 x 6, 3 x 3, 2 x 3) = 9 s. The oracle's
- * descent from 2 / 2 / 2 (12 s) moves one from replica 0 to 1 (9 s, the
- * first of the two 9 s moves), then finds no move shorter: 1 / 3 / 2,
- * 9 s, the best of all splits (1 / 2 / 3 ties; 2 / 2 / 2 and the rest
- * take 12 s or more). */
+ * 18 s against 24 s for 3 / 3. The replicas meet only at the reductions
+ * after their pipelines (d = 2, no overlap), so the oracle's greedy is
+ * exact: with g_0(m) = (m + 1) x 6 and g_1(m) = (m + 1) x 3 it grows
+ * (1, 1) by giving each micro-batch to the least g with it: replica 1 at
+ * g_1(2) = 9, 12, 15 s (against g_0(2) = 18), then the tie at 18 s to
+ * replica 0: 2 / 4, 18 s (1 / 5 ties). Three replicas (the first at 0.5),
+ * one stage, M = 6: speeds 1 : 2 : 2, the split 6 / 5 x (1, 2, 2) = 1.2,
+ * 2.4, 2.4 -> 1, 3, 2 by largest remainder (ties to the lower index):
+ * max(1 x 6, 3 x 3, 2 x 3) = 9 s. The oracle from (1, 1, 1): replica 1
+ * (g 6 s), replica 2 (6 s), replica 1 (9 s, before replica 0's 12 s):
+ * 1 / 3 / 2, 9 s, the best of all splits (1 / 2 / 3 ties). */
 static void test_policies_pipeline(void)
 {
 	hp_plan tp;
@@ -233,7 +235,7 @@ static void test_policies_pipeline(void)
 	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "lbbsp", 2, m), 18, 1e-12);
 	CU_ASSERT(m[0] == 2 && m[1] == 4);
 	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "oracle", 1, m), 18, 1e-12);
-	CU_ASSERT(m[0] == 1 && m[1] == 5);
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
 	hp_init(&tp, 3, 1, 2, 1, 2, 0.5);
 	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "lbbsp", 2, m), 9, 1e-12);
 	CU_ASSERT(m[0] == 1 && m[1] == 3 && m[2] == 2);
