@@ -849,10 +849,20 @@ int lbs_run_command(int argc, char **argv)
 		} else if (until_ci > 0 || exceed_s > 0) {
 			fprintf(stderr, "lbsim: --until-ci and --exceed are not made for hybrid scenarios (--seeds is)\n");
 			rc = LBS_EUSAGE;
-		} else if (n_seeds > 1)
-			rc = lbs_hybrid_run_seeds(file.path, overrides, n_overrides, output, (size_t)n_seeds, quiet,
-						  &interrupted);
-		else
+		} else if (n_seeds > 1) {
+			lbs_hy_seeds hs;
+			rc = lbs_hybrid_run_seeds(file.path, overrides, n_overrides, output, (size_t)n_seeds,
+						  &interrupted, &hs);
+			if (rc == 0 && !quiet) {
+				lbs_interval a = lbs_interval_mean(hs.mean_step_s, hs.n);
+				lbs_interval t = lbs_interval_mean(hs.total_s, hs.n);
+				printf("%s, policy %s, seeds %lld to %lld: step %.4f s +- %.4f (95%%), %lld steps in "
+				       "%.2f s +- %.2f\n", hs.name, hs.policy, (long long)hs.seed0,
+				       (long long)(hs.seed0 + (int64_t)hs.n - 1), a.mean, isnan(a.half) ? 0.0 : a.half,
+				       (long long)hs.steps, t.mean, isnan(t.half) ? 0.0 : t.half);
+			}
+			lbs_hy_seeds_free(&hs);
+		} else
 			rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet, &interrupted);
 		free(overrides);
 		return rc;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "analysis/interval.h"
 #include "hybrid/balance.h"
 #include "hybrid/hybrid.h"
 #include "hybrid/scenario.h"
@@ -324,26 +323,26 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 }
 
 int lbs_hybrid_run_seeds(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
-			 size_t n_seeds, bool quiet, const volatile sig_atomic_t *interrupt)
+			 size_t n_seeds, const volatile sig_atomic_t *interrupt, lbs_hy_seeds *out)
 {
 	lbs_error err = { 0 };
 	lbs_hy_scenario sc;
+	memset(out, 0, sizeof *out);
 	lbs_status st = lbs_hy_scenario_load(&sc, path, overrides, n_overrides, &err);
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim: %s\n", err.msg);
 		return st;
 	}
-	int64_t seed0 = sc.run.seed, steps = sc.run.steps;
-	char policy[LBS_VALUE_MAX], name[LBS_VALUE_MAX];
-	snprintf(policy, sizeof policy, "%s", sc.policy.name);
-	snprintf(name, sizeof name, "%s", sc.run.name);
+	out->seed0 = sc.run.seed;
+	out->steps = sc.run.steps;
+	snprintf(out->policy, sizeof out->policy, "%s", sc.policy.name);
+	snprintf(out->name, sizeof out->name, "%s", sc.run.name);
 	lbs_hy_scenario_destroy(&sc);
 	const char **ov = malloc((n_overrides + 1) * sizeof *ov);
-	double *mean = malloc(n_seeds * sizeof *mean), *total = malloc(n_seeds * sizeof *total);
-	if (!ov || !mean || !total) {
+	out->mean_step_s = malloc(n_seeds * sizeof *out->mean_step_s);
+	out->total_s = malloc(n_seeds * sizeof *out->total_s);
+	if (!ov || !out->mean_step_s || !out->total_s) {
 		free(ov);
-		free(mean);
-		free(total);
 		fprintf(stderr, "lbsim: out of memory\n");
 		return LBS_EINTERNAL;
 	}
@@ -354,19 +353,20 @@ int lbs_hybrid_run_seeds(const char *path, const char *const *overrides, size_t 
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < n_seeds; k++) {
 		/* the seed last, after every --set */
-		snprintf(seed_set, sizeof seed_set, "run.seed=%lld", (long long)(seed0 + (int64_t)k));
-		rc = run_once(path, ov, n_overrides + 1, output, NULL, true, interrupt, &mean[k], &total[k]);
-	}
-	if (rc == 0 && !quiet) {
-		lbs_interval a = lbs_interval_mean(mean, n_seeds), t = lbs_interval_mean(total, n_seeds);
-		printf("%s, policy %s, seeds %lld to %lld: step %.4f s +- %.4f (95%%), %lld steps in %.2f s +- %.2f\n",
-		       name, policy, (long long)seed0, (long long)(seed0 + (int64_t)n_seeds - 1), a.mean,
-		       isnan(a.half) ? 0.0 : a.half, (long long)steps, t.mean, isnan(t.half) ? 0.0 : t.half);
+		snprintf(seed_set, sizeof seed_set, "run.seed=%lld", (long long)(out->seed0 + (int64_t)k));
+		rc = run_once(path, ov, n_overrides + 1, output, NULL, true, interrupt, &out->mean_step_s[k],
+			      &out->total_s[k]);
+		out->n = rc == 0 ? k + 1 : k;
 	}
 	free(ov);
-	free(mean);
-	free(total);
 	return rc;
+}
+
+void lbs_hy_seeds_free(lbs_hy_seeds *s)
+{
+	free(s->mean_step_s);
+	free(s->total_s);
+	memset(s, 0, sizeof *s);
 }
 
 static int run_once(const char *path, const char *const *overrides, size_t n_overrides, const char *output,

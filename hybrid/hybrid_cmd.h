@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Loads, simulates and records the hybrid scenario at path (output: a
  * results database, or NULL; ops_path: the per-operation trace to write,
@@ -16,11 +17,20 @@
 int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
 		   const char *ops_path, bool quiet, const volatile sig_atomic_t *interrupt);
 
-/* lbs_hybrid_run n_seeds times, with the scenario's seed and the n_seeds - 1
- * after it (each run recorded in output), then a line of the mean step
- * time and the time of the run's steps, each with its 95% interval
- * (Student's t over the seeds). */
+/* What lbs_hybrid_run_seeds measured: per seed, the mean step time and
+ * the time of the run's steps (pauses included). */
+typedef struct lbs_hy_seeds {
+	char name[512], policy[512];
+	int64_t seed0, steps;
+	size_t n;            /* the seeds run */
+	double *mean_step_s, *total_s;
+} lbs_hy_seeds;
+
+/* lbs_hybrid_run n_seeds times, quietly, with the scenario's seed and the
+ * n_seeds - 1 after it (each run recorded in output); the exit status of
+ * the first run that fails, else 0. */
 int lbs_hybrid_run_seeds(const char *path, const char *const *overrides, size_t n_overrides, const char *output,
-			 size_t n_seeds, bool quiet, const volatile sig_atomic_t *interrupt);
+			 size_t n_seeds, const volatile sig_atomic_t *interrupt, lbs_hy_seeds *out);
+void lbs_hy_seeds_free(lbs_hy_seeds *s);
 
 #endif
