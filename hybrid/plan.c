@@ -126,15 +126,15 @@ static int chunk_of(const lbs_net *net, size_t i, int chunks, bool *after)
 /* One block's forward and backward (and recompute) seconds on device dev,
  * and its parameters (per tensor rank): the layers of block 1 (every block
  * of a transformer preset is the same). */
-static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, double *fwd,
-			double *bwd, double *params)
+static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, bool fused,
+			double *fwd, double *bwd, double *params)
 {
 	*fwd = *bwd = *params = 0;
 	for (size_t i = 0; i < net->n_layers; i++) {
 		if (net->layers[i].block != 1)
 			continue;
 		double t[LBS_PASSES];
-		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, true, t);
+		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
 		*fwd += t[LBS_PASS_FORWARD];
 		*bwd += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
 		*params += (double)net->layers[i].params;
@@ -144,7 +144,7 @@ static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 /* Nominal seconds of a micro-batch's forward and backward of each chunk on
  * device dev, and each chunk's parameters (per tensor rank). */
 static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, int chunks,
-			double *fwd, double *bwd, double *params)
+			bool fused, double *fwd, double *bwd, double *params)
 {
 	bool after = false;
 	for (int c = 0; c < chunks; c++)
@@ -152,7 +152,7 @@ static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 	for (size_t i = 0; i < net->n_layers; i++) {
 		int c = chunk_of(net, i, chunks, &after);
 		double t[LBS_PASSES];
-		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, true, t);
+		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
 		fwd[c] += t[LBS_PASS_FORWARD];
 		bwd[c] += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
 		if (params)
@@ -226,9 +226,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		cl.first_node[k + 1] = cl.first_node[k] + sc->nodes[k].count;
 		if (sc->nodes[k].gpus_per_node > gpus_per_node_max)
 			gpus_per_node_max = sc->nodes[k].gpus_per_node;
-		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, cf + k * (size_t)pv * 2,
-			    cf + k * (size_t)pv * 2 + pv, k ? NULL : params);
-		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, &bk_f[k], &bk_b[k], &bk_params);
+		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, sc->model.attention == 0,
+			    cf + k * (size_t)pv * 2, cf + k * (size_t)pv * 2 + pv, k ? NULL : params);
+		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, sc->model.attention == 0,
+			    &bk_f[k], &bk_b[k], &bk_params);
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
 

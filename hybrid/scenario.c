@@ -70,6 +70,11 @@ static const lbs_key_spec model_keys[] = {
 	  "tokens a sequence (0: the preset's)" },
 	{ "recompute", LBS_T_ENUM, M(recompute), "selective", 0, 0, 0, LBS_RECOMPUTE_CHOICES, NULL,
 	  "activation recomputation (doc/transformers.md)" },
+	{ "attention", LBS_T_ENUM, M(attention), "flash", 0, 0, 0, "flash|unfused", NULL,
+	  "the attention core's kernels: `flash` (fused, FlashAttention: the softmax never reaches memory, "
+	  "the causal mask skips half of the score and context GEMMs), `unfused` (the s x s scores written "
+	  "and read by the softmax and dropout, every block of the GEMMs computed: Megatron-LM before "
+	  "2022; doc/gpus.md)" },
 };
 #undef M
 

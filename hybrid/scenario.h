@@ -37,6 +37,7 @@ typedef struct lbs_hy_model_spec {
 	char name[LBS_VALUE_MAX];
 	int64_t sequence_length;
 	int recompute;
+	int attention; /* 0: flash (fused), 1: unfused */
 } lbs_hy_model_spec;
 
 typedef struct lbs_hy_link_spec {

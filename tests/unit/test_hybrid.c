@@ -536,6 +536,26 @@ static void test_plan_costs(void)
 	}
 	CU_ASSERT_DOUBLE_EQUAL(params / (double)net.params, 1, 1e-9);
 	CU_ASSERT_EQUAL(b.rank_of[5], (4 * 1 + 1) * 2); /* replica 1, stage 1 */
+	/* attention = unfused: the computes add up to the model's iteration
+	 * without fused attention (the whole score and context GEMMs, the
+	 * softmax and its bytes), which takes longer */
+	char *path2 = write_temp("[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"
+				 "sequence_length = 2048\nattention = unfused\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n"
+				 "[intra_node]\nbandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"
+				 "bandwidth = 400 Gbit/s\nlatency = 5 us\n");
+	lbs_hy_scenario sc2;
+	lbs_hy_built b2;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc2, path2, NULL, 0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&sc2, &b2, &err) == LBS_OK);
+	double unfused = lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &net, 1, false), sum2 = 0;
+	for (int s = 0; s < 4; s++)
+		sum2 += b2.plan.fwd_s[s] + b2.plan.bwd_s[s];
+	CU_ASSERT_DOUBLE_EQUAL(sum2 / unfused, 1, 1e-12);
+	CU_ASSERT(unfused > whole * 1.01);
+	lbs_hy_built_free(&b2);
+	lbs_hy_scenario_destroy(&sc2);
+	unlink(path2);
+	free(path2);
 	free(obs);
 	lbs_net_destroy(&net);
 	lbs_hy_built_free(&b);
