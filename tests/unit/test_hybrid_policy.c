@@ -11,6 +11,8 @@
 #include "hybrid/balance.h"
 #include "hybrid/hybrid.h"
 #include "hybrid/policy.h"
+#include "hybrid/scenario.h"
+#include "models/nets.h"
 #include "tests/unit/suites.h"
 
 /* d x p groups, every micro-batch forward tf and backward tb seconds on
@@ -346,6 +348,63 @@ static void test_ladder(void)
 	}
 }
 
+/* A block's part of a costed plan (hybrid/plan.c): Llama 3 8B in 4
+ * stages of 8 blocks; stages 1 and 2 hold blocks only (the embedding joins
+ * stage 0, the head stage 3), so each of their compute and tensor-parallel
+ * times is 8 times a block's, and their gradient reductions differ from 8
+ * blocks' only by the collective's latency terms, the same in both. A
+ * block moves its weights (2 bytes a parameter) and its share of Adam's
+ * fp32 master weights and moments (12 bytes over dp = 2): 8 bytes a
+ * parameter of the rank's block. The balance starts from the plan's
+ * times, and moving to 9 / 7 / 8 / 8 sends one block over the link from
+ * stage 0 to stage 1 (in each replica at once): one block's pause. */
+static void test_block_costs(void)
+{
+	char *path = write_temp("[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"
+				"sequence_length = 2048\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n[intra_node]\n"
+				"bandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"
+				"bandwidth = 400 Gbit/s\nlatency = 5 us\n");
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc;
+	lbs_hy_built b;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, NULL, 0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&sc, &b, &err) == LBS_OK);
+	const lbs_hy_plan *pl = &b.plan;
+	CU_ASSERT_EQUAL(b.n_blocks, 32);
+	for (size_t g = 1; g < 8; g++) {
+		if (g % 4 == 0 || g % 4 == 3)
+			continue;
+		CU_ASSERT_DOUBLE_EQUAL(pl->fwd_s[g] / (8 * b.blk_fwd_s[g]), 1, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(pl->bwd_s[g] / (8 * b.blk_bwd_s[g]), 1, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(pl->fwd_fixed_s[g] / (8 * b.blk_fwd_fixed_s[g]), 1, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(pl->bwd_fixed_s[g] / (8 * b.blk_bwd_fixed_s[g]), 1, 1e-12);
+	}
+	CU_ASSERT(b.blk_grad_s[1] > 0);
+	CU_ASSERT_DOUBLE_EQUAL(pl->grad_s[1] - 8 * b.blk_grad_s[1], pl->grad_s[2] - 8 * b.blk_grad_s[2], 1e-12);
+	lbs_net net;
+	lbs_net_opts o = { .seq_len = 2048, .tp = 2, .recompute = LBS_RECOMPUTE_SELECTIVE };
+	CU_ASSERT_FATAL(lbs_net_create_opts(&net, "llama3-8b", &o, &err) == LBS_OK);
+	double bp = 0;
+	for (size_t i = 0; i < net.n_layers; i++)
+		bp += net.layers[i].block == 1 ? (double)net.layers[i].params : 0;
+	CU_ASSERT_DOUBLE_EQUAL(b.blk_move_bytes / (bp * 8), 1, 1e-12);
+	lbs_net_destroy(&net);
+	/* 9 / 7 / 8 / 8 and back, through the balance's re-costing */
+	lbs_hy_balance bal;
+	snprintf(sc.policy.name, sizeof sc.policy.name, "resplit");
+	CU_ASSERT_FATAL(lbs_hy_balance_create(&bal, &sc, &b, &err) == LBS_OK);
+	for (size_t g = 0; g < 8; g++)
+		CU_ASSERT_DOUBLE_EQUAL(bal.plan.fwd_s[g], pl->fwd_s[g], 0);
+	int nine[4] = { 9, 7, 8, 8 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 2, 4, bal.blocks, nine),
+			       b.link_lat_s[0] + b.blk_move_bytes / b.link_Bps[0], 1e-15);
+	lbs_hy_balance_destroy(&bal);
+	lbs_hy_built_free(&b);
+	lbs_hy_scenario_destroy(&sc);
+	remove(path);
+	free(path);
+}
+
 void suite_hybrid_policy(void)
 {
 	static const test_case tests[] = {
@@ -356,6 +415,7 @@ void suite_hybrid_policy(void)
 		{ "partition by stage cost", test_partition },
 		{ "layer re-split", test_resplit },
 		{ "fail-slow ladder", test_ladder },
+		{ "a block's costs", test_block_costs },
 	};
 	add_suite("hybrid-policy", tests, sizeof tests / sizeof tests[0]);
 }
