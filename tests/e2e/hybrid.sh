@@ -132,4 +132,18 @@ printf '[hybrid]\ndp = 1\nmicro_batches = 4\n[model]\nname = llama3-8b\n[nodes.a
 check "a misspelt key: exit 3 naming its line" test $? -eq 3 -a -n "$(grep -F "bad.ini:14" "$TMP/out")"
 "$LBSIM" "$top_srcdir/scenarios/default.ini" --ops-trace "$TMP/x.csv" -o "$TMP/bad.db" > "$TMP/out" 2>&1
 check "--ops-trace with a data-parallel scenario: exit 2" test $? -eq 2
+# The accuracy comparison (bench/hybrid_accuracy.sh) on two published runs:
+# SC'21 Table 1's 1.7B on 32 GPUs at 137 TFLOP/s took, by the paper's eq. 3,
+# 96 x 512 x 2048 x 24 x 2304^2 (1 + 2048 / (6 x 2304) + 51200 / (16 x 24 x
+# 2304)) = 1.54668e16 FLOPs / (32 x 137e12) = 3.528 s; each row's prediction
+# is lbsim's step time of that configuration.
+{ head -n 4 "$top_srcdir/traces/data/published-hybrid/megatron-sc21.csv"; grep '^t1-3.6b,' \
+	"$top_srcdir/traces/data/published-hybrid/megatron-sc21.csv"; } > "$TMP/acc.csv"
+sh "$top_srcdir/bench/hybrid_accuracy.sh" "$LBSIM" "$TMP/acc.csv" > "$TMP/acc.out" 2>&1
+check "hybrid_accuracy.sh: the published time of 1.7B by eq. 3" \
+	test "$(awk '$1 == "t1-1.7b" { print $9 }' "$TMP/acc.out")" = 3.528
+check "hybrid_accuracy.sh: two rows and their summary" grep -q '^2 configurations: median' "$TMP/acc.out"
+p17=$(awk '$1 == "t1-1.7b" { print $10, $NF }' "$TMP/acc.out")
+check "hybrid_accuracy.sh: the error is predicted / published - 1 ($p17)" \
+	awk -v p="${p17% *}" -v e="${p17#* }" 'BEGIN { sub(/%/, "", e); d = (p / 3.528 - 1) * 100 - e; exit !(d < 0.1 && d > -0.1) }'
 finish
