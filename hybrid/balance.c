@@ -302,7 +302,7 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	int d = pl->d, p = pl->p;
 	size_t G = (size_t)d * (size_t)p;
 	bal->b = b;
-	bal->ops = lbs_hy_policy_find(sc->policy.name);
+	bal->ops = lbs_hy_scenario_policy(sc, sc->policy.name);
 	if (!bal->ops)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid_policy] name: no policy '%s'", sc->path,
 				     sc->policy.name);

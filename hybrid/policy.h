@@ -37,7 +37,14 @@
  * The wall time of each decision (CPU seconds, util/clock.h) is recorded
  * beside the step, as for data-parallel policies.
  *
- * Adding a policy is one file plus one line in hybrid/policy.c's registry. */
+ * Adding a policy is one file plus one line in hybrid/policy.c's registry;
+ * or, built apart from lbsim, a plugin (doc/extending.md): a shared object
+ * that includes models/plugin.h and this header and defines
+ *
+ *   const unsigned lbs_plugin_abi = LBS_PLUGIN_ABI;
+ *   const lbs_hy_policy_ops lbs_hy_policy_plugin = { .name = "mine", ... };
+ *
+ * loaded by `[hybrid_policy] plugin = mine.so` with `--plugins`. */
 #ifndef LBS_HYBRID_POLICY_H
 #define LBS_HYBRID_POLICY_H
 
@@ -125,6 +132,10 @@ extern const lbs_hy_policy_ops lbs_hy_policy_dbs;
 extern const lbs_hy_policy_ops lbs_hy_policy_oracle;
 extern const lbs_hy_policy_ops lbs_hy_policy_resplit;
 extern const lbs_hy_policy_ops lbs_hy_policy_ladder;
+
+/* A plugin's table (doc/extending.md). */
+#define LBS_HY_POLICY_PLUGIN_SYMBOL "lbs_hy_policy_plugin"
+extern const lbs_hy_policy_ops lbs_hy_policy_plugin;
 
 extern const lbs_hy_policy_ops *const lbs_hy_policies[];
 const lbs_hy_policy_ops *lbs_hy_policy_find(const char *name);

@@ -12,6 +12,7 @@
 #include "models/nets.h"
 #include "sim/scenario.h"
 #include "hybrid/policy.h"
+#include "util/datapath.h"
 #include "util/ini.h"
 
 #define REQUIRED NULL
@@ -118,8 +119,13 @@ static const lbs_key_spec episode_keys[] = {
 #define P(f) offsetof(lbs_hy_policy_spec, f)
 static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, P(name), "static", 0, 0, 0, NULL, NULL,
-	  "the balancing policy of the replicas' micro-batches (doc/hybrid.md, \"Balancing policies\"): "
-	  "`static`, `lbbsp`, `dbs` or `oracle`; its options in [hybrid_policy.NAME]" },
+	  "the balancing policy of the replicas' micro-batches and the stages' blocks (doc/hybrid.md, "
+	  "\"Balancing policies\"): `static`, `lbbsp`, `dbs`, `resplit`, `ladder`, `oracle`, or the one the "
+	  "plugin holds; its options in [hybrid_policy.NAME]" },
+	{ "plugin", LBS_T_STRING, P(plugin), UNSET, 0, 0, 0, NULL, NULL,
+	  "a hybrid policy plugin to load, a shared object defining lbs_hy_policy_plugin (doc/extending.md), "
+	  "found like [policy] plugin (in a file: a relative path without '..'); loaded only with "
+	  "`--plugins` or LBSIM_PLUGINS=1" },
 	{ "every", LBS_T_INT, P(every), "0", 0, 1e9, 0, NULL, NULL,
 	  "steps between decisions; 0: the policy's own rhythm (lbbsp and oracle every step, dbs every "
 	  "epoch)" },
@@ -474,7 +480,7 @@ static lbs_status policy_section(lbs_hy_scenario *sc, const parse_ctx *c, const 
 					       &present, NULL, err);
 		return st == LBS_OK ? record(sc, name, policy_keys, NKEYS(policy_keys), entries, n, err) : st;
 	}
-	if (!lbs_hy_policy_find(name + 14)) {
+	if (!lbs_hy_scenario_policy(sc, name + 14)) {
 		char names[256];
 		lbs_hy_policy_names(names, sizeof names);
 		return lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no hybrid policy '%s' (%s)", where->file, where->line,
@@ -620,7 +626,7 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		if (st != LBS_OK)
 			return st;
 	}
-	if (!lbs_hy_policy_find(sc->policy.name)) {
+	if (!lbs_hy_scenario_policy(sc, sc->policy.name)) {
 		char names[256];
 		lbs_hy_policy_names(names, sizeof names);
 		lbs_origin o = origin_of(c, sc, "hybrid_policy", "name");
@@ -636,6 +642,72 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 	return check(sc, c, err);
 }
 
+const lbs_hy_policy_ops *lbs_hy_scenario_policy(const lbs_hy_scenario *sc, const char *name)
+{
+	const lbs_hy_policy_ops *ops = sc->plugin.other;
+	if (ops && !strcmp(ops->name, name))
+		return ops;
+	return lbs_hy_policy_find(name);
+}
+
+static void describe_hy_policy(const void *ops, lbs_plugin_desc *d)
+{
+	const lbs_hy_policy_ops *o = ops;
+	*d = (lbs_plugin_desc){ .name = o->name, .summary = o->summary, .options = o->options,
+				.n_options = o->n_options, .options_size = o->options_size,
+				.required = o->create && o->plan && o->destroy,
+				.fns = { (const void *)o->create, (const void *)o->plan, (const void *)o->destroy },
+				.n_fns = 3 };
+}
+
+/* [hybrid_policy] plugin, loaded before any section is read (the name and
+ * [hybrid_policy.NAME] refer to it). A scenario file names it within its
+ * own folder, as [policy] plugin (sim/scenario.c). */
+static lbs_status load_plugin(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
+{
+	const lbs_kv *kv = NULL;
+	for (size_t i = 0; i < c->n_kv; i++)
+		if (!strcmp(c->kv[i].section, "hybrid_policy") && !strcmp(c->kv[i].key, "plugin"))
+			kv = &c->kv[i];
+	if (!kv)
+		return LBS_OK;
+	char label[LBS_ERROR_MAX / 2];
+	lbs_origin_format(&kv->at, kv->section, "plugin", label, sizeof label);
+	size_t n = strlen(kv->value);
+	if (!n)
+		return lbs_error_set(err, LBS_EINPUT, "%s: expected the path of a shared object", label);
+	if (kv->at.line > 0 && (kv->value[0] == '/' || !strcmp(kv->value, "..") || !strncmp(kv->value, "../", 3) ||
+				strstr(kv->value, "/../") || (n >= 3 && !strcmp(kv->value + n - 3, "/.."))))
+		return lbs_error_set(err, LBS_EINPUT, "%s: '%s' leaves the scenario's folder: a scenario file names a "
+				     "plugin by a relative path without '..' (an absolute path goes on the command line, "
+				     "--set hybrid_policy.plugin=PATH)", label, kv->value);
+	const char *file = kv->at.file, *slash = file ? strrchr(file, '/') : NULL;
+	char base[LBS_DATAPATH_MAX];
+	snprintf(base, sizeof base, "%.*s", kv->at.line > 0 && slash ? (int)(slash - file + 1) : 0, file ? file : "");
+	lbs_datapath *dp = lbs_calloc(1, sizeof *dp, err);
+	if (!dp)
+		return LBS_EINTERNAL;
+	lbs_datapath_find(kv->value, base, "plugins", dp);
+	char path[LBS_DATAPATH_MAX + 2];
+	/* dlopen searches the library path for a name without '/' */
+	snprintf(path, sizeof path, "%s%s", strchr(dp->path, '/') ? "" : "./", dp->path);
+	static const lbs_plugin_kind kind = { "hybrid policy", LBS_HY_POLICY_PLUGIN_SYMBOL, sizeof(lbs_hy_policy_ops),
+					      describe_hy_policy, "create, plan and destroy" };
+	lbs_status st = dp->found ? lbs_plugin_open_kind(&sc->plugin, path, &kind, &sc->plugin.other, err)
+				  : lbs_error_set(err, LBS_EINPUT, "%s: no such file", kv->value);
+	if (st == LBS_OK && lbs_hy_policy_find(((const lbs_hy_policy_ops *)sc->plugin.other)->name)) {
+		st = lbs_error_set(err, LBS_EINPUT, "%s: hybrid policy '%s' is the name of a built-in policy: give the "
+				   "plugin its own", path, ((const lbs_hy_policy_ops *)sc->plugin.other)->name);
+		lbs_plugin_close(&sc->plugin);
+	}
+	if (st != LBS_OK) {
+		lbs_datapath_explain(err, dp);
+		lbs_error_prefix(err, "%s", label);
+	}
+	free(dp);
+	return st;
+}
+
 lbs_status lbs_hy_scenario_load(lbs_hy_scenario *sc, const char *path, const char *const *overrides,
 				size_t n_overrides, lbs_error *err)
 {
@@ -645,6 +717,8 @@ lbs_status lbs_hy_scenario_load(lbs_hy_scenario *sc, const char *path, const cha
 	lbs_status st = lbs_ini_parse(&c.ini, sc->path, "scenario", on_key, &c, err);
 	for (size_t i = 0; st == LBS_OK && i < n_overrides; i++)
 		st = override(&c, overrides[i], err);
+	if (st == LBS_OK)
+		st = load_plugin(sc, &c, err);
 	if (st == LBS_OK)
 		st = build(sc, &c, err);
 	free(c.kv);
@@ -661,6 +735,8 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 	free(sc->config);
 	free(sc->policy.options);
 	sc->policy.options = NULL;
+	if (sc->plugin.handle)
+		lbs_plugin_close(&sc->plugin);
 	sc->policy.n_options = 0;
 	sc->nodes = NULL;
 	sc->episodes = NULL;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "hybrid/hybrid.h"
+#include "hybrid/policy.h"
+#include "sim/plugin.h"
 #include "traces/binding.h"
 #include "util/keys.h"
 
@@ -66,7 +68,7 @@ typedef struct lbs_hy_episode_spec {
 /* [hybrid_policy]: the balancing policy (hybrid/policy.h) and, from
  * [hybrid_policy.NAME], its options as given. */
 typedef struct lbs_hy_policy_spec {
-	char name[LBS_VALUE_MAX];
+	char name[LBS_VALUE_MAX], plugin[LBS_VALUE_MAX];
 	int64_t every, epoch_steps;
 	lbs_kv *options;   /* the keys of [hybrid_policy.NAME] for the chosen name */
 	size_t n_options;
@@ -83,6 +85,7 @@ typedef struct lbs_hy_scenario {
 	lbs_hy_episode_spec *episodes;
 	size_t n_episodes;
 	lbs_hy_policy_spec policy;
+	lbs_plugin plugin;  /* [hybrid_policy] plugin's, opened while the scenario is read */
 	int64_t n_gpus;
 	lbs_kv *config; /* every key's effective value (given or default), for the results */
 	size_t n_config;
@@ -98,6 +101,9 @@ bool lbs_hy_is_hybrid(const char *path);
 lbs_status lbs_hy_scenario_load(lbs_hy_scenario *sc, const char *path, const char *const *overrides,
 				size_t n_overrides, lbs_error *err);
 void lbs_hy_scenario_destroy(lbs_hy_scenario *sc);
+
+/* The hybrid policy called name: the plugin's, or a built-in (NULL: none). */
+const lbs_hy_policy_ops *lbs_hy_scenario_policy(const lbs_hy_scenario *sc, const char *name);
 
 /* Writes the Markdown reference of the hybrid sections' keys. */
 void lbs_hy_scenario_document(FILE *out);

@@ -92,6 +92,26 @@ check "--seeds 3: three runs, seeds 1 to 3" test "$(q "$TMP/seeds.db" 'SELECT gr
 check "--seeds: the mean and its 95% interval printed" grep -q 'seeds 1 to 3: step .* +- .* (95%)' "$TMP/out"
 check "--seeds: the nodes' draws differ between seeds" test "$(q "$TMP/seeds.db" 'SELECT count(DISTINCT mean_step_s) FROM hybrid_runs')" = 3
 
+# a hybrid policy plugin (examples/hybrid-policy), built as out of tree
+: "${CC:=cc}"
+ex=$top_srcdir/examples/hybrid-policy
+( cd "$TMP" && $CC -shared -fPIC -O2 -Wall -Wextra -Werror -I"$top_srcdir" -o steps.so "$ex/steps.c" )
+check "the example plugin builds" test -e "$TMP/steps.so"
+cp "$ex/example.ini" "$TMP/example.ini"
+"$LBSIM" "$TMP/example.ini" -q -o "$TMP/plug.db" > "$TMP/out" 2>&1
+check "without --plugins: exit 3 naming [hybrid_policy] plugin" test $? -eq 3 -a -n "$(grep -F 'example.ini:42: [hybrid_policy] plugin: plugins are not loaded' "$TMP/out")"
+"$LBSIM" "$TMP/example.ini" --plugins -q -o "$TMP/plug.db"
+check "with --plugins: 3/3, then the straggler gives one, 2/4 kept (steps.c's example)" \
+	test "$(split "$TMP/plug.db")" = "3/3 2/4 2/4 2/4 2/4 2/4"
+check "... the plugin's options recorded" test "$(q "$TMP/plug.db" "SELECT value FROM hybrid_config WHERE section = 'hybrid_policy' AND key = 'plugin'")" = steps.so
+sed -e 's/"steps"/"lbbsp"/' "$ex/steps.c" > "$TMP/clash.c"
+( cd "$TMP" && $CC -shared -fPIC -O2 -w -I"$top_srcdir" -o clash.so clash.c )
+"$LBSIM" "$TMP/example.ini" --plugins --set hybrid_policy.plugin="$TMP/clash.so" --set hybrid_policy.name=lbbsp -q -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a plugin named like a built-in: exit 3" test $? -eq 3 -a -n "$(grep -F "is the name of a built-in policy" "$TMP/out")"
+sed -e 's|^plugin = steps.so$|plugin = ../steps.so|' "$TMP/example.ini" > "$TMP/escape.ini"
+"$LBSIM" "$TMP/escape.ini" --plugins -q -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a plugin path leaving the scenario's folder: exit 3" test $? -eq 3 -a -n "$(grep -F "leaves the scenario's folder" "$TMP/out")"
+
 # bad input: exit 3, file, line and key, nothing written
 refuse() { # NAME EXPECTED-MESSAGE FILE SETTINGS...
 	local name=$1 msg=$2 file=$3; shift 3
