@@ -22,24 +22,6 @@ static void free_sim(lbs_hy_balance *bal)
 	bal->gr = NULL;
 }
 
-int64_t lbs_hy_max_micro_batches(const lbs_hy_built *b, int schedule, int r, int64_t cap_m)
-{
-	const lbs_hy_plan *pl = &b->plan;
-	int64_t best = 0;
-	for (int64_t m = 1; m <= cap_m; m++) {
-		bool fits = true;
-		for (int s = 0; fits && s < pl->p; s++) {
-			size_t g = (size_t)r * (size_t)pl->p + (size_t)s;
-			double state = b->mem_bytes[g] - b->act_bytes[g] * lbs_hy_in_flight(schedule, pl->m, pl->p, s, pl->v);
-			fits = state + b->act_bytes[g] * lbs_hy_in_flight(schedule, (int)m, pl->p, s, pl->v) <= b->mem_cap[g];
-		}
-		if (!fits)
-			break; /* activations in flight only grow with m */
-		best = m;
-	}
-	return best;
-}
-
 /* The graph and simulation of the split in m_of, carrying on from the
  * current simulation's time when there is one. */
 static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
@@ -263,32 +245,39 @@ static void limits(lbs_hy_balance *bal, bool moves)
 	const lbs_hy_plan *pl = &bal->b->plan;
 	int d = pl->d, p = pl->p, q = bal->env.quantum, M = bal->env.total_m;
 	for (int r = 0; r < d; r++) {
-		int64_t best = 0;
-		for (int m = 1; moves && m <= M; m++) {
+		/* the largest m whose activations fit every stage: they only grow
+		 * with m, so by bisection (d p log M evaluations) */
+		int64_t best = 0, lo = 1, hi = M;
+		while (moves && lo <= hi) {
+			int64_t m = lo + (hi - lo) / 2;
 			bool fits = true;
 			for (int s = 0; fits && s < p; s++) {
 				size_t g = (size_t)r * (size_t)p + (size_t)s;
-				fits = memory_of(bal, g, bal->blocks ? bal->blocks[s] : bal->blocks0, m) <= bal->b->mem_cap[g];
+				fits = memory_of(bal, g, bal->blocks ? bal->blocks[s] : bal->blocks0, (int)m) <=
+				       bal->b->mem_cap[g];
 			}
-			if (!fits)
-				break; /* activations in flight only grow with m */
-			best = m;
+			if (fits)
+				best = m, lo = m + 1;
+			else
+				hi = m - 1;
 		}
 		bal->max_m[r] = moves ? best / q * q : bal->m_of[r];
 		if (bal->max_m[r] < bal->m_of[r])
 			bal->max_m[r] = bal->m_of[r]; /* the split in force fits: it ran */
 	}
 	for (int s = 0; bal->blocks && s < p; s++) {
-		int best = 0;
-		for (int k = 1; k <= bal->b->n_blocks; k++) {
+		int best = 0, lo = 1, hi = bal->b->n_blocks;
+		while (lo <= hi) { /* memory grows with the blocks: bisection */
+			int k = lo + (hi - lo) / 2;
 			bool fits = true;
 			for (int r = 0; fits && r < d; r++) {
 				size_t g = (size_t)r * (size_t)p + (size_t)s;
 				fits = memory_of(bal, g, k, bal->m_of[r]) <= bal->b->mem_cap[g];
 			}
-			if (!fits)
-				break;
-			best = k;
+			if (fits)
+				best = k, lo = k + 1;
+			else
+				hi = k - 1;
 		}
 		bal->max_blocks[s] = best > bal->blocks[s] ? best : bal->blocks[s];
 	}

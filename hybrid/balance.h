@@ -55,11 +55,6 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal);
  * simulation and every one rebuilt after it. */
 void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *interrupt);
 
-/* The most micro-batches replica r's GPUs hold: the largest m <= cap_m
- * whose activations in flight fit each stage's memory with its model state
- * (lbs_hy_in_flight). */
-int64_t lbs_hy_max_micro_batches(const lbs_hy_built *b, int schedule, int r, int64_t cap_m);
-
 /* The time to re-split from blocks old[] to new[] (p stages, every
  * replica): the boundary between stages s and s + 1 carries the blocks by
  * which the first s + 1 stages' count changes, each blk_move_bytes over the

@@ -245,6 +245,30 @@ static void test_policies_pipeline(void)
 	CU_ASSERT(m[0] == 1 && m[1] == 3 && m[2] == 2);
 }
 
+/* Memory bounds the split. GPipe holds all m micro-batches' activations:
+ * with a model state of 10 and 5 a micro-batch (the built plan's 25 at
+ * m = 3), a device of 30 holds m <= 4 and one of 25 m <= 3. Speeds 1 : 2,
+ * M = 6: lbbsp's 2 / 4 fits the first; on the second the fast replica is
+ * capped at 3 and the split stays 3 / 3 (18 s a step). */
+static void test_memory_cap(void)
+{
+	double caps[2] = { 30, 25 }, steps_s[2] = { 12, 18 };
+	int want[2][2] = { { 2, 4 }, { 3, 3 } };
+	for (int k = 0; k < 2; k++) {
+		hp_plan tp;
+		hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
+		tp.pl.schedule = LBS_HY_GPIPE;
+		lbs_hy_built b;
+		double mem[48];
+		built_of(&b, &tp, mem);
+		for (int g = 0; g < 2; g++)
+			mem[g] = 25, mem[2 + g] = 5, mem[4 + g] = caps[k];
+		int m[2];
+		CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "lbbsp", NULL, 0, 3, m, NULL, NULL), steps_s[k], 1e-9);
+		CU_ASSERT(m[0] == want[k][0] && m[1] == want[k][1]);
+	}
+}
+
 /* lbs_hy_partition: costs 1 and 2 a block, 6 blocks: 4 / 2 (worked in
  * hybrid/policy/resplit.c); costs 1, 1, 1 and 9 blocks: 3 / 3 / 3; a cap
  * of 3 on the cheap stage of 1 / 2: 3 / 3; caps of 2 and 2 cannot hold 6. */
@@ -412,6 +436,7 @@ void suite_hybrid_policy(void)
 		{ "split by speed", test_split },
 		{ "policies, two replicas", test_policies_two_replicas },
 		{ "policies, a pipeline", test_policies_pipeline },
+		{ "memory bounds the split", test_memory_cap },
 		{ "partition by stage cost", test_partition },
 		{ "layer re-split", test_resplit },
 		{ "fail-slow ladder", test_ladder },
