@@ -341,6 +341,8 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	limits(bal, strcmp(bal->ops->name, "static") != 0);
 	lbs_status st = bal->ops->create(&bal->env, sc->policy.options, sc->policy.n_options, &bal->state,
 					 &bal->lookahead, err);
+	if (st == LBS_EINPUT && !strstr(err->msg, sc->path))
+		lbs_error_prefix(err, "%s: [hybrid_policy] name = %s", sc->path, bal->ops->name);
 	if (st == LBS_OK)
 		st = rebuild(bal, err);
 	if (st != LBS_OK) {

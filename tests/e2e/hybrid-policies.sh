@@ -134,4 +134,6 @@ refuse "an option the policy lacks" "horizon" "$TMP/two.ini" --set hybrid_policy
 refuse "options of a policy that does not exist" "[hybrid_policy.nosuch]: no hybrid policy 'nosuch'" "$TMP/two.ini" --set hybrid_policy.nosuch.x=1
 refuse "a ladder threshold of no number" "threshold" "$TMP/two.ini" --set hybrid_policy.name=ladder --set hybrid_policy.ladder.threshold=nan
 refuse "a negative interval" "hybrid_policy.every: '-1' is out of range" "$TMP/two.ini" --set hybrid_policy.every=-1
+refuse "resplit on interleaved chunks" "[hybrid_policy] name = resplit: resplit moves blocks between stages, which needs virtual_stages = 1" \
+	"$SC" --set hybrid.schedule=interleaved --set hybrid.virtual_stages=2 --set hybrid_policy.name=resplit
 finish
