@@ -31,6 +31,11 @@ lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
 		    !isfinite(pl->fwd_s[i] + pl->bwd_s[i] + pl->fwd_fixed_s[i] + pl->bwd_fixed_s[i]))
 			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu chunk %zu: compute times must be "
 					     "finite and >= 0", i / v, i % v);
+	for (size_t i = 0; pl->fwd_att_s && pl->bwd_att_s && i < G * v; i++)
+		if (!(pl->fwd_att_s[i] >= 0 && pl->fwd_att_s[i] <= pl->fwd_s[i] && pl->bwd_att_s[i] >= 0 &&
+		      pl->bwd_att_s[i] <= pl->bwd_s[i]))
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu chunk %zu: the attention's share "
+					     "must lie between 0 and the compute", i / v, i % v);
 	for (size_t g = 0; g < G; g++)
 		if (!(pl->opt_s[g] >= 0 && pl->p2p_s[g] >= 0) || !isfinite(pl->opt_s[g] + pl->p2p_s[g]))
 			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu: optimizer and p2p times must "
@@ -227,6 +232,8 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		gr->kind[o] = LBS_HY_COMPUTE;
 		gr->work[o] = k->backward ? pl->bwd_s[gc] : pl->fwd_s[gc];
 		gr->fixed[o] = k->backward ? pl->bwd_fixed_s[gc] : pl->fwd_fixed_s[gc];
+		if (pl->fwd_att_s && pl->bwd_att_s)
+			gr->att[o] = k->backward ? pl->bwd_att_s[gc] : pl->fwd_att_s[gc];
 		if (i)
 			add_edge(b, OP(i - 1), o); /* R1 */
 		uint32_t j = k->backward ? kb++ : kf++;
@@ -305,11 +312,13 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 			/* the marker starts with the last backward (the same
 			 * dependencies) and does (j + 1) / nb of its work */
 			uint32_t mk = OP(L->mark + c * (L->nb - 1) + j), lb = last_b_of_chunk[c];
-			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, -1);
+			/* its backward's micro-batch, so that a length scales both alike */
+			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, gr->mb[lb]);
 			gr->kind[mk] = LBS_HY_PARTIAL;
 			double f = (double)(j + 1) / (double)L->nb;
 			gr->work[mk] = f * gr->work[lb];
 			gr->fixed[mk] = f * gr->fixed[lb];
+			gr->att[mk] = f * gr->att[lb];
 			add_edge(b, last_b_recv[c], mk);
 			if (last_b_prev[c] != UINT32_MAX)
 				add_edge(b, last_b_prev[c], mk);
@@ -358,6 +367,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	gr->mb = calloc(n, sizeof *gr->mb);
 	gr->work = calloc(n, sizeof *gr->work);
 	gr->fixed = calloc(n, sizeof *gr->fixed);
+	gr->att = calloc(n, sizeof *gr->att);
 	gr->x = calloc(n, sizeof *gr->x);
 	gr->coll = calloc(n, sizeof *gr->coll);
 	builder b = { .gr = gr, .err = err };
@@ -366,7 +376,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	lbs_hy_compute *K = malloc((size_t)pl->p * nk * sizeof *K);
 	uint32_t *index = malloc((size_t)pl->p * nk * sizeof *index);
 	if (!gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
-	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
+	    !gr->mb || !gr->work || !gr->fixed || !gr->att || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
 		goto out;
 	}
@@ -486,6 +496,7 @@ void lbs_hy_graph_free(lbs_hy_graph *gr)
 	free(gr->seq);
 	free(gr->mc);
 	free(gr->mb);
+	free(gr->att);
 	free(gr->work);
 	free(gr->fixed);
 	free(gr->x);

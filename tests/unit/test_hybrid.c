@@ -73,6 +73,59 @@ static double run_plan(const lbs_hy_plan *pl, int steps, size_t g, lbs_hy_accoun
 	return step;
 }
 
+/* Runs one step of pl with the micro-batches' lengths `ratio` (d x m). */
+static double run_lengths(const lbs_hy_plan *pl, const double *ratio)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	sim.length_ratio = ratio;
+	double step = NAN;
+	CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return step;
+}
+
+/* Data-dependent costs, by hand: a forward of 1 s of which 0.5 s is
+ * attention, a backward of 2 s of which 1 s, micro-batches at half and
+ * twice the plan's length. A micro-batch at rho takes (w - a) rho + a
+ * rho^2: forward 0.375 s and 3 s, backward 0.75 s and 6 s.
+ * - One stage, GPipe, with 0.2 s of tensor-parallel collectives a forward
+ *   (scaled by rho: 0.1 s and 0.4 s): 0.475 + 3.4 + 0.75 + 6 = 10.625 s
+ *   (6.4 s at the plan's length, and the same, bit for bit, with every
+ *   ratio 1).
+ * - Two stages, 1F1B, no communication: stage 1 runs F0 0.375-0.75, B0
+ *   0.75-1.5, F1 once stage 0's F1 ends (0.375 + 3 = 3.375) to 6.375, B1
+ *   to 12.375; stage 0 runs B0 3.375-4.125 and B1 after stage 1's,
+ *   12.375-18.375: 18.375 s. */
+static void test_lengths(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 1, 1, 2, LBS_HY_GPIPE, 1, 2);
+	double att[4] = { 0.5, 0.5, 1, 1 };
+	tp.pl.fwd_att_s = att;
+	tp.pl.bwd_att_s = att + 2;
+	tp.pl.fwd_fixed_s[0] = 0.2;
+	double ratio[2] = { 0.5, 2 }, ones[2] = { 1, 1 };
+	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 10.625, 1e-12);
+	double nominal = run_lengths(&tp.pl, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(nominal, 6.4, 1e-12);
+	CU_ASSERT_EQUAL(run_lengths(&tp.pl, ones), nominal);
+
+	plan_init(&tp, 1, 2, 1, 2, LBS_HY_1F1B, 1, 2);
+	tp.pl.fwd_att_s = att;
+	tp.pl.bwd_att_s = att + 2;
+	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 18.375, 1e-12);
+	/* an attention share above the compute is refused */
+	att[0] = 1.5;
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	CU_ASSERT(lbs_hy_graph_build(&gr, &tp.pl, &err) == LBS_EINPUT);
+}
+
 /* GPipe and 1F1B, p = 4 stages, m = 8 micro-batches, forward 1 s and
  * backward 2 s on every stage, no communication: the last micro-batch's
  * forward leaves stage 0 at 8 s and reaches the last stage's end at
@@ -593,6 +646,7 @@ void suite_hybrid(void)
 		{ "a scenario costed into a plan, by hand", test_plan_costs },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
+		{ "sequence lengths per micro-batch, by hand", test_lengths },
 	};
 	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
 }
