@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "hybrid/hybrid.h"
 #include "traces/binding.h"
 #include "util/keys.h"
@@ -21,6 +23,28 @@
 
 typedef enum lbs_hy_placement { LBS_HY_PLACE_TP_PP_DP, LBS_HY_PLACE_TP_DP_PP } lbs_hy_placement;
 #define LBS_HY_PLACEMENT_CHOICES "tp-pp-dp|tp-dp-pp"
+
+/* Sequence lengths per micro-batch (doc/hybrid.md, "Data-dependent costs"). */
+typedef enum lbs_hy_len_dist { LBS_HY_LEN_FIXED, LBS_HY_LEN_UNIFORM, LBS_HY_LEN_LOGNORMAL, LBS_HY_LEN_EMPIRICAL } lbs_hy_len_dist;
+#define LBS_HY_LEN_CHOICES "fixed|uniform|lognormal|empirical"
+#define LBS_HY_MAX_LENGTHS 10000000
+
+typedef struct lbs_hy_lengths_spec {
+	int distribution;         /* lbs_hy_len_dist */
+	int64_t length;           /* fixed: tokens (0: the model's sequence length) */
+	int64_t min, max;         /* uniform: tokens, both included */
+	double median, sigma;     /* lognormal: median tokens, sigma of the log */
+	char file[LBS_VALUE_MAX]; /* empirical: a file of lengths, one a line */
+	int64_t *values;          /* empirical: its lengths, n_values of them */
+	size_t n_values;
+	int64_t seq_len;          /* the model's sequence length, resolved: the most any draw gives */
+} lbs_hy_lengths_spec;
+
+/* The lengths of n micro-batches drawn from r (fixed: no draw), as ratios
+ * to ls->seq_len, each in (0, 1]: integer tokens, uniform on [min, max],
+ * lognormal rounded and clamped to [1, seq_len], or uniform among the
+ * file's lines. Returns the tokens drawn. */
+int64_t lbs_hy_lengths_draw(const lbs_hy_lengths_spec *ls, gsl_rng *r, double *ratio, size_t n);
 
 typedef struct lbs_hy_run_spec {
 	char name[LBS_VALUE_MAX], description[LBS_VALUE_MAX];
@@ -73,6 +97,7 @@ typedef struct lbs_hy_scenario {
 	size_t n_nodes;
 	lbs_hy_episode_spec *episodes;
 	size_t n_episodes;
+	lbs_hy_lengths_spec lengths;
 	int64_t n_gpus;
 	lbs_kv *config; /* every key's effective value (given or default), for the results */
 	size_t n_config;

@@ -17,6 +17,7 @@
 #include "models/nets.h"
 #include "tests/unit/suites.h"
 #include "traces/read_ops.h"
+#include "util/rng.h"
 #include "whatif/whatif.h"
 
 /* A plan of d x p groups and v chunks where every chunk of every group
@@ -124,6 +125,71 @@ static void test_lengths(void)
 	lbs_error err = { 0 };
 	lbs_hy_graph gr;
 	CU_ASSERT(lbs_hy_graph_build(&gr, &tp.pl, &err) == LBS_EINPUT);
+}
+
+static int cmp_doubles(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The lengths drawn for the micro-batches (lbs_hy_lengths_draw): fixed
+ * at the model's length, ratio 1; uniform integers from 3 to 5 of 8
+ * tokens, each a third of 30,000 draws (a binomial's standard deviation
+ * is 0.0027 of them: within 0.02); a file's two lengths, and the tokens
+ * returned their sum; a lognormal's sample median near its median (the
+ * median of 20,001 draws: its standard error is 1.25 sigma / sqrt(n) =
+ * 0.44% of it in the log, within 2%), and every draw clamped to the
+ * sequence length; the same stream, the same draws. */
+static void test_length_draws(void)
+{
+	lbs_error err = { 0 };
+	gsl_rng *r = lbs_rng_stream(7, "test", "lengths", 0, &err);
+	CU_ASSERT_FATAL(r != NULL);
+	enum { N = 30000 };
+	static double ratio[N];
+	lbs_hy_lengths_spec ls = { .distribution = LBS_HY_LEN_FIXED, .seq_len = 8 };
+	CU_ASSERT_EQUAL(lbs_hy_lengths_draw(&ls, r, ratio, 4), 32);
+	CU_ASSERT_EQUAL(ratio[3], 1);
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_UNIFORM, .min = 3, .max = 5, .seq_len = 8 };
+	int64_t total = lbs_hy_lengths_draw(&ls, r, ratio, N), sum = 0;
+	size_t count[9] = { 0 };
+	for (size_t i = 0; i < N; i++) {
+		double l = ratio[i] * 8;
+		CU_ASSERT_FATAL(l == 3 || l == 4 || l == 5);
+		count[(int)l]++;
+		sum += (int64_t)l;
+	}
+	CU_ASSERT_EQUAL(total, sum);
+	for (int l = 3; l <= 5; l++)
+		CU_ASSERT_DOUBLE_EQUAL((double)count[l] / N, 1.0 / 3, 0.02);
+	int64_t values[2] = { 100, 300 };
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_EMPIRICAL, .values = values, .n_values = 2,
+				    .seq_len = 400 };
+	total = lbs_hy_lengths_draw(&ls, r, ratio, 1000);
+	sum = 0;
+	for (size_t i = 0; i < 1000; i++) {
+		CU_ASSERT_FATAL(ratio[i] == 0.25 || ratio[i] == 0.75);
+		sum += (int64_t)(ratio[i] * 400);
+	}
+	CU_ASSERT_EQUAL(total, sum);
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_LOGNORMAL, .median = 1000, .sigma = 0.5, .seq_len = 1 << 20 };
+	lbs_hy_lengths_draw(&ls, r, ratio, 20001);
+	qsort(ratio, 20001, sizeof *ratio, cmp_doubles);
+	CU_ASSERT_DOUBLE_EQUAL(ratio[10000] * (1 << 20) / 1000, 1, 0.02);
+	ls.seq_len = 1500; /* a fifth of the draws above it (log 1.5 / 0.5 = 0.81 sigma), clamped */
+	lbs_hy_lengths_draw(&ls, r, ratio, 1000);
+	for (size_t i = 0; i < 1000; i++)
+		CU_ASSERT_FATAL(ratio[i] > 0 && ratio[i] <= 1);
+	gsl_rng_free(r);
+	double a[16], b[16];
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_UNIFORM, .min = 1, .max = 4096, .seq_len = 4096 };
+	for (int k = 0; k < 2; k++) {
+		r = lbs_rng_stream(7, "test", "same", 0, &err);
+		lbs_hy_lengths_draw(&ls, r, k ? b : a, 16);
+		gsl_rng_free(r);
+	}
+	CU_ASSERT(!memcmp(a, b, sizeof a));
 }
 
 /* GPipe and 1F1B, p = 4 stages, m = 8 micro-batches, forward 1 s and
@@ -647,6 +713,7 @@ void suite_hybrid(void)
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
 		{ "sequence lengths per micro-batch, by hand", test_lengths },
+		{ "sequence lengths drawn: fixed, uniform, empirical, lognormal", test_length_draws },
 	};
 	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
 }
