@@ -51,6 +51,7 @@ static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
 	bal->gr = gr;
 	bal->sim = sim;
 	sim->eng->interrupt = bal->interrupt;
+	sim->length_ratio = bal->length_ratio;
 	return LBS_OK;
 }
 
@@ -95,14 +96,32 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 	}
 	lbs_hy_graph gr;
 	lbs_hy_sim sim;
-	double len = 0;
+	double len = 0, *mean_ratio = NULL;
 	lbs_status st = lbs_hy_graph_build(&gr, &pl, err);
 	if (st == LBS_OK) {
 		if ((st = lbs_hy_sim_create(&sim, &gr, err)) == LBS_OK) {
 			double t0 = sim.now_s = bal->sim->now_s;
 			sim.step = bal->sim->step;
 			sim.eng->interrupt = bal->interrupt;
-			st = lbs_hy_sim_step(&sim, &len, err);
+			sim.length_ratio = bal->length_ratio;
+			/* a split of another global batch (the oracle's replicas all
+			 * at m) has no lengths of its own: every micro-batch at the
+			 * global batch's mean length */
+			int total = 0, M = bal->env.total_m;
+			for (int r = 0; r < pl.d; r++)
+				total += m_of[r];
+			if (bal->length_ratio && total != M) {
+				double mean = 0;
+				for (int k = 0; k < M; k++)
+					mean += bal->length_ratio[k] / M;
+				if (!(mean_ratio = malloc((size_t)total * sizeof *mean_ratio)))
+					st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				for (int k = 0; mean_ratio && k < total; k++)
+					mean_ratio[k] = mean;
+				sim.length_ratio = mean_ratio;
+			}
+			if (st == LBS_OK)
+				st = lbs_hy_sim_step(&sim, &len, err);
 			if (st == LBS_OK && res)
 				replica_times(&sim, t0, len, res);
 			lbs_hy_sim_destroy(&sim);
@@ -111,6 +130,7 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 	}
 	if (step_s)
 		*step_s = len;
+	free(mean_ratio);
 	free(src);
 	free(av);
 	return st;
@@ -214,6 +234,10 @@ static void recost(lbs_hy_balance *bal)
 		double k = bal->blocks[g % (size_t)p] - bal->blocks0;
 		np->fwd_s[g] = pl->fwd_s[g] + k * b->blk_fwd_s[g];
 		np->bwd_s[g] = pl->bwd_s[g] + k * b->blk_bwd_s[g];
+		if (pl->fwd_att_s) {
+			np->fwd_att_s[g] = pl->fwd_att_s[g] + k * b->blk_fwd_att_s[g];
+			np->bwd_att_s[g] = pl->bwd_att_s[g] + k * b->blk_bwd_att_s[g];
+		}
 		np->fwd_fixed_s[g] = pl->fwd_fixed_s[g] + k * b->blk_fwd_fixed_s[g];
 		np->bwd_fixed_s[g] = pl->bwd_fixed_s[g] + k * b->blk_bwd_fixed_s[g];
 		np->opt_s[g] = pl->opt_s[g] + k * b->blk_opt_s[g];
@@ -306,7 +330,7 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 		bal->blocks = malloc((size_t)p * sizeof *bal->blocks);
 		bal->next_blocks = malloc((size_t)p * sizeof *bal->next_blocks);
 		bal->max_blocks = malloc((size_t)p * sizeof *bal->max_blocks);
-		bal->own = malloc((5 * G + 2 * (size_t)p) * sizeof *bal->own);
+		bal->own = malloc((7 * G + 2 * (size_t)p) * sizeof *bal->own);
 	}
 	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s || !bal->replace ||
 	    (resplit && (!bal->blocks || !bal->next_blocks || !bal->max_blocks || !bal->own))) {
@@ -327,6 +351,10 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 		bal->plan.fwd_fixed_s = o, o += G;
 		bal->plan.bwd_fixed_s = o, o += G;
 		bal->plan.opt_s = o, o += G;
+		if (pl->fwd_att_s) {
+			bal->plan.fwd_att_s = o, o += G;
+			bal->plan.bwd_att_s = o, o += G;
+		}
 		bal->plan.grad_s = o, o += p;
 		bal->plan.gather_s = o;
 		recost(bal);
@@ -539,4 +567,11 @@ void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *
 	bal->interrupt = interrupt;
 	if (bal->sim)
 		bal->sim->eng->interrupt = interrupt;
+}
+
+void lbs_hy_balance_lengths(lbs_hy_balance *bal, const double *length_ratio)
+{
+	bal->length_ratio = length_ratio;
+	if (bal->sim)
+		bal->sim->length_ratio = length_ratio;
 }

@@ -32,6 +32,7 @@ typedef struct lbs_hy_balance {
 	lbs_hy_avail *avail;     /* G: the groups' availability once a node was replaced (else NULL) */
 	double **avail_buf;      /* G: the pieces a replaced group owns */
 	const volatile sig_atomic_t *interrupt; /* handed to every simulation's engine */
+	const double *length_ratio; /* handed to every simulation (lbs_hy_sim) */
 	double *compute_s;       /* d x p: the last step's compute time per group */
 	lbs_hy_graph *gr;
 	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the
@@ -54,6 +55,10 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal);
 /* A flag the engine looks at before every event (sim/engine.h), for this
  * simulation and every one rebuilt after it. */
 void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *interrupt);
+/* The micro-batches' lengths (lbs_hy_sim.length_ratio: the global batch's,
+ * replica by replica in the split in force), for this simulation and every
+ * one rebuilt after it, the oracle's look-ahead included. */
+void lbs_hy_balance_lengths(lbs_hy_balance *bal, const double *length_ratio);
 
 /* The time to re-split from blocks old[] to new[] (p stages, every
  * replica): the boundary between stages s and s + 1 carries the blocks by

@@ -36,6 +36,11 @@ lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
 		    !isfinite(pl->fwd_s[i] + pl->bwd_s[i] + pl->fwd_fixed_s[i] + pl->bwd_fixed_s[i]))
 			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu chunk %zu: compute times must be "
 					     "finite and >= 0", i / v, i % v);
+	for (size_t i = 0; pl->fwd_att_s && pl->bwd_att_s && i < G * v; i++)
+		if (!(pl->fwd_att_s[i] >= 0 && pl->fwd_att_s[i] <= pl->fwd_s[i] && pl->bwd_att_s[i] >= 0 &&
+		      pl->bwd_att_s[i] <= pl->bwd_s[i]))
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu chunk %zu: the attention's share "
+					     "must lie between 0 and the compute", i / v, i % v);
 	for (size_t g = 0; g < G; g++)
 		if (!(pl->opt_s[g] >= 0 && pl->p2p_s[g] >= 0) || !isfinite(pl->opt_s[g] + pl->p2p_s[g]))
 			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu: optimizer and p2p times must "
@@ -237,6 +242,8 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		gr->kind[o] = LBS_HY_COMPUTE;
 		gr->work[o] = k->backward ? pl->bwd_s[gc] : pl->fwd_s[gc];
 		gr->fixed[o] = k->backward ? pl->bwd_fixed_s[gc] : pl->fwd_fixed_s[gc];
+		if (pl->fwd_att_s && pl->bwd_att_s)
+			gr->att[o] = k->backward ? pl->bwd_att_s[gc] : pl->fwd_att_s[gc];
 		if (i)
 			add_edge(b, OP(i - 1), o); /* R1 */
 		uint32_t j = k->backward ? kb++ : kf++;
@@ -315,11 +322,13 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 			/* the marker starts with the last backward (the same
 			 * dependencies) and does (j + 1) / nb of its work */
 			uint32_t mk = OP(L->mark + c * (L->nb - 1) + j), lb = last_b_of_chunk[c];
-			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, -1);
+			/* its backward's micro-batch, so that a length scales both alike */
+			set_op(gr, mk, LBS_OP_BACKWARD_COMPUTE, -1, (int)c, gr->mb[lb]);
 			gr->kind[mk] = LBS_HY_PARTIAL;
 			double f = (double)(j + 1) / (double)L->nb;
 			gr->work[mk] = f * gr->work[lb];
 			gr->fixed[mk] = f * gr->fixed[lb];
+			gr->att[mk] = f * gr->att[lb];
 			add_edge(b, last_b_recv[c], mk);
 			if (last_b_prev[c] != UINT32_MAX)
 				add_edge(b, last_b_prev[c], mk);
@@ -375,6 +384,12 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	gr->n_groups = G;
 	gr->per_group = per;
 	gr->opt = malloc(G * sizeof *gr->opt);
+	gr->mb_first = malloc(((size_t)d + 1) * sizeof *gr->mb_first);
+	if (gr->mb_first) {
+		gr->mb_first[0] = 0;
+		for (int r = 0; r < d; r++)
+			gr->mb_first[r + 1] = gr->mb_first[r] + (uint32_t)lbs_hy_replica_m(pl, r);
+	}
 	gr->type = calloc(n, 1);
 	gr->kind = calloc(n, 1);
 	gr->seq = calloc(n, sizeof *gr->seq);
@@ -382,6 +397,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	gr->mb = calloc(n, sizeof *gr->mb);
 	gr->work = calloc(n, sizeof *gr->work);
 	gr->fixed = calloc(n, sizeof *gr->fixed);
+	gr->att = calloc(n, sizeof *gr->att);
 	gr->x = calloc(n, sizeof *gr->x);
 	gr->coll = calloc(n, sizeof *gr->coll);
 	builder b = { .gr = gr, .err = err };
@@ -389,8 +405,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	size_t nk_max = 2 * (size_t)m_max * (size_t)v;
 	lbs_hy_compute *K = malloc((size_t)p * nk_max * sizeof *K);
 	uint32_t *index = malloc((size_t)p * nk_max * sizeof *index);
-	if (!gr->opt || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
-	    !gr->mb || !gr->work || !gr->fixed || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
+	if (!gr->opt || !gr->mb_first || !gr->type || !gr->kind || !gr->seq || !gr->mc ||
+	    !gr->mb || !gr->work || !gr->fixed || !gr->att || !gr->x || !gr->coll || !b.coll_of || !K || !index) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph (%zu ops)", n);
 		goto out;
 	}
@@ -517,11 +533,13 @@ out:
 void lbs_hy_graph_free(lbs_hy_graph *gr)
 {
 	free(gr->opt);
+	free(gr->mb_first);
 	free(gr->type);
 	free(gr->kind);
 	free(gr->seq);
 	free(gr->mc);
 	free(gr->mb);
+	free(gr->att);
 	free(gr->work);
 	free(gr->fixed);
 	free(gr->x);

@@ -70,6 +70,9 @@ typedef struct lbs_hy_plan {
 				    layer); the buckets of a stage are reduced one after the other */
 	double *fwd_s, *bwd_s;   /* G x v: a micro-batch's compute, nominal seconds (slowed by a(t)) */
 	double *fwd_fixed_s, *bwd_fixed_s; /* G x v: its tensor-parallel collectives (not slowed) */
+	double *fwd_att_s, *bwd_att_s; /* G x v, or NULL (none): the attention core's share of fwd_s
+				    and bwd_s (the score and context GEMMs, the softmax and its
+				    dropout), whose cost grows with the square of the length */
 	double *opt_s;           /* G: the optimizer step, nominal seconds */
 	double *p2p_s;           /* G: a transfer between g and the group of the next chunk
 				    ((r, s + 1), or (r, 0) from the last stage) */
@@ -120,12 +123,15 @@ typedef struct lbs_hy_graph {
 	uint8_t *kind;           /* LBS_HY_* */
 	int32_t *seq, *mc, *mb;  /* seq_id, chunk (-1), micro-batch (-1) */
 	double *work, *fixed;    /* local: nominal work (compute) and fixed seconds */
+	double *att;             /* compute: the attention core's share of work (quadratic in length) */
 	uint32_t *coll;          /* member: its collective */
 	double *x;               /* member: its transfer time after the last arrival */
 	uint32_t *dep_off, *dep, *out_off, *out;
 	size_t n_coll;
 	uint32_t *mem_off, *mem;
 	uint32_t *opt;           /* G: the optimizer of g */
+	uint32_t *mb_first;      /* d + 1: the global batch's micro-batches of replica r are
+				    mb_first[r] .. mb_first[r + 1) (r m .. without plan->m_of) */
 } lbs_hy_graph;
 
 /* The ops are numbered local op by local op, the groups inside: op l G + g
@@ -168,6 +174,17 @@ typedef struct lbs_hy_sim {
 	 * costs and the availability: a replay of given values, as
 	 * whatif/replay.c does (the consistency check with a traced job). */
 	const double *given;
+	/* NULL, or d x m: micro-batch mb of replica r is length_ratio[r m +
+	 * mb] (with plan->m_of, length_ratio[gr->mb_first[r] + mb]: the
+	 * replicas' micro-batches one after the other, the global batch
+	 * whatever the split) times the plan's sequence length in the next step (data-
+	 * dependent costs; a policy may choose them). Its computes' work
+	 * becomes (work - att) rho + att rho^2 (the linear operations grow with
+	 * the length, attention with its square) and their tensor-parallel
+	 * collectives fixed rho (they carry the s b h activations); the p2p
+	 * transfers keep the plan's shape, as Megatron-LM sends fixed-shape
+	 * tensors between stages. */
+	const double *length_ratio;
 	uint64_t events;
 	struct lbs_engine *eng;
 } lbs_hy_sim;

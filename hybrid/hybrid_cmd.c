@@ -21,6 +21,7 @@
 #include "sim/recorder.h"
 #include "sim/resultsdb.h"
 #include "util/clock.h"
+#include "util/rng.h"
 
 static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
 {
@@ -211,8 +212,31 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		if (!(ops = open_trace(ops_path, sc, pl, err)))
 			st = LBS_EIO;
 	}
+	/* data-dependent costs: each step's lengths from a stream of their
+	 * own, none when every micro-batch has the model's length */
+	const lbs_hy_lengths_spec *ls = &sc->lengths;
+	bool varied = ls->distribution != LBS_HY_LEN_FIXED || (ls->length && ls->length != ls->seq_len);
+	size_t n_mb = (size_t)pl->d * (size_t)pl->m; /* the global batch, whatever the split */
+	double *ratio = NULL, tokens_drawn = 0, sq_drawn = 0; /* sums of L / S and (L / S)^2 */
+	gsl_rng *rng = NULL;
+	if (st == LBS_OK && varied) {
+		if (!(ratio = malloc(n_mb * sizeof *ratio)))
+			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for %zu micro-batches' lengths", n_mb);
+		else
+			rng = lbs_rng_stream((uint64_t)sc->run.seed, "hybrid-lengths", sc->run.name, 0, err);
+		if (st == LBS_OK && !rng)
+			st = LBS_EINTERNAL;
+		lbs_hy_balance_lengths(&bal, ratio);
+	}
 	double t0 = lbs_cpu_time_s(), sum = 0, micro = 0;
 	for (size_t i = 0; st == LBS_OK && i < steps; i++) {
+		/* the step's lengths come with its data, whatever the policy
+		 * decides: drawn first (only the oracle looks at them) */
+		if (ratio) {
+			tokens_drawn += (double)lbs_hy_lengths_draw(ls, rng, ratio, n_mb);
+			for (size_t k = 0; k < n_mb; k++)
+				sq_drawn += ratio[k] * ratio[k];
+		}
 		if ((st = lbs_hy_balance_decide(&bal, (int64_t)i, err)) != LBS_OK)
 			break;
 		rr->decision_s[i] = bal.decision_s;
@@ -247,12 +271,33 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		tokens *= (double)net.opts.seq_len;
 		lbs_net_destroy(&net);
 	}
+	/* drawn lengths: the tokens drawn over the steps run, and the model
+	 * FLOPs at them: a micro-batch's are a L + c L^2 (the GEMMs grow with
+	 * the tokens, attention's with their square), a and c from the FLOPs
+	 * at S and at H = S / 2 (rounded down) tokens */
+	double flops = b->flops_per_step;
+	if (ratio) {
+		tokens = tokens_drawn * (double)sc->job.micro_batch / (double)steps;
+		double per_mb = b->flops_per_step / (double)n_mb, half = NAN, x = NAN;
+		lbs_net_opts oh = { .seq_len = ls->seq_len / 2, .tp = pl->t, .recompute = sc->model.recompute };
+		if (ls->seq_len >= 2 && lbs_net_create_opts(&net, sc->model.name, &oh, &e2) == LBS_OK) {
+			half = lbs_net_flops(&net, sc->job.micro_batch) * pl->t;
+			x = (double)net.opts.seq_len / (double)ls->seq_len;
+			lbs_net_destroy(&net);
+		}
+		/* in units of S: F(1) = A + C, F(x) = A x + C x^2 */
+		double C = (half - x * per_mb) / (x * x - x), A = per_mb - C;
+		flops = (A * tokens_drawn / (double)ls->seq_len + C * sq_drawn) / (double)steps;
+	}
 	rr->tokens_per_s = tokens / rr->mean_step_s;
+	free(ratio);
+	if (rng)
+		gsl_rng_free(rng);
 	double peak = 0;
 	for (size_t k = 0; k < sc->n_nodes; k++)
 		peak += (double)(sc->nodes[k].count * sc->nodes[k].gpus_per_node) *
 			lbs_gpu_find(sc->nodes[k].gpu)->tensor_flops;
-	rr->mfu = b->flops_per_step / (rr->mean_step_s * peak);
+	rr->mfu = flops / (rr->mean_step_s * peak);
 	lbs_hy_balance_destroy(&bal);
 	return st;
 }

@@ -126,10 +126,16 @@ static int chunk_of(const lbs_net *net, size_t i, int chunks, bool *after)
 /* One block's forward and backward (and recompute) seconds on device dev,
  * and its parameters (per tensor rank): the layers of block 1 (every block
  * of a transformer preset is the same). */
+static bool attention_core(const lbs_layer *l);
+
+/* One block's forward and backward (and recompute) seconds on device dev,
+ * the attention core's share of each, and its parameters (per tensor
+ * rank): the layers of block 1 (every block of a transformer preset is the
+ * same). */
 static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, bool fused,
-			double *fwd, double *bwd, double *params)
+			double *fwd, double *bwd, double *fatt, double *batt, double *params)
 {
-	*fwd = *bwd = *params = 0;
+	*fwd = *bwd = *fatt = *batt = *params = 0;
 	for (size_t i = 0; i < net->n_layers; i++) {
 		if (net->layers[i].block != 1)
 			continue;
@@ -137,24 +143,41 @@ static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
 		*fwd += t[LBS_PASS_FORWARD];
 		*bwd += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		if (attention_core(&net->layers[i])) {
+			*fatt += t[LBS_PASS_FORWARD];
+			*batt += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		}
 		*params += (double)net->layers[i].params;
 	}
 }
 
 /* Nominal seconds of a micro-batch's forward and backward of each chunk on
  * device dev, and each chunk's parameters (per tensor rank). */
+/* The attention core: the score and context GEMMs, the softmax and its
+ * dropout (the operations that keep core_bytes), quadratic in the length. */
+static bool attention_core(const lbs_layer *l)
+{
+	return l->kind == LBS_LAYER_SCORES || l->kind == LBS_LAYER_CONTEXT || l->core_bytes > 0;
+}
+
+/* fwd, bwd, fatt, batt: chunks entries each (the forward, the backward,
+ * the attention core's share of each). */
 static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, int chunks,
-			bool fused, double *fwd, double *bwd, double *params)
+			bool fused, double *fwd, double *bwd, double *fatt, double *batt, double *params)
 {
 	bool after = false;
 	for (int c = 0; c < chunks; c++)
-		fwd[c] = bwd[c] = params ? (params[c] = 0) : 0;
+		fwd[c] = bwd[c] = fatt[c] = batt[c] = params ? (params[c] = 0) : 0;
 	for (size_t i = 0; i < net->n_layers; i++) {
 		int c = chunk_of(net, i, chunks, &after);
 		double t[LBS_PASSES];
 		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
 		fwd[c] += t[LBS_PASS_FORWARD];
 		bwd[c] += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		if (attention_core(&net->layers[i])) {
+			fatt[c] += t[LBS_PASS_FORWARD];
+			batt[c] += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		}
 		if (params)
 			params[c] += (double)net->layers[i].params;
 	}
@@ -198,20 +221,21 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	cl.first_gpu = malloc((nn + 1) * sizeof *cl.first_gpu);
 	cl.first_node = malloc((nn + 1) * sizeof *cl.first_node);
 	/* per node group: chunk costs on its device */
-	double *cf = malloc(nn * (size_t)pv * 2 * sizeof *cf), *params = malloc((size_t)pv * sizeof *params);
+	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc((size_t)pv * sizeof *params);
 	int64_t *ranks = malloc((size_t)(d > t ? d : t) * sizeof *ranks);
 	size_t gv = G * (size_t)v, ps = (size_t)p * (size_t)v;
-	b->store = calloc(4 * gv + 2 * G + 2 * ps, sizeof *b->store);
+	b->store = calloc(6 * gv + 2 * G + 2 * ps, sizeof *b->store);
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
 	/* per block: 8 arrays of G, 2 of p */
-	b->blk_store = calloc(8 * G + 2 * (size_t)p, sizeof *b->blk_store);
-	double *bk_f = calloc(nn, sizeof *bk_f), *bk_b = calloc(nn, sizeof *bk_b), bk_params = 0;
+	b->blk_store = calloc(10 * G + 2 * (size_t)p, sizeof *b->blk_store);
+	double *bk_f = calloc(4 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double bk_params = 0;
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
-	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f || !bk_b) {
+	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 		goto out;
 	}
@@ -227,9 +251,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		if (sc->nodes[k].gpus_per_node > gpus_per_node_max)
 			gpus_per_node_max = sc->nodes[k].gpus_per_node;
 		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, sc->model.attention == 0,
-			    cf + k * (size_t)pv * 2, cf + k * (size_t)pv * 2 + pv, k ? NULL : params);
+			    cf + k * (size_t)pv * 4, cf + k * (size_t)pv * 4 + pv, cf + k * (size_t)pv * 4 + 2 * pv,
+			    cf + k * (size_t)pv * 4 + 3 * pv, k ? NULL : params);
 		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, sc->model.attention == 0,
-			    &bk_f[k], &bk_b[k], &bk_params);
+			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params);
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
 
@@ -242,6 +267,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	pl->bwd_s = s0, s0 += gv;
 	pl->fwd_fixed_s = s0, s0 += gv;
 	pl->bwd_fixed_s = s0, s0 += gv;
+	pl->fwd_att_s = s0, s0 += gv;
+	pl->bwd_att_s = s0, s0 += gv;
 	pl->opt_s = s0, s0 += G;
 	pl->p2p_s = s0, s0 += G;
 	pl->grad_s = s0, s0 += ps;
@@ -251,6 +278,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		double *q = b->blk_store;
 		b->blk_fwd_s = q, q += G;
 		b->blk_bwd_s = q, q += G;
+		b->blk_fwd_att_s = q, q += G;
+		b->blk_bwd_att_s = q, q += G;
 		b->blk_fwd_fixed_s = q, q += G;
 		b->blk_bwd_fixed_s = q, q += G;
 		b->blk_opt_s = q, q += G;
@@ -277,24 +306,31 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		double cap = INFINITY;
 		for (int c = 0; c < v; c++) {
 			int gc = c * p + (int)s;
-			double f = 0, bk = 0;
+			/* the slowest device's times (with its attention's share) */
+			double f = 0, bk = 0, fa = 0, ba = 0;
 			for (int j = 0; j < t; j++) {
-				size_t k = node_group(&cl, ranks[j]);
-				f = fmax(f, cf[k * (size_t)pv * 2 + (size_t)gc]);
-				bk = fmax(bk, cf[k * (size_t)pv * 2 + (size_t)pv + (size_t)gc]);
+				const double *k4 = cf + node_group(&cl, ranks[j]) * (size_t)pv * 4;
+				if (k4[gc] > f)
+					f = k4[gc], fa = k4[2 * pv + gc];
+				if (k4[pv + gc] > bk)
+					bk = k4[pv + gc], ba = k4[3 * pv + gc];
 			}
 			pl->fwd_s[g * (size_t)v + (size_t)c] = f;
 			pl->bwd_s[g * (size_t)v + (size_t)c] = bk;
+			pl->fwd_att_s[g * (size_t)v + (size_t)c] = fa;
+			pl->bwd_att_s[g * (size_t)v + (size_t)c] = ba;
 			double ar = collective_s(&cl, ranks, t, act, false);
 			pl->fwd_fixed_s[g * (size_t)v + (size_t)c] = 2.0 * blocks * ar;
 			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = (double)tp_ar * blocks * ar;
 			b->blk_fwd_fixed_s[g] = 2.0 * ar;
 			b->blk_bwd_fixed_s[g] = (double)tp_ar * ar;
 		}
-		for (int j = 0; j < t; j++) {
+		for (int j = 0; j < t; j++) { /* the slowest device's, as the chunks' */
 			size_t k = node_group(&cl, ranks[j]);
-			b->blk_fwd_s[g] = fmax(b->blk_fwd_s[g], bk_f[k]);
-			b->blk_bwd_s[g] = fmax(b->blk_bwd_s[g], bk_b[k]);
+			if (bk_f[k] > b->blk_fwd_s[g])
+				b->blk_fwd_s[g] = bk_f[k], b->blk_fwd_att_s[g] = bk_fa[k];
+			if (bk_b[k] > b->blk_bwd_s[g])
+				b->blk_bwd_s[g] = bk_b[k], b->blk_bwd_att_s[g] = bk_ba[k];
 		}
 		for (int j = 0; j < t; j++)
 			cap = fmin(cap, lbs_gpu_find(sc->nodes[node_group(&cl, ranks[j])].gpu)->memory);
@@ -367,7 +403,6 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		st = bind_traces(sc, &cl, b, err);
 out:
 	free(bk_f);
-	free(bk_b);
 	free(obs);
 	free(cl.first_gpu);
 	free(cl.first_node);

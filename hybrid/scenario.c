@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "models/gpu.h"
 #include "models/nets.h"
 #include "sim/scenario.h"
@@ -133,6 +135,26 @@ static const lbs_key_spec policy_keys[] = {
 	  "steps an epoch (one pass over the data set) takes, for dbs" },
 };
 #undef P
+#define S(f) offsetof(lbs_hy_lengths_spec, f)
+static const lbs_key_spec lengths_keys[] = {
+	{ "distribution", LBS_T_ENUM, S(distribution), "fixed", 0, 0, 0, LBS_HY_LEN_CHOICES, NULL,
+	  "how the tokens of each (replica, micro-batch) are drawn, every step: `fixed` (`length`), `uniform` "
+	  "(integers from `min` to `max`), `lognormal` (`median` e^(`sigma` Z), rounded, within 1 and the "
+	  "model's sequence_length), `empirical` (a line of `file` at random); a micro-batch's computes cost "
+	  "their linear operations times length / sequence_length, their attention times its square" },
+	{ "length", LBS_T_INT, S(length), "0", 0, 1e7, 0, NULL, NULL,
+	  "fixed: tokens a sequence (0: the model's sequence_length)" },
+	{ "min", LBS_T_INT, S(min), "1", 1, 1e7, 0, NULL, NULL, "uniform: the fewest tokens" },
+	{ "max", LBS_T_INT, S(max), "0", 0, 1e7, 0, NULL, NULL,
+	  "uniform: the most tokens (0: the model's sequence_length)" },
+	{ "median", LBS_T_REAL, S(median), "0", 0, 1e7, 0, NULL, NULL, "lognormal: the median, tokens" },
+	{ "sigma", LBS_T_REAL, S(sigma), "0", 0, 10, 0, NULL, NULL,
+	  "lognormal: the standard deviation of the log of the length" },
+	{ "file", LBS_T_STRING, S(file), "", 0, 0, 0, NULL, NULL,
+	  "empirical: a file of lengths in tokens, one integer a line from 1 to sequence_length (blank "
+	  "lines, `#` comments and a first line `length` skipped), relative to the scenario's folder" },
+};
+#undef S
 
 typedef struct section_spec {
 	const char *name; /* "nodes" and "failslow" take a .NAME */
@@ -152,6 +174,8 @@ static const section_spec sections[] = {
 	  "trace, trace_ids, trace_map, ...): the k-th node replays the k-th id, its availability multiplied "
 	  "by `availability`" },
 	{ "failslow", episode_keys, NKEYS(episode_keys), "[failslow.NAME]: a fail-slow episode" },
+	{ "lengths", lengths_keys, NKEYS(lengths_keys), "the sequence lengths of the micro-batches (data-dependent "
+	  "costs; absent: every one at sequence_length)" },
 };
 
 /* ---- reading -------------------------------------------------------------- */
@@ -354,6 +378,109 @@ static bool parse_ranks(const char *s, int64_t n_gpus, char *why, size_t len)
 	return true;
 }
 
+/* Reads an empirical file of lengths: one integer a line, 1 to seq_len. */
+static lbs_status read_lengths(lbs_hy_scenario *sc, const lbs_origin *at, lbs_error *err)
+{
+	lbs_hy_lengths_spec *ls = &sc->lengths;
+	char path[2200];
+	const char *slash = strrchr(sc->path, '/');
+	if (ls->file[0] == '/' || !slash)
+		snprintf(path, sizeof path, "%s", ls->file);
+	else
+		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - sc->path), sc->path, ls->file);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return key_error(sc, at, "lengths", "file", err, "cannot open %s", path);
+	char line[256];
+	size_t cap = 0;
+	lbs_status st = LBS_OK;
+	for (int no = 1; st == LBS_OK && fgets(line, sizeof line, f); no++) {
+		char *p = line + strspn(line, " \t"), *end;
+		if (*p == '#' || *p == '\n' || *p == '\r' || !*p || (no == 1 && !strncmp(p, "length", 6)))
+			continue;
+		long long v = strtoll(p, &end, 10);
+		end += strspn(end, " \t\r\n");
+		if (end == p || *end || v < 1 || v > ls->seq_len) {
+			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: expected a length in tokens from 1 to the "
+					   "sequence_length %lld ([lengths] file)", path, no, (long long)ls->seq_len);
+			break;
+		}
+		if (ls->n_values == LBS_HY_MAX_LENGTHS) {
+			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d lengths", path, no, LBS_HY_MAX_LENGTHS);
+			break;
+		}
+		if (ls->n_values == cap) {
+			cap = cap ? 2 * cap : 1024;
+			int64_t *nv = realloc(ls->values, cap * sizeof *nv);
+			if (!nv) {
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory reading %s", path);
+				break;
+			}
+			ls->values = nv;
+		}
+		ls->values[ls->n_values++] = v;
+	}
+	if (st == LBS_OK && ferror(f))
+		st = lbs_error_set(err, LBS_EIO, "%s: read error", path);
+	fclose(f);
+	if (st == LBS_OK && !ls->n_values)
+		st = key_error(sc, at, "lengths", "file", err, "%s holds no length", path);
+	return st;
+}
+
+/* The [lengths] keys against the model's sequence length (the most a
+ * draw may give: memory is checked at it). */
+static lbs_status check_lengths(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
+{
+	lbs_hy_lengths_spec *ls = &sc->lengths;
+	lbs_net net;
+	lbs_net_opts no = { .seq_len = sc->model.sequence_length };
+	lbs_error e2 = { 0 };
+	if (lbs_net_create_opts(&net, sc->model.name, &no, &e2) != LBS_OK) {
+		lbs_origin o = origin_of(c, sc, "model", "sequence_length");
+		return key_error(sc, &o, "model", "sequence_length", err, "%s", e2.msg);
+	}
+	ls->seq_len = net.opts.seq_len;
+	lbs_net_destroy(&net);
+	const char *key = NULL;
+	char why[200] = "";
+	long long S = (long long)ls->seq_len;
+	switch (ls->distribution) {
+	case LBS_HY_LEN_FIXED:
+		if (ls->length > ls->seq_len)
+			key = "length", snprintf(why, sizeof why, "%lld tokens, more than sequence_length %lld",
+						 (long long)ls->length, S);
+		break;
+	case LBS_HY_LEN_UNIFORM:
+		if (!ls->max)
+			ls->max = ls->seq_len;
+		if (ls->max > ls->seq_len)
+			key = "max", snprintf(why, sizeof why, "%lld tokens, more than sequence_length %lld",
+					      (long long)ls->max, S);
+		else if (ls->min > ls->max)
+			key = "min", snprintf(why, sizeof why, "min %lld above max %lld", (long long)ls->min,
+					      (long long)ls->max);
+		break;
+	case LBS_HY_LEN_LOGNORMAL:
+		if (!(ls->median >= 1 && ls->median <= (double)ls->seq_len))
+			key = "median", snprintf(why, sizeof why, "required for lognormal: from 1 to sequence_length %lld "
+						 "tokens", S);
+		break;
+	default:
+		if (!ls->file[0])
+			key = "file", snprintf(why, sizeof why, "required for empirical: a file of lengths");
+		else {
+			lbs_origin o = origin_of(c, sc, "lengths", "file");
+			return read_lengths(sc, &o, err);
+		}
+	}
+	if (key) {
+		lbs_origin o = origin_of(c, sc, "lengths", key);
+		return key_error(sc, &o, "lengths", key, err, "%s", why);
+	}
+	return LBS_OK;
+}
+
 static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 {
 	lbs_hy_job_spec *j = &sc->job;
@@ -424,7 +551,7 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 			return key_error(sc, &o, sec, "gpus", err, "%s", why);
 		}
 	}
-	return LBS_OK;
+	return check_lengths(sc, c, err);
 }
 
 static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
@@ -516,7 +643,7 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		const section_spec *spec = find_section(name, &sub);
 		if (!spec) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no such section in a hybrid scenario (run, hybrid, "
-					   "model, intra_node, network, nodes.NAME, failslow.NAME, hybrid_policy[.NAME]; doc/hybrid.md)",
+					   "model, intra_node, network, nodes.NAME, failslow.NAME, lengths, hybrid_policy[.NAME]; doc/hybrid.md)",
 					   sc->path, where.line, name);
 			break;
 		}
@@ -536,6 +663,8 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 			target = &sc->intra, seen_intra = true;
 		else if (!strcmp(spec->name, "network"))
 			target = &sc->net, seen_net = true;
+		else if (!strcmp(spec->name, "lengths"))
+			target = &sc->lengths;
 		else if (!strcmp(spec->name, "nodes")) {
 			if (sc->n_nodes == LBS_HY_MAX_NODE_GROUPS) {
 				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d node groups", sc->path, where.line,
@@ -738,6 +867,9 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 	if (sc->plugin.handle)
 		lbs_plugin_close(&sc->plugin);
 	sc->policy.n_options = 0;
+	free(sc->lengths.values);
+	sc->lengths.values = NULL;
+	sc->lengths.n_values = 0;
 	sc->nodes = NULL;
 	sc->episodes = NULL;
 	sc->config = NULL;
@@ -757,4 +889,31 @@ void lbs_hy_scenario_document(FILE *out)
 	      "(doc/hybrid.md, \"Balancing policies\").\n\n", out);
 	lbs_keys_document(out, policy_keys, NKEYS(policy_keys));
 	lbs_hy_policy_document(out);
+}
+
+int64_t lbs_hy_lengths_draw(const lbs_hy_lengths_spec *ls, gsl_rng *r, double *ratio, size_t n)
+{
+	int64_t total = 0;
+	double S = (double)ls->seq_len;
+	for (size_t i = 0; i < n; i++) {
+		int64_t len;
+		switch (ls->distribution) {
+		case LBS_HY_LEN_FIXED:
+			len = ls->length ? ls->length : ls->seq_len;
+			break;
+		case LBS_HY_LEN_UNIFORM:
+			len = ls->min + (int64_t)gsl_rng_uniform_int(r, (unsigned long)(ls->max - ls->min + 1));
+			break;
+		case LBS_HY_LEN_LOGNORMAL: {
+			double x = round(gsl_ran_lognormal(r, log(ls->median), ls->sigma));
+			len = x < 1 ? 1 : x > S ? ls->seq_len : (int64_t)x;
+			break;
+		}
+		default:
+			len = ls->values[gsl_rng_uniform_int(r, ls->n_values)];
+		}
+		ratio[i] = (double)len / S;
+		total += len;
+	}
+	return total;
 }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "hybrid/hybrid.h"
 #include "hybrid/policy.h"
 #include "sim/plugin.h"
@@ -23,6 +25,28 @@
 
 typedef enum lbs_hy_placement { LBS_HY_PLACE_TP_PP_DP, LBS_HY_PLACE_TP_DP_PP } lbs_hy_placement;
 #define LBS_HY_PLACEMENT_CHOICES "tp-pp-dp|tp-dp-pp"
+
+/* Sequence lengths per micro-batch (doc/hybrid.md, "Data-dependent costs"). */
+typedef enum lbs_hy_len_dist { LBS_HY_LEN_FIXED, LBS_HY_LEN_UNIFORM, LBS_HY_LEN_LOGNORMAL, LBS_HY_LEN_EMPIRICAL } lbs_hy_len_dist;
+#define LBS_HY_LEN_CHOICES "fixed|uniform|lognormal|empirical"
+#define LBS_HY_MAX_LENGTHS 10000000
+
+typedef struct lbs_hy_lengths_spec {
+	int distribution;         /* lbs_hy_len_dist */
+	int64_t length;           /* fixed: tokens (0: the model's sequence length) */
+	int64_t min, max;         /* uniform: tokens, both included */
+	double median, sigma;     /* lognormal: median tokens, sigma of the log */
+	char file[LBS_VALUE_MAX]; /* empirical: a file of lengths, one a line */
+	int64_t *values;          /* empirical: its lengths, n_values of them */
+	size_t n_values;
+	int64_t seq_len;          /* the model's sequence length, resolved: the most any draw gives */
+} lbs_hy_lengths_spec;
+
+/* The lengths of n micro-batches drawn from r (fixed: no draw), as ratios
+ * to ls->seq_len, each in (0, 1]: integer tokens, uniform on [min, max],
+ * lognormal rounded and clamped to [1, seq_len], or uniform among the
+ * file's lines. Returns the tokens drawn. */
+int64_t lbs_hy_lengths_draw(const lbs_hy_lengths_spec *ls, gsl_rng *r, double *ratio, size_t n);
 
 typedef struct lbs_hy_run_spec {
 	char name[LBS_VALUE_MAX], description[LBS_VALUE_MAX];
@@ -86,6 +110,7 @@ typedef struct lbs_hy_scenario {
 	size_t n_episodes;
 	lbs_hy_policy_spec policy;
 	lbs_plugin plugin;  /* [hybrid_policy] plugin's, opened while the scenario is read */
+	lbs_hy_lengths_spec lengths;
 	int64_t n_gpus;
 	lbs_kv *config; /* every key's effective value (given or default), for the results */
 	size_t n_config;
@@ -123,6 +148,7 @@ typedef struct lbs_hy_built {
 	 * what the stage holds besides blocks (embedding, head). */
 	int n_blocks;                /* the model's blocks; each stage holds n_blocks / p */
 	double *blk_fwd_s, *blk_bwd_s, *blk_fwd_fixed_s, *blk_bwd_fixed_s, *blk_opt_s; /* G */
+	double *blk_fwd_att_s, *blk_bwd_att_s; /* G: the attention core's share of a block's */
 	double *blk_grad_s, *blk_gather_s; /* p: a block's part of a stage's reduction (a bucket's), gather */
 	double *blk_state_bytes;     /* G: a GPU's model state of one block */
 	double blk_move_bytes;       /* what a GPU sends to hand a block to another stage: its weights

@@ -68,15 +68,20 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 	if (gr->kind[op] == LBS_HY_COMPUTE || gr->kind[op] == LBS_HY_PARTIAL) {
 		size_t g = group_of(gr, op);
 		const lbs_hy_plan *pl = gr->plan;
+		double work = gr->work[op], fixed = gr->fixed[op];
+		if (sim->length_ratio && gr->mb[op] >= 0) {
+			double rho = sim->length_ratio[gr->mb_first[g / (size_t)pl->p] + (uint32_t)gr->mb[op]];
+			work = (work - gr->att[op]) * rho + gr->att[op] * rho * rho;
+			fixed *= rho;
+		}
 		/* a marker only looks ahead: the backward it runs with is the work */
 		if (pl->src && pl->src[g].ops)
-			sim->end[op] = (gr->kind[op] == LBS_HY_PARTIAL
-						? lbs_avail_peek(&pl->src[g], ready, gr->work[op], sim->step)
-						: lbs_avail_finish(&pl->src[g], ready, gr->work[op], sim->step)) +
-				       gr->fixed[op];
+			sim->end[op] = (gr->kind[op] == LBS_HY_PARTIAL ? lbs_avail_peek(&pl->src[g], ready, work, sim->step)
+								       : lbs_avail_finish(&pl->src[g], ready, work, sim->step)) +
+				       fixed;
 		else
-			sim->end[op] = fluid_finish(pl->avail ? &pl->avail[g] : NULL, &sim->avail_at[g], ready,
-						    gr->work[op]) + gr->fixed[op];
+			sim->end[op] = fluid_finish(pl->avail ? &pl->avail[g] : NULL, &sim->avail_at[g], ready, work) +
+				       fixed;
 		return schedule(sim, op);
 	}
 	uint32_t k = gr->coll[op];

@@ -146,4 +146,34 @@ check "hybrid_accuracy.sh: two rows and their summary" grep -q '^2 configuration
 p17=$(awk '$1 == "t1-1.7b" { print $10, $NF }' "$TMP/acc.out")
 check "hybrid_accuracy.sh: the error is predicted / published - 1 ($p17)" \
 	awk -v p="${p17% *}" -v e="${p17#* }" 'BEGIN { sub(/%/, "", e); d = (p / 3.528 - 1) * 100 - e; exit !(d < 0.1 && d > -0.1) }'
+# Data-dependent costs ([lengths]): the shipped job at 4096 tokens, its
+# micro-batches' lengths drawn. At the model's length every step is the
+# plain run's, to the bit; a file of one length is that fixed length; drawn
+# lengths, never above 4096, give no step longer than the plain run's, the
+# same steps again with the same seed and others with another.
+steps() { q "$1" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps'; }
+{ cat "$SC"; printf '\n[lengths]\ndistribution = fixed\n'; } > "$TMP/len.ini"
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l0.db"
+check "lengths: fixed at sequence_length is the plain run, to the bit" test "$(steps "$TMP/l0.db")" = "$(steps "$TMP/h.db")"
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l1.db" --set lengths.length=2048
+printf 'length\n# one length\n2048\n' > "$TMP/lengths.csv"
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l2.db" --set lengths.distribution=empirical --set lengths.file="$TMP/lengths.csv"
+check "lengths: a file of 2048 is fixed at 2048" test "$(steps "$TMP/l2.db")" = "$(steps "$TMP/l1.db")"
+check "lengths: half the tokens, less than half the step (attention grows with the square)" test "$(q "$TMP/l1.db" \
+	"ATTACH '$TMP/h.db' AS h; SELECT (SELECT min(step_s) FROM hybrid_steps) < 0.5 * (SELECT min(step_s) FROM h.hybrid_steps)")" = 1
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l3.db" --set lengths.distribution=uniform --set lengths.min=1024
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l4.db" --set lengths.distribution=uniform --set lengths.min=1024
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l5.db" --set lengths.distribution=uniform --set lengths.min=1024 --seed 2
+check "lengths: drawn again with the seed, the same steps" test "$(steps "$TMP/l3.db")" = "$(steps "$TMP/l4.db")"
+check "lengths: another seed, other steps" test "$(steps "$TMP/l3.db")" != "$(steps "$TMP/l5.db")"
+check "lengths: no step longer than at the full length" test "$(sqlite3 "$TMP/l3.db" "ATTACH '$TMP/h.db' AS h;
+	SELECT count(*) FROM hybrid_steps a JOIN h.hybrid_steps b USING (step) WHERE a.step_s > b.step_s")" = 0
+SC="$TMP/len.ini"
+refuse "lengths: min above max" "lengths.min: min 3000 above max 2000" --set lengths.distribution=uniform \
+	--set lengths.min=3000 --set lengths.max=2000
+refuse "lengths: longer than the sequence" "more than sequence_length 4096" --set lengths.length=5000
+printf '2048\n0\n' > "$TMP/bad-lengths.csv"
+refuse "lengths: a bad line of the file, named" "bad-lengths.csv:2: expected a length in tokens" \
+	--set lengths.distribution=empirical --set lengths.file="$TMP/bad-lengths.csv"
+SC="$top_srcdir/scenarios/hybrid/llama3-70b-8x16.ini"
 finish

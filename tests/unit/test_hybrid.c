@@ -17,6 +17,7 @@
 #include "models/nets.h"
 #include "tests/unit/suites.h"
 #include "traces/read_ops.h"
+#include "util/rng.h"
 #include "whatif/whatif.h"
 
 /* A plan of d x p groups and v chunks where every chunk of every group
@@ -71,6 +72,124 @@ static double run_plan(const lbs_hy_plan *pl, int steps, size_t g, lbs_hy_accoun
 	lbs_hy_sim_destroy(&sim);
 	lbs_hy_graph_free(&gr);
 	return step;
+}
+
+/* Runs one step of pl with the micro-batches' lengths `ratio` (d x m). */
+static double run_lengths(const lbs_hy_plan *pl, const double *ratio)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	sim.length_ratio = ratio;
+	double step = NAN;
+	CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return step;
+}
+
+/* Data-dependent costs, by hand: a forward of 1 s of which 0.5 s is
+ * attention, a backward of 2 s of which 1 s, micro-batches at half and
+ * twice the plan's length. A micro-batch at rho takes (w - a) rho + a
+ * rho^2: forward 0.375 s and 3 s, backward 0.75 s and 6 s.
+ * - One stage, GPipe, with 0.2 s of tensor-parallel collectives a forward
+ *   (scaled by rho: 0.1 s and 0.4 s): 0.475 + 3.4 + 0.75 + 6 = 10.625 s
+ *   (6.4 s at the plan's length, and the same, bit for bit, with every
+ *   ratio 1).
+ * - Two stages, 1F1B, no communication: stage 1 runs F0 0.375-0.75, B0
+ *   0.75-1.5, F1 once stage 0's F1 ends (0.375 + 3 = 3.375) to 6.375, B1
+ *   to 12.375; stage 0 runs B0 3.375-4.125 and B1 after stage 1's,
+ *   12.375-18.375: 18.375 s. */
+static void test_lengths(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 1, 1, 2, LBS_HY_GPIPE, 1, 2);
+	double att[4] = { 0.5, 0.5, 1, 1 };
+	tp.pl.fwd_att_s = att;
+	tp.pl.bwd_att_s = att + 2;
+	tp.pl.fwd_fixed_s[0] = 0.2;
+	double ratio[2] = { 0.5, 2 }, ones[2] = { 1, 1 };
+	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 10.625, 1e-12);
+	double nominal = run_lengths(&tp.pl, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(nominal, 6.4, 1e-12);
+	CU_ASSERT_EQUAL(run_lengths(&tp.pl, ones), nominal);
+
+	plan_init(&tp, 1, 2, 1, 2, LBS_HY_1F1B, 1, 2);
+	tp.pl.fwd_att_s = att;
+	tp.pl.bwd_att_s = att + 2;
+	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 18.375, 1e-12);
+	/* an attention share above the compute is refused */
+	att[0] = 1.5;
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	CU_ASSERT(lbs_hy_graph_build(&gr, &tp.pl, &err) == LBS_EINPUT);
+}
+
+static int cmp_doubles(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The lengths drawn for the micro-batches (lbs_hy_lengths_draw): fixed
+ * at the model's length, ratio 1; uniform integers from 3 to 5 of 8
+ * tokens, each a third of 30,000 draws (a binomial's standard deviation
+ * is 0.0027 of them: within 0.02); a file's two lengths, and the tokens
+ * returned their sum; a lognormal's sample median near its median (the
+ * median of 20,001 draws: its standard error is 1.25 sigma / sqrt(n) =
+ * 0.44% of it in the log, within 2%), and every draw clamped to the
+ * sequence length; the same stream, the same draws. */
+static void test_length_draws(void)
+{
+	lbs_error err = { 0 };
+	gsl_rng *r = lbs_rng_stream(7, "test", "lengths", 0, &err);
+	CU_ASSERT_FATAL(r != NULL);
+	enum { N = 30000 };
+	static double ratio[N];
+	lbs_hy_lengths_spec ls = { .distribution = LBS_HY_LEN_FIXED, .seq_len = 8 };
+	CU_ASSERT_EQUAL(lbs_hy_lengths_draw(&ls, r, ratio, 4), 32);
+	CU_ASSERT_EQUAL(ratio[3], 1);
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_UNIFORM, .min = 3, .max = 5, .seq_len = 8 };
+	int64_t total = lbs_hy_lengths_draw(&ls, r, ratio, N), sum = 0;
+	size_t count[9] = { 0 };
+	for (size_t i = 0; i < N; i++) {
+		double l = ratio[i] * 8;
+		CU_ASSERT_FATAL(l == 3 || l == 4 || l == 5);
+		count[(int)l]++;
+		sum += (int64_t)l;
+	}
+	CU_ASSERT_EQUAL(total, sum);
+	for (int l = 3; l <= 5; l++)
+		CU_ASSERT_DOUBLE_EQUAL((double)count[l] / N, 1.0 / 3, 0.02);
+	int64_t values[2] = { 100, 300 };
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_EMPIRICAL, .values = values, .n_values = 2,
+				    .seq_len = 400 };
+	total = lbs_hy_lengths_draw(&ls, r, ratio, 1000);
+	sum = 0;
+	for (size_t i = 0; i < 1000; i++) {
+		CU_ASSERT_FATAL(ratio[i] == 0.25 || ratio[i] == 0.75);
+		sum += (int64_t)(ratio[i] * 400);
+	}
+	CU_ASSERT_EQUAL(total, sum);
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_LOGNORMAL, .median = 1000, .sigma = 0.5, .seq_len = 1 << 20 };
+	lbs_hy_lengths_draw(&ls, r, ratio, 20001);
+	qsort(ratio, 20001, sizeof *ratio, cmp_doubles);
+	CU_ASSERT_DOUBLE_EQUAL(ratio[10000] * (1 << 20) / 1000, 1, 0.02);
+	ls.seq_len = 1500; /* a fifth of the draws above it (log 1.5 / 0.5 = 0.81 sigma), clamped */
+	lbs_hy_lengths_draw(&ls, r, ratio, 1000);
+	for (size_t i = 0; i < 1000; i++)
+		CU_ASSERT_FATAL(ratio[i] > 0 && ratio[i] <= 1);
+	gsl_rng_free(r);
+	double a[16], b[16];
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_UNIFORM, .min = 1, .max = 4096, .seq_len = 4096 };
+	for (int k = 0; k < 2; k++) {
+		r = lbs_rng_stream(7, "test", "same", 0, &err);
+		lbs_hy_lengths_draw(&ls, r, k ? b : a, 16);
+		gsl_rng_free(r);
+	}
+	CU_ASSERT(!memcmp(a, b, sizeof a));
 }
 
 /* GPipe and 1F1B, p = 4 stages, m = 8 micro-batches, forward 1 s and
@@ -593,6 +712,8 @@ void suite_hybrid(void)
 		{ "a scenario costed into a plan, by hand", test_plan_costs },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
+		{ "sequence lengths per micro-batch, by hand", test_lengths },
+		{ "sequence lengths drawn: fixed, uniform, empirical, lognormal", test_length_draws },
 	};
 	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
 }
