@@ -10,6 +10,12 @@
 #include "traces/source.h"
 #include "util/clock.h"
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void free_sim(lbs_hy_balance *bal)
 {
 	if (bal->sim) {
@@ -51,7 +57,7 @@ static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
 	bal->gr = gr;
 	bal->sim = sim;
 	sim->eng->interrupt = bal->interrupt;
-	sim->length_ratio = bal->length_ratio;
+	sim->length_ratio = bal->length_ratio ? bal->slot_ratio : NULL;
 	return LBS_OK;
 }
 
@@ -103,7 +109,7 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 			double t0 = sim.now_s = bal->sim->now_s;
 			sim.step = bal->sim->step;
 			sim.eng->interrupt = bal->interrupt;
-			sim.length_ratio = bal->length_ratio;
+			sim.length_ratio = bal->length_ratio; /* the data's order: the oracle does not pack */
 			/* a split of another global batch (the oracle's replicas all
 			 * at m) has no lengths of its own: every micro-batch at the
 			 * global batch's mean length */
@@ -366,6 +372,13 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 					.n_blocks = resplit ? b->n_blocks : 0, .max_blocks = bal->max_blocks,
 					.blk_move_s = slowest, .every = sc->policy.every,
 					.steps_per_epoch = sc->policy.epoch_steps, .seed = (uint64_t)sc->run.seed };
+	/* the attention core's share of the compute, over every group */
+	double att = 0, all = 0;
+	for (size_t i = 0; pl->fwd_att_s && i < G * (size_t)pl->v; i++) {
+		att += pl->fwd_att_s[i] + pl->bwd_att_s[i];
+		all += pl->fwd_s[i] + pl->bwd_s[i];
+	}
+	bal->env.att_share = all > 0 ? att / all : 0;
 	limits(bal, strcmp(bal->ops->name, "static") != 0);
 	lbs_status st = bal->ops->create(&bal->env, sc->policy.options, sc->policy.n_options, &bal->state,
 					 &bal->lookahead, err);
@@ -477,7 +490,12 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 		memcpy(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks);
 	size_t G = (size_t)d * (size_t)p;
 	memset(bal->replace, 0, G * sizeof *bal->replace);
+	size_t M = (size_t)bal->env.total_m;
+	if (bal->length_ratio)
+		memcpy(bal->slot_ratio, bal->length_ratio, M * sizeof *bal->slot_ratio);
+	obs.lengths = bal->length_ratio;
 	lbs_hy_decision dec = { .m_of = bal->next, .blocks = bal->blocks ? bal->next_blocks : NULL,
+				.lengths = bal->length_ratio ? bal->slot_ratio : NULL,
 				.replace = bal->b->plan.src ? NULL : bal->replace };
 	double t0 = lbs_monotonic_s();
 	lbs_status st = bal->ops->plan(bal->state, &obs, &dec, err);
@@ -489,6 +507,18 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	size_t replaced = 0;
 	for (size_t g = 0; dec.replace && g < G; g++)
 		replaced += bal->replace[g];
+	bool packed = bal->length_ratio && memcmp(bal->slot_ratio, bal->length_ratio, M * sizeof *bal->slot_ratio);
+	if (st == LBS_OK && packed) {
+		/* a packing re-arranges the step's sequences: the same lengths */
+		memcpy(bal->sorted[0], bal->length_ratio, M * sizeof *bal->sorted[0]);
+		memcpy(bal->sorted[1], bal->slot_ratio, M * sizeof *bal->sorted[1]);
+		qsort(bal->sorted[0], M, sizeof *bal->sorted[0], cmp_double);
+		qsort(bal->sorted[1], M, sizeof *bal->sorted[1], cmp_double);
+		if (memcmp(bal->sorted[0], bal->sorted[1], M * sizeof *bal->sorted[0]))
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: its micro-batches' lengths are not "
+					     "the step's sequences re-arranged", bal->ops->name);
+		bal->packings++;
+	}
 	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced))
 		return st;
 	if ((st = check_split(bal, err)) != LBS_OK)
@@ -553,6 +583,9 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal)
 	free(bal->max_blocks);
 	free(bal->own);
 	free(bal->replace);
+	free(bal->slot_ratio);
+	free(bal->sorted[0]);
+	free(bal->sorted[1]);
 	for (size_t g = 0; bal->avail_buf && bal->b && g < (size_t)bal->b->plan.d * (size_t)bal->b->plan.p; g++)
 		free(bal->avail_buf[g]);
 	free(bal->avail_buf);
@@ -571,7 +604,17 @@ void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *
 
 void lbs_hy_balance_lengths(lbs_hy_balance *bal, const double *length_ratio)
 {
+	size_t M = (size_t)bal->env.total_m;
+	if (length_ratio && !bal->slot_ratio) {
+		bal->slot_ratio = calloc(M, sizeof *bal->slot_ratio);
+		bal->sorted[0] = calloc(M, sizeof *bal->sorted[0]);
+		bal->sorted[1] = calloc(M, sizeof *bal->sorted[1]);
+		if (!bal->slot_ratio || !bal->sorted[0] || !bal->sorted[1])
+			length_ratio = NULL; /* out of memory: lbs_hy_balance_decide says so */
+	}
 	bal->length_ratio = length_ratio;
+	if (length_ratio)
+		memcpy(bal->slot_ratio, length_ratio, M * sizeof *bal->slot_ratio);
 	if (bal->sim)
-		bal->sim->length_ratio = length_ratio;
+		bal->sim->length_ratio = length_ratio ? bal->slot_ratio : NULL;
 }

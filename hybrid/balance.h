@@ -32,7 +32,11 @@ typedef struct lbs_hy_balance {
 	lbs_hy_avail *avail;     /* G: the groups' availability once a node was replaced (else NULL) */
 	double **avail_buf;      /* G: the pieces a replaced group owns */
 	const volatile sig_atomic_t *interrupt; /* handed to every simulation's engine */
-	const double *length_ratio; /* handed to every simulation (lbs_hy_sim) */
+	const double *length_ratio; /* M: the step's lengths in the data's order (NULL: none) */
+	double *slot_ratio;      /* M: the lengths of the slots the policy chose, handed to every
+				    simulation (lbs_hy_sim.length_ratio) */
+	double *sorted[2];       /* M each: scratch, to check a packing is a permutation */
+	int64_t packings;        /* steps whose sequences the policy re-arranged */
 	double *compute_s;       /* d x p: the last step's compute time per group */
 	lbs_hy_graph *gr;
 	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the

@@ -8,7 +8,8 @@
 
 const lbs_hy_policy_ops *const lbs_hy_policies[] = {
 	&lbs_hy_policy_static, &lbs_hy_policy_lbbsp, &lbs_hy_policy_dbs, &lbs_hy_policy_oracle,
-	&lbs_hy_policy_resplit, &lbs_hy_policy_ladder, NULL,
+	&lbs_hy_policy_resplit, &lbs_hy_policy_ladder,
+	&lbs_hy_policy_pack, NULL,
 };
 
 const lbs_hy_policy_ops *lbs_hy_policy_find(const char *name)

@@ -17,7 +17,12 @@
  *      costs the time to move the blocks' weights and optimizer states
  *      over the links between the stages, paid before the step
  *      (lbs_hy_resplit_s), during which nothing computes;
- *  (c) the groups whose node is replaced by a spare: from the next step
+ *  (c) with drawn sequence lengths ([lengths]), which of the step's
+ *      sequences each micro-batch slot runs: a permutation of the step's
+ *      lengths, written replica by replica in the split in force (sequence
+ *      packing; the data loader knows the lengths before the step, so this
+ *      is no look-ahead);
+ *  (d) the groups whose node is replaced by a spare: from the next step
  *      on the group runs at its healthiest level (its node type's, without
  *      the episode), after a pause of restart_s for the checkpoint-restart
  *      the policy states (its own estimate; the engine charges it).
@@ -64,6 +69,8 @@ typedef struct lbs_hy_policy_env {
 	int n_blocks;              /* the model's blocks; 0: the job cannot re-split */
 	const int *max_blocks;     /* p: the most blocks stage s's memory holds (NULL: n_blocks 0) */
 	double blk_move_s;         /* seconds to move one block over the slowest stage link (hint) */
+	double att_share;          /* the attention core's share of the compute at the model's length
+				      (a micro-batch of length ratio x costs (1 - a) x + a x^2 of one at 1) */
 	int quantum;               /* every count is a multiple of it (interleaving: p), else 1 */
 	const int64_t *max_m;      /* d: the most micro-batches replica r's memory holds */
 	int64_t every;             /* steps between decisions; 0: once an epoch */
@@ -93,6 +100,8 @@ typedef struct lbs_hy_observation {
 	double now_s;
 	const int *m_of;           /* d: micro-batches each replica ran (NULL at step 0) */
 	const int *blocks;         /* p: the blocks of each stage (NULL: cannot re-split) */
+	const double *lengths;     /* M: the coming step's sequences over the model's length, in the
+				      data's order (NULL: every one at the model's length) */
 	const double *compute_s;   /* d x p: each group's compute time in it, its
 				      tensor-parallel collectives included, waiting
 				      and bubbles excluded (NULL at step 0) */
@@ -104,6 +113,9 @@ typedef struct lbs_hy_observation {
 typedef struct lbs_hy_decision {
 	int *m_of;                 /* d */
 	int *blocks;               /* p, or NULL: the job cannot re-split */
+	double *lengths;           /* M, or NULL (no drawn lengths): in, the data's order (each replica
+				      its next m_r, replica by replica); out, the slots' lengths, a
+				      permutation of them */
 	bool *replace;             /* d x p, all false in: set a group's to replace its node (NULL: the
 				      job cannot, its nodes replay traces) */
 	double restart_s;          /* with a replacement: the checkpoint-restart pause, seconds */
@@ -132,6 +144,7 @@ extern const lbs_hy_policy_ops lbs_hy_policy_dbs;
 extern const lbs_hy_policy_ops lbs_hy_policy_oracle;
 extern const lbs_hy_policy_ops lbs_hy_policy_resplit;
 extern const lbs_hy_policy_ops lbs_hy_policy_ladder;
+extern const lbs_hy_policy_ops lbs_hy_policy_pack;
 
 /* A plugin's table (doc/extending.md). */
 #define LBS_HY_POLICY_PLUGIN_SYMBOL "lbs_hy_policy_plugin"

@@ -122,7 +122,7 @@ static const lbs_key_spec episode_keys[] = {
 static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, P(name), "static", 0, 0, 0, NULL, NULL,
 	  "the balancing policy of the replicas' micro-batches and the stages' blocks (doc/hybrid.md, "
-	  "\"Balancing policies\"): `static`, `lbbsp`, `dbs`, `resplit`, `ladder`, `oracle`, or the one the "
+	  "\"Balancing policies\"): `static`, `lbbsp`, `dbs`, `resplit`, `ladder`, `pack`, `oracle`, or the one the "
 	  "plugin holds; its options in [hybrid_policy.NAME]" },
 	{ "plugin", LBS_T_STRING, P(plugin), UNSET, 0, 0, 0, NULL, NULL,
 	  "a hybrid policy plugin to load, a shared object defining lbs_hy_policy_plugin (doc/extending.md), "

@@ -85,6 +85,15 @@ check "ladder, after the replacement: the even split" test "$(q "$TMP/long.db" '
 "$LBSIM" "$FS" -q --set hybrid_policy.name=ladder --set failslow.gpu40.duration=60s -o "$TMP/short.db"
 check "ladder, a 1-minute episode: no restart bought" test "$(q "$TMP/short.db" 'SELECT count(*) FROM hybrid_decisions WHERE action_s >= 300')" = 0
 
+# sequence packing on long-tailed lengths: shorter steps, the same split
+LT="$top_srcdir/scenarios/hybrid/long-tail.ini"
+"$LBSIM" "$LT" -q --set run.steps=5 -o "$TMP/lt-static.db" && "$LBSIM" "$LT" -q --set run.steps=5 --set hybrid_policy.name=pack -o "$TMP/lt-pack.db"
+check "pack runs" test $? -eq 0
+check "pack: every step shorter than static's (the same lengths, re-arranged)" test "$(q "$TMP/lt-pack.db" "ATTACH '$TMP/lt-static.db' AS s;
+	SELECT count(*) FROM hybrid_steps p JOIN s.hybrid_steps t USING (step) WHERE p.step_s < t.step_s")" = 5
+check "pack: the same tokens a step as static (a permutation of the lengths)" near \
+	"$(q "$TMP/lt-pack.db" 'SELECT tokens_per_s * mean_step_s FROM hybrid_runs')" "$(q "$TMP/lt-static.db" 'SELECT tokens_per_s * mean_step_s FROM hybrid_runs')" 1e-9
+
 # seeds: a run a seed, the interval printed
 MF="$top_srcdir/scenarios/hybrid/mixed-fleet.ini"
 "$LBSIM" "$MF" --set run.steps=5 --set hybrid_policy.name=lbbsp --seeds 3 -o "$TMP/seeds.db" > "$TMP/out" 2>&1

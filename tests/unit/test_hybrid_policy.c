@@ -154,6 +154,8 @@ static void built_of(lbs_hy_built *b, const hp_plan *tp, double *mem)
 
 /* Runs `steps` steps of policy `name` on the built job b; returns the
  * last step, the split and the time at the end (pauses included). */
+static const double *test_lengths; /* the next run_built's lengths (NULL: none) */
+
 static double run_built(const lbs_hy_built *b, const char *name, const lbs_kv *opts, size_t n_opts, int64_t steps,
 			int *last_split, int *last_blocks, double *end_s)
 {
@@ -171,6 +173,8 @@ static double run_built(const lbs_hy_built *b, const char *name, const lbs_kv *o
 		CU_FAIL_FATAL("balance");
 	}
 	double step = NAN;
+	if (test_lengths)
+		lbs_hy_balance_lengths(&bal, test_lengths);
 	for (int64_t i = 0; i < steps; i++) {
 		CU_ASSERT_FATAL(lbs_hy_balance_decide(&bal, i, &err) == LBS_OK);
 		CU_ASSERT(bal.decision_s >= 0);
@@ -429,6 +433,35 @@ static void test_block_costs(void)
 	free(path);
 }
 
+/* Sequence packing (hybrid/policy/pack.c's example): two replicas of one
+ * stage, 2 micro-batches each, 3 s a micro-batch of the model's length,
+ * lengths 1, 1, 0.5, 0.5 in the data's order: 6 s as they come (replica 0
+ * runs both long ones), 4.5 s packed (1 and 0.5 on each replica). With the
+ * attention core half of the compute, a 0.5 sequence costs 0.5 x 0.5 +
+ * 0.5 x 0.25 = 0.375 of a full one: as they come 6 s against 2 x 0.375 x
+ * 3 = 2.25 s, packed both replicas 3 x 1.375 = 4.125 s. */
+static void test_pack(void)
+{
+	static const double lengths[4] = { 1, 1, 0.5, 0.5 };
+	for (int k = 0; k < 2; k++) {
+		hp_plan tp;
+		hp_init(&tp, 2, 1, 2, 1, 2, 1);
+		double att[4] = { 0.5, 0.5, 1, 1 }; /* fwd, bwd attention shares: half of 1 s and 2 s */
+		if (k) {
+			tp.pl.fwd_att_s = att;
+			tp.pl.bwd_att_s = att + 2;
+		}
+		lbs_hy_built b;
+		double mem[48];
+		built_of(&b, &tp, mem);
+		int m[2];
+		test_lengths = lengths;
+		CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "static", NULL, 0, 1, m, NULL, NULL), 6, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "pack", NULL, 0, 1, m, NULL, NULL), k ? 4.125 : 4.5, 1e-12);
+		test_lengths = NULL;
+	}
+}
+
 void suite_hybrid_policy(void)
 {
 	static const test_case tests[] = {
@@ -441,6 +474,7 @@ void suite_hybrid_policy(void)
 		{ "layer re-split", test_resplit },
 		{ "fail-slow ladder", test_ladder },
 		{ "a block's costs", test_block_costs },
+		{ "sequence packing", test_pack },
 	};
 	add_suite("hybrid-policy", tests, sizeof tests / sizeof tests[0]);
 }
