@@ -43,8 +43,21 @@ static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
 	return sqlite3_step(q) == SQLITE_DONE;
 }
 
+/* One op of the recorded step (hybrid_timeline). */
+typedef struct timeline_row {
+	int32_t dp_rank, stage, seq, mc, mb;
+	uint8_t type;
+	double start_s, end_s;
+} timeline_row;
+
+/* Ops a step at most for hybrid_timeline (about 70 bytes a row in the
+ * database): larger jobs record none. */
+#define TIMELINE_MAX_OPS 300000
+
 typedef struct run_result {
 	double *step_s, *start_s;
+	timeline_row *timeline; /* the longest step's ops, n_timeline of them */
+	size_t n_timeline, timeline_step;
 	lbs_hy_account *acc; /* steps x G */
 	double mean_step_s, tokens_per_s, mfu, wall_s;
 	uint64_t events;
@@ -115,6 +128,16 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 				       (long long)(g % (size_t)pl->p), (long long)b->rank_of[g], a->compute_s, a->bubble_s,
 				       a->comm_s, a->wait_s, a->optimizer_s);
 		}
+	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_timeline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+				      -1, &q, NULL) == SQLITE_OK;
+	for (size_t i = 0; ok && i < rr->n_timeline; i++) {
+		const timeline_row *t = &rr->timeline[i];
+		ok = bind_exec(q, "iiiisiiidd", id, (long long)rr->timeline_step, (long long)t->dp_rank,
+			       (long long)t->stage, lbs_optype_name((lbs_optype)t->type), (long long)t->seq,
+			       (long long)t->mc, (long long)t->mb, t->start_s, t->end_s);
+	}
 	sqlite3_finalize(q);
 	if (ok && interrupt && *interrupt) {
 		st = lbs_error_set(err, LBS_EINTR, "%s: interrupted: the run was rolled back", path);
@@ -195,6 +218,15 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			st = LBS_EINTERNAL;
 		sim.length_ratio = ratio;
 	}
+	/* the longest step's ops for hybrid_timeline */
+	double *keep_start = NULL, *keep_end = NULL;
+	if (st == LBS_OK && gr.n_ops <= TIMELINE_MAX_OPS) {
+		keep_start = malloc(gr.n_ops * sizeof *keep_start);
+		keep_end = malloc(gr.n_ops * sizeof *keep_end);
+		rr->timeline = malloc(gr.n_ops * sizeof *rr->timeline);
+		if (!keep_start || !keep_end || !rr->timeline)
+			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for the timeline of %zu ops", gr.n_ops);
+	}
 	double t0 = lbs_cpu_time_s(), sum = 0;
 	for (size_t i = 0; st == LBS_OK && i < steps; i++) {
 		rr->start_s[i] = sim.now_s;
@@ -205,6 +237,14 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		}
 		if ((st = lbs_hy_sim_step(&sim, &rr->step_s[i], err)) != LBS_OK)
 			break;
+		if (keep_start && (i == 0 || rr->step_s[i] > rr->step_s[rr->timeline_step])) {
+			/* the longest step so far: its ops' times, from its start */
+			rr->timeline_step = i;
+			for (size_t o = 0; o < gr.n_ops; o++) {
+				keep_start[o] = sim.start[o] - rr->start_s[i];
+				keep_end[o] = sim.end[o] - rr->start_s[i];
+			}
+		}
 		sum += rr->step_s[i];
 		for (size_t g = 0; g < G; g++)
 			lbs_hy_account_group(&sim, g, rr->start_s[i], rr->step_s[i], &rr->acc[i * G + g]);
@@ -212,6 +252,18 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			st = lbs_hy_trace_write(&sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
 	}
 	rr->wall_s = lbs_cpu_time_s() - t0;
+	for (size_t o = 0; st == LBS_OK && keep_start && o < gr.n_ops; o++) {
+		if (gr.kind[o] == LBS_HY_PARTIAL)
+			continue; /* a bucket's marker, no operation */
+		size_t g = lbs_hy_group_of(&gr, (uint32_t)o);
+		rr->timeline[rr->n_timeline++] = (timeline_row){ .dp_rank = (int32_t)(g / (size_t)pl->p),
+								  .stage = (int32_t)(g % (size_t)pl->p),
+								  .seq = gr.seq[o], .mc = gr.mc[o], .mb = gr.mb[o],
+								  .type = gr.type[o], .start_s = keep_start[o],
+								  .end_s = keep_end[o] };
+	}
+	free(keep_start);
+	free(keep_end);
 	if (ops && fclose(ops) != 0 && st == LBS_OK)
 		st = lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
 	rr->events = sim.events;
@@ -337,6 +389,7 @@ int lbs_hybrid_run(const char *path, const char *const *overrides, size_t n_over
 	free(rr.step_s);
 	free(rr.start_s);
 	free(rr.acc);
+	free(rr.timeline);
 	lbs_hy_built_free(&b);
 	lbs_hy_scenario_destroy(&sc);
 	return st;
