@@ -44,8 +44,21 @@ static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
 	return sqlite3_step(q) == SQLITE_DONE;
 }
 
+/* One op of the recorded step (hybrid_timeline). */
+typedef struct timeline_row {
+	int32_t dp_rank, stage, seq, mc, mb;
+	uint8_t type;
+	double start_s, end_s;
+} timeline_row;
+
+/* Ops a step at most for hybrid_timeline (about 70 bytes a row in the
+ * database): larger jobs record none. */
+#define TIMELINE_MAX_OPS 300000
+
 typedef struct run_result {
 	double *step_s, *start_s;
+	timeline_row *timeline; /* the longest step's ops, n_timeline of them */
+	size_t n_timeline, timeline_step;
 	lbs_hy_account *acc; /* steps x G */
 	int *m_of;           /* steps x d: each replica's micro-batches */
 	double *decision_s;  /* steps: the policy's wall time deciding it */
@@ -146,6 +159,16 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 			ok = bind_exec(q, "iiii", id, (long long)i, (long long)r,
 				       (long long)rr->m_of[i * (size_t)pl->d + (size_t)r]);
 	sqlite3_finalize(q);
+	q = NULL;
+	ok = ok && sqlite3_prepare_v2(db, "INSERT INTO hybrid_timeline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+				      -1, &q, NULL) == SQLITE_OK;
+	for (size_t i = 0; ok && i < rr->n_timeline; i++) {
+		const timeline_row *t = &rr->timeline[i];
+		ok = bind_exec(q, "iiiisiiidd", id, (long long)rr->timeline_step, (long long)t->dp_rank,
+			       (long long)t->stage, lbs_optype_name((lbs_optype)t->type), (long long)t->seq,
+			       (long long)t->mc, (long long)t->mb, t->start_s, t->end_s);
+	}
+	sqlite3_finalize(q);
 	if (ok && interrupt && *interrupt) {
 		st = lbs_error_set(err, LBS_EINTR, "%s: interrupted: the run was rolled back", path);
 		ok = false;
@@ -179,6 +202,34 @@ static FILE *open_trace(const char *ops_path, const lbs_hy_scenario *sc, const l
 	if (!f)
 		lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
 	return f;
+}
+
+/* The ops of step `step` (the longest so far) into rr->timeline, times from
+ * its start, in the graph in force then (a policy may rebuild it); none
+ * past TIMELINE_MAX_OPS ops. */
+static lbs_status keep_timeline(run_result *rr, const lbs_hy_graph *gr, const lbs_hy_sim *sim, size_t step,
+				lbs_error *err)
+{
+	rr->n_timeline = 0;
+	rr->timeline_step = step;
+	if (gr->n_ops > TIMELINE_MAX_OPS)
+		return LBS_OK;
+	timeline_row *t = realloc(rr->timeline, gr->n_ops * sizeof *t);
+	if (!t)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the timeline of %zu ops", gr->n_ops);
+	rr->timeline = t;
+	size_t p = (size_t)gr->plan->p;
+	double s0 = rr->start_s[step];
+	for (size_t o = 0; o < gr->n_ops; o++) {
+		if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
+			continue; /* a bucket's marker or a padding slot, no operation */
+		size_t g = lbs_hy_group_of(gr, (uint32_t)o);
+		t[rr->n_timeline++] = (timeline_row){ .dp_rank = (int32_t)(g / p), .stage = (int32_t)(g % p),
+						       .seq = gr->seq[o], .mc = gr->mc[o], .mb = gr->mb[o],
+						       .type = gr->type[o], .start_s = sim->start[o] - s0,
+						       .end_s = sim->end[o] - s0 };
+	}
+	return LBS_OK;
 }
 
 static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, const char *ops_path, run_result *rr,
@@ -250,6 +301,8 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		rr->start_s[i] = bal.sim->now_s;
 		if ((st = lbs_hy_balance_step(&bal, &rr->step_s[i], &rr->acc[i * G], err)) != LBS_OK)
 			break;
+		if (i == 0 || rr->step_s[i] > rr->step_s[rr->timeline_step])
+			st = keep_timeline(rr, bal.gr, bal.sim, i, err); /* the longest step so far */
 		sum += rr->step_s[i];
 		if (ops)
 			st = lbs_hy_trace_write(bal.sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
@@ -472,6 +525,7 @@ static int run_once(const char *path, const char *const *overrides, size_t n_ove
 	free(rr.changed);
 	free(rr.action_s);
 	free(rr.blocks);
+	free(rr.timeline);
 	lbs_hy_built_free(&b);
 	lbs_hy_scenario_destroy(&sc);
 	return st;

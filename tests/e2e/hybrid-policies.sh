@@ -58,6 +58,8 @@ check "lbbsp: the two replicas' compute equal (1 : 2 of speeds 1 : 2)" near "$(c
 check "lbbsp's step shorter than static's by the slow replica's third" near \
 	"$(q "$TMP/static.db" "ATTACH '$TMP/lbbsp.db' AS l; SELECT printf('%.17g', s.step_s - t.step_s) FROM hybrid_steps s, l.hybrid_steps t WHERE s.step = 2 AND t.step = 2")" \
 	"$(awk -v x="$(comp "$TMP/static.db" 2 0)" 'BEGIN { printf "%.17g", x / 3 }')" 1e-9
+check "oracle: the timeline of a 2/4 step holds 2 and 4 forward computes, no padding" test \
+	"$(q "$TMP/oracle.db" "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM hybrid_timeline WHERE optype = 'forward-compute' GROUP BY dp_rank ORDER BY dp_rank)")" = "2 4"
 check "a decision's wall time recorded each step" test "$(q "$TMP/lbbsp.db" 'SELECT count(*) FROM hybrid_decisions WHERE decision_s >= 0')" = 6
 check "the summary view: the policy and the time of the steps" test "$(q "$TMP/lbbsp.db" \
 	'SELECT policy, abs(total_s - (SELECT sum(step_s) FROM hybrid_steps)) < 1e-9, changes FROM hybrid_policy_summary')" = "lbbsp|1|1"
