@@ -45,18 +45,18 @@ static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
 
 /* One op of the recorded step (hybrid_timeline). */
 typedef struct timeline_row {
-	int32_t dp_rank, stage, seq, mc, mb;
+	int32_t step, dp_rank, stage, seq, mc, mb;
 	uint8_t type;
 	double start_s, end_s;
 } timeline_row;
 
-/* Ops a step at most for hybrid_timeline (about 70 bytes a row in the
- * database): larger jobs record none. */
+/* Rows at most in hybrid_timeline (about 70 bytes each in the database):
+ * every step's ops when they fit, else the longest step's, else none. */
 #define TIMELINE_MAX_OPS 300000
 
 typedef struct run_result {
 	double *step_s, *start_s;
-	timeline_row *timeline; /* the longest step's ops, n_timeline of them */
+	timeline_row *timeline; /* every step's ops, or the longest step's; n_timeline of them */
 	size_t n_timeline, timeline_step;
 	lbs_hy_account *acc; /* steps x G */
 	double mean_step_s, tokens_per_s, mfu, wall_s;
@@ -134,7 +134,7 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 				      -1, &q, NULL) == SQLITE_OK;
 	for (size_t i = 0; ok && i < rr->n_timeline; i++) {
 		const timeline_row *t = &rr->timeline[i];
-		ok = bind_exec(q, "iiiisiiidd", id, (long long)rr->timeline_step, (long long)t->dp_rank,
+		ok = bind_exec(q, "iiiisiiidd", id, (long long)t->step, (long long)t->dp_rank,
 			       (long long)t->stage, lbs_optype_name((lbs_optype)t->type), (long long)t->seq,
 			       (long long)t->mc, (long long)t->mb, t->start_s, t->end_s);
 	}
@@ -172,6 +172,24 @@ static FILE *open_trace(const char *ops_path, const lbs_hy_scenario *sc, const l
 	if (!f)
 		lbs_error_set(err, LBS_EIO, "%s: cannot write", ops_path);
 	return f;
+}
+
+/* Appends step `step`'s ops (times from its start) to rr->timeline. */
+static void keep_timeline(run_result *rr, const lbs_hy_graph *gr, size_t step, const double *start, const double *end)
+{
+	int p = gr->plan->p;
+	for (size_t g = 0; g < gr->n_groups; g++)
+		for (size_t l = 0; l < gr->per_group; l++) {
+			uint32_t o = lbs_hy_op(gr, g, l);
+			if (gr->kind[o] == LBS_HY_PARTIAL)
+				continue; /* a bucket's marker, no operation */
+			rr->timeline[rr->n_timeline++] = (timeline_row){ .step = (int32_t)step,
+									  .dp_rank = (int32_t)(g / (size_t)p),
+									  .stage = (int32_t)(g % (size_t)p),
+									  .seq = gr->seq[o], .mc = gr->mc[o], .mb = gr->mb[o],
+									  .type = gr->type[o], .start_s = start[o],
+									  .end_s = end[o] };
+		}
 }
 
 static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, const char *ops_path, run_result *rr,
@@ -218,12 +236,13 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			st = LBS_EINTERNAL;
 		sim.length_ratio = ratio;
 	}
-	/* the longest step's ops for hybrid_timeline */
+	/* hybrid_timeline: every step's ops if they fit, else the longest's */
 	double *keep_start = NULL, *keep_end = NULL;
+	bool every = gr.n_ops * steps <= TIMELINE_MAX_OPS;
 	if (st == LBS_OK && gr.n_ops <= TIMELINE_MAX_OPS) {
 		keep_start = malloc(gr.n_ops * sizeof *keep_start);
 		keep_end = malloc(gr.n_ops * sizeof *keep_end);
-		rr->timeline = malloc(gr.n_ops * sizeof *rr->timeline);
+		rr->timeline = malloc(gr.n_ops * (every ? steps : 1) * sizeof *rr->timeline);
 		if (!keep_start || !keep_end || !rr->timeline)
 			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for the timeline of %zu ops", gr.n_ops);
 	}
@@ -237,13 +256,15 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		}
 		if ((st = lbs_hy_sim_step(&sim, &rr->step_s[i], err)) != LBS_OK)
 			break;
-		if (keep_start && (i == 0 || rr->step_s[i] > rr->step_s[rr->timeline_step])) {
-			/* the longest step so far: its ops' times, from its start */
+		if (keep_start && (every || i == 0 || rr->step_s[i] > rr->step_s[rr->timeline_step])) {
+			/* this step's ops' times, from its start: every step's, or the longest so far */
 			rr->timeline_step = i;
 			for (size_t o = 0; o < gr.n_ops; o++) {
 				keep_start[o] = sim.start[o] - rr->start_s[i];
 				keep_end[o] = sim.end[o] - rr->start_s[i];
 			}
+			if (every)
+				keep_timeline(rr, &gr, i, keep_start, keep_end);
 		}
 		sum += rr->step_s[i];
 		for (size_t g = 0; g < G; g++)
@@ -252,16 +273,8 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			st = lbs_hy_trace_write(&sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);
 	}
 	rr->wall_s = lbs_cpu_time_s() - t0;
-	for (size_t o = 0; st == LBS_OK && keep_start && o < gr.n_ops; o++) {
-		if (gr.kind[o] == LBS_HY_PARTIAL)
-			continue; /* a bucket's marker, no operation */
-		size_t g = lbs_hy_group_of(&gr, (uint32_t)o);
-		rr->timeline[rr->n_timeline++] = (timeline_row){ .dp_rank = (int32_t)(g / (size_t)pl->p),
-								  .stage = (int32_t)(g % (size_t)pl->p),
-								  .seq = gr.seq[o], .mc = gr.mc[o], .mb = gr.mb[o],
-								  .type = gr.type[o], .start_s = keep_start[o],
-								  .end_s = keep_end[o] };
-	}
+	if (st == LBS_OK && keep_start && !every)
+		keep_timeline(rr, &gr, rr->timeline_step, keep_start, keep_end);
 	free(keep_start);
 	free(keep_end);
 	if (ops && fclose(ops) != 0 && st == LBS_OK)
