@@ -6,11 +6,14 @@
  * are those the --ops-trace writer (hybrid/sim.c) writes: the same op
  * types, sequence numbers, chunks and micro-batches, times relative to the
  * step's start as float32, gmc = mc pp + stage for a compute, else -1. */
+#include <math.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "traces/read_ops.h"
+#include "traces/series.h"
 
 bool lbs_ops_is_sqlite(const char *path)
 {
@@ -50,7 +53,8 @@ static lbs_status read_meta(sqlite3 *db, const char *path, long long id, lbs_ops
 			       -1, &q, NULL) != SQLITE_OK || (sqlite3_bind_int64(q, 1, id), sqlite3_step(q)) != SQLITE_ROW)
 		st = lbs_error_set(err, LBS_EINPUT, "%s: hybrid run %lld: %s", path, id, sqlite3_errmsg(db));
 	else {
-		snprintf(meta->trial_name, sizeof meta->trial_name, "%s", (const char *)sqlite3_column_text(q, 0));
+		const char *name = (const char *)sqlite3_column_text(q, 0);
+		snprintf(meta->trial_name, sizeof meta->trial_name, "%s", name ? name : "");
 		meta->dp_size = sqlite3_column_int64(q, 1);
 		meta->dsp_size = 1;
 		meta->pp_size = sqlite3_column_int64(q, 2);
@@ -79,9 +83,16 @@ static lbs_status read_rows(sqlite3 *db, const char *path, long long id, long lo
 	sqlite3_bind_int64(q, 1, id);
 	lbs_status st = LBS_OK;
 	int rc;
+	size_t cap = 0;
 	while (st == LBS_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		size_t i = t->n;
-		if (!lbs_ops_reserve(t, i + 1)) {
+		if (lbs_trace_max_rows() > 0 && (int64_t)i >= lbs_trace_max_rows()) {
+			st = lbs_error_set(err, LBS_EINPUT, "%s: hybrid run %lld: more than %lld operations (the limit; "
+					   "raise it with --max-trace-rows N, 0: no limit)", path, id,
+					   (long long)lbs_trace_max_rows());
+			break;
+		}
+		if (i == cap && !lbs_ops_reserve(t, cap = cap ? 2 * cap : 4096)) {
 			st = lbs_error_set(err, LBS_EINTERNAL, "out of memory reading %s", path);
 			break;
 		}
@@ -102,9 +113,18 @@ static lbs_status read_rows(sqlite3 *db, const char *path, long long id, long lo
 		t->start[i] = (float)s0;
 		t->duration[i] = (float)(s1 - s0);
 		t->line[i] = (int64_t)i + 1;
-		if (type == LBS_OP_N || !(s1 >= s0))
+		/* the CSV reader's bounds: the model's arrays are sized from them */
+		long long dp = sqlite3_column_int64(q, 0), sg = sqlite3_column_int64(q, 1), mc = sqlite3_column_int64(q, 8),
+			  step = sqlite3_column_int64(q, 3);
+		const char *why = type == LBS_OP_N ? "an unknown op type"
+				: !(s1 >= s0) || !isfinite(s0) || !isfinite(s1) ? "no finite start and end, in order"
+				: dp < 0 || dp > LBS_OPS_MAX_DP ? "dp_rank out of range"
+				: sg < 0 || sg > LBS_OPS_MAX_STAGE || sg >= pp ? "stage out of range"
+				: mc < -1 || mc > LBS_OPS_MAX_CHUNK ? "mc out of range"
+				: step < 0 || step > INT32_MAX ? "step out of range" : NULL;
+		if (why)
 			st = lbs_error_set(err, LBS_EINPUT, "%s: hybrid_timeline of run %lld, row %zu: %s", path, id,
-					   i + 1, type == LBS_OP_N ? "an unknown op type" : "it ends before it starts");
+					   i + 1, why);
 		t->n++;
 	}
 	if (st == LBS_OK && rc != SQLITE_DONE)
