@@ -973,6 +973,11 @@ static void hybrid_title(plot_ctx *c, const char *what, char *title, size_t len)
 	lbs_fmt(title, len, "%s: %s (hybrid run %lld)\n%s", name, what, c->hybrid, job);
 }
 
+/* The longest of the steps hybrid_timeline holds (every step, or the longest alone). */
+#define LONGEST_RECORDED                                                                                        \
+	"(SELECT s.step FROM hybrid_steps s WHERE s.hybrid_id = ?1 AND s.step IN (SELECT step FROM hybrid_timeline " \
+	"WHERE hybrid_id = ?1) ORDER BY s.step_s DESC, s.step LIMIT 1)"
+
 /* The hybrid run's longest step, one lane per (replica, stage) group. */
 static lbs_status plot_hybrid_timeline(plot_ctx *c, lbs_error *err)
 {
@@ -983,9 +988,9 @@ static lbs_status plot_hybrid_timeline(plot_ctx *c, lbs_error *err)
 		"WHEN optype IN ('params-all-gather', 'grads-reduce-scatter', 'separate-grads-all-reduce', "
 		"'optimizer-clip-main-grad', 'embedding-grads-all-reduce', 'layernorm-grads-all-reduce') THEN 4 "
 		"ELSE 5 END AS kind FROM hybrid_timeline t JOIN hybrid_runs r USING (hybrid_id) "
-		"WHERE hybrid_id = ?1 ORDER BY lane, t.start_s";
+		"WHERE hybrid_id = ?1 AND step = " LONGEST_RECORDED " ORDER BY lane, t.start_s";
 	char title[800], what[128], vars[64];
-	long long step = query_int(c->db, "SELECT min(step) FROM hybrid_timeline WHERE hybrid_id = ?1", c->hybrid);
+	long long step = query_int(c->db, "SELECT " LONGEST_RECORDED, c->hybrid);
 	long long stages = query_int(c->db, "SELECT pp FROM hybrid_runs WHERE hybrid_id = ?1", c->hybrid);
 	lbs_fmt(what, sizeof what, "step %lld (the longest), op by op", step);
 	hybrid_title(c, what, title, sizeof title);

@@ -46,19 +46,19 @@ static bool bind_exec(sqlite3_stmt *q, const char *fmt, ...)
 
 /* One op of the recorded step (hybrid_timeline). */
 typedef struct timeline_row {
-	int32_t dp_rank, stage, seq, mc, mb;
+	int32_t step, dp_rank, stage, seq, mc, mb;
 	uint8_t type;
 	double start_s, end_s;
 } timeline_row;
 
-/* Ops a step at most for hybrid_timeline (about 70 bytes a row in the
- * database): larger jobs record none. */
+/* Rows at most in hybrid_timeline (about 70 bytes each in the database):
+ * every step's ops when they fit, else the longest step's, else none. */
 #define TIMELINE_MAX_OPS 300000
 
 typedef struct run_result {
 	double *step_s, *start_s;
-	timeline_row *timeline; /* the longest step's ops, n_timeline of them */
-	size_t n_timeline, timeline_step;
+	timeline_row *timeline; /* every step's ops, or the longest step's; n_timeline of them */
+	size_t n_timeline, timeline_step, cap_timeline;
 	lbs_hy_account *acc; /* steps x G */
 	int *m_of;           /* steps x d: each replica's micro-batches */
 	double *decision_s;  /* steps: the policy's wall time deciding it */
@@ -164,7 +164,7 @@ static lbs_status record(const char *path, const lbs_hy_scenario *sc, const lbs_
 				      -1, &q, NULL) == SQLITE_OK;
 	for (size_t i = 0; ok && i < rr->n_timeline; i++) {
 		const timeline_row *t = &rr->timeline[i];
-		ok = bind_exec(q, "iiiisiiidd", id, (long long)rr->timeline_step, (long long)t->dp_rank,
+		ok = bind_exec(q, "iiiisiiidd", id, (long long)t->step, (long long)t->dp_rank,
 			       (long long)t->stage, lbs_optype_name((lbs_optype)t->type), (long long)t->seq,
 			       (long long)t->mc, (long long)t->mb, t->start_s, t->end_s);
 	}
@@ -204,31 +204,41 @@ static FILE *open_trace(const char *ops_path, const lbs_hy_scenario *sc, const l
 	return f;
 }
 
-/* The ops of step `step` (the longest so far) into rr->timeline, times from
- * its start, in the graph in force then (a policy may rebuild it); none
- * past TIMELINE_MAX_OPS ops. */
-static lbs_status keep_timeline(run_result *rr, const lbs_hy_graph *gr, const lbs_hy_sim *sim, size_t step,
+/* Step `step`'s ops into rr->timeline, times from its start, in the graph
+ * in force then (a policy may rebuild it, padding slots left out):
+ * appended when `every` step is kept, else in place of the longest so far;
+ * not kept past TIMELINE_MAX_OPS ops a step. */
+static lbs_status keep_timeline(run_result *rr, const lbs_hy_graph *gr, const lbs_hy_sim *sim, size_t step, bool every,
 				lbs_error *err)
 {
-	rr->n_timeline = 0;
+	if (!every)
+		rr->n_timeline = 0;
 	rr->timeline_step = step;
 	if (gr->n_ops > TIMELINE_MAX_OPS)
 		return LBS_OK;
-	timeline_row *t = realloc(rr->timeline, gr->n_ops * sizeof *t);
-	if (!t)
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the timeline of %zu ops", gr->n_ops);
-	rr->timeline = t;
+	if (rr->n_timeline + gr->n_ops > rr->cap_timeline) {
+		size_t cap = 2 * rr->cap_timeline > rr->n_timeline + gr->n_ops ? 2 * rr->cap_timeline
+										: rr->n_timeline + gr->n_ops;
+		timeline_row *t = realloc(rr->timeline, cap * sizeof *t);
+		if (!t)
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the timeline of %zu ops", gr->n_ops);
+		rr->timeline = t;
+		rr->cap_timeline = cap;
+	}
 	size_t p = (size_t)gr->plan->p;
 	double s0 = rr->start_s[step];
-	for (size_t o = 0; o < gr->n_ops; o++) {
-		if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
-			continue; /* a bucket's marker or a padding slot, no operation */
-		size_t g = lbs_hy_group_of(gr, (uint32_t)o);
-		t[rr->n_timeline++] = (timeline_row){ .dp_rank = (int32_t)(g / p), .stage = (int32_t)(g % p),
-						       .seq = gr->seq[o], .mc = gr->mc[o], .mb = gr->mb[o],
-						       .type = gr->type[o], .start_s = sim->start[o] - s0,
-						       .end_s = sim->end[o] - s0 };
-	}
+	for (size_t g = 0; g < gr->n_groups; g++)
+		for (size_t l = 0; l < gr->per_group; l++) {
+			uint32_t o = lbs_hy_op(gr, g, l);
+			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
+				continue; /* a bucket's marker or a padding slot, no operation */
+			rr->timeline[rr->n_timeline++] = (timeline_row){ .step = (int32_t)step,
+									  .dp_rank = (int32_t)(g / p),
+									  .stage = (int32_t)(g % p),
+									  .seq = gr->seq[o], .mc = gr->mc[o], .mb = gr->mb[o],
+									  .type = gr->type[o], .start_s = sim->start[o] - s0,
+									  .end_s = sim->end[o] - s0 };
+		}
 	return LBS_OK;
 }
 
@@ -279,6 +289,8 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 			st = LBS_EINTERNAL;
 		lbs_hy_balance_lengths(&bal, ratio);
 	}
+	/* hybrid_timeline: every step's ops if they fit, else the longest's */
+	bool every = bal.gr->n_ops * steps <= TIMELINE_MAX_OPS;
 	double t0 = lbs_cpu_time_s(), sum = 0, micro = 0;
 	for (size_t i = 0; st == LBS_OK && i < steps; i++) {
 		/* the step's lengths come with its data, whatever the policy
@@ -301,8 +313,8 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 		rr->start_s[i] = bal.sim->now_s;
 		if ((st = lbs_hy_balance_step(&bal, &rr->step_s[i], &rr->acc[i * G], err)) != LBS_OK)
 			break;
-		if (i == 0 || rr->step_s[i] > rr->step_s[rr->timeline_step])
-			st = keep_timeline(rr, bal.gr, bal.sim, i, err); /* the longest step so far */
+		if (every || i == 0 || rr->step_s[i] > rr->step_s[rr->timeline_step])
+			st = keep_timeline(rr, bal.gr, bal.sim, i, every, err); /* every step, or the longest so far */
 		sum += rr->step_s[i];
 		if (ops)
 			st = lbs_hy_trace_write(bal.sim, ops, (int64_t)i, rr->start_s[i], i == 0, b->rank_of, err);

@@ -59,7 +59,12 @@ check "lbbsp's step shorter than static's by the slow replica's third" near \
 	"$(q "$TMP/static.db" "ATTACH '$TMP/lbbsp.db' AS l; SELECT printf('%.17g', s.step_s - t.step_s) FROM hybrid_steps s, l.hybrid_steps t WHERE s.step = 2 AND t.step = 2")" \
 	"$(awk -v x="$(comp "$TMP/static.db" 2 0)" 'BEGIN { printf "%.17g", x / 3 }')" 1e-9
 check "oracle: the timeline of a 2/4 step holds 2 and 4 forward computes, no padding" test \
-	"$(q "$TMP/oracle.db" "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM hybrid_timeline WHERE optype = 'forward-compute' GROUP BY dp_rank ORDER BY dp_rank)")" = "2 4"
+	"$(q "$TMP/oracle.db" "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM hybrid_timeline WHERE step = 0 AND optype = 'forward-compute' GROUP BY dp_rank ORDER BY dp_rank)")" = "2 4"
+"$LBSIM" whatif "$TMP/oracle.db" -o "$TMP/w.db" > "$TMP/out" 2>&1
+check "whatif refuses a run whose replicas ran different micro-batch counts (exit 3, saying why)" \
+	test $? -eq 3 -a -n "$(grep -F 'every (step, dp_rank) must hold the same ops' "$TMP/out")"
+"$LBSIM" whatif "$TMP/static.db" -o "$TMP/w2.db" -q
+check "... and reads a run of static" test $? -eq 0
 check "a decision's wall time recorded each step" test "$(q "$TMP/lbbsp.db" 'SELECT count(*) FROM hybrid_decisions WHERE decision_s >= 0')" = 6
 check "the summary view: the policy and the time of the steps" test "$(q "$TMP/lbbsp.db" \
 	'SELECT policy, abs(total_s - (SELECT sum(step_s) FROM hybrid_steps)) < 1e-9, changes FROM hybrid_policy_summary')" = "lbbsp|1|1"

@@ -261,11 +261,9 @@ fi
 "$LBSIM" plot "$TMP/hy.db" -q -o "$TMP/hy" --format png,svg
 check "hybrid plots: hybrid-timeline and hybrid-shares drawn" test -s "$TMP/hy/hybrid-timeline.png" -a \
 	-s "$TMP/hy/hybrid-timeline.svg" -a -s "$TMP/hy/hybrid-shares.png"
-check "hybrid-timeline: the longest step's" test "$(q "$TMP/hy.db" "SELECT DISTINCT step FROM hybrid_timeline")" = \
-	"$(q "$TMP/hy.db" "SELECT step FROM hybrid_steps ORDER BY step_s DESC LIMIT 1")"
-check "hybrid-timeline: every op recorded, 16 lanes (4 replicas x 4 stages)" test \
+check "hybrid-timeline: the longest step's ops, 16 lanes (4 replicas x 4 stages)" test \
 	"$(($(wc -l < "$TMP/hy/hybrid-timeline.csv") - 1)) $(tail -n +2 "$TMP/hy/hybrid-timeline.csv" | cut -d, -f1 | sort -un | tr '\n' ' ')" = \
-	"$(q "$TMP/hy.db" "SELECT count(*) FROM hybrid_timeline") 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 "
+	"$(q "$TMP/hy.db" "SELECT count(*) FROM hybrid_timeline WHERE step = (SELECT step FROM hybrid_steps ORDER BY step_s DESC LIMIT 1)") 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 "
 check "hybrid-timeline: the last op ends with the step" awk -F, -v s="$(q "$TMP/hy.db" "SELECT max(step_s) FROM hybrid_steps")" \
 	'NR > 1 && $3 > m { m = $3 } END { d = m - s; exit !(d < 1e-9 && d > -1e-9) }' "$TMP/hy/hybrid-timeline.csv"
 check "hybrid-timeline: the slow group's lane (2) computes the most" test "$(tail -n +2 "$TMP/hy/hybrid-timeline.csv" | \
