@@ -172,6 +172,7 @@ typedef struct plot_ctx {
 	size_t n_keys;
 	long long setting;
 	long long whatif; /* the lbsim whatif analysis to draw (0: none) */
+	long long hybrid; /* the hybrid run to draw (0: none) */
 	char setting_title[700];
 	lbs_buf *made;
 	int n_made;
@@ -962,6 +963,61 @@ static lbs_status plot_whatif_timeline(plot_ctx *c, lbs_error *err)
 	return render(c, "whatif-timeline", sql, c->whatif, title, vars, "no timeline recorded", err);
 }
 
+static void hybrid_title(plot_ctx *c, const char *what, char *title, size_t len)
+{
+	char name[256], job[256];
+	query_text(c->db, "SELECT name FROM hybrid_runs WHERE hybrid_id = ?1", c->hybrid, name, sizeof name);
+	query_text(c->db, "SELECT model || ', dp ' || dp || ' x pp ' || pp || ' x tp ' || tp || ', ' || schedule "
+			  "|| ', ' || micro_batches || ' micro-batches' FROM hybrid_runs WHERE hybrid_id = ?1",
+		   c->hybrid, job, sizeof job);
+	lbs_fmt(title, len, "%s: %s (hybrid run %lld)\n%s", name, what, c->hybrid, job);
+}
+
+/* The longest of the steps hybrid_timeline holds (every step, or the longest alone). */
+#define LONGEST_RECORDED                                                                                        \
+	"(SELECT s.step FROM hybrid_steps s WHERE s.hybrid_id = ?1 AND s.step IN (SELECT step FROM hybrid_timeline " \
+	"WHERE hybrid_id = ?1) ORDER BY s.step_s DESC, s.step LIMIT 1)"
+
+/* The hybrid run's longest step, one lane per (replica, stage) group. */
+static lbs_status plot_hybrid_timeline(plot_ctx *c, lbs_error *err)
+{
+	static const char sql[] =
+		"SELECT t.dp_rank * r.pp + t.stage AS lane, t.start_s, t.end_s, CASE "
+		"WHEN optype = 'forward-compute' THEN 1 WHEN optype = 'backward-compute' THEN 2 "
+		"WHEN optype LIKE '%-send' OR optype LIKE '%-recv' THEN 3 "
+		"WHEN optype IN ('params-all-gather', 'grads-reduce-scatter', 'separate-grads-all-reduce', "
+		"'optimizer-clip-main-grad', 'embedding-grads-all-reduce', 'layernorm-grads-all-reduce') THEN 4 "
+		"ELSE 5 END AS kind FROM hybrid_timeline t JOIN hybrid_runs r USING (hybrid_id) "
+		"WHERE hybrid_id = ?1 AND step = " LONGEST_RECORDED " ORDER BY lane, t.start_s";
+	char title[800], what[128], vars[64];
+	long long step = query_int(c->db, "SELECT " LONGEST_RECORDED, c->hybrid);
+	long long stages = query_int(c->db, "SELECT pp FROM hybrid_runs WHERE hybrid_id = ?1", c->hybrid);
+	lbs_fmt(what, sizeof what, "step %lld (the longest), op by op", step);
+	hybrid_title(c, what, title, sizeof title);
+	lbs_fmt(vars, sizeof vars, "stages = %lld\n", stages > 0 ? stages : 1);
+	return render(c, "hybrid-timeline", sql, c->hybrid, title, vars,
+		      "no timeline recorded (a step of more than 300,000 ops records none)", err);
+}
+
+/* The shares of each step, mean over the groups. */
+static lbs_status plot_hybrid_shares(plot_ctx *c, lbs_error *err)
+{
+	static const char sql[] =
+		"SELECT g.step, avg(g.compute_s / s.step_s) AS compute, avg(g.bubble_s / s.step_s) AS bubble, "
+		"avg(g.comm_s / s.step_s) AS comm, avg(g.wait_s / s.step_s) AS wait, "
+		"avg(g.optimizer_s / s.step_s) AS optimizer FROM hybrid_groups g JOIN hybrid_steps s "
+		"USING (hybrid_id, step) WHERE hybrid_id = ?1 GROUP BY g.step ORDER BY g.step";
+	char title[800];
+	hybrid_title(c, "the shares of each step", title, sizeof title);
+	return render(c, "hybrid-shares", sql, c->hybrid, title, "", "no steps recorded", err);
+}
+
+static lbs_status plot_hybrid(plot_ctx *c, lbs_error *err)
+{
+	lbs_status st = plot_hybrid_timeline(c, err);
+	return st == LBS_OK ? plot_hybrid_shares(c, err) : st;
+}
+
 /* Both plots of the analysis c->whatif. */
 static lbs_status plot_whatif(plot_ctx *c, lbs_error *err)
 {
@@ -1039,14 +1095,20 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 		return lbs_error_set(err, LBS_EUSAGE, "--whatif %lld: no such analysis (see whatif_runs)",
 				     o->whatif);
 	c.whatif = o->whatif ? o->whatif : last_whatif > 0 ? last_whatif : 0;
-	if (!runs && !c.whatif)
+	/* the last hybrid run (hybrid_timeline: a file of this version's) */
+	if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('hybrid_runs', 'hybrid_timeline')", 0) == 2)
+		c.hybrid = query_int(db, "SELECT max(hybrid_id) FROM hybrid_runs", 0);
+	if (!runs && !c.whatif && c.hybrid <= 0)
 		return lbs_error_set(err, LBS_EINPUT, "no runs to plot");
 	lbs_tmp work;
 	if (!runs) {
 		lbs_status st = open_work(&c, &work, err);
 		if (st != LBS_OK)
 			return st;
-		st = plot_whatif(&c, err);
+		if (c.hybrid > 0)
+			st = plot_hybrid(&c, err);
+		if (st == LBS_OK && c.whatif)
+			st = plot_whatif(&c, err);
 		lbs_tmp_remove(&work);
 		if (st == LBS_OK && !c.n_made)
 			st = lbs_error_set(err, LBS_EINPUT, "nothing to plot");
@@ -1087,6 +1149,8 @@ lbs_status lbs_plot_draw(sqlite3 *db, const char *gnuplot, const lbs_plot_option
 			st = plots[i](&c, err);
 	if (c.whatif && st == LBS_OK && o->which == LBS_PLOT_ALL)
 		st = plot_whatif(&c, err);
+	if (c.hybrid > 0 && st == LBS_OK && o->which == LBS_PLOT_ALL)
+		st = plot_hybrid(&c, err);
 	lbs_tmp_remove(&work);
 	free(c.keys);
 	if (st == LBS_OK && !c.n_made)
@@ -1124,6 +1188,9 @@ static void usage(FILE *out)
 		     "  -i, --iterations A[..B]  the iterations of the gantt plot (default: 0..2)\n"
 		     "  -w, --whatif N        the lbsim whatif analysis to draw (see whatif_runs; default:\n"
 		     "                        the last): whatif-heatmap and whatif-timeline\n"
+		     "  A hybrid run's results (the last one): hybrid-timeline (its longest step, op by\n"
+		     "  op, a lane per replica and stage) and hybrid-shares (each step's compute,\n"
+		     "  bubble, communication, wait and optimizer shares).\n"
 		     "      --size WxH        the pictures' size: pixels (1200x800, default 960x600), or\n"
 		     "                        inches or centimetres (3.5x2.5in, 9x6cm: a pdf of that\n"
 		     "                        size, a png at 300 pixels per inch with its text scaled)\n"

@@ -22,6 +22,8 @@
 #include "util/outfile.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
+#include "hybrid/hybrid_cmd.h"
+#include "hybrid/scenario.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "sweep/sweep.h"
@@ -102,6 +104,9 @@ static void usage(FILE *out)
 		"      --plugins         load the plugins the scenario names ([policy] plugin,\n"
 		"                        [predictor.NAME] plugin): their code runs as yours, so\n"
 		"                        they load only with this option or LBSIM_PLUGINS=1\n"
+		"      --ops-trace FILE  a hybrid scenario (a [hybrid] section, doc/hybrid.md): write\n"
+		"                        every simulated op in the per-operation trace format of\n"
+		"                        lbsim whatif, its metadata to FILE.meta.yaml\n"
 		"      --sweep-job LOCK  (a sweep job's protocol) write the output\n"
 		"                        whole or not at all: into a temporary file put in place when\n"
 		"                        every run completed; nothing if the output exists; hold a\n"
@@ -669,9 +674,10 @@ int lbs_run_command(int argc, char **argv)
 		{ "parent", required_argument, NULL, 'P' },         { "format", required_argument, NULL, 'F' },
 		{ "seeds", required_argument, NULL, 'N' },          { "until-ci", required_argument, NULL, 'U' },
 		{ "exceed", required_argument, NULL, 'X' },         { "plugins", no_argument, NULL, 'L' },
+		{ "ops-trace", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *output = "results.db", *job_lock = NULL;
+	const char *output = "results.db", *job_lock = NULL, *ops_trace = NULL;
 	pid_t parent = 0;
 	int64_t max_rows = LBS_DEFAULT_MAX_ROWS;
 	const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
@@ -690,6 +696,7 @@ int lbs_run_command(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:p:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
+		case 'O': ops_trace = optarg; break;
 		case 's': {
 			char *end;
 			errno = 0;
@@ -832,6 +839,39 @@ int lbs_run_command(int argc, char **argv)
 	lbs_datapath file; /* `lbsim run default`: an installed scenario */
 	lbs_datapath_scenario(argv[optind], &file);
 	lbs_status st = lbs_datapath_check_named(argv[optind], &file, &err);
+	/* a [hybrid] section: the hybrid engine runs it (doc/hybrid.md) */
+	if (st == LBS_OK && lbs_hy_is_hybrid(file.path)) {
+		catch_signals(on_signal); /* the hybrid run stops and removes what it created */
+		int rc;
+		if (n_seeds > 1 && ops_trace) {
+			fprintf(stderr, "lbsim: --ops-trace goes with one run, not --seeds\n");
+			rc = LBS_EUSAGE;
+		} else if (until_ci > 0 || exceed_s > 0) {
+			fprintf(stderr, "lbsim: --until-ci and --exceed are not made for hybrid scenarios (--seeds is)\n");
+			rc = LBS_EUSAGE;
+		} else if (n_seeds > 1) {
+			lbs_hy_seeds hs;
+			rc = lbs_hybrid_run_seeds(file.path, overrides, n_overrides, output, (size_t)n_seeds,
+						  &interrupted, &hs);
+			if (rc == 0 && !quiet) {
+				lbs_interval a = lbs_interval_mean(hs.mean_step_s, hs.n);
+				lbs_interval t = lbs_interval_mean(hs.total_s, hs.n);
+				printf("%s, policy %s, seeds %lld to %lld: step %.4f s +- %.4f (95%%), %lld steps in "
+				       "%.2f s +- %.2f\n", hs.name, hs.policy, (long long)hs.seed0,
+				       (long long)(hs.seed0 + (int64_t)hs.n - 1), a.mean, isnan(a.half) ? 0.0 : a.half,
+				       (long long)hs.steps, t.mean, isnan(t.half) ? 0.0 : t.half);
+			}
+			lbs_hy_seeds_free(&hs);
+		} else
+			rc = lbs_hybrid_run(file.path, overrides, n_overrides, output, ops_trace, quiet, &interrupted);
+		free(overrides);
+		return rc;
+	}
+	if (st == LBS_OK && ops_trace) {
+		free(overrides);
+		fprintf(stderr, "lbsim: --ops-trace: only a hybrid scenario (a [hybrid] section) runs its ops\n");
+		return LBS_EUSAGE;
+	}
 	if (st == LBS_OK)
 		st = lbs_scenario_load(&sc, file.path, overrides, n_overrides, &err);
 	if (st != LBS_OK) {
@@ -1048,5 +1088,6 @@ int lbs_keys_command(int argc, char **argv)
 		return LBS_EUSAGE;
 	}
 	lbs_scenario_document(stdout);
+	lbs_hy_scenario_document(stdout);
 	return 0;
 }

@@ -95,6 +95,33 @@ double lbs_gpu_layer_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs
 	return t;
 }
 
+void lbs_gpu_layer_pass_times(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net, const lbs_layer *l,
+			      int64_t batch, bool fused_attention, double out[LBS_PASSES])
+{
+	double peak = net->elt_bytes == 4 ? d->fp32_flops : d->tensor_flops;
+	double bw = d->bandwidth, elt = net->elt_bytes;
+	lbs_gemm g[LBS_GEMM_PASSES];
+	out[LBS_PASS_FORWARD] = out[LBS_PASS_BACKWARD] = out[LBS_PASS_RECOMPUTE] = 0;
+	if (l->kind != LBS_LAYER_SPARSE && lbs_layer_gemms(l, batch, g)) {
+		double half = fused_attention && (l->kind == LBS_LAYER_SCORES || l->kind == LBS_LAYER_CONTEXT) ? 0.5 : 1;
+		out[LBS_PASS_FORWARD] = half * gemm_time(peak, e, bw, &g[LBS_GEMM_FORWARD], elt);
+		out[LBS_PASS_BACKWARD] = half * (gemm_time(peak, e, bw, &g[LBS_GEMM_BACKWARD_DATA], elt) +
+						 gemm_time(peak, e, bw, &g[LBS_GEMM_BACKWARD_WEIGHT], elt));
+		if (lbs_layer_recomputed(net, l))
+			out[LBS_PASS_RECOMPUTE] = out[LBS_PASS_FORWARD];
+		return;
+	}
+	if (fused_attention && l->core_bytes > 0)
+		return;
+	lbs_op_cost c[LBS_PASSES];
+	lbs_layer_cost(net, l, batch, c);
+	for (int p = 0; p < LBS_PASSES; p++)
+		if (c[p].bytes > 0 || c[p].flops > 0) {
+			double tm = c[p].bytes / (bw * e->mem), tc = c[p].flops / (d->fp32_flops * e->mem);
+			out[p] = (tm > tc ? tm : tc) + e->overhead;
+		}
+}
+
 double lbs_gpu_iteration_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net,
 			      int64_t batch, bool fused_attention)
 {

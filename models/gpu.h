@@ -55,6 +55,11 @@ typedef struct lbs_gpu_eff {
 /* Seconds of operation l of net for `batch` samples, all passes. */
 double lbs_gpu_layer_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net,
 			  const lbs_layer *l, int64_t batch, bool fused_attention);
+/* The same split by pass (LBS_PASS_FORWARD, _BACKWARD, _RECOMPUTE of
+ * models/nets.h): what a pipeline stage runs in its forward and backward
+ * computes. Their sum is lbs_gpu_layer_time's up to rounding. */
+void lbs_gpu_layer_pass_times(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net, const lbs_layer *l,
+			      int64_t batch, bool fused_attention, double out[LBS_PASSES]);
 /* Seconds of one training iteration of `batch` samples. */
 double lbs_gpu_iteration_time(const lbs_gpu_spec *d, const lbs_gpu_eff *e, const lbs_net *net,
 			      int64_t batch, bool fused_attention);

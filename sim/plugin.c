@@ -156,12 +156,67 @@ static const char *check_options(const extent *x, const lbs_key_spec *o, size_t 
 	return NULL;
 }
 
+/* The built-in kinds' tables described for lbs_plugin_open_kind. */
+static void describe_policy(const void *ops, lbs_plugin_desc *d)
+{
+	const lbs_policy_ops *o = ops;
+	*d = (lbs_plugin_desc){ .name = o->name, .summary = o->summary, .options = o->options,
+				.n_options = o->n_options, .options_size = o->options_size,
+				.required = o->create && o->plan && o->destroy,
+				.fns = { (const void *)o->create, (const void *)o->plan, (const void *)o->vars,
+					 (const void *)o->predictions, (const void *)o->steal,
+					 (const void *)o->destroy },
+				.n_fns = 6 };
+}
+
+static void describe_predictor(const void *ops, lbs_plugin_desc *d)
+{
+	const lbs_predictor_ops *o = ops;
+	*d = (lbs_plugin_desc){ .name = o->name, .summary = o->summary, .options = o->options,
+				.n_options = o->n_options, .options_size = o->options_size,
+				.required = o->create && o->observe && o->predict && o->destroy,
+				.fns = { (const void *)o->create, (const void *)o->observe,
+					 (const void *)o->predict, (const void *)o->vars, (const void *)o->destroy },
+				.n_fns = 5 };
+}
+
 lbs_status lbs_plugin_open(lbs_plugin *p, const char *path, bool predictor, lbs_error *err)
 {
+	const void *ops = NULL;
+	lbs_plugin_kind kind = predictor
+		? (lbs_plugin_kind){ "predictor", LBS_PREDICTOR_PLUGIN_SYMBOL, sizeof(lbs_predictor_ops),
+				     describe_predictor, "create, observe, predict and destroy" }
+		: (lbs_plugin_kind){ "policy", LBS_POLICY_PLUGIN_SYMBOL, sizeof(lbs_policy_ops), describe_policy,
+				     "create, plan and destroy" };
+	lbs_status st = lbs_plugin_open_kind(p, path, &kind, &ops, err);
+	if (st != LBS_OK)
+		return st;
+	lbs_plugin_desc d;
+	kind.describe(ops, &d);
+	if (predictor) {
+		if (lbs_predictor_find(d.name))
+			st = lbs_error_set(err, LBS_EINPUT, "%s: predictor '%s' is the name of a built-in "
+					   "predictor: give the plugin its own", path, d.name);
+		p->predictor = ops;
+	} else {
+		if (lbs_policy_find(d.name))
+			st = lbs_error_set(err, LBS_EINPUT, "%s: policy '%s' is the name of a built-in "
+					   "policy: give the plugin its own", path, d.name);
+		p->policy = ops;
+	}
+	if (st != LBS_OK)
+		lbs_plugin_close(p);
+	return st;
+}
+
+lbs_status lbs_plugin_open_kind(lbs_plugin *p, const char *path, const lbs_plugin_kind *k, const void **out,
+				lbs_error *err)
+{
 	*p = (lbs_plugin){ 0 };
+	*out = NULL;
 	snprintf(p->path, sizeof p->path, "%s", path);
-	const char *kind = predictor ? "predictor" : "policy";
-	const char *table = predictor ? LBS_PREDICTOR_PLUGIN_SYMBOL : LBS_POLICY_PLUGIN_SYMBOL;
+	const char *kind = k->kind;
+	const char *table = k->symbol;
 	if (!lbs_plugins_allowed())
 		return lbs_error_set(err, LBS_EINPUT, "%s", lbs_plugins_listing()
 				     ? "a scenario that names a plugin is not read while listing: plugins never "
@@ -205,70 +260,34 @@ lbs_status lbs_plugin_open(lbs_plugin *p, const char *path, bool predictor, lbs_
 	if (st == LBS_OK && !ops)
 		st = lbs_error_set(err, LBS_EINPUT, "%s exports no %s (a %s plugin's lbs_%s_ops table)", path,
 				   table, kind, kind);
-	size_t table_size = predictor ? sizeof(lbs_predictor_ops) : sizeof(lbs_policy_ops);
-	if (st == LBS_OK && !holding(&x, ops, table_size))
+	if (st == LBS_OK && !holding(&x, ops, k->size))
 		st = lbs_error_set(err, LBS_EINPUT, "%s: %s is not a whole table inside the plugin", path, table);
-	const char *name = NULL, *summary = NULL, *why = NULL;
+	const char *why = NULL;
 	char buf[LBS_ERROR_MAX / 2];
 	if (st == LBS_OK) {
-		const lbs_key_spec *options;
-		size_t n_options, options_size;
-		/* the functions: required ones present, every one in the object's code */
-		const void *fns[8];
-		size_t n_fns = 0;
-		bool required;
-		if (predictor) {
-			const lbs_predictor_ops *o = ops;
-			name = o->name, summary = o->summary, options = o->options;
-			n_options = o->n_options, options_size = o->options_size;
-			required = o->create && o->observe && o->predict && o->destroy;
-			const void *f[] = { (const void *)o->create, (const void *)o->observe,
-					    (const void *)o->predict, (const void *)o->vars,
-					    (const void *)o->destroy };
-			for (size_t i = 0; i < 5; i++)
-				fns[n_fns++] = f[i];
-		} else {
-			const lbs_policy_ops *o = ops;
-			name = o->name, summary = o->summary, options = o->options;
-			n_options = o->n_options, options_size = o->options_size;
-			required = o->create && o->plan && o->destroy;
-			const void *f[] = { (const void *)o->create, (const void *)o->plan,
-					    (const void *)o->vars, (const void *)o->predictions,
-					    (const void *)o->steal, (const void *)o->destroy };
-			for (size_t i = 0; i < 6; i++)
-				fns[n_fns++] = f[i];
-		}
-		if (!name || !is_string(&x, name, 64) || !valid_name(name) || !required ||
-		    (n_options && !options))
-			st = lbs_error_set(err, LBS_EINPUT, predictor
-					   ? "%s: %s needs a name (letters, digits, '-', '_') and create, observe, "
-					     "predict and destroy (and options when n_options > 0)"
-					   : "%s: %s needs a name (letters, digits, '-', '_') and create, plan and "
-					     "destroy (and options when n_options > 0)", path, table);
-		for (size_t i = 0; st == LBS_OK && i < n_fns; i++)
-			if (fns[i] && !is_code(&x, fns[i]))
+		lbs_plugin_desc d;
+		k->describe(ops, &d);
+		if (!d.name || !is_string(&x, d.name, 64) || !valid_name(d.name) || !d.required ||
+		    (d.n_options && !d.options))
+			st = lbs_error_set(err, LBS_EINPUT, "%s: %s needs a name (letters, digits, '-', '_') and %s "
+					   "(and options when n_options > 0)", path, table, k->needs);
+		for (size_t i = 0; st == LBS_OK && i < d.n_fns; i++)
+			if (d.fns[i] && !is_code(&x, d.fns[i]))
 				st = lbs_error_set(err, LBS_EINPUT, "%s: %s: a function pointer (%p) does not "
-						   "point into the plugin's code", path, table, fns[i]);
-		if (st == LBS_OK && summary && !is_string(&x, summary, 65536))
+						   "point into the plugin's code", path, table, d.fns[i]);
+		if (st == LBS_OK && d.summary && !is_string(&x, d.summary, 65536))
 			st = lbs_error_set(err, LBS_EINPUT, "%s: %s: its summary is not a string inside the plugin",
 					   path, table);
-		if (st == LBS_OK && (why = check_options(&x, options, n_options, options_size, buf, sizeof buf)))
+		if (st == LBS_OK &&
+		    (why = check_options(&x, d.options, d.n_options, d.options_size, buf, sizeof buf)))
 			st = lbs_error_set(err, LBS_EINPUT, "%s: %s: %s", path, table, why);
 	}
-	if (st == LBS_OK && predictor) {
-		if (lbs_predictor_find(name))
-			st = lbs_error_set(err, LBS_EINPUT, "%s: predictor '%s' is the name of a built-in "
-					   "predictor: give the plugin its own", path, name);
-		p->predictor = ops;
-	} else if (st == LBS_OK) {
-		if (lbs_policy_find(name))
-			st = lbs_error_set(err, LBS_EINPUT, "%s: policy '%s' is the name of a built-in "
-					   "policy: give the plugin its own", path, name);
-		p->policy = ops;
-	}
-	if (st != LBS_OK)
+	if (st != LBS_OK) {
 		lbs_plugin_close(p);
-	return st;
+		return st;
+	}
+	*out = ops;
+	return LBS_OK;
 }
 
 void lbs_plugin_close(lbs_plugin *p)
@@ -278,4 +297,5 @@ void lbs_plugin_close(lbs_plugin *p)
 	p->handle = NULL;
 	p->policy = NULL;
 	p->predictor = NULL;
+	p->other = NULL;
 }

@@ -254,13 +254,125 @@ const char lbs_whatif_schema_sql[] =
 	"  PRIMARY KEY (whatif_id, policy)\n"
 	") WITHOUT ROWID;\n";
 
+/* Written by a run of a hybrid scenario (hybrid/, doc/hybrid.md). */
+const char lbs_hybrid_schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS hybrid_runs ( -- a hybrid-parallel job simulated forward\n"
+	"  hybrid_id INTEGER PRIMARY KEY,\n"
+	"  name TEXT NOT NULL,\n"
+	"  scenario_path TEXT NOT NULL,\n"
+	"  seed INTEGER NOT NULL,\n"
+	"  model TEXT NOT NULL,\n"
+	"  sequence_length INTEGER NOT NULL,\n"
+	"  dp INTEGER NOT NULL,\n"
+	"  pp INTEGER NOT NULL,\n"
+	"  tp INTEGER NOT NULL,\n"
+	"  virtual_stages INTEGER NOT NULL,\n"
+	"  micro_batch INTEGER NOT NULL,\n"
+	"  micro_batches INTEGER NOT NULL,\n"
+	"  schedule TEXT NOT NULL,\n"
+	"  zero_stage INTEGER NOT NULL,\n"
+	"  gpus INTEGER NOT NULL,\n"
+	"  steps INTEGER NOT NULL,\n"
+	"  mean_step_s REAL NOT NULL,\n"
+	"  tokens_per_s REAL NOT NULL,\n"
+	"  model_flops_per_step REAL NOT NULL,   -- every GPU's GEMM FLOPs, recomputation included\n"
+	"  mfu REAL NOT NULL,                    -- model_flops_per_step / (mean_step_s x the GPUs' peak)\n"
+	"  events INTEGER NOT NULL,\n"
+	"  wall_s REAL NOT NULL,\n"
+	"  lbsim_version TEXT NOT NULL,\n"
+	"  created_at TEXT NOT NULL\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_config ( -- every key's effective value\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  section TEXT NOT NULL,\n"
+	"  key TEXT NOT NULL,\n"
+	"  value TEXT NOT NULL,\n"
+	"  PRIMARY KEY (hybrid_id, section, key)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_steps ( -- one row a step, seconds\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  start_s REAL NOT NULL,\n"
+	"  step_s REAL NOT NULL,\n"
+	"  PRIMARY KEY (hybrid_id, step)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_groups ( -- per step and (replica, stage) group; the five sum to step_s\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  dp_rank INTEGER NOT NULL,\n"
+	"  stage INTEGER NOT NULL,\n"
+	"  rank INTEGER NOT NULL,                -- global rank of the group's first GPU\n"
+	"  compute_s REAL NOT NULL,              -- forward and backward passes, tensor-parallel collectives in them\n"
+	"  bubble_s REAL NOT NULL,               -- idle, the pipeline waiting for a peer stage\n"
+	"  comm_s REAL NOT NULL,                 -- exposed communication: transfers and collectives, no compute\n"
+	"  wait_s REAL NOT NULL,                 -- arrived at a collective, waiting for other replicas\n"
+	"  optimizer_s REAL NOT NULL,\n"
+	"  PRIMARY KEY (hybrid_id, step, dp_rank, stage)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_timeline ( -- every step op by op, or the longest\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  dp_rank INTEGER NOT NULL,\n"
+	"  stage INTEGER NOT NULL,\n"
+	"  optype TEXT NOT NULL,                -- an op type of the per-operation trace format (doc/whatif.md)\n"
+	"  seq_id INTEGER NOT NULL,\n"
+	"  mc INTEGER NOT NULL,                 -- its model chunk, -1 none\n"
+	"  mb INTEGER NOT NULL,                 -- its micro-batch, -1 none\n"
+	"  start_s REAL NOT NULL,               -- from the step's start\n"
+	"  end_s REAL NOT NULL,\n"
+	"  PRIMARY KEY (hybrid_id, step, dp_rank, stage, optype, seq_id)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE VIEW IF NOT EXISTS hybrid_shares AS -- per run: mean shares of the step over groups and steps\n"
+	"SELECT g.hybrid_id, r.name, r.mean_step_s,\n"
+	"  avg(g.compute_s / s.step_s) AS compute_share, avg(g.bubble_s / s.step_s) AS bubble_share,\n"
+	"  avg(g.comm_s / s.step_s) AS comm_share, avg(g.wait_s / s.step_s) AS wait_share,\n"
+	"  avg(g.optimizer_s / s.step_s) AS optimizer_share\n"
+	"FROM hybrid_groups g JOIN hybrid_steps s USING (hybrid_id, step) JOIN hybrid_runs r USING (hybrid_id)\n"
+	"GROUP BY g.hybrid_id;\n";
+
+/* Written by a run of a hybrid scenario beside lbs_hybrid_schema_sql's
+ * tables: its balancing policy's decisions (hybrid/policy.h). */
+const char lbs_hybrid_policy_schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS hybrid_decisions ( -- one row a step: the policy's decision before it\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  policy TEXT NOT NULL,\n"
+	"  changed INTEGER NOT NULL,             -- 1: the replicas' micro-batches changed before this step\n"
+	"  decision_s REAL NOT NULL,             -- real (wall) time the policy took to decide\n"
+	"  action_s REAL NOT NULL,               -- simulated pause before the step: moving blocks between stages\n"
+	"  PRIMARY KEY (hybrid_id, step)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_partitions ( -- per step and stage: its transformer blocks (v = 1)\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  stage INTEGER NOT NULL,\n"
+	"  blocks INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (hybrid_id, step, stage)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_replicas ( -- per step and replica: its share of the global batch\n"
+	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,\n"
+	"  dp_rank INTEGER NOT NULL,\n"
+	"  micro_batches INTEGER NOT NULL,       -- its gradient is weighted micro_batches / the step's sum\n"
+	"  PRIMARY KEY (hybrid_id, step, dp_rank)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE VIEW IF NOT EXISTS hybrid_policy_summary AS -- per run: its policy, steps and time to do them\n"
+	"SELECT r.hybrid_id, r.name, r.seed, d.policy, r.steps, r.mean_step_s,\n"
+	"  (SELECT max(start_s + step_s) FROM hybrid_steps s WHERE s.hybrid_id = r.hybrid_id) AS total_s,\n"
+	"  sum(d.action_s) AS action_s, sum(d.changed) AS changes, avg(d.decision_s) AS mean_decision_s\n"
+	"FROM hybrid_runs r JOIN hybrid_decisions d USING (hybrid_id)\n"
+	"GROUP BY r.hybrid_id;\n";
+
 /* The analysis views: those of views.sql and the two written for each file
  * (the unit tests check that this list is theirs). */
 const char *const lbs_results_views[] = {
 	"run_summary", "worker_summary", "group_summary", "run_setting", "speedup", "run_point",
 	"speedup_by_point", "speedup_by_size", "straggler_gap_cdf", "straggler_gap_stats", "epoch_times",
 	"policy_time_to_epochs", "policy_time_to_iterations", "iteration_times", "batch_changes",
-	"run_variant", "run_unique", "t95", "time_by_point", "run_keys", NULL,
+	"run_variant", "run_unique", "t95", "time_by_point", "run_keys",
+	"hybrid_shares", /* lbs_hybrid_schema_sql's */
+	"hybrid_policy_summary", /* lbs_hybrid_policy_schema_sql's */
+	NULL,
 };
 
 /* The columns and table that a version added (doc/results.md): a file of an
@@ -436,7 +548,9 @@ static sqlite3 *reference(void)
 	    sqlite3_exec(ref, lbs_sweep_points_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_staleness_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
+	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_hybrid_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_hybrid_policy_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_close(ref);
 		return NULL;
 	}

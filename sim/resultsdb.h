@@ -44,6 +44,9 @@ extern const char lbs_sweep_points_sql[];
 extern const char lbs_run_targets_sql[];
 extern const char lbs_run_staleness_sql[];
 extern const char lbs_whatif_schema_sql[];
+/* The tables and view a hybrid run writes (hybrid/hybrid_cmd.c). */
+extern const char lbs_hybrid_schema_sql[];
+extern const char lbs_hybrid_policy_schema_sql[];
 /* The names of the views lbsim stores in a results file, NULL-terminated. */
 extern const char *const lbs_results_views[];
 

@@ -736,6 +736,16 @@ static lbs_status apply_trace_keys(lbs_scenario *sc, const char *section, const 
 	return st;
 }
 
+lbs_status lbs_scenario_trace_keys(const char *section, const lbs_origin *where, const lbs_kv *const *entries,
+				   size_t n, lbs_trace_spec *target, lbs_error *err)
+{
+	lbs_origin o[64];
+	uint64_t present = 0;
+	lbs_status st = lbs_keys_apply(trace_keys, NKEYS(trace_keys), section, where, entries, n, target, &present,
+				       o, err);
+	return st == LBS_OK ? check_trace(target, section, o, err) : st;
+}
+
 static lbs_status check_group(lbs_group_spec *g, uint64_t present, const lbs_origin *o,
 			      int profile_class, lbs_error *err)
 {

@@ -196,6 +196,12 @@ const lbs_predictor_ops *lbs_scenario_predictor(const lbs_scenario *sc, const ch
 /* "a, b, c": the built-in policies and the scenario's, for messages. */
 void lbs_scenario_policy_names(const lbs_scenario *sc, char *buf, size_t len);
 
+/* Validates the trace* entries[0..n) of a section against the schema of
+ * [workers.NAME]'s trace keys into *target (the hybrid scenarios' node
+ * groups take the same keys); errors name the origin and the key. */
+lbs_status lbs_scenario_trace_keys(const char *section, const lbs_origin *where, const lbs_kv *const *entries,
+				   size_t n, lbs_trace_spec *target, lbs_error *err);
+
 /* Writes the Markdown reference of every section and key. */
 void lbs_scenario_document(FILE *out);
 

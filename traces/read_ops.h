@@ -109,6 +109,17 @@ typedef struct lbs_ops_meta {
  * repeated keys and missing ones are errors naming the line (or the file). */
 lbs_status lbs_ops_meta_read(const char *path, lbs_ops_meta *out, lbs_error *err);
 
+/* Whether path is an SQLite database (its first 16 bytes). */
+bool lbs_ops_is_sqlite(const char *path);
+
+/* The operations of hybrid run *id (0: the last, set to it) of a results
+ * database (its hybrid_timeline, traces/read_ops_db.c), as the rows of its
+ * --ops-trace file, and its metadata from hybrid_runs. LBS_EINPUT if the
+ * file holds no such run or the run no operations, LBS_EUSAGE for an id
+ * that is not there. */
+lbs_status lbs_ops_read_hybrid(const char *path, long long *id, lbs_ops_trace *out, lbs_ops_meta *meta,
+			       lbs_error *err);
+
 /* Checks the trace against the metadata: every dp_rank < dp_size, stage <
  * pp_size, mc < vpp_size and gmc < pp_size * vpp_size; the first row out of
  * bounds is named. */

@@ -28,6 +28,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: lbsim whatif TRACE.csv[.gz] --meta META.yaml [-o FILE] [options]\n"
 		"       lbsim whatif TRACE.json[.gz] --meta META.yaml [-o FILE] [options]\n"
+		"       lbsim whatif RESULTS.db [--hybrid N] [-o FILE] [options]\n"
 		"\n"
 		"Replays a per-operation trace of hybrid-parallel (data x pipeline) training\n"
 		"as a dependency graph, then replays it again with every op at its type's\n"
@@ -37,10 +38,14 @@ static void usage(FILE *out)
 		"much of it balancing policies would recover. Prints a summary and appends the\n"
 		"figures to the whatif_* tables of a results database (doc/whatif.md). A trace\n"
 		"named *.json or *.json.gz is read as Chrome trace events (ph X events named by\n"
-		"the op type, with dp_rank, stage and step in their args).\n"
+		"the op type, with dp_rank, stage and step in their args). A results database\n"
+		"of a hybrid scenario's run is read as that run's --ops-trace file (its\n"
+		"hybrid_timeline and hybrid_runs: no --meta).\n"
 		"\n"
 		"Options:\n"
 		"      --meta FILE         the job's metadata (dp_size, dsp_size, pp_size, ...)\n"
+		"      --hybrid N          with a results database: its hybrid run N (see\n"
+		"                          hybrid_runs; default: the last)\n"
 		"  -o, --output FILE       results database (default: results.db)\n"
 		"      --max-trace-rows N  refuse a trace of more than N rows (default 100000000;\n"
 		"                          0: no limit)\n"
@@ -303,6 +308,7 @@ int lbs_whatif_command(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "meta", required_argument, NULL, 'm' },
+		{ "hybrid", required_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-trace-rows", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -310,13 +316,24 @@ int lbs_whatif_command(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *meta_path = NULL, *out = "results.db";
-	bool quiet = false;
+	long long hybrid = 0;
+	bool quiet = false, hybrid_given = false;
 	int64_t unused;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': meta_path = optarg; break;
+		case 'H': {
+			char *end;
+			hybrid = strtoll(optarg, &end, 10);
+			if (end == optarg || *end || hybrid < 1) {
+				fprintf(stderr, "lbsim whatif: --hybrid %s: expected a hybrid_id, 1 or more\n", optarg);
+				return LBS_EUSAGE;
+			}
+			hybrid_given = true;
+			break;
+		}
 		case 'o': out = optarg; break;
 		case 'R':
 			if (!lbs_row_limit_option("lbsim whatif", true, optarg, &unused))
@@ -327,9 +344,13 @@ int lbs_whatif_command(int argc, char **argv)
 		default: usage(stderr); return LBS_EUSAGE;
 		}
 	}
-	if (optind + 1 != argc || !meta_path) {
-		fprintf(stderr, "lbsim whatif: %s\n", optind + 1 != argc ? "expected one trace file" :
-			"--meta META.yaml is required (the job's dp_size, dsp_size, pp_size, ...)");
+	bool db_in = optind + 1 == argc && lbs_ops_is_sqlite(argv[optind]);
+	if (optind + 1 != argc || (!meta_path && !db_in) || (db_in && meta_path) || (hybrid_given && !db_in)) {
+		fprintf(stderr, "lbsim whatif: %s\n", optind + 1 != argc ? "expected one trace file"
+						      : db_in ? "--meta: a results database holds its run's metadata"
+						      : hybrid_given ? "--hybrid: only with a results database"
+								     : "--meta META.yaml is required (the job's dp_size, "
+								       "dsp_size, pp_size, ...)");
 		usage(stderr);
 		return LBS_EUSAGE;
 	}
@@ -339,7 +360,8 @@ int lbs_whatif_command(int argc, char **argv)
 	 * run from any directory. */
 	lbs_datapath tfile, mfile;
 	lbs_datapath_find(argv[optind], NULL, "traces/data", &tfile);
-	lbs_datapath_find(meta_path, NULL, "traces/data", &mfile);
+	if (meta_path)
+		lbs_datapath_find(meta_path, NULL, "traces/data", &mfile);
 	const char *trace_path = tfile.path;
 	/* SIGINT, SIGTERM: exit 130 at once, nothing written (record holds
 	 * them back while it writes). */
@@ -349,11 +371,20 @@ int lbs_whatif_command(int argc, char **argv)
 	lbs_ops_trace trace;
 	lbs_wi_model model;
 	lbs_wi_result res;
-	lbs_status st = lbs_ops_meta_read(mfile.path, &meta, &err);
-	if (st != LBS_OK)
-		lbs_datapath_explain(&err, &mfile);
-	if (st == LBS_OK && (st = lbs_ops_read_any(trace_path, &trace, &err)) != LBS_OK)
-		lbs_datapath_explain(&err, &tfile);
+	lbs_status st;
+	char db_label[1200];
+	if (db_in) {
+		/* a hybrid run's results: its ops and metadata, as its --ops-trace files */
+		st = lbs_ops_read_hybrid(argv[optind], &hybrid, &trace, &meta, &err);
+		snprintf(db_label, sizeof db_label, "%.1000s (hybrid run %lld)", argv[optind], hybrid);
+		trace_path = db_label;
+	} else {
+		st = lbs_ops_meta_read(mfile.path, &meta, &err);
+		if (st != LBS_OK)
+			lbs_datapath_explain(&err, &mfile);
+		if (st == LBS_OK && (st = lbs_ops_read_any(trace_path, &trace, &err)) != LBS_OK)
+			lbs_datapath_explain(&err, &tfile);
+	}
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim whatif: %s\n", err.msg);
 		return st;

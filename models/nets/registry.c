@@ -15,6 +15,8 @@ typedef struct net_entry {
 } net_entry;
 
 #define GPT3_SRC "Brown et al., Language Models are Few-Shot Learners, NeurIPS 2020, Table 2.1"
+#define SC21_SRC "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using " \
+	"Megatron-LM, SC'21, Table 1"
 #define TF(name, title, source, published, digits, cfg) \
 	{ name, title, source, published, 1, 0, 1, NULL, &cfg, digits }
 
@@ -58,6 +60,16 @@ static const net_entry nets[] = {
 	   "count: Hugging Face meta-llama/Meta-Llama-3-8B", 8030261248, 0, lbs_tf_llama3_8b),
 	TF("llama3-70b", "Llama 3 70B (GQA, 8 KV heads)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3; "
 	   "count: Hugging Face meta-llama/Meta-Llama-3-70B", 70553706496, 0, lbs_tf_llama3_70b),
+	TF("megatron-1.7b", "Megatron-LM GPT 1.7B (SC'21)", SC21_SRC " (1.7B)", 1700000000, 2, lbs_tf_megatron_1_7b),
+	TF("megatron-3.6b", "Megatron-LM GPT 3.6B (SC'21)", SC21_SRC " (3.6B)", 3600000000, 2, lbs_tf_megatron_3_6b),
+	TF("megatron-7.5b", "Megatron-LM GPT 7.5B (SC'21)", SC21_SRC " (7.5B)", 7500000000, 2, lbs_tf_megatron_7_5b),
+	TF("megatron-18b", "Megatron-LM GPT 18.4B (SC'21)", SC21_SRC " (18.4B)", 18400000000, 3, lbs_tf_megatron_18b),
+	TF("megatron-39b", "Megatron-LM GPT 39.1B (SC'21)", SC21_SRC " (39.1B)", 39100000000, 3, lbs_tf_megatron_39b),
+	TF("megatron-76b", "Megatron-LM GPT 76.1B (SC'21)", SC21_SRC " (76.1B)", 76100000000, 3, lbs_tf_megatron_76b),
+	TF("megatron-145b", "Megatron-LM GPT 145.6B (SC'21)", SC21_SRC " (145.6B)", 145600000000, 4, lbs_tf_megatron_145b),
+	TF("megatron-310b", "Megatron-LM GPT 310.1B (SC'21)", SC21_SRC " (310.1B)", 310100000000, 4, lbs_tf_megatron_310b),
+	TF("megatron-530b", "Megatron-LM GPT 529.6B (SC'21)", SC21_SRC " (529.6B)", 529600000000, 4, lbs_tf_megatron_530b),
+	TF("megatron-1t", "Megatron-LM GPT 1008.0B (SC'21)", SC21_SRC " (1008.0B)", 1008000000000, 5, lbs_tf_megatron_1t),
 	TF("llama-like-small", "Llama-like, 4 layers of 256, for CPU timing (ours)",
 	   "lbsim's: Llama 2's architecture and vocabulary, 4 x 256, 4 heads, 2 KV heads, FFN 768, 128 tokens, fp32",
 	   19532032, 0, lbs_tf_llama_like_small),

@@ -50,6 +50,28 @@ const lbs_tf_config lbs_tf_gpt3_6_7b = GPT3(32, 4096, 32, 128);
 const lbs_tf_config lbs_tf_gpt3_13b = GPT3(40, 5140, 40, 128); /* d_model 5140 as printed; 40 x 128 = 5120 */
 const lbs_tf_config lbs_tf_gpt3_175b = GPT3(96, 12288, 96, 128);
 
+/* The GPT models of Narayanan et al., "Efficient Large-Scale Language Model
+ * Training on GPU Clusters Using Megatron-LM", SC'21, Table 1 (attention
+ * heads, hidden size, layers), with sec. 5.1's vocabulary of 51,200 tokens
+ * and sequence length of 2048, and Megatron-LM's GPT (GPT-2's architecture:
+ * learned positions of 2048 rows, LayerNorm, biases, GELU, dropout, an FFN
+ * of 4 h, the logits tied to the embedding). Their counts are the paper's
+ * 12 l h^2 (1 + 13 / 12h + (V + s) / 12 l h) plus the final LayerNorm's 2h. */
+#define MEGATRON(L, H, A)                                                                            \
+	{ .layers = L, .hidden = H, .heads = A, .kv_heads = A, .head_dim = (H) / (A), .ffn = 4 * (H),  \
+	  .swiglu = false, .rmsnorm = false, .bias = true, .dropout = true, .learned_positions = true, \
+	  .tied = true, .vocab = 51200, .max_seq = 2048, .seq_len = 2048, .precision = LBS_PREC_BF16 }
+const lbs_tf_config lbs_tf_megatron_1_7b = MEGATRON(24, 2304, 24);
+const lbs_tf_config lbs_tf_megatron_3_6b = MEGATRON(30, 3072, 32);
+const lbs_tf_config lbs_tf_megatron_7_5b = MEGATRON(36, 4096, 32);
+const lbs_tf_config lbs_tf_megatron_18b = MEGATRON(40, 6144, 48);
+const lbs_tf_config lbs_tf_megatron_39b = MEGATRON(48, 8192, 64);
+const lbs_tf_config lbs_tf_megatron_76b = MEGATRON(60, 10240, 80);
+const lbs_tf_config lbs_tf_megatron_145b = MEGATRON(80, 12288, 96);
+const lbs_tf_config lbs_tf_megatron_310b = MEGATRON(96, 16384, 128);
+const lbs_tf_config lbs_tf_megatron_530b = MEGATRON(105, 20480, 128);
+const lbs_tf_config lbs_tf_megatron_1t = MEGATRON(128, 25600, 160);
+
 /* Llama 2: Touvron et al., "Llama 2: Open Foundation and Fine-Tuned Chat
  * Models", 2023 (sec. 2.2, Table 1: 4k context, grouped-query attention for
  * 70B), with Llama 1's architecture (Touvron et al. 2023, Table 2: dim,

@@ -100,7 +100,7 @@ for csv in "$top_srcdir"/doc/sweeps/*.csv; do
 done
 
 missing=$(cd "$top_srcdir" && grep -L 'SPDX-License-Identifier: GPL-3.0-or-later' \
-	$(ls util/*.[ch] sim/*.[ch] models/*.[ch] models/*/*.[ch] models/calib/cuda.cu traces/*.[ch] testbed/*.[ch] analysis/*.[ch] sweep/*.[ch] whatif/*.[ch] cli/*.[ch] fuzz/*.[ch] tests/unit/*.[ch] tests/e2e/*.sh bench/*.[ch] \
+	$(ls util/*.[ch] sim/*.[ch] models/*.[ch] models/*/*.[ch] models/calib/cuda.cu traces/*.[ch] testbed/*.[ch] analysis/*.[ch] sweep/*.[ch] whatif/*.[ch] hybrid/*.[ch] cli/*.[ch] fuzz/*.[ch] tests/unit/*.[ch] tests/e2e/*.sh bench/*.[ch] \
 	     bench/*.sh analysis/*.sql analysis/*.gp analysis/*.sh scenarios/sweeps/* 2> /dev/null))
 check "every source file has an SPDX line" test -z "$missing"
 
@@ -108,7 +108,7 @@ check "every source file has an SPDX line" test -z "$missing"
 # must say what it needs itself. (The names are split so this file does
 # not match itself.)
 outside=$(cd "$top_srcdir" && grep -rlE --exclude-dir=corpus --exclude-dir=artifacts --exclude-dir=clang "(DESIGN|PAPERS|STYLE|WHATIF)[.]md" README.md doc scenarios profiles \
-	util sim models traces analysis sweep cli fuzz bench tests 2> /dev/null | grep -v '^tests/e2e/docs.sh$')
+	util sim models traces analysis sweep hybrid cli fuzz bench tests 2> /dev/null | grep -v '^tests/e2e/docs.sh$')
 check "no reference to notes outside the repository${outside:+: $outside}" test -z "$outside"
 
 finish

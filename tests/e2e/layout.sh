@@ -18,11 +18,12 @@ allowed() {
 	analysis) echo "util models traces sim analysis" ;;
 	sweep) echo "util models traces sim analysis sweep" ;;
 	whatif) echo "util models traces sim whatif" ;;
-	cli) echo "util models traces sim testbed analysis sweep whatif cli" ;;
+	hybrid) echo "util models traces sim hybrid" ;;
+	cli) echo "util models traces sim testbed analysis sweep whatif hybrid cli" ;;
 	*) echo "" ;;
 	esac
 }
-FOLDERS="util models traces sim testbed analysis sweep whatif cli"
+FOLDERS="util models traces sim testbed analysis sweep whatif hybrid cli"
 
 # edges ROOT: "FILE INCLUDED" for every #include "..." of the sources.
 edges() {

@@ -259,4 +259,22 @@ if command -v script > /dev/null; then
 	"$LBSIM" predict "$TMP/w.db:1" --predictors last,ema 2> "$TMP/err" > /dev/null
 	check "predict: no progress without a terminal" test ! -s "$TMP/err"
 fi
+# ---- a hybrid run: its timeline (Gantt by replica and stage) and shares ------
+# The shipped job: a fail-slow GPU (17: replica 0, stage 2) lengthens step 3,
+# the longest; the timeline is that step's, one lane a (replica, stage)
+# group; the shares of each step add up to 1.
+"$LBSIM" "$top_srcdir/scenarios/hybrid/llama3-70b-8x16.ini" -q -o "$TMP/hy.db"
+"$LBSIM" plot "$TMP/hy.db" -q -o "$TMP/hy" --format png,svg
+check "hybrid plots: hybrid-timeline and hybrid-shares drawn" test -s "$TMP/hy/hybrid-timeline.png" -a \
+	-s "$TMP/hy/hybrid-timeline.svg" -a -s "$TMP/hy/hybrid-shares.png"
+check "hybrid-timeline: the longest step's ops, 16 lanes (4 replicas x 4 stages)" test \
+	"$(($(wc -l < "$TMP/hy/hybrid-timeline.csv") - 1)) $(tail -n +2 "$TMP/hy/hybrid-timeline.csv" | cut -d, -f1 | sort -un | tr '\n' ' ')" = \
+	"$(q "$TMP/hy.db" "SELECT count(*) FROM hybrid_timeline WHERE step = (SELECT step FROM hybrid_steps ORDER BY step_s DESC LIMIT 1)") 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 "
+check "hybrid-timeline: the last op ends with the step" awk -F, -v s="$(q "$TMP/hy.db" "SELECT max(step_s) FROM hybrid_steps")" \
+	'NR > 1 && $3 > m { m = $3 } END { d = m - s; exit !(d < 1e-9 && d > -1e-9) }' "$TMP/hy/hybrid-timeline.csv"
+check "hybrid-timeline: the slow group's lane (2) computes the most" test "$(tail -n +2 "$TMP/hy/hybrid-timeline.csv" | \
+	awk -F, '$4 <= 2 { c[$1] += $3 - $2 } END { for (l in c) if (c[l] > m) { m = c[l]; b = l }; print b }')" = 2
+check "hybrid-shares: ten steps, each adding up to 1" awk -F, 'NR > 1 { n++; d = $2 + $3 + $4 + $5 + $6 - 1; if (d > 1e-9 || d < -1e-9) bad++ }
+	END { exit !(n == 10 && !bad) }' "$TMP/hy/hybrid-shares.csv"
+check "hybrid-shares: step 3 (the episode's) waits the most" test "$(tail -n +2 "$TMP/hy/hybrid-shares.csv" | sort -t, -k5 -g | tail -n 1 | cut -d, -f1)" = 3
 finish

@@ -23,6 +23,8 @@ void suite_predict(void);
 void suite_nets(void);
 void suite_calib(void);
 void suite_whatif(void);
+void suite_hybrid(void);
+void suite_hybrid_policy(void);
 void suite_cgroup(void);
 void suite_suggest(void);
 void suite_interval(void);

@@ -179,6 +179,12 @@ static void test_transformer_params(void)
 		{ "llama2-7b", 6738415616 },	  { "llama2-13b", 13015864320 },
 		{ "llama2-70b", 68976648192 },	  { "llama3-8b", 8030261248 },
 		{ "llama3-70b", 70553706496 },	  { "llama-like-small", 19532032 },
+		/* SC'21, Table 1: 1.7, 3.6, 7.5, 18.4, 39.1, 76.1, 145.6, 310.1, 529.6, 1008.0 billion */
+		{ "megatron-1.7b", 1652230656 },  { "megatron-3.6b", 3562168320 },
+		{ "megatron-7.5b", 7467786240 },  { "megatron-18b", 18449756160 },
+		{ "megatron-39b", 39096041472 },  { "megatron-76b", 76050739200 },
+		{ "megatron-145b", 145622261760 }, { "megatron-310b", 310130540544 },
+		{ "megatron-530b", 529600819200 }, { "megatron-1t", 1008038758400 },
 	};
 	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
 		CU_ASSERT_FATAL(lbs_net_is_transformer(exact[i].name));

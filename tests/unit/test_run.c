@@ -525,7 +525,8 @@ static void test_exchange_cfs(void)
 }
 
 /* The views the results check lets a file to be written hold are exactly
- * those lbsim stores: analysis/views.sql's and run_keys. */
+ * those lbsim stores: analysis/views.sql's, run_keys and the hybrid
+ * tables' and their policies' (sim/resultsdb.c). */
 static void test_results_views(void)
 {
 	static const char create[] = "CREATE VIEW IF NOT EXISTS ";
@@ -546,6 +547,11 @@ static void test_results_views(void)
 			fprintf(stderr, "view %s of views.sql is not in lbs_results_views\n", name);
 		CU_ASSERT(listed);
 	}
+	/* and those the hybrid tables come with, and their policies' */
+	for (const char *p = lbs_hybrid_schema_sql; (p = strstr(p, create)); n_sql++)
+		p += strlen(create);
+	for (const char *p = lbs_hybrid_policy_schema_sql; (p = strstr(p, create)); n_sql++)
+		p += strlen(create);
 	while (lbs_results_views[n_list])
 		n_list++;
 	CU_ASSERT_EQUAL(n_list, n_sql);

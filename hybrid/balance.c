@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A hybrid run's steps under a balancing policy (hybrid/balance.h). */
+#include "hybrid/balance.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "traces/source.h"
+#include "util/clock.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void free_sim(lbs_hy_balance *bal)
+{
+	if (bal->sim) {
+		lbs_hy_sim_destroy(bal->sim);
+		lbs_hy_graph_free(bal->gr);
+	}
+	free(bal->sim);
+	free(bal->gr);
+	bal->sim = NULL;
+	bal->gr = NULL;
+}
+
+/* The graph and simulation of the split in m_of, carrying on from the
+ * current simulation's time when there is one. */
+static lbs_status rebuild(lbs_hy_balance *bal, lbs_error *err)
+{
+	lbs_hy_graph *gr = malloc(sizeof *gr);
+	lbs_hy_sim *sim = malloc(sizeof *sim);
+	if (!gr || !sim) {
+		free(gr);
+		free(sim);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	lbs_status st = lbs_hy_graph_build(gr, &bal->plan, err);
+	if (st == LBS_OK && (st = lbs_hy_sim_create(sim, gr, err)) != LBS_OK)
+		lbs_hy_graph_free(gr);
+	if (st != LBS_OK) {
+		free(gr);
+		free(sim);
+		return st;
+	}
+	if (bal->sim) {
+		sim->now_s = bal->sim->now_s;
+		sim->step = bal->sim->step;
+		sim->events = bal->sim->events;
+		sim->eng->events = bal->sim->events;
+	}
+	free_sim(bal);
+	bal->gr = gr;
+	bal->sim = sim;
+	sim->eng->interrupt = bal->interrupt;
+	sim->length_ratio = bal->length_ratio ? bal->slot_ratio : NULL;
+	return LBS_OK;
+}
+
+struct lbs_hy_sim_result;
+static void replica_times(const lbs_hy_sim *sim, double t0, double len, struct lbs_hy_sim_result *res);
+
+/* What a look-ahead step reports for replica_s: per replica the latest
+ * over its stages of (arrival at the stage's first reduction + that
+ * stage's chain), and the rest of the step after the last chain. */
+typedef struct lbs_hy_sim_result {
+	double *g, *rest_s;
+} lbs_hy_sim_result;
+
+/* The coming step under m_of, on a copy of the job (*step_s, and res when
+ * not NULL). A group replaying a trace replays a copy of its source (the
+ * series are shared, the cursor is the copy's), so the look-ahead leaves
+ * the run's untouched. */
+static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, double *step_s, lbs_hy_sim_result *res,
+				 lbs_error *err)
+{
+	lbs_hy_plan pl = bal->plan;
+	pl.m_of = m_of;
+	size_t G = (size_t)pl.d * (size_t)pl.p;
+	lbs_source *src = NULL;
+	lbs_avail *av = NULL;
+	if (pl.src) {
+		src = malloc(G * sizeof *src);
+		av = malloc(G * sizeof *av);
+		if (!src || !av) {
+			free(src);
+			free(av);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		}
+		for (size_t g = 0; g < G; g++) {
+			av[g] = pl.src[g];
+			if (pl.src[g].ops) {
+				src[g] = *(const lbs_source *)pl.src[g].state;
+				av[g] = lbs_source_avail(&src[g]);
+			}
+		}
+		pl.src = av;
+	}
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	double len = 0, *mean_ratio = NULL;
+	lbs_status st = lbs_hy_graph_build(&gr, &pl, err);
+	if (st == LBS_OK) {
+		if ((st = lbs_hy_sim_create(&sim, &gr, err)) == LBS_OK) {
+			double t0 = sim.now_s = bal->sim->now_s;
+			sim.step = bal->sim->step;
+			sim.eng->interrupt = bal->interrupt;
+			sim.length_ratio = bal->length_ratio; /* the data's order: the oracle does not pack */
+			/* a split of another global batch (the oracle's replicas all
+			 * at m) has no lengths of its own: every micro-batch at the
+			 * global batch's mean length */
+			int total = 0, M = bal->env.total_m;
+			for (int r = 0; r < pl.d; r++)
+				total += m_of[r];
+			if (bal->length_ratio && total != M) {
+				double mean = 0;
+				for (int k = 0; k < M; k++)
+					mean += bal->length_ratio[k] / M;
+				if (!(mean_ratio = malloc((size_t)total * sizeof *mean_ratio)))
+					st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				for (int k = 0; mean_ratio && k < total; k++)
+					mean_ratio[k] = mean;
+				sim.length_ratio = mean_ratio;
+			}
+			if (st == LBS_OK)
+				st = lbs_hy_sim_step(&sim, &len, err);
+			if (st == LBS_OK && res)
+				replica_times(&sim, t0, len, res);
+			lbs_hy_sim_destroy(&sim);
+		}
+		lbs_hy_graph_free(&gr);
+	}
+	if (step_s)
+		*step_s = len;
+	free(mean_ratio);
+	free(src);
+	free(av);
+	return st;
+}
+
+static lbs_status future_step(void *ctx, const int *m_of, double *step_s, lbs_error *err)
+{
+	return simulate_ahead(ctx, m_of, step_s, NULL, err);
+}
+
+/* obs->future's replica_s: one step with every replica at m micro-batches;
+ * for each group (r, s) its arrival at its stage's first gradient
+ * reduction, and for each stage the end of its reduction chain. */
+/* g and rest_s of a step of length len from t0 (lbs_hy_future). */
+static void replica_times(const lbs_hy_sim *sim, double t0, double len, struct lbs_hy_sim_result *res)
+{
+	const lbs_hy_graph *gr = sim->gr;
+	int d = gr->plan->d, p = gr->plan->p;
+	double last = t0;
+	for (int r = 0; r < d; r++)
+		res->g[r] = 0;
+	for (int s = 0; s < p; s++) {
+		/* the stage's chain: its reductions, first and last, in each replica */
+		double arrive_max = -INFINITY, chain_end = -INFINITY;
+		for (int r = 0; r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			for (size_t l = 0; l < gr->per_group; l++) {
+				uint32_t o = lbs_hy_op(gr, g, l);
+				if (gr->type[o] != LBS_OP_GRADS_REDUCE_SCATTER || gr->kind[o] != LBS_HY_MEMBER)
+					continue;
+				chain_end = fmax(chain_end, sim->end[o]);
+			}
+		}
+		for (int r = 0; r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			for (size_t l = 0; l < gr->per_group; l++) {
+				uint32_t o = lbs_hy_op(gr, g, l);
+				if (gr->type[o] == LBS_OP_GRADS_REDUCE_SCATTER && gr->kind[o] == LBS_HY_MEMBER) {
+					arrive_max = fmax(arrive_max, sim->start[o]);
+					break; /* the first of the chain */
+				}
+			}
+		}
+		double chain = chain_end - arrive_max;
+		for (int r = 0; r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			for (size_t l = 0; l < gr->per_group; l++) {
+				uint32_t o = lbs_hy_op(gr, g, l);
+				if (gr->type[o] == LBS_OP_GRADS_REDUCE_SCATTER && gr->kind[o] == LBS_HY_MEMBER) {
+					res->g[r] = fmax(res->g[r], sim->start[o] - t0 + chain);
+					break;
+				}
+			}
+		}
+		last = fmax(last, chain_end);
+	}
+	*res->rest_s = t0 + len - last;
+}
+
+static lbs_status future_replicas(void *ctx, int m, double *g, double *rest_s, lbs_error *err)
+{
+	const lbs_hy_balance *bal = ctx;
+	int d = bal->plan.d;
+	int *uni = malloc((size_t)d * sizeof *uni);
+	if (!uni)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	for (int r = 0; r < d; r++)
+		uni[r] = m;
+	lbs_hy_sim_result res = { .g = g, .rest_s = rest_s };
+	lbs_status st = simulate_ahead(bal, uni, NULL, &res, err);
+	free(uni);
+	return st;
+}
+
+double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, const int *old_blocks, const int *new_blocks)
+{
+	double pause = 0;
+	int before = 0, after = 0;
+	for (int s = 0; s + 1 < p; s++) {
+		before += old_blocks[s];
+		after += new_blocks[s];
+		int moved = abs(after - before);
+		for (int r = 0; moved && r < d; r++) {
+			size_t g = (size_t)r * (size_t)p + (size_t)s;
+			pause = fmax(pause, b->link_lat_s[g] + moved * b->blk_move_bytes / b->link_Bps[g]);
+		}
+	}
+	return pause;
+}
+
+/* The plan's times and the memory of the partition in bal->blocks: each
+ * stage's built values plus (blocks - blocks0) of a block's. */
+static void recost(lbs_hy_balance *bal)
+{
+	const lbs_hy_built *b = bal->b;
+	const lbs_hy_plan *pl = &b->plan;
+	lbs_hy_plan *np = &bal->plan;
+	int p = pl->p;
+	size_t G = (size_t)pl->d * (size_t)p;
+	for (size_t g = 0; g < G; g++) {
+		double k = bal->blocks[g % (size_t)p] - bal->blocks0;
+		np->fwd_s[g] = pl->fwd_s[g] + k * b->blk_fwd_s[g];
+		np->bwd_s[g] = pl->bwd_s[g] + k * b->blk_bwd_s[g];
+		if (pl->fwd_att_s) {
+			np->fwd_att_s[g] = pl->fwd_att_s[g] + k * b->blk_fwd_att_s[g];
+			np->bwd_att_s[g] = pl->bwd_att_s[g] + k * b->blk_bwd_att_s[g];
+		}
+		np->fwd_fixed_s[g] = pl->fwd_fixed_s[g] + k * b->blk_fwd_fixed_s[g];
+		np->bwd_fixed_s[g] = pl->bwd_fixed_s[g] + k * b->blk_bwd_fixed_s[g];
+		np->opt_s[g] = pl->opt_s[g] + k * b->blk_opt_s[g];
+	}
+	for (int s = 0; s < p; s++) {
+		double k = bal->blocks[s] - bal->blocks0;
+		np->grad_s[s] = pl->grad_s[s] + k * b->blk_grad_s[s];
+		np->gather_s[s] = pl->gather_s[s] + k * b->blk_gather_s[s];
+	}
+}
+
+/* A GPU of group g's memory with `blocks` blocks and m micro-batches. */
+static double memory_of(const lbs_hy_balance *bal, size_t g, int blocks, int m)
+{
+	const lbs_hy_built *b = bal->b;
+	const lbs_hy_plan *pl = &b->plan;
+	int s = (int)(g % (size_t)pl->p);
+	double act_blk = b->n_blocks ? b->act_bytes[g] / bal->blocks0 : 0;
+	double state = b->mem_bytes[g] - b->act_bytes[g] * lbs_hy_in_flight(pl->schedule, pl->m, pl->p, s, pl->v);
+	double act = b->act_bytes[g] + (blocks - bal->blocks0) * act_blk;
+	state += (blocks - bal->blocks0) * (b->n_blocks ? b->blk_state_bytes[g] : 0);
+	return state + act * lbs_hy_in_flight(pl->schedule, m, pl->p, s, pl->v);
+}
+
+/* Each replica's most micro-batches and each stage's most blocks, for the
+ * partition and split in force. */
+static void limits(lbs_hy_balance *bal, bool moves)
+{
+	const lbs_hy_plan *pl = &bal->b->plan;
+	int d = pl->d, p = pl->p, q = bal->env.quantum, M = bal->env.total_m;
+	for (int r = 0; r < d; r++) {
+		/* the largest m whose activations fit every stage: they only grow
+		 * with m, so by bisection (d p log M evaluations) */
+		int64_t best = 0, lo = 1, hi = M;
+		while (moves && lo <= hi) {
+			int64_t m = lo + (hi - lo) / 2;
+			bool fits = true;
+			for (int s = 0; fits && s < p; s++) {
+				size_t g = (size_t)r * (size_t)p + (size_t)s;
+				fits = memory_of(bal, g, bal->blocks ? bal->blocks[s] : bal->blocks0, (int)m) <=
+				       bal->b->mem_cap[g];
+			}
+			if (fits)
+				best = m, lo = m + 1;
+			else
+				hi = m - 1;
+		}
+		bal->max_m[r] = moves ? best / q * q : bal->m_of[r];
+		if (bal->max_m[r] < bal->m_of[r])
+			bal->max_m[r] = bal->m_of[r]; /* the split in force fits: it ran */
+	}
+	for (int s = 0; bal->blocks && s < p; s++) {
+		int best = 0, lo = 1, hi = bal->b->n_blocks;
+		while (lo <= hi) { /* memory grows with the blocks: bisection */
+			int k = lo + (hi - lo) / 2;
+			bool fits = true;
+			for (int r = 0; fits && r < d; r++) {
+				size_t g = (size_t)r * (size_t)p + (size_t)s;
+				fits = memory_of(bal, g, k, bal->m_of[r]) <= bal->b->mem_cap[g];
+			}
+			if (fits)
+				best = k, lo = k + 1;
+			else
+				hi = k - 1;
+		}
+		bal->max_blocks[s] = best > bal->blocks[s] ? best : bal->blocks[s];
+	}
+}
+
+lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc, const lbs_hy_built *b,
+				 lbs_error *err)
+{
+	memset(bal, 0, sizeof *bal);
+	const lbs_hy_plan *pl = &b->plan;
+	int d = pl->d, p = pl->p;
+	size_t G = (size_t)d * (size_t)p;
+	bal->b = b;
+	bal->ops = lbs_hy_scenario_policy(sc, sc->policy.name);
+	if (!bal->ops)
+		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid_policy] name: no policy '%s'", sc->path,
+				     sc->policy.name);
+	bal->plan = *pl;
+	bal->m_of = malloc((size_t)d * sizeof *bal->m_of);
+	bal->next = malloc((size_t)d * sizeof *bal->next);
+	bal->max_m = malloc((size_t)d * sizeof *bal->max_m);
+	bal->compute_s = calloc(G, sizeof *bal->compute_s);
+	bal->replace = calloc(G, sizeof *bal->replace);
+	bool resplit = b->n_blocks > 0 && pl->v == 1;
+	if (resplit) {
+		bal->blocks = malloc((size_t)p * sizeof *bal->blocks);
+		bal->next_blocks = malloc((size_t)p * sizeof *bal->next_blocks);
+		bal->max_blocks = malloc((size_t)p * sizeof *bal->max_blocks);
+		bal->own = malloc((7 * G + 2 * (size_t)p) * sizeof *bal->own);
+	}
+	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s || !bal->replace ||
+	    (resplit && (!bal->blocks || !bal->next_blocks || !bal->max_blocks || !bal->own))) {
+		lbs_hy_balance_destroy(bal);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the hybrid policy");
+	}
+	int M = pl->m * d, q = pl->schedule == LBS_HY_INTERLEAVED ? p : 1;
+	for (int r = 0; r < d; r++)
+		bal->m_of[r] = pl->m;
+	bal->plan.m_of = bal->m_of;
+	bal->blocks0 = resplit ? b->n_blocks / p : 0;
+	if (resplit) {
+		for (int s = 0; s < p; s++)
+			bal->blocks[s] = bal->blocks0;
+		double *o = bal->own;
+		bal->plan.fwd_s = o, o += G;
+		bal->plan.bwd_s = o, o += G;
+		bal->plan.fwd_fixed_s = o, o += G;
+		bal->plan.bwd_fixed_s = o, o += G;
+		bal->plan.opt_s = o, o += G;
+		if (pl->fwd_att_s) {
+			bal->plan.fwd_att_s = o, o += G;
+			bal->plan.bwd_att_s = o, o += G;
+		}
+		bal->plan.grad_s = o, o += p;
+		bal->plan.gather_s = o;
+		recost(bal);
+	}
+	double slowest = 0;
+	for (size_t g = 0; resplit && g < G; g++)
+		slowest = fmax(slowest, b->link_lat_s[g] + b->blk_move_bytes / b->link_Bps[g]);
+	bal->env = (lbs_hy_policy_env){ .d = d, .p = p, .total_m = M, .quantum = q, .max_m = bal->max_m,
+					.n_blocks = resplit ? b->n_blocks : 0, .max_blocks = bal->max_blocks,
+					.blk_move_s = slowest, .every = sc->policy.every,
+					.steps_per_epoch = sc->policy.epoch_steps, .seed = (uint64_t)sc->run.seed };
+	/* the attention core's share of the compute, over every group */
+	double att = 0, all = 0;
+	for (size_t i = 0; pl->fwd_att_s && i < G * (size_t)pl->v; i++) {
+		att += pl->fwd_att_s[i] + pl->bwd_att_s[i];
+		all += pl->fwd_s[i] + pl->bwd_s[i];
+	}
+	bal->env.att_share = all > 0 ? att / all : 0;
+	limits(bal, strcmp(bal->ops->name, "static") != 0);
+	lbs_status st = bal->ops->create(&bal->env, sc->policy.options, sc->policy.n_options, &bal->state,
+					 &bal->lookahead, err);
+	if (st == LBS_EINPUT && !strstr(err->msg, sc->path))
+		lbs_error_prefix(err, "%s: [hybrid_policy] name = %s", sc->path, bal->ops->name);
+	if (st == LBS_OK)
+		st = rebuild(bal, err);
+	if (st != LBS_OK) {
+		if (bal->state)
+			bal->ops->destroy(bal->state);
+		bal->state = NULL;
+		lbs_hy_balance_destroy(bal);
+	}
+	return st;
+}
+
+/* The split a policy proposes: sum M, each within [quantum, max_m], a
+ * multiple of the quantum; blocks summing to the model's, each within
+ * [1, max_blocks]. */
+static lbs_status check_split(const lbs_hy_balance *bal, lbs_error *err)
+{
+	int64_t sum = 0;
+	for (int r = 0; r < bal->env.d; r++) {
+		int m = bal->next[r];
+		if (m < bal->env.quantum || m > bal->max_m[r] || m % bal->env.quantum)
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: replica %d given %d micro-batches "
+					     "(at least %d, at most %lld, a multiple of %d)", bal->ops->name, r, m,
+					     bal->env.quantum, (long long)bal->max_m[r], bal->env.quantum);
+		sum += m;
+	}
+	if (sum != bal->env.total_m)
+		return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: %lld micro-batches planned, the global batch "
+				     "is %d", bal->ops->name, (long long)sum, bal->env.total_m);
+	sum = 0;
+	for (int s = 0; bal->blocks && s < bal->env.p; s++) {
+		int k = bal->next_blocks[s];
+		if (k < 1 || k > bal->max_blocks[s])
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: stage %d given %d blocks (1 to %d)",
+					     bal->ops->name, s, k, bal->max_blocks[s]);
+		sum += k;
+	}
+	if (bal->blocks && sum != bal->env.n_blocks)
+		return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: %lld blocks planned, the model has %d",
+				     bal->ops->name, (long long)sum, bal->env.n_blocks);
+	return LBS_OK;
+}
+
+/* Group g's node replaced at time T: its availability up to T as it was,
+ * then the healthiest level it had (its node type's without the episode:
+ * a spare of the same type), to the end. */
+static lbs_status replace_node(lbs_hy_balance *bal, size_t g, double T, lbs_error *err)
+{
+	const lbs_hy_plan *pl = &bal->b->plan;
+	size_t G = (size_t)pl->d * (size_t)pl->p;
+	if (!pl->avail)
+		return LBS_OK; /* every group at 1: nothing is slow */
+	if (!bal->avail) {
+		bal->avail = malloc(G * sizeof *bal->avail);
+		bal->avail_buf = calloc(G, sizeof *bal->avail_buf);
+		if (!bal->avail || !bal->avail_buf)
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		memcpy(bal->avail, pl->avail, G * sizeof *bal->avail);
+		bal->plan.avail = bal->avail;
+	}
+	lbs_hy_avail *a = &bal->avail[g];
+	double best = a->n ? 0 : 1;
+	size_t keep = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		best = fmax(best, a->level[i]);
+		keep += a->t[i] < T;
+	}
+	double *buf = malloc(2 * (keep + 1) * sizeof *buf);
+	if (!buf)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	double *t = buf, *level = buf + keep + 1;
+	for (size_t i = 0; i < keep; i++)
+		t[i] = a->t[i], level[i] = a->level[i];
+	if (!keep)
+		t[0] = 0, level[0] = best, keep = 1; /* from the start (the first piece is at 0) */
+	else
+		t[keep] = T, level[keep] = best, keep++;
+	free(bal->avail_buf[g]);
+	bal->avail_buf[g] = buf;
+	*a = (lbs_hy_avail){ keep, t, level };
+	return LBS_OK;
+}
+
+lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *err)
+{
+	/* replica_s is exact when the replicas meet only at the reductions
+	 * after their pipelines (no overlap, d > 1, no ZeRO-3-like gathers
+	 * that depend on the split: the gathers come before any compute) */
+	int d = bal->env.d, p = bal->env.p;
+	bool separable = d > 1 && !bal->plan.overlap_dp;
+	lbs_hy_future fu = { future_step, separable ? future_replicas : NULL, bal };
+	int64_t per_epoch = bal->env.steps_per_epoch;
+	lbs_hy_observation obs = {
+		.step = step,
+		.epoch_start = per_epoch > 0 && step % per_epoch == 0,
+		.now_s = bal->sim->now_s,
+		.m_of = step ? bal->m_of : NULL,
+		.blocks = bal->blocks,
+		.compute_s = step ? bal->compute_s : NULL,
+		.step_s = bal->last_step_s,
+		.future = bal->lookahead ? &fu : NULL,
+	};
+	memcpy(bal->next, bal->m_of, (size_t)d * sizeof *bal->next);
+	if (bal->blocks)
+		memcpy(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks);
+	size_t G = (size_t)d * (size_t)p;
+	memset(bal->replace, 0, G * sizeof *bal->replace);
+	size_t M = (size_t)bal->env.total_m;
+	if (bal->length_ratio)
+		memcpy(bal->slot_ratio, bal->length_ratio, M * sizeof *bal->slot_ratio);
+	obs.lengths = bal->length_ratio;
+	lbs_hy_decision dec = { .m_of = bal->next, .blocks = bal->blocks ? bal->next_blocks : NULL,
+				.lengths = bal->length_ratio ? bal->slot_ratio : NULL,
+				.replace = bal->b->plan.src ? NULL : bal->replace };
+	double t0 = lbs_monotonic_s();
+	lbs_status st = bal->ops->plan(bal->state, &obs, &dec, err);
+	bal->decision_s = lbs_monotonic_s() - t0;
+	bal->changed = false;
+	bal->action_s = 0;
+	bool split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
+	bool moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
+	size_t replaced = 0;
+	for (size_t g = 0; dec.replace && g < G; g++)
+		replaced += bal->replace[g];
+	bool packed = bal->length_ratio && memcmp(bal->slot_ratio, bal->length_ratio, M * sizeof *bal->slot_ratio);
+	if (st == LBS_OK && packed) {
+		/* a packing re-arranges the step's sequences: the same lengths */
+		memcpy(bal->sorted[0], bal->length_ratio, M * sizeof *bal->sorted[0]);
+		memcpy(bal->sorted[1], bal->slot_ratio, M * sizeof *bal->sorted[1]);
+		qsort(bal->sorted[0], M, sizeof *bal->sorted[0], cmp_double);
+		qsort(bal->sorted[1], M, sizeof *bal->sorted[1], cmp_double);
+		if (memcmp(bal->sorted[0], bal->sorted[1], M * sizeof *bal->sorted[0]))
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: its micro-batches' lengths are not "
+					     "the step's sequences re-arranged", bal->ops->name);
+		bal->packings++;
+	}
+	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced))
+		return st;
+	if ((st = check_split(bal, err)) != LBS_OK)
+		return st;
+	memcpy(bal->m_of, bal->next, (size_t)d * sizeof *bal->m_of);
+	if (moved) {
+		/* the blocks' weights and optimizer states cross the stage links
+		 * before the step; nothing computes meanwhile */
+		bal->action_s = lbs_hy_resplit_s(bal->b, d, p, bal->blocks, bal->next_blocks);
+		memcpy(bal->blocks, bal->next_blocks, (size_t)p * sizeof *bal->blocks);
+		recost(bal);
+		bal->resplits++;
+	}
+	if (replaced) {
+		/* a checkpoint-restart: the spare joins after the pause */
+		if (!(dec.restart_s >= 0) || !isfinite(dec.restart_s))
+			return lbs_error_set(err, LBS_EINTERNAL, "hybrid policy %s: a restart of %g s", bal->ops->name,
+					     dec.restart_s);
+		bal->action_s += dec.restart_s;
+		for (size_t g = 0; st == LBS_OK && g < G; g++)
+			if (bal->replace[g])
+				st = replace_node(bal, g, bal->sim->now_s, err);
+		bal->replacements += (int64_t)replaced;
+		if (st != LBS_OK)
+			return st;
+	}
+	limits(bal, true);
+	bal->changed = true;
+	bal->rebuilds++;
+	st = rebuild(bal, err);
+	if (st == LBS_OK)
+		bal->sim->now_s += bal->action_s;
+	return st;
+}
+
+lbs_status lbs_hy_balance_step(lbs_hy_balance *bal, double *step_s, lbs_hy_account *acc, lbs_error *err)
+{
+	double start = bal->sim->now_s;
+	lbs_status st = lbs_hy_sim_step(bal->sim, step_s, err);
+	if (st != LBS_OK)
+		return st;
+	bal->last_step_s = *step_s;
+	for (size_t g = 0; g < bal->gr->n_groups; g++) {
+		lbs_hy_account a;
+		lbs_hy_account_group(bal->sim, g, start, *step_s, &a);
+		bal->compute_s[g] = a.compute_s;
+		if (acc)
+			acc[g] = a;
+	}
+	return LBS_OK;
+}
+
+void lbs_hy_balance_destroy(lbs_hy_balance *bal)
+{
+	if (bal->state)
+		bal->ops->destroy(bal->state);
+	free_sim(bal);
+	free(bal->m_of);
+	free(bal->next);
+	free(bal->blocks);
+	free(bal->next_blocks);
+	free(bal->max_blocks);
+	free(bal->own);
+	free(bal->replace);
+	free(bal->slot_ratio);
+	free(bal->sorted[0]);
+	free(bal->sorted[1]);
+	for (size_t g = 0; bal->avail_buf && bal->b && g < (size_t)bal->b->plan.d * (size_t)bal->b->plan.p; g++)
+		free(bal->avail_buf[g]);
+	free(bal->avail_buf);
+	free(bal->avail);
+	free(bal->max_m);
+	free(bal->compute_s);
+	memset(bal, 0, sizeof *bal);
+}
+
+void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *interrupt)
+{
+	bal->interrupt = interrupt;
+	if (bal->sim)
+		bal->sim->eng->interrupt = interrupt;
+}
+
+void lbs_hy_balance_lengths(lbs_hy_balance *bal, const double *length_ratio)
+{
+	size_t M = (size_t)bal->env.total_m;
+	if (length_ratio && !bal->slot_ratio) {
+		bal->slot_ratio = calloc(M, sizeof *bal->slot_ratio);
+		bal->sorted[0] = calloc(M, sizeof *bal->sorted[0]);
+		bal->sorted[1] = calloc(M, sizeof *bal->sorted[1]);
+		if (!bal->slot_ratio || !bal->sorted[0] || !bal->sorted[1])
+			length_ratio = NULL; /* out of memory: lbs_hy_balance_decide says so */
+	}
+	bal->length_ratio = length_ratio;
+	if (length_ratio)
+		memcpy(bal->slot_ratio, length_ratio, M * sizeof *bal->slot_ratio);
+	if (bal->sim)
+		bal->sim->length_ratio = length_ratio ? bal->slot_ratio : NULL;
+}

@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A hybrid scenario costed into a plan (hybrid/scenario.h; doc/hybrid.md).
+ *
+ * Compute: the transformer's operations per tensor-parallel rank
+ * (models/nets/transformer.c), each timed on the device by the datasheet
+ * model with its efficiency fitted to the published figures (models/gpu.h,
+ * doc/gpus.md), forward in the forward compute, backward and recomputed
+ * forward in the backward one. Chunk gc of the p v chunks holds blocks
+ * gc L/(p v) + 1 .. (gc + 1) L/(p v); the embedding joins the first chunk,
+ * the final norm, the logits and the loss the last.
+ *
+ * Communication, alpha-beta (Hockney): a ring all-reduce of S bytes over n
+ * ranks takes 2 (n - 1)(a + S / (n B)), a reduce-scatter or all-gather half
+ * of that (Thakur, Rabenseifner and Gropp, IJHPCA 2005). Across nodes the
+ * collective is hierarchical: a reduce-scatter among the k ranks of each
+ * node over NVLink, the inter-node ring over the n / k nodes with S / k
+ * bytes, an all-gather back; a GPU's share of the network is the node's NICs
+ * over its GPUs (all of them communicate at once). Tensor parallelism:
+ * Megatron-LM's two all-reduces of the s b h activations a block forward
+ * and two backward (Shoeybi et al. 2019, sec. 3), two more with full
+ * recomputation. A p2p transfer carries the s b h activations, split over
+ * the t ranks (Narayanan et al., SC'21, sec. 4.1, scatter/gather). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hybrid/scenario.h"
+#include "models/calib/gpu_fit.h"
+#include "models/gpu.h"
+#include "models/nets.h"
+
+double lbs_hy_ring_allreduce_s(int64_t n, double bytes, double bw, double a)
+{
+	return n > 1 ? 2.0 * (double)(n - 1) * (a + bytes / ((double)n * bw)) : 0;
+}
+
+double lbs_hy_ring_half_s(int64_t n, double bytes, double bw, double a)
+{
+	return n > 1 ? (double)(n - 1) * (a + bytes / ((double)n * bw)) : 0;
+}
+
+/* Where the GPUs are: node of each global rank, its node group. */
+typedef struct cluster {
+	const lbs_hy_scenario *sc;
+	int64_t *first_gpu; /* per node group: its first global rank; n_nodes + 1 */
+	int64_t *first_node;
+	double net_bw;      /* a GPU's share of its node's NICs */
+} cluster;
+
+static size_t node_group(const cluster *c, int64_t gpu)
+{
+	size_t lo = 0, hi = c->sc->n_nodes;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (c->first_gpu[mid] <= gpu)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int64_t node_of(const cluster *c, int64_t gpu)
+{
+	size_t k = node_group(c, gpu);
+	return c->first_node[k] + (gpu - c->first_gpu[k]) / c->sc->nodes[k].gpus_per_node;
+}
+
+static int64_t rank_of(const lbs_hy_scenario *sc, int64_t r, int64_t s, int64_t j)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	if (jb->placement == LBS_HY_PLACE_TP_DP_PP)
+		return (s * jb->dp + r) * jb->tp + j;
+	return (r * jb->pp + s) * jb->tp + j;
+}
+
+/* A point-to-point message between two GPUs. */
+static double p2p_s(const cluster *c, int64_t a, int64_t b, double bytes)
+{
+	const lbs_hy_scenario *sc = c->sc;
+	if (node_of(c, a) == node_of(c, b))
+		return sc->intra.latency_s + bytes / sc->intra.bandwidth_Bps;
+	return sc->net.latency_s + bytes / c->net_bw;
+}
+
+/* A collective over ranks[0..n): `half` a reduce-scatter or all-gather,
+ * else an all-reduce; hierarchical when they span nodes (k ranks a node
+ * at most). */
+static double collective_s(const cluster *c, const int64_t *ranks, int64_t n, double bytes, bool half)
+{
+	const lbs_hy_scenario *sc = c->sc;
+	if (n < 2)
+		return 0;
+	/* ranks come sorted by node in every placement: count nodes and the most ranks on one */
+	int64_t nodes = 0, k = 0, run = 0, last = -1;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t nd = node_of(c, ranks[i]);
+		run = nd == last ? run + 1 : 1;
+		nodes += nd != last;
+		last = nd;
+		if (run > k)
+			k = run;
+	}
+	double bi = sc->intra.bandwidth_Bps, ai = sc->intra.latency_s;
+	double (*ring)(int64_t, double, double, double) = half ? lbs_hy_ring_half_s : lbs_hy_ring_allreduce_s;
+	if (nodes == 1)
+		return ring(n, bytes, bi, ai);
+	/* intra reduce-scatter and all-gather (for an all-reduce), or one of them */
+	double intra = (half ? 1 : 2) * lbs_hy_ring_half_s(k, bytes, bi, ai);
+	return intra + ring(nodes, bytes / (double)k, c->net_bw, sc->net.latency_s);
+}
+
+/* The chunk of each layer: blocks by their number, the embedding (before
+ * the first block) in chunk 0, the tail in the last. */
+static int chunk_of(const lbs_net *net, size_t i, int chunks, bool *after)
+{
+	const lbs_layer *l = &net->layers[i];
+	int per = net->n_blocks / chunks;
+	if (l->block > 0) {
+		*after = true;
+		return (l->block - 1) / per;
+	}
+	return *after ? chunks - 1 : 0;
+}
+
+/* One block's forward and backward (and recompute) seconds on device dev,
+ * and its parameters (per tensor rank): the layers of block 1 (every block
+ * of a transformer preset is the same). */
+static bool attention_core(const lbs_layer *l);
+
+/* One block's forward and backward (and recompute) seconds on device dev,
+ * the attention core's share of each, and its parameters (per tensor
+ * rank): the layers of block 1 (every block of a transformer preset is the
+ * same). */
+static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, bool fused,
+			double *fwd, double *bwd, double *fatt, double *batt, double *params)
+{
+	*fwd = *bwd = *fatt = *batt = *params = 0;
+	for (size_t i = 0; i < net->n_layers; i++) {
+		if (net->layers[i].block != 1)
+			continue;
+		double t[LBS_PASSES];
+		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
+		*fwd += t[LBS_PASS_FORWARD];
+		*bwd += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		if (attention_core(&net->layers[i])) {
+			*fatt += t[LBS_PASS_FORWARD];
+			*batt += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		}
+		*params += (double)net->layers[i].params;
+	}
+}
+
+/* Nominal seconds of a micro-batch's forward and backward of each chunk on
+ * device dev, and each chunk's parameters (per tensor rank). */
+/* The attention core: the score and context GEMMs, the softmax and its
+ * dropout (the operations that keep core_bytes), quadratic in the length. */
+static bool attention_core(const lbs_layer *l)
+{
+	return l->kind == LBS_LAYER_SCORES || l->kind == LBS_LAYER_CONTEXT || l->core_bytes > 0;
+}
+
+/* fwd, bwd, fatt, batt: chunks entries each (the forward, the backward,
+ * the attention core's share of each). */
+static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, int chunks,
+			bool fused, double *fwd, double *bwd, double *fatt, double *batt, double *params)
+{
+	bool after = false;
+	for (int c = 0; c < chunks; c++)
+		fwd[c] = bwd[c] = fatt[c] = batt[c] = params ? (params[c] = 0) : 0;
+	for (size_t i = 0; i < net->n_layers; i++) {
+		int c = chunk_of(net, i, chunks, &after);
+		double t[LBS_PASSES];
+		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
+		fwd[c] += t[LBS_PASS_FORWARD];
+		bwd[c] += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		if (attention_core(&net->layers[i])) {
+			fatt[c] += t[LBS_PASS_FORWARD];
+			batt[c] += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		}
+		if (params)
+			params[c] += (double)net->layers[i].params;
+	}
+}
+
+static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
+
+double lbs_hy_in_flight(int schedule, int m, int p, int s, int v)
+{
+	if (schedule == LBS_HY_GPIPE)
+		return m;
+	if (schedule == LBS_HY_INTERLEAVED)
+		return fmin((double)m * v, (double)(2 * (p - s - 1) + (v - 1) * p + 1)) / v;
+	return fmin(m, (double)(p - s));
+}
+static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
+
+lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err)
+{
+	memset(b, 0, sizeof *b);
+	const lbs_hy_job_spec *jb = &sc->job;
+	int d = (int)jb->dp, p = (int)jb->pp, t = (int)jb->tp, v = (int)jb->virtual_stages;
+	int m = (int)jb->micro_batches, pv = p * v;
+	size_t G = (size_t)d * (size_t)p, nn = sc->n_nodes;
+	lbs_net net;
+	lbs_net_opts o = { .seq_len = sc->model.sequence_length, .tp = t, .recompute = sc->model.recompute,
+			   .zero_stage = (int)jb->zero_stage, .dp = jb->dp };
+	lbs_error e2 = { 0 };
+	if (lbs_net_create_opts(&net, sc->model.name, &o, &e2) != LBS_OK)
+		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
+	if (net.n_blocks % pv) {
+		lbs_net_destroy(&net);
+		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] pp: %s's %d blocks do not split into pp %d x "
+				     "virtual_stages %d chunks", sc->path, sc->model.name, net.n_blocks, p, v);
+	}
+	size_t nfig;
+	const lbs_gpu_figure *fig = lbs_gpu_figures(&nfig);
+	double *obs = malloc(nfig * sizeof *obs), rms;
+	lbs_gpu_eff eff;
+	cluster cl = { .sc = sc };
+	cl.first_gpu = malloc((nn + 1) * sizeof *cl.first_gpu);
+	cl.first_node = malloc((nn + 1) * sizeof *cl.first_node);
+	/* per node group: chunk costs on its device */
+	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc((size_t)pv * sizeof *params);
+	int64_t *ranks = malloc((size_t)(d > t ? d : t) * sizeof *ranks);
+	size_t gv = G * (size_t)v, ps = (size_t)p * (size_t)v;
+	b->store = calloc(6 * gv + 2 * G + 2 * ps, sizeof *b->store);
+	b->rank_of = malloc(G * sizeof *b->rank_of);
+	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
+	b->mem_cap = malloc(G * sizeof *b->mem_cap);
+	b->act_bytes = malloc(G * sizeof *b->act_bytes);
+	/* per block: 8 arrays of G, 2 of p */
+	b->blk_store = calloc(10 * G + 2 * (size_t)p, sizeof *b->blk_store);
+	double *bk_f = calloc(4 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double bk_params = 0;
+	lbs_status st = LBS_OK;
+	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
+	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f) {
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
+		goto out;
+	}
+	for (size_t i = 0; i < nfig; i++)
+		obs[i] = fig[i].tokens_per_s;
+	if ((st = lbs_gpu_fit(fig, obs, nfig, &eff, &rms, err)) != LBS_OK)
+		goto out;
+	int64_t gpus_per_node_max = 1;
+	cl.first_gpu[0] = cl.first_node[0] = 0;
+	for (size_t k = 0; k < nn; k++) {
+		cl.first_gpu[k + 1] = cl.first_gpu[k] + sc->nodes[k].count * sc->nodes[k].gpus_per_node;
+		cl.first_node[k + 1] = cl.first_node[k] + sc->nodes[k].count;
+		if (sc->nodes[k].gpus_per_node > gpus_per_node_max)
+			gpus_per_node_max = sc->nodes[k].gpus_per_node;
+		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, sc->model.attention == 0,
+			    cf + k * (size_t)pv * 4, cf + k * (size_t)pv * 4 + pv, cf + k * (size_t)pv * 4 + 2 * pv,
+			    cf + k * (size_t)pv * 4 + 3 * pv, k ? NULL : params);
+		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, sc->model.attention == 0,
+			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params);
+	}
+	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
+
+	lbs_hy_plan *pl = &b->plan;
+	double *s0 = b->store;
+	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .v = v, .m = m, .schedule = jb->schedule,
+			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
+			     .buckets = (int)jb->dp_buckets };
+	pl->fwd_s = s0, s0 += gv;
+	pl->bwd_s = s0, s0 += gv;
+	pl->fwd_fixed_s = s0, s0 += gv;
+	pl->bwd_fixed_s = s0, s0 += gv;
+	pl->fwd_att_s = s0, s0 += gv;
+	pl->bwd_att_s = s0, s0 += gv;
+	pl->opt_s = s0, s0 += G;
+	pl->p2p_s = s0, s0 += G;
+	pl->grad_s = s0, s0 += ps;
+	pl->gather_s = s0;
+
+	{
+		double *q = b->blk_store;
+		b->blk_fwd_s = q, q += G;
+		b->blk_bwd_s = q, q += G;
+		b->blk_fwd_att_s = q, q += G;
+		b->blk_bwd_att_s = q, q += G;
+		b->blk_fwd_fixed_s = q, q += G;
+		b->blk_bwd_fixed_s = q, q += G;
+		b->blk_opt_s = q, q += G;
+		b->blk_state_bytes = q, q += G;
+		b->link_Bps = q, q += G;
+		b->link_lat_s = q, q += G;
+		b->blk_grad_s = q, q += p;
+		b->blk_gather_s = q;
+		b->n_blocks = v == 1 ? net.n_blocks : 0;
+	}
+	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
+	double act = (double)jb->micro_batch * seq * h * elt; /* one micro-batch's activations */
+	int blocks = net.n_blocks / pv;
+	int tp_ar = net.opts.recompute == LBS_RECOMPUTE_FULL ? 4 : 2; /* backward all-reduces a block */
+	lbs_mem mem;
+	lbs_net_memory(&net, jb->micro_batch, &mem);
+	double state = mem.weights + mem.grads + mem.optimizer;
+	for (size_t g = 0; g < G; g++) {
+		int64_t r = (int64_t)(g / (size_t)p), s = (int64_t)(g % (size_t)p);
+		b->rank_of[g] = rank_of(sc, r, s, 0);
+		/* the group's slowest device, chunk by chunk */
+		for (int j = 0; j < t; j++)
+			ranks[j] = rank_of(sc, r, s, j);
+		double cap = INFINITY;
+		for (int c = 0; c < v; c++) {
+			int gc = c * p + (int)s;
+			/* the slowest device's times (with its attention's share) */
+			double f = 0, bk = 0, fa = 0, ba = 0;
+			for (int j = 0; j < t; j++) {
+				const double *k4 = cf + node_group(&cl, ranks[j]) * (size_t)pv * 4;
+				if (k4[gc] > f)
+					f = k4[gc], fa = k4[2 * pv + gc];
+				if (k4[pv + gc] > bk)
+					bk = k4[pv + gc], ba = k4[3 * pv + gc];
+			}
+			pl->fwd_s[g * (size_t)v + (size_t)c] = f;
+			pl->bwd_s[g * (size_t)v + (size_t)c] = bk;
+			pl->fwd_att_s[g * (size_t)v + (size_t)c] = fa;
+			pl->bwd_att_s[g * (size_t)v + (size_t)c] = ba;
+			double ar = collective_s(&cl, ranks, t, act, false);
+			pl->fwd_fixed_s[g * (size_t)v + (size_t)c] = 2.0 * blocks * ar;
+			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = (double)tp_ar * blocks * ar;
+			b->blk_fwd_fixed_s[g] = 2.0 * ar;
+			b->blk_bwd_fixed_s[g] = (double)tp_ar * ar;
+		}
+		for (int j = 0; j < t; j++) { /* the slowest device's, as the chunks' */
+			size_t k = node_group(&cl, ranks[j]);
+			if (bk_f[k] > b->blk_fwd_s[g])
+				b->blk_fwd_s[g] = bk_f[k], b->blk_fwd_att_s[g] = bk_fa[k];
+			if (bk_b[k] > b->blk_bwd_s[g])
+				b->blk_bwd_s[g] = bk_b[k], b->blk_bwd_att_s[g] = bk_ba[k];
+		}
+		for (int j = 0; j < t; j++)
+			cap = fmin(cap, lbs_gpu_find(sc->nodes[node_group(&cl, ranks[j])].gpu)->memory);
+		/* p2p to the group of the next chunk */
+		int64_t nx = s + 1 < p ? s + 1 : 0;
+		pl->p2p_s[g] = p2p_s(&cl, ranks[0], rank_of(sc, r, nx, 0), act / t);
+		bool same = node_of(&cl, ranks[0]) == node_of(&cl, rank_of(sc, r, nx, 0));
+		b->link_Bps[g] = same ? sc->intra.bandwidth_Bps : cl.net_bw;
+		b->link_lat_s[g] = same ? sc->intra.latency_s : sc->net.latency_s;
+		/* the optimizer: Adam reads and writes its fp32 master weights,
+		 * two moments and the gradient of its share, 32 bytes a
+		 * parameter (an assumption, doc/hybrid.md) */
+		double sp = 0;
+		for (int c = 0; c < v; c++)
+			sp += params[c * p + s];
+		double shard = sp / (jb->zero_stage >= 1 ? (double)d : 1);
+		const lbs_gpu_spec *dev = lbs_gpu_find(sc->nodes[node_group(&cl, ranks[0])].gpu);
+		pl->opt_s[g] = shard * 32 / (dev->bandwidth * eff.mem) + eff.overhead;
+		b->blk_opt_s[g] = bk_params / (jb->zero_stage >= 1 ? (double)d : 1) * 32 / (dev->bandwidth * eff.mem);
+		b->blk_state_bytes[g] = state * bk_params / (double)net.params;
+		/* memory: the stage's share of the model state, and the
+		 * activations of the micro-batches in flight (1F1B: p - s on
+		 * stage s, GPipe: all m; Narayanan et al., SC'21, sec. 2.2) */
+		double frac = sp / (double)net.params;
+		double in_flight = lbs_hy_in_flight(jb->schedule, m, p, (int)s, v);
+		b->act_bytes[g] = mem.activations * ((double)blocks * v / net.n_blocks);
+		b->mem_bytes[g] = state * frac + b->act_bytes[g] * in_flight;
+		b->mem_cap[g] = cap;
+		if (b->mem_bytes[g] > cap) {
+			st = lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] micro_batch: stage %lld needs %.1f GB a GPU "
+					   "(model state %.1f GB, activations of %.0f micro-batches in flight), its "
+					   "device has %.1f GB (doc/hybrid.md, \"Memory\")", sc->path, (long long)s,
+					   b->mem_bytes[g] / 1e9, state * frac / 1e9, in_flight, cap / 1e9);
+			goto out;
+		}
+	}
+	/* the data-parallel collectives of each stage and chunk (tensor rank 0's ring) */
+	for (int s = 0; s < p; s++) {
+		for (int r = 0; r < d; r++)
+			ranks[r] = rank_of(sc, r, s, 0);
+		for (int c = 0; c < v; c++) {
+			double pc = params[c * p + s] / (double)jb->dp_buckets; /* one bucket's */
+			size_t i = (size_t)s * (size_t)v + (size_t)c;
+			if (jb->zero_stage >= 1) {
+				pl->grad_s[i] = collective_s(&cl, ranks, d, pc * jb->grad_bytes, true);
+				pl->gather_s[i] = collective_s(&cl, ranks, d, pc * elt, true);
+			} else
+				pl->grad_s[i] = collective_s(&cl, ranks, d, pc * jb->grad_bytes, false);
+		}
+		/* collectives are affine in their bytes: a block's part is the
+		 * difference of the times with and without its bytes */
+		double bp = bk_params / (double)jb->dp_buckets, z1 = jb->zero_stage >= 1;
+		b->blk_grad_s[s] = collective_s(&cl, ranks, d, bp * jb->grad_bytes, z1) - collective_s(&cl, ranks, d, 0, z1);
+		if (z1)
+			b->blk_gather_s[s] = collective_s(&cl, ranks, d, bp * elt, true) - collective_s(&cl, ranks, d, 0, true);
+	}
+	/* the tied embedding's gradient between the first and last stage */
+	if (net.tf->tied && p > 1) {
+		int64_t two[2] = { rank_of(sc, 0, 0, 0), rank_of(sc, 0, p - 1, 0) };
+		pl->emb_s = collective_s(&cl, two, 2, (double)net.embedding_params * jb->grad_bytes, false);
+	}
+	/* the gradient norm: a tree all-reduce of one number over every GPU */
+	double world = (double)d * p * t;
+	pl->clip_s = 2.0 * ceil(log2(world > 1 ? world : 2)) *
+		     (sc->n_nodes == 1 && sc->nodes[0].count == 1 ? sc->intra.latency_s : sc->net.latency_s);
+	b->flops_per_step = lbs_net_flops(&net, jb->micro_batch) * t * (double)m * d;
+	b->blk_move_bytes = bk_params * (elt + 12.0 / (jb->zero_stage >= 1 ? (double)d : 1));
+	st = build_avail(sc, &cl, b, err);
+	if (st == LBS_OK)
+		st = bind_traces(sc, &cl, b, err);
+out:
+	free(bk_f);
+	free(obs);
+	free(cl.first_gpu);
+	free(cl.first_node);
+	free(cf);
+	free(params);
+	free(ranks);
+	lbs_net_destroy(&net);
+	if (st != LBS_OK)
+		lbs_hy_built_free(b);
+	return st;
+}
+
+/* Whether GPU x is in the list "0-7,12" (checked when the scenario was read). */
+static bool in_ranks(const char *s, int64_t x)
+{
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long long a = strtoll(p, &end, 10), z = a;
+		p = end;
+		if (*p == '-')
+			z = strtoll(p + 1, &end, 10), p = end;
+		if (x >= a && x <= z)
+			return true;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Each group's availability: the least of its GPUs', each its node
+ * group's level times the factors of the fail-slow episodes on it. */
+static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	size_t G = (size_t)(jb->dp * jb->pp), ne = sc->n_episodes;
+	bool any = ne > 0;
+	for (size_t k = 0; k < sc->n_nodes; k++)
+		any |= sc->nodes[k].availability != 1;
+	if (!any)
+		return LBS_OK;
+	/* the pieces of every group: at most 2 ne + 1 breakpoints */
+	size_t cap = 2 * ne + 1;
+	b->plan.avail = calloc(G, sizeof *b->plan.avail);
+	b->avail_store = malloc(G * cap * 2 * sizeof *b->avail_store);
+	bool *hit = malloc((ne ? ne : 1) * (size_t)jb->tp * sizeof *hit);
+	double *pts = malloc(cap * sizeof *pts);
+	if (!b->plan.avail || !b->avail_store || !hit || !pts) {
+		free(hit);
+		free(pts);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' availability");
+	}
+	for (size_t g = 0; g < G; g++) {
+		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
+		size_t n = 0;
+		pts[n++] = 0;
+		for (size_t e = 0; e < ne; e++)
+			for (int64_t j = 0; j < jb->tp; j++)
+				hit[e * (size_t)jb->tp + (size_t)j] = in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j));
+		for (size_t e = 0; e < ne; e++) {
+			bool on = false;
+			for (int64_t j = 0; j < jb->tp; j++)
+				on |= hit[e * (size_t)jb->tp + (size_t)j];
+			if (on) {
+				pts[n++] = sc->episodes[e].start_s;
+				pts[n++] = sc->episodes[e].start_s + sc->episodes[e].duration_s;
+			}
+		}
+		qsort(pts, n, sizeof *pts, cmp_double);
+		lbs_hy_avail *a = &b->plan.avail[g];
+		a->t = b->avail_store + g * cap * 2;
+		a->level = a->t + cap;
+		a->n = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i && pts[i] == pts[i - 1])
+				continue;
+			double lvl = INFINITY;
+			for (int64_t j = 0; j < jb->tp; j++) {
+				int64_t gpu = rank_of(sc, r, s, j);
+				double x = sc->nodes[node_group(cl, gpu)].availability;
+				for (size_t e = 0; e < ne; e++)
+					if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= sc->episodes[e].start_s &&
+					    pts[i] < sc->episodes[e].start_s + sc->episodes[e].duration_s)
+						x *= sc->episodes[e].factor;
+				lvl = fmin(lvl, x);
+			}
+			if (a->n && a->level[a->n - 1] == lvl)
+				continue;
+			a->t[a->n] = pts[i];
+			a->level[a->n++] = lvl;
+		}
+		if (a->n == 1 && a->level[0] == 1)
+			a->n = 0;
+	}
+	free(hit);
+	free(pts);
+	return LBS_OK;
+}
+
+/* The node groups with a trace: each node replays one id of it (the
+ * binding of [workers.NAME], one worker a node), and each (stage, replica)
+ * group whose GPUs lie in one such node replays its node's id with a
+ * source of its own (a source is one worker's replay; the series are
+ * shared). A group across nodes of a traced group, or a fail-slow episode
+ * on a traced node's GPUs, is refused: lbsim cannot integrate the least
+ * of several sources, nor a source times an episode. */
+static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	size_t G = (size_t)(jb->dp * jb->pp), traced = 0, nn = sc->n_nodes;
+	for (size_t k = 0; k < nn; k++)
+		traced += sc->nodes[k].trace.format ? (size_t)sc->nodes[k].count : 0;
+	if (!traced)
+		return LBS_OK;
+	char base[1024];
+	snprintf(base, sizeof base, "%s", sc->path);
+	char *slash = strrchr(base, '/');
+	if (slash)
+		*(slash == base ? slash + 1 : slash) = '\0';
+	else
+		snprintf(base, sizeof base, ".");
+	lbs_source *node_src = calloc(traced, sizeof *node_src);
+	size_t *first = calloc(nn, sizeof *first);
+	b->sources = calloc(G, sizeof *b->sources);
+	b->plan.src = calloc(G, sizeof *b->plan.src);
+	if (!node_src || !first || !b->sources || !b->plan.src || !(b->traces = lbs_trace_table_create(err))) {
+		free(node_src);
+		free(first);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
+	}
+	lbs_status st = LBS_OK;
+	size_t at = 0;
+	for (size_t k = 0; st == LBS_OK && k < nn; k++) {
+		const lbs_hy_nodes_spec *nd = &sc->nodes[k];
+		first[k] = at;
+		if (!nd->trace.format)
+			continue;
+		lbs_trace_request req = { .spec = &nd->trace, .base_dir = base, .owner = nd->name,
+					  .seed = (uint64_t)sc->run.seed, .gain = nd->availability };
+		const char *key = NULL;
+		if ((st = lbs_trace_bind(b->traces, &req, nd->count, node_src + at, &key, err)) != LBS_OK) {
+			char sec[LBS_NAME_MAX + 16], label[512];
+			snprintf(sec, sizeof sec, "nodes.%s", nd->name);
+			lbs_origin_format(&nd->at, sec, key ? key : "trace", label, sizeof label);
+			lbs_error_prefix(err, "%s", label);
+		}
+		at += (size_t)nd->count;
+	}
+	for (size_t g = 0; st == LBS_OK && g < G; g++) {
+		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
+		int64_t g0 = rank_of(sc, r, s, 0);
+		size_t k = node_group(cl, g0);
+		if (!sc->nodes[k].trace.format)
+			continue;
+		int64_t node = node_of(cl, g0);
+		char sec[LBS_NAME_MAX + 16];
+		snprintf(sec, sizeof sec, "nodes.%s", sc->nodes[k].name);
+		for (int64_t j = 1; j < jb->tp; j++)
+			if (node_of(cl, rank_of(sc, r, s, j)) != node) {
+				lbs_origin o = sc->nodes[k].at;
+				return lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: the tensor ranks of stage %lld of "
+						     "replica %lld span several nodes, and lbsim cannot take the least of "
+						     "several traces (put tp inside a node)", o.file, o.line, sec,
+						     (long long)s, (long long)r);
+			}
+		for (size_t e = 0; e < sc->n_episodes; e++)
+			for (int64_t j = 0; j < jb->tp; j++)
+				if (in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j))) {
+					lbs_origin o = sc->episodes[e].at;
+					return lbs_error_set(err, LBS_EINPUT, "%s:%d: [failslow.%s] gpus: GPU %lld is on a "
+							     "node of [%s], which replays a trace: a fail-slow episode "
+							     "applies to untraced nodes only", o.file, o.line,
+							     sc->episodes[e].name, (long long)rank_of(sc, r, s, j), sec);
+				}
+		b->sources[g] = node_src[first[k] + (size_t)(node - cl->first_node[k])];
+		b->plan.src[g] = lbs_source_avail(&b->sources[g]);
+	}
+	free(node_src);
+	free(first);
+	return st;
+}
+
+void lbs_hy_built_free(lbs_hy_built *b)
+{
+	if (b->traces)
+		lbs_trace_table_destroy(b->traces);
+	free(b->sources);
+	free(b->plan.src);
+	free(b->store);
+	free(b->avail_store);
+	free(b->plan.avail);
+	free(b->rank_of);
+	free(b->mem_bytes);
+	free(b->mem_cap);
+	free(b->act_bytes);
+	free(b->blk_store);
+	memset(b, 0, sizeof *b);
+}

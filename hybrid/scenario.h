@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Hybrid scenarios (doc/hybrid.md): a scenario file with a [hybrid]
+ * section describes one hybrid-parallel job, its cluster and its links;
+ * `lbsim SCENARIO` runs it on the hybrid engine (hybrid/hybrid.h). Every
+ * key is a row of a schema table (util/keys.h), validated like the
+ * data-parallel scenario's: bad input names the file, the line and the key. */
+#ifndef LBS_HYBRID_SCENARIO_H
+#define LBS_HYBRID_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "hybrid/hybrid.h"
+#include "hybrid/policy.h"
+#include "sim/plugin.h"
+#include "traces/binding.h"
+#include "util/keys.h"
+
+#define LBS_HY_MAX_GPUS 1048576
+#define LBS_HY_MAX_NODE_GROUPS 256
+#define LBS_HY_MAX_EPISODES 1024
+
+typedef enum lbs_hy_placement { LBS_HY_PLACE_TP_PP_DP, LBS_HY_PLACE_TP_DP_PP } lbs_hy_placement;
+#define LBS_HY_PLACEMENT_CHOICES "tp-pp-dp|tp-dp-pp"
+
+/* Sequence lengths per micro-batch (doc/hybrid.md, "Data-dependent costs"). */
+typedef enum lbs_hy_len_dist { LBS_HY_LEN_FIXED, LBS_HY_LEN_UNIFORM, LBS_HY_LEN_LOGNORMAL, LBS_HY_LEN_EMPIRICAL } lbs_hy_len_dist;
+#define LBS_HY_LEN_CHOICES "fixed|uniform|lognormal|empirical"
+#define LBS_HY_MAX_LENGTHS 10000000
+
+typedef struct lbs_hy_lengths_spec {
+	int distribution;         /* lbs_hy_len_dist */
+	int64_t length;           /* fixed: tokens (0: the model's sequence length) */
+	int64_t min, max;         /* uniform: tokens, both included */
+	double median, sigma;     /* lognormal: median tokens, sigma of the log */
+	char file[LBS_VALUE_MAX]; /* empirical: a file of lengths, one a line */
+	int64_t *values;          /* empirical: its lengths, n_values of them */
+	size_t n_values;
+	int64_t seq_len;          /* the model's sequence length, resolved: the most any draw gives */
+} lbs_hy_lengths_spec;
+
+/* The lengths of n micro-batches drawn from r (fixed: no draw), as ratios
+ * to ls->seq_len, each in (0, 1]: integer tokens, uniform on [min, max],
+ * lognormal rounded and clamped to [1, seq_len], or uniform among the
+ * file's lines. Returns the tokens drawn. */
+int64_t lbs_hy_lengths_draw(const lbs_hy_lengths_spec *ls, gsl_rng *r, double *ratio, size_t n);
+
+typedef struct lbs_hy_run_spec {
+	char name[LBS_VALUE_MAX], description[LBS_VALUE_MAX];
+	int64_t seed, steps;
+} lbs_hy_run_spec;
+
+typedef struct lbs_hy_job_spec {
+	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage, dp_buckets;
+	int schedule, overlap_dp, placement;
+	double grad_bytes; /* bytes a gradient element is reduced in */
+} lbs_hy_job_spec;
+
+typedef struct lbs_hy_model_spec {
+	char name[LBS_VALUE_MAX];
+	int64_t sequence_length;
+	int recompute;
+	int attention; /* 0: flash (fused), 1: unfused */
+} lbs_hy_model_spec;
+
+typedef struct lbs_hy_link_spec {
+	double bandwidth_Bps, latency_s;
+	int64_t nics_per_node;
+} lbs_hy_link_spec;
+
+typedef struct lbs_hy_nodes_spec {
+	char name[LBS_NAME_MAX];
+	int64_t count, gpus_per_node;
+	char gpu[LBS_VALUE_MAX];
+	double availability;
+	lbs_trace_spec trace;    /* the trace* keys of [workers.NAME]: one id a node */
+	lbs_origin at;
+} lbs_hy_nodes_spec;
+
+/* A fail-slow episode: the GPUs `gpus` (global ranks, "0-7,12") run at
+ * `factor` of their speed from `start` for `duration`. */
+typedef struct lbs_hy_episode_spec {
+	char name[LBS_NAME_MAX];
+	double start_s, duration_s, factor;
+	char gpus[LBS_VALUE_MAX];
+	lbs_origin at;
+} lbs_hy_episode_spec;
+
+/* [hybrid_policy]: the balancing policy (hybrid/policy.h) and, from
+ * [hybrid_policy.NAME], its options as given. */
+typedef struct lbs_hy_policy_spec {
+	char name[LBS_VALUE_MAX], plugin[LBS_VALUE_MAX];
+	int64_t every, epoch_steps;
+	lbs_kv *options;   /* the keys of [hybrid_policy.NAME] for the chosen name */
+	size_t n_options;
+} lbs_hy_policy_spec;
+
+typedef struct lbs_hy_scenario {
+	char path[1024];
+	lbs_hy_run_spec run;
+	lbs_hy_job_spec job;
+	lbs_hy_model_spec model;
+	lbs_hy_link_spec intra, net;
+	lbs_hy_nodes_spec *nodes;
+	size_t n_nodes;
+	lbs_hy_episode_spec *episodes;
+	size_t n_episodes;
+	lbs_hy_policy_spec policy;
+	lbs_plugin plugin;  /* [hybrid_policy] plugin's, opened while the scenario is read */
+	lbs_hy_lengths_spec lengths;
+	int64_t n_gpus;
+	lbs_kv *config; /* every key's effective value (given or default), for the results */
+	size_t n_config;
+} lbs_hy_scenario;
+
+/* Whether the scenario at path has a [hybrid] section (false if it cannot
+ * be read: the data-parallel loader then reports why). */
+bool lbs_hy_is_hybrid(const char *path);
+
+/* Reads and validates a hybrid scenario, then applies overrides
+ * ("section.key=value"). LBS_EINPUT (LBS_EUSAGE for a malformed override)
+ * naming the file, line and key. */
+lbs_status lbs_hy_scenario_load(lbs_hy_scenario *sc, const char *path, const char *const *overrides,
+				size_t n_overrides, lbs_error *err);
+void lbs_hy_scenario_destroy(lbs_hy_scenario *sc);
+
+/* The hybrid policy called name: the plugin's, or a built-in (NULL: none). */
+const lbs_hy_policy_ops *lbs_hy_scenario_policy(const lbs_hy_scenario *sc, const char *name);
+
+/* Writes the Markdown reference of the hybrid sections' keys. */
+void lbs_hy_scenario_document(FILE *out);
+
+/* The plan of a scenario (hybrid/plan.c): every op costed from the
+ * transformer's operations on each group's devices (models/gpu.h), the
+ * links, the collectives' alpha-beta times, each group's availability.
+ * Also the global rank of each group's first GPU (rank_of, G entries). */
+typedef struct lbs_hy_built {
+	lbs_hy_plan plan;
+	int64_t *rank_of;
+	double *mem_bytes, *mem_cap; /* G: a GPU's memory need and its device's memory */
+	double *act_bytes;           /* G: a GPU's activations of one micro-batch in flight */
+	/* One transformer block's part of the plan (v = 1 only, else
+	 * n_blocks = 0), to move blocks between stages (hybrid/balance.h):
+	 * each of the plan's times of a stage is its blocks times these, plus
+	 * what the stage holds besides blocks (embedding, head). */
+	int n_blocks;                /* the model's blocks; each stage holds n_blocks / p */
+	double *blk_fwd_s, *blk_bwd_s, *blk_fwd_fixed_s, *blk_bwd_fixed_s, *blk_opt_s; /* G */
+	double *blk_fwd_att_s, *blk_bwd_att_s; /* G: the attention core's share of a block's */
+	double *blk_grad_s, *blk_gather_s; /* p: a block's part of a stage's reduction (a bucket's), gather */
+	double *blk_state_bytes;     /* G: a GPU's model state of one block */
+	double blk_move_bytes;       /* what a GPU sends to hand a block to another stage: its weights
+					and its share of the optimizer states (fp32 master and two moments) */
+	double *link_Bps, *link_lat_s; /* G: the link from group g to the next stage's (tensor rank 0's) */
+	double flops_per_step;       /* model FLOPs of one step, all GPUs */
+	double *store;               /* what the plan's arrays point into */
+	double *blk_store;           /* what the blk_ arrays point into */
+	double *avail_store;
+	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
+	lbs_source *sources;         /* G: each group's replay of its node's trace */
+} lbs_hy_built;
+
+lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
+
+/* Micro-batches whose activations stage s of p holds at once under the
+ * schedule with m micro-batches and v chunks a stage: all m under GPipe,
+ * p - s under 1F1B (Narayanan et al., SC'21, sec. 2.2), the first stage's
+ * warm-up forwards over v when interleaved. */
+double lbs_hy_in_flight(int schedule, int m, int p, int s, int v);
+void lbs_hy_built_free(lbs_hy_built *b);
+
+/* Collective times (hybrid/plan.c; doc/hybrid.md, "Communication"):
+ * ring all-reduce, reduce-scatter and all-gather of `bytes` over n ranks
+ * on links of bandwidth bw and latency a. */
+double lbs_hy_ring_allreduce_s(int64_t n, double bytes, double bw, double a);
+double lbs_hy_ring_half_s(int64_t n, double bytes, double bw, double a);
+
+#endif

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A hybrid scenario from the command line (doc/hybrid.md): the shipped
+# Llama 3 70B job runs, its results tables hold every step and group with
+# shares that add up to the step, the fail-slow episode lengthens the steps
+# it covers, a rerun is identical, the per-op trace it writes is analysed by
+# lbsim whatif whose no-delay replay gives the simulated steps, and bad
+# input is refused with exit 3 naming the file, the line and the key.
+. "$(dirname "$0")/lib.sh"
+need sqlite3 sqlite3
+SC="$top_srcdir/scenarios/hybrid/llama3-70b-8x16.ini"
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * (b < 0 ? -b : b)) }'; }
+
+"$LBSIM" "$SC" -o "$TMP/h.db" --ops-trace "$TMP/ops.csv" > "$TMP/out" 2>&1
+check "the shipped hybrid scenario runs" test $? -eq 0
+check "its summary names the job" grep -q 'dp 4 x pp 4 x tp 8, 1f1b' "$TMP/out"
+check "10 steps recorded" test "$(q "$TMP/h.db" 'SELECT count(*) FROM hybrid_steps')" = 10
+check "16 groups a step" test "$(q "$TMP/h.db" 'SELECT count(*) FROM hybrid_groups')" = 160
+check "each group's five times add up to its step (1e-9 s)" test "$(q "$TMP/h.db" \
+	'SELECT count(*) FROM hybrid_groups g JOIN hybrid_steps s USING (hybrid_id, step)
+	 WHERE abs(compute_s + bubble_s + comm_s + wait_s + optimizer_s - s.step_s) > 1e-9')" = 0
+check "the view's shares add up to 1" near "$(q "$TMP/h.db" \
+	'SELECT compute_share + bubble_share + comm_share + wait_share + optimizer_share FROM hybrid_shares')" 1 1e-12
+check "the fail-slow episode (30 s to 50 s) lengthens the steps it covers" test "$(q "$TMP/h.db" \
+	"SELECT (SELECT max(step_s) FROM hybrid_steps WHERE start_s + step_s > 30 AND start_s < 50) >
+		1.05 * (SELECT min(step_s) FROM hybrid_steps)")" = 1
+check "in step 3, the slowed replica waits for no one, the others 1 s or more" test "$(q "$TMP/h.db" \
+	"SELECT sum(dp_rank = 0 AND wait_s = 0) || ' ' || sum(dp_rank > 0 AND wait_s > 1) FROM hybrid_groups WHERE step = 3")" = "4 12"
+check "in step 3, the slowed group (GPU 17's, rank 16) is the pipeline's bottleneck: the least bubble" test "$(q "$TMP/h.db" \
+	"SELECT rank FROM hybrid_groups WHERE step = 3 ORDER BY bubble_s LIMIT 1")" = 16
+check "every key's value is recorded" test "$(q "$TMP/h.db" "SELECT value FROM hybrid_config WHERE section = 'hybrid' AND key = 'schedule'")" = 1f1b
+
+# the same run again: the same step times, to the bit
+"$LBSIM" "$SC" -o "$TMP/h2.db" -q
+check "a rerun is identical" test "$(q "$TMP/h.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/h2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+
+# the simulated job through the what-if analysis
+"$LBSIM" whatif "$TMP/ops.csv" --meta "$TMP/ops.csv.meta.yaml" -o "$TMP/w.db" -q
+check "whatif reads the simulated trace" test $? -eq 0
+check "whatif's no-delay replay gives each simulated step (1e-6, float32 times)" test "$(q "$TMP/w.db" "ATTACH '$TMP/h.db' AS h;
+	SELECT count(*) FROM whatif_steps w JOIN h.hybrid_steps s ON s.step = w.step
+	WHERE abs(w.t_nodelay / s.step_s - 1) > 1e-6")" = 0
+check "no launch delays in a simulated trace (L = 1)" near "$(q "$TMP/w.db" "SELECT value FROM whatif_metrics WHERE name = 'L'")" 1 1e-6
+check "whatif blames the slowed group" test "$(q "$TMP/w.db" "SELECT rank FROM whatif_slowdowns WHERE metric = 'S_w' AND step IS NULL ORDER BY value DESC LIMIT 1")" = 16
+
+# a node group's availability from a trace, as [workers.NAME] takes it: a
+# trace of constant 0.5 gives the steps of `availability = 0.5` to the bit
+cat > "$TMP/small.ini" <<'INI'
+[run]
+steps = 5
+[hybrid]
+dp = 2
+pp = 2
+micro_batches = 4
+[model]
+name = llama3-8b
+sequence_length = 2048
+recompute = full
+[nodes.a]
+count = 4
+gpus_per_node = 1
+gpu = h100-sxm
+availability = 0.5
+[intra_node]
+bandwidth = 450 GB/s
+[network]
+bandwidth = 400 Gbit/s
+latency = 5 us
+INI
+printf '# lbsim-trace 1\ntime_s,availability\n0,0.5\n' > "$TMP/half.csv"
+sed -e 's/^availability = 0.5$/trace_format = lbsim\ntrace = half.csv/' "$TMP/small.ini" > "$TMP/small-tr.ini"
+"$LBSIM" "$TMP/small.ini" -o "$TMP/s1.db" -q && "$LBSIM" "$TMP/small-tr.ini" -o "$TMP/s2.db" -q
+check "a node trace of constant 0.5 runs" test $? -eq 0
+check "a node trace of constant 0.5 = availability 0.5, to the bit" test "$(q "$TMP/s1.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/s2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+check "the trace keys are recorded" test "$(q "$TMP/s2.db" "SELECT value FROM hybrid_config WHERE section = 'nodes.a' AND key = 'trace'")" = half.csv
+printf '[failslow.x]\nstart = 0 s\nduration = 1 s\ngpus = 2\nfactor = 0.5\n' >> "$TMP/small-tr.ini"
+"$LBSIM" "$TMP/small-tr.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a fail-slow episode on a traced node: exit 3 naming the episode" test $? -eq 3 -a -n "$(grep -F "small-tr.ini:22: [failslow.x] gpus: GPU 2" "$TMP/out")"
+sed -e 's/^trace = half.csv$/trace = nowhere.csv/' "$TMP/small-tr.ini" > "$TMP/small-bad.ini"
+"$LBSIM" "$TMP/small-bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a node trace that is missing: exit 3 naming the section" test $? -eq 3 -a -n "$(grep -F "[nodes.a]" "$TMP/out")"
+
+# SIGINT stops a run within an event: exit 130, and the file it created is gone
+rm -f "$TMP/int.db"
+"$LBSIM" "$top_srcdir/bench/hybrid.ini" --set run.steps=100000 -o "$TMP/int.db" -q > "$TMP/out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 130" test $rc -eq 130
+check "SIGINT: the results file it created is gone" test ! -e "$TMP/int.db"
+# a run that cannot record removes the trace it wrote, and leaves a file it did not create
+echo "not a database" > "$TMP/junk.db"
+"$LBSIM" "$SC" -o "$TMP/junk.db" --ops-trace "$TMP/j.csv" -q > "$TMP/out" 2>&1
+check "a results file lbsim cannot write to: refused" test $? -ne 0
+check "... the trace and its metadata removed" test ! -e "$TMP/j.csv" -a ! -e "$TMP/j.csv.meta.yaml"
+check "... the file it did not create left alone" test "$(cat "$TMP/junk.db")" = "not a database"
+
+# bad input: exit 3, file, line and key, nothing written
+refuse() { # NAME EXPECTED-MESSAGE SETTINGS...
+	local name=$1 msg=$2; shift 2
+	rm -f "$TMP/bad.db"
+	"$LBSIM" "$SC" -o "$TMP/bad.db" "$@" > "$TMP/out" 2>&1
+	local rc=$?
+	if [ $rc -ne 3 ] || ! grep -qF -- "$msg" "$TMP/out" || [ -e "$TMP/bad.db" ]; then
+		bad "$name: exit $rc, $(cat "$TMP/out")"
+	else
+		ok "$name"
+	fi
+}
+refuse "GPUs that do not match the degrees" "dp 2 x pp 4 x tp 8 = 64 GPUs, the nodes hold 128" --set hybrid.dp=2
+refuse "a schedule unknown" "--set hybrid.schedule: 'zigzag' is not one of" --set hybrid.schedule=zigzag
+refuse "interleaving without chunks" "virtual_stages" --set hybrid.schedule=interleaved
+refuse "a global batch that does not split" "do not split" --set hybrid.global_batch=130
+refuse "an unknown device" "--set nodes.dgx.gpu: 'h900' is no device" --set nodes.dgx.gpu=h900
+refuse "a bandwidth without its unit" "--set network.bandwidth: '400' has no unit" --set network.bandwidth=400
+refuse "a NaN factor" "--set failslow.gpu17.factor: 'nan' is not a number" --set failslow.gpu17.factor=nan
+refuse "a fail-slow GPU outside the job" "GPU 128: the job has 128 GPUs" --set failslow.gpu17.gpus=120-128
+refuse "more group-steps than a run records" "[run] steps: 10000000 steps of 16 groups" --set run.steps=10000000
+refuse "a step of more ops than the engine holds" "[hybrid]: a hybrid step of" --set hybrid.global_batch=16000000
+refuse "a sequence that does not fit in memory" "needs 81.4 GB a GPU" --set model.sequence_length=8192
+refuse "layers that do not split into the stages" "blocks do not split into pp 3" --set hybrid.pp=3 --set hybrid.dp=4 \
+	--set nodes.dgx.count=12
+printf '[hybrid]\ndp = 1\n[model]\nname = llama3-8b\n[nodes.a]\ncount = 1\ngpu = h100-sxm\n[intra_node]\nbandwidth = 1 GB/s\n[network]\nbandwidth = 1 GB/s\n[mystery]\nx = 1\n' > "$TMP/bad.ini"
+"$LBSIM" "$TMP/bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "an unknown section: exit 3 naming its line" test $? -eq 3 -a -n "$(grep -F "bad.ini:12: [mystery]" "$TMP/out")"
+printf '[hybrid]\ndp = 1\nmicro_batches = 4\n[model]\nname = llama3-8b\n[nodes.a]\ncount = 1\ngpus_per_node = 1\ngpu = h100-sxm\n[intra_node]\nbandwidth = 1 GB/s\n[network]\nbandwidth = 1 GB/s\nlatncy = 1 us\n' > "$TMP/bad.ini"
+"$LBSIM" "$TMP/bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a misspelt key: exit 3 naming its line" test $? -eq 3 -a -n "$(grep -F "bad.ini:14" "$TMP/out")"
+"$LBSIM" "$top_srcdir/scenarios/default.ini" --ops-trace "$TMP/x.csv" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "--ops-trace with a data-parallel scenario: exit 2" test $? -eq 2
+# The accuracy comparison (bench/hybrid_accuracy.sh) on two published runs:
+# SC'21 Table 1's 1.7B on 32 GPUs at 137 TFLOP/s took, by the paper's eq. 3,
+# 96 x 512 x 2048 x 24 x 2304^2 (1 + 2048 / (6 x 2304) + 51200 / (16 x 24 x
+# 2304)) = 1.54668e16 FLOPs / (32 x 137e12) = 3.528 s; each row's prediction
+# is lbsim's step time of that configuration.
+{ head -n 4 "$top_srcdir/traces/data/published-hybrid/megatron-sc21.csv"; grep '^t1-3.6b,' \
+	"$top_srcdir/traces/data/published-hybrid/megatron-sc21.csv"; } > "$TMP/acc.csv"
+sh "$top_srcdir/bench/hybrid_accuracy.sh" "$LBSIM" "$TMP/acc.csv" > "$TMP/acc.out" 2>&1
+check "hybrid_accuracy.sh: the published time of 1.7B by eq. 3" \
+	test "$(awk '$1 == "t1-1.7b" { print $9 }' "$TMP/acc.out")" = 3.528
+check "hybrid_accuracy.sh: two rows and their summary" grep -q '^2 configurations: median' "$TMP/acc.out"
+p17=$(awk '$1 == "t1-1.7b" { print $10, $NF }' "$TMP/acc.out")
+check "hybrid_accuracy.sh: the error is predicted / published - 1 ($p17)" \
+	awk -v p="${p17% *}" -v e="${p17#* }" 'BEGIN { sub(/%/, "", e); d = (p / 3.528 - 1) * 100 - e; exit !(d < 0.1 && d > -0.1) }'
+# Data-dependent costs ([lengths]): the shipped job at 4096 tokens, its
+# micro-batches' lengths drawn. At the model's length every step is the
+# plain run's, to the bit; a file of one length is that fixed length; drawn
+# lengths, never above 4096, give no step longer than the plain run's, the
+# same steps again with the same seed and others with another.
+steps() { q "$1" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps'; }
+{ cat "$SC"; printf '\n[lengths]\ndistribution = fixed\n'; } > "$TMP/len.ini"
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l0.db"
+check "lengths: fixed at sequence_length is the plain run, to the bit" test "$(steps "$TMP/l0.db")" = "$(steps "$TMP/h.db")"
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l1.db" --set lengths.length=2048
+printf 'length\n# one length\n2048\n' > "$TMP/lengths.csv"
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l2.db" --set lengths.distribution=empirical --set lengths.file="$TMP/lengths.csv"
+check "lengths: a file of 2048 is fixed at 2048" test "$(steps "$TMP/l2.db")" = "$(steps "$TMP/l1.db")"
+check "lengths: half the tokens, less than half the step (attention grows with the square)" test "$(q "$TMP/l1.db" \
+	"ATTACH '$TMP/h.db' AS h; SELECT (SELECT min(step_s) FROM hybrid_steps) < 0.5 * (SELECT min(step_s) FROM h.hybrid_steps)")" = 1
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l3.db" --set lengths.distribution=uniform --set lengths.min=1024
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l4.db" --set lengths.distribution=uniform --set lengths.min=1024
+"$LBSIM" "$TMP/len.ini" -q -o "$TMP/l5.db" --set lengths.distribution=uniform --set lengths.min=1024 --seed 2
+check "lengths: drawn again with the seed, the same steps" test "$(steps "$TMP/l3.db")" = "$(steps "$TMP/l4.db")"
+check "lengths: another seed, other steps" test "$(steps "$TMP/l3.db")" != "$(steps "$TMP/l5.db")"
+check "lengths: no step longer than at the full length" test "$(sqlite3 "$TMP/l3.db" "ATTACH '$TMP/h.db' AS h;
+	SELECT count(*) FROM hybrid_steps a JOIN h.hybrid_steps b USING (step) WHERE a.step_s > b.step_s")" = 0
+SC="$TMP/len.ini"
+refuse "lengths: min above max" "lengths.min: min 3000 above max 2000" --set lengths.distribution=uniform \
+	--set lengths.min=3000 --set lengths.max=2000
+refuse "lengths: longer than the sequence" "more than sequence_length 4096" --set lengths.length=5000
+printf '2048\n0\n' > "$TMP/bad-lengths.csv"
+refuse "lengths: a bad line of the file, named" "bad-lengths.csv:2: expected a length in tokens" \
+	--set lengths.distribution=empirical --set lengths.file="$TMP/bad-lengths.csv"
+SC="$top_srcdir/scenarios/hybrid/llama3-70b-8x16.ini"
+# `lbsim whatif` on the results database itself: the run's hybrid_timeline
+# read as its --ops-trace file gives the same analysis, figure for figure
+# (its every step is recorded: 10 x 3,184 ops, under the 300,000 rows).
+"$LBSIM" whatif "$TMP/h.db" -o "$TMP/wdb.db" > "$TMP/wdb.out" 2>&1
+check "whatif RESULTS.db: exit 0" test $? -eq 0
+check "whatif RESULTS.db: every step of the run recorded" test "$(q "$TMP/h.db" "SELECT count(DISTINCT step) FROM hybrid_timeline")" = 10
+for t in whatif_steps whatif_slowdowns whatif_policies whatif_metrics; do
+	check "whatif RESULTS.db: $t as from the --ops-trace file" test "$(q "$TMP/wdb.db" "SELECT * FROM $t")" = \
+		"$(q "$TMP/w.db" "SELECT * FROM $t")"
+done
+check "whatif RESULTS.db: the run named in whatif_runs" test "$(q "$TMP/wdb.db" "SELECT trace FROM whatif_runs")" = "$TMP/h.db (hybrid run 1)"
+"$LBSIM" whatif "$TMP/h.db" --hybrid 7 -o "$TMP/x.db" > "$TMP/out" 2>&1
+check "whatif RESULTS.db --hybrid 7: no such run, exit 2" test $? -eq 2 -a -n "$(grep -F -- '--hybrid 7: no such run' "$TMP/out")"
+"$LBSIM" whatif "$TMP/h.db" --meta "$TMP/ops.csv.meta.yaml" -o "$TMP/x.db" > "$TMP/out" 2>&1
+check "whatif RESULTS.db --meta: exit 2" test $? -eq 2
+"$LBSIM" whatif "$TMP/wdb.db" -o "$TMP/x.db" > "$TMP/out" 2>&1
+check "whatif on a file without a hybrid run: exit 3" test $? -eq 3 -a -n "$(grep -F 'no hybrid run' "$TMP/out")"
+finish

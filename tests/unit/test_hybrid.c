@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The hybrid-parallel simulation (hybrid/hybrid.h) against schedules worked
+ * out by hand: the pipeline bubbles of GPipe, 1F1B and interleaved 1F1B in
+ * closed form, a slow stage, a slow replica, a gradient reduction that
+ * overlaps the backward pass, and the simulated trace read back by the
+ * what-if analysis (whatif/), whose replay must give the simulated step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hybrid/hybrid.h"
+#include "hybrid/scenario.h"
+#include "models/calib/gpu_fit.h"
+#include "models/gpu.h"
+#include "models/nets.h"
+#include "tests/unit/suites.h"
+#include "traces/read_ops.h"
+#include "util/rng.h"
+#include "whatif/whatif.h"
+
+/* A plan of d x p groups and v chunks where every chunk of every group
+ * takes tf forward and tb backward, nothing else taking time. */
+typedef struct test_plan {
+	lbs_hy_plan pl;
+	double buf[4096];
+	lbs_hy_avail avail[64];
+} test_plan;
+
+static void plan_init(test_plan *tp, int d, int p, int v, int m, int schedule, double tf, double tb)
+{
+	memset(tp, 0, sizeof *tp);
+	lbs_hy_plan *pl = &tp->pl;
+	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = 1, .v = v, .m = m, .schedule = schedule };
+	size_t G = (size_t)(d * p), gv = G * (size_t)v, pv = (size_t)(p * v);
+	double *b = tp->buf;
+	CU_ASSERT_FATAL(4 * gv + 2 * G + 2 * pv <= 4096);
+	pl->fwd_s = b, b += gv;
+	pl->bwd_s = b, b += gv;
+	pl->fwd_fixed_s = b, b += gv;
+	pl->bwd_fixed_s = b, b += gv;
+	pl->opt_s = b, b += G;
+	pl->p2p_s = b, b += G;
+	pl->grad_s = b, b += pv;
+	pl->gather_s = b;
+	for (size_t i = 0; i < gv; i++) {
+		pl->fwd_s[i] = tf;
+		pl->bwd_s[i] = tb;
+	}
+}
+
+/* Runs `steps` steps; returns the last step's length and the accounting
+ * of group g in it. */
+static double run_plan(const lbs_hy_plan *pl, int steps, size_t g, lbs_hy_account *acc)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	if (lbs_hy_graph_build(&gr, pl, &err) != LBS_OK) {
+		fprintf(stderr, "%s\n", err.msg);
+		CU_FAIL_FATAL("graph");
+	}
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	double step = NAN, start = 0;
+	for (int i = 0; i < steps; i++) {
+		start = sim.now_s;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
+	}
+	if (acc)
+		lbs_hy_account_group(&sim, g, start, step, acc);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return step;
+}
+
+/* Runs one step of pl with the micro-batches' lengths `ratio` (d x m). */
+static double run_lengths(const lbs_hy_plan *pl, const double *ratio)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	sim.length_ratio = ratio;
+	double step = NAN;
+	CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	return step;
+}
+
+/* Data-dependent costs, by hand: a forward of 1 s of which 0.5 s is
+ * attention, a backward of 2 s of which 1 s, micro-batches at half and
+ * twice the plan's length. A micro-batch at rho takes (w - a) rho + a
+ * rho^2: forward 0.375 s and 3 s, backward 0.75 s and 6 s.
+ * - One stage, GPipe, with 0.2 s of tensor-parallel collectives a forward
+ *   (scaled by rho: 0.1 s and 0.4 s): 0.475 + 3.4 + 0.75 + 6 = 10.625 s
+ *   (6.4 s at the plan's length, and the same, bit for bit, with every
+ *   ratio 1).
+ * - Two stages, 1F1B, no communication: stage 1 runs F0 0.375-0.75, B0
+ *   0.75-1.5, F1 once stage 0's F1 ends (0.375 + 3 = 3.375) to 6.375, B1
+ *   to 12.375; stage 0 runs B0 3.375-4.125 and B1 after stage 1's,
+ *   12.375-18.375: 18.375 s. */
+static void test_lengths(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 1, 1, 2, LBS_HY_GPIPE, 1, 2);
+	double att[4] = { 0.5, 0.5, 1, 1 };
+	tp.pl.fwd_att_s = att;
+	tp.pl.bwd_att_s = att + 2;
+	tp.pl.fwd_fixed_s[0] = 0.2;
+	double ratio[2] = { 0.5, 2 }, ones[2] = { 1, 1 };
+	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 10.625, 1e-12);
+	double nominal = run_lengths(&tp.pl, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(nominal, 6.4, 1e-12);
+	CU_ASSERT_EQUAL(run_lengths(&tp.pl, ones), nominal);
+
+	plan_init(&tp, 1, 2, 1, 2, LBS_HY_1F1B, 1, 2);
+	tp.pl.fwd_att_s = att;
+	tp.pl.bwd_att_s = att + 2;
+	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 18.375, 1e-12);
+	/* an attention share above the compute is refused */
+	att[0] = 1.5;
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	CU_ASSERT(lbs_hy_graph_build(&gr, &tp.pl, &err) == LBS_EINPUT);
+}
+
+static int cmp_doubles(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The lengths drawn for the micro-batches (lbs_hy_lengths_draw): fixed
+ * at the model's length, ratio 1; uniform integers from 3 to 5 of 8
+ * tokens, each a third of 30,000 draws (a binomial's standard deviation
+ * is 0.0027 of them: within 0.02); a file's two lengths, and the tokens
+ * returned their sum; a lognormal's sample median near its median (the
+ * median of 20,001 draws: its standard error is 1.25 sigma / sqrt(n) =
+ * 0.44% of it in the log, within 2%), and every draw clamped to the
+ * sequence length; the same stream, the same draws. */
+static void test_length_draws(void)
+{
+	lbs_error err = { 0 };
+	gsl_rng *r = lbs_rng_stream(7, "test", "lengths", 0, &err);
+	CU_ASSERT_FATAL(r != NULL);
+	enum { N = 30000 };
+	static double ratio[N];
+	lbs_hy_lengths_spec ls = { .distribution = LBS_HY_LEN_FIXED, .seq_len = 8 };
+	CU_ASSERT_EQUAL(lbs_hy_lengths_draw(&ls, r, ratio, 4), 32);
+	CU_ASSERT_EQUAL(ratio[3], 1);
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_UNIFORM, .min = 3, .max = 5, .seq_len = 8 };
+	int64_t total = lbs_hy_lengths_draw(&ls, r, ratio, N), sum = 0;
+	size_t count[9] = { 0 };
+	for (size_t i = 0; i < N; i++) {
+		double l = ratio[i] * 8;
+		CU_ASSERT_FATAL(l == 3 || l == 4 || l == 5);
+		count[(int)l]++;
+		sum += (int64_t)l;
+	}
+	CU_ASSERT_EQUAL(total, sum);
+	for (int l = 3; l <= 5; l++)
+		CU_ASSERT_DOUBLE_EQUAL((double)count[l] / N, 1.0 / 3, 0.02);
+	int64_t values[2] = { 100, 300 };
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_EMPIRICAL, .values = values, .n_values = 2,
+				    .seq_len = 400 };
+	total = lbs_hy_lengths_draw(&ls, r, ratio, 1000);
+	sum = 0;
+	for (size_t i = 0; i < 1000; i++) {
+		CU_ASSERT_FATAL(ratio[i] == 0.25 || ratio[i] == 0.75);
+		sum += (int64_t)(ratio[i] * 400);
+	}
+	CU_ASSERT_EQUAL(total, sum);
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_LOGNORMAL, .median = 1000, .sigma = 0.5, .seq_len = 1 << 20 };
+	lbs_hy_lengths_draw(&ls, r, ratio, 20001);
+	qsort(ratio, 20001, sizeof *ratio, cmp_doubles);
+	CU_ASSERT_DOUBLE_EQUAL(ratio[10000] * (1 << 20) / 1000, 1, 0.02);
+	ls.seq_len = 1500; /* a fifth of the draws above it (log 1.5 / 0.5 = 0.81 sigma), clamped */
+	lbs_hy_lengths_draw(&ls, r, ratio, 1000);
+	for (size_t i = 0; i < 1000; i++)
+		CU_ASSERT_FATAL(ratio[i] > 0 && ratio[i] <= 1);
+	gsl_rng_free(r);
+	double a[16], b[16];
+	ls = (lbs_hy_lengths_spec){ .distribution = LBS_HY_LEN_UNIFORM, .min = 1, .max = 4096, .seq_len = 4096 };
+	for (int k = 0; k < 2; k++) {
+		r = lbs_rng_stream(7, "test", "same", 0, &err);
+		lbs_hy_lengths_draw(&ls, r, k ? b : a, 16);
+		gsl_rng_free(r);
+	}
+	CU_ASSERT(!memcmp(a, b, sizeof a));
+}
+
+/* GPipe and 1F1B, p = 4 stages, m = 8 micro-batches, forward 1 s and
+ * backward 2 s on every stage, no communication: the last micro-batch's
+ * forward leaves stage 0 at 8 s and reaches the last stage's end at
+ * 8 + 3 = 11 s; the backwards then take m + p - 1 = 11 slots of 2 s, so a
+ * step is (m + p - 1)(tf + tb) = 11 x 3 = 33 s, of which every stage
+ * computes m (tf + tb) = 24 s: the bubble is 9 s, (p - 1)/(m + p - 1) =
+ * 3/11 of the step, the same for both schedules (Narayanan et al., SC'21,
+ * sec. 2.2.1). Steps repeat identically. */
+static void test_bubble_gpipe_1f1b(void)
+{
+	int scheds[] = { LBS_HY_GPIPE, LBS_HY_1F1B };
+	for (int k = 0; k < 2; k++) {
+		test_plan tp;
+		plan_init(&tp, 1, 4, 1, 8, scheds[k], 1, 2);
+		for (size_t s = 0; s < 4; s++) {
+			lbs_hy_account acc;
+			double T = run_plan(&tp.pl, 2, s, &acc);
+			CU_ASSERT_DOUBLE_EQUAL(T, 33, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 24, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 9, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / T, 3.0 / 11.0, 1e-15);
+			CU_ASSERT_DOUBLE_EQUAL(acc.comm_s + acc.wait_s + acc.optimizer_s, 0, 1e-12);
+		}
+	}
+}
+
+/* Interleaved 1F1B, p = 4, v = 2 chunks a stage, m = 8: each chunk half
+ * of a stage (forward 0.5 s, backward 1 s). Narayanan et al., SC'21,
+ * sec. 2.2.2: the bubble shrinks by v, to (p - 1)(tf + tb)/v with tf, tb
+ * a whole stage's times, so the step is m (tf + tb) + (p - 1)(tf + tb)/v
+ * = 8 x 3 + 3 x 3 / 2 = 28.5 s and the bubble over the ideal time
+ * (p - 1)/(v m) = 3/16. */
+static void test_bubble_interleaved(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 4, 2, 8, LBS_HY_INTERLEAVED, 0.5, 1);
+	for (size_t s = 0; s < 4; s++) {
+		lbs_hy_account acc;
+		double T = run_plan(&tp.pl, 1, s, &acc);
+		CU_ASSERT_DOUBLE_EQUAL(T, 28.5, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / acc.compute_s, 3.0 / 16.0, 1e-15);
+	}
+	/* v = 4, m = 8: 24 + 9 / 4 = 26.25 s; bubble 3/32 of the ideal */
+	plan_init(&tp, 1, 4, 4, 8, LBS_HY_INTERLEAVED, 0.25, 0.5);
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 26.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / acc.compute_s, 3.0 / 32.0, 1e-15);
+}
+
+/* 1F1B, p = 2, m = 4, stage 1 twice as slow (forward 1 s and 2 s, backward
+ * 2 s and 4 s), optimizer 1 s; by hand (tests/unit/test_whatif.c's
+ * `pipeline` trace, derived there op by op): stage 0 F0 [0,1] F1 [1,2];
+ * stage 1 F0 [1,3] B0 [3,7]; stage 0 B0 [7,9]; stage 1 F1 [7,9] B1
+ * [9,13]; stage 0 F2 [9,10] B1 [13,15]; stage 1 F2 [13,15] B2 [15,19];
+ * stage 0 F3 [15,16] B2 [19,21]; stage 1 F3 [19,21] B3 [21,25]; stage 0
+ * B3 [25,27]; optimizer [27,28]. Stage 0 computes 12 s and idles 15 s. */
+static void test_slow_stage(void)
+{
+	test_plan tp;
+	plan_init(&tp, 1, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	tp.pl.fwd_s[1] = 2;
+	tp.pl.bwd_s[1] = 4;
+	tp.pl.opt_s[0] = tp.pl.opt_s[1] = 1;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 3, 0, &acc), 28, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.optimizer_s, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 15, 1e-12);
+}
+
+/* d = 2 replicas of p = 2 stages, m = 4, 1F1B, forward 1 s and backward
+ * 2 s; replica 1 runs at half speed (availability 0.5) and the gradient
+ * reduction takes 1 s. Replica 1's pipeline takes (m + p - 1) x 3 / 0.5 =
+ * 30 s; its reduce-scatter ends at 31 s on both replicas; the step is 31 s.
+ * Replica 0's pipeline ends at 15 s: it waits 15 s at the reduction (its
+ * `wait`) and communicates 1 s; its stage 1 waits 2 s more at the
+ * embedding pair for its stage 0, pipeline bubble. Then the availability
+ * becomes a fail-slow episode: replica 1 at 0.5 for its first 10 s only.
+ * Its stage 0 (order F0 F1 B0 F2 B1 F3 B2 B3) and stage 1 (F0 B0 F1 B1 F2
+ * B2 F3 B3) run: s0 F0 [0,2] F1 [2,4]; s1 F0 [2,4] B0 [4,8]; s0 B0 [8,11]
+ * (1 s of work at 0.5 to 10 s, then 1 s at full speed); s1 F1 [8,10] B1
+ * [10,12]; s0 F2 [11,12] B1 [12,14] F3 [14,15]; s1 F2 [12,13] B2 [13,15];
+ * s0 B2 [15,17]; s1 F3 [15,16] B3 [16,18]; s0 B3 [18,20]: the embedding
+ * pair meets at 20 s, the reductions end at 21 s, the step is 21 s. */
+static void test_slow_replica(void)
+{
+	test_plan tp;
+	plan_init(&tp, 2, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	tp.pl.grad_s[0] = tp.pl.grad_s[1] = 1;
+	double t0[1] = { 0 }, half[1] = { 0.5 };
+	for (size_t g = 0; g < 4; g++)
+		tp.avail[g] = g >= 2 ? (lbs_hy_avail){ 1, t0, half } : (lbs_hy_avail){ 0, NULL, NULL };
+	tp.pl.avail = tp.avail;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 31, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 15, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 3, 1e-12);
+	double ts[2] = { 0, 10 }, lv[2] = { 0.5, 1 };
+	tp.avail[2] = tp.avail[3] = (lbs_hy_avail){ 2, ts, lv };
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 21, 1e-12);
+}
+
+/* Gradient reduction overlapping the backward pass, one bucket a chunk:
+ * p = 1, v = 2, m = 2, d = 2, forward 1 s and backward 2 s a chunk. The
+ * interleaved order (p = 1) is F(c0,0) F(c1,0) B(c1,0) F(c0,1) B(c0,0)
+ * F(c1,1) B(c1,1) B(c0,1): 12 s of compute; chunk 1's last backward ends
+ * at 10 s and chunk 0's at 12 s. Chunk 1's reduction (1.5 s) runs under
+ * chunk 0's last backward (2 s), hidden; chunk 0's (0.5 s) starts at 12 s:
+ * the step is 12.5 s, exactly the last bucket exposed. Without overlap both
+ * follow the compute: 12 + 1.5 + 0.5 = 14 s. With chunk 1's reduction at
+ * 3 s it outlasts the backward by 1 s and chunk 0's waits for it (one
+ * chain): 10 + 3 + 0.5 = 13.5 s. */
+static void test_dp_overlap(void)
+{
+	test_plan tp;
+	plan_init(&tp, 2, 1, 2, 2, LBS_HY_INTERLEAVED, 1, 2);
+	tp.pl.grad_s[0] = 0.5;
+	tp.pl.grad_s[1] = 1.5;
+	tp.pl.overlap_dp = true;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 2, 0, &acc), 12.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
+	tp.pl.overlap_dp = false;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 14, 1e-12);
+	tp.pl.overlap_dp = true;
+	tp.pl.grad_s[1] = 3;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 13.5, 1e-12);
+}
+
+/* Buckets within a chunk: p = 1, v = 1, m = 2, d = 2, forward 1 s and
+ * backward 2 s: F0 [0,1] B0 [1,3] F1 [3,4] B1 [4,6]. Two buckets of 0.8 s
+ * with overlap: the first is ready when B1 has done half its work, at
+ * 5 s, reduced [5, 5.8]; the last after B1, [6, 6.8]: the step is 6.8 s,
+ * the last bucket exposed; without overlap 6 + 0.8 + 0.8 = 7.6 s. Four
+ * buckets of 0.4 s: ready at 4.5, 5, 5.5, 6, reduced [4.5,4.9] [5,5.4]
+ * [5.5,5.9] [6,6.4]: 6.4 s. Four of 0.6 s queue up behind each other:
+ * [4.5,5.1] [5.1,5.7] [5.7,6.3] [6.3,6.9]: 6.9 s, 0.9 s exposed. Replica 1
+ * at half speed: its B1 runs [8,12], the buckets of 0.6 s are ready at 9,
+ * 10, 11 and 12: [9,9.6] [10,10.6] [11,11.6] [12,12.6], 12.6 s. Replica 0,
+ * done computing at 6 s, waits [6,9], then 0.4 s before each of the other
+ * three buckets (each of its own is ready, the slow replica's is not):
+ * 4.2 s; it communicates 4 x 0.6 = 2.4 s; no bubble (p = 1). */
+static void test_dp_buckets(void)
+{
+	test_plan tp;
+	plan_init(&tp, 2, 1, 1, 2, LBS_HY_1F1B, 1, 2);
+	tp.pl.overlap_dp = true;
+	tp.pl.buckets = 2;
+	tp.pl.grad_s[0] = 0.8;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 2, 0, &acc), 6.8, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.8, 1e-12);
+	tp.pl.overlap_dp = false;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 7.6, 1e-12);
+	tp.pl.overlap_dp = true;
+	tp.pl.buckets = 4;
+	tp.pl.grad_s[0] = 0.4;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 6.4, 1e-12);
+	tp.pl.grad_s[0] = 0.6;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 6.9, 1e-12);
+	double t0[1] = { 0 }, half[1] = { 0.5 };
+	tp.avail[1] = (lbs_hy_avail){ 1, t0, half };
+	tp.pl.avail = tp.avail;
+	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 12.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 4.2, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 2.4, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 0, 1e-12);
+}
+
+/* A step simulated with communication, unequal stages, a slow replica and
+ * ZeRO's all-gathers, written as a per-operation trace and read back by
+ * the what-if analysis: its no-delay replay (doc/whatif.md, sec. 5) must
+ * give the simulated step times (the trace holds float32 times: 1e-6
+ * relative), and its launch delays must all be zero (L = 1). */
+static void check_whatif(const lbs_hy_plan *pl, int steps)
+{
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	char tpath[] = "/tmp/lbsim-hybrid-XXXXXX", mpath[] = "/tmp/lbsim-hybrid-meta-XXXXXX";
+	int fd = mkstemp(tpath), fm = mkstemp(mpath);
+	CU_ASSERT_FATAL(fd >= 0 && fm >= 0);
+	FILE *out = fdopen(fd, "w"), *meta = fdopen(fm, "w");
+	double T[8];
+	for (int i = 0; i < steps; i++) {
+		double start = sim.now_s;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &T[i], &err) == LBS_OK);
+		CU_ASSERT(lbs_hy_trace_write(&sim, out, i, start, i == 0, NULL, &err) == LBS_OK);
+	}
+	CU_ASSERT(lbs_hy_meta_write(pl, meta, "test", &err) == LBS_OK);
+	fclose(out);
+	fclose(meta);
+	lbs_ops_trace t;
+	lbs_ops_meta mt;
+	lbs_wi_model m;
+	lbs_wi_result res;
+	if (lbs_ops_read(tpath, &t, &err) != LBS_OK || lbs_ops_meta_read(mpath, &mt, &err) != LBS_OK ||
+	    lbs_ops_check_meta(&t, &mt, &err) != LBS_OK || lbs_wi_model_build(&m, &t, 1, &err) != LBS_OK) {
+		fprintf(stderr, "\n%s\n", err.msg);
+		CU_FAIL_FATAL("the what-if analysis refused the simulated trace");
+	}
+	CU_ASSERT_FATAL(lbs_wi_analyse(&m, &res, &err) == LBS_OK);
+	CU_ASSERT_EQUAL(res.n_steps, (size_t)steps);
+	for (int i = 0; i < steps; i++) {
+		CU_ASSERT_DOUBLE_EQUAL(res.t_nd[i] / T[i], 1, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(res.t_meas[i] / T[i], 1, 1e-6);
+		if (fabs(res.t_nd[i] / T[i] - 1) > 1e-6)
+			fprintf(stderr, "\nstep %d: simulated %.9g, whatif no-delay replay %.9g\n", i, T[i], res.t_nd[i]);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(res.L, 1, 1e-6);
+	lbs_wi_result_free(&res);
+	lbs_wi_model_free(&m);
+	lbs_ops_free(&t);
+	unlink(tpath);
+	unlink(mpath);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+}
+
+static void test_whatif_consistency(void)
+{
+	int scheds[] = { LBS_HY_GPIPE, LBS_HY_1F1B, LBS_HY_INTERLEAVED };
+	for (int k = 0; k < 3; k++)
+		for (int overlap = 0; overlap < 2; overlap++) {
+			int v = scheds[k] == LBS_HY_INTERLEAVED ? 2 : 1;
+			test_plan tp;
+			plan_init(&tp, 3, 4, v, 8, scheds[k], 0.01, 0.02);
+			lbs_hy_plan *pl = &tp.pl;
+			pl->zero_stage = 1;
+			pl->overlap_dp = overlap;
+			for (size_t g = 0; g < 12; g++) {
+				pl->p2p_s[g] = 0.001 * (double)(1 + g % 3);
+				pl->opt_s[g] = 0.005;
+				for (int c = 0; c < v; c++) {
+					pl->fwd_s[g * (size_t)v + (size_t)c] *= 1 + 0.1 * (double)(g % 4);
+					pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = 0.002;
+				}
+			}
+			for (size_t i = 0; i < (size_t)(4 * v); i++) {
+				pl->grad_s[i] = 0.004 * (double)(1 + i);
+				pl->gather_s[i] = 0.003;
+			}
+			pl->emb_s = 0.001;
+			pl->clip_s = 0.0005;
+			double ts[2] = { 0, 0.2 }, lv[2] = { 0.7, 1.1 };
+			for (size_t g = 0; g < 12; g++)
+				tp.avail[g] = g / 4 == 1 ? (lbs_hy_avail){ 2, ts, lv } : (lbs_hy_avail){ 0, NULL, NULL };
+			pl->avail = tp.avail;
+			check_whatif(pl, 3);
+		}
+}
+
+/* The datasheet model's time of a layer split by pass (what a stage's
+ * forward and backward computes take) adds up to its time of all passes,
+ * for every layer of Llama 3 8B under each recomputation; without
+ * recomputation nothing is recomputed. */
+static void test_pass_times(void)
+{
+	lbs_gpu_eff e = { 0.7, 1e-4, 0.7, 2e-4 };
+	const lbs_gpu_spec *d = lbs_gpu_find("h100-sxm");
+	for (int rec = LBS_RECOMPUTE_NONE; rec <= LBS_RECOMPUTE_FULL; rec++) {
+		lbs_net net;
+		lbs_error err = { 0 };
+		lbs_net_opts o = { .seq_len = 2048, .tp = 4, .recompute = rec };
+		CU_ASSERT_FATAL(lbs_net_create_opts(&net, "llama3-8b", &o, &err) == LBS_OK);
+		size_t bad = 0;
+		double fwd = 0, all = 0;
+		for (size_t i = 0; i < net.n_layers; i++) {
+			double t[LBS_PASSES];
+			lbs_gpu_layer_pass_times(d, &e, &net, &net.layers[i], 2, true, t);
+			double whole = lbs_gpu_layer_time(d, &e, &net, &net.layers[i], 2, true);
+			bad += fabs(t[0] + t[1] + t[2] - whole) > 1e-12 * whole;
+			bad += rec == LBS_RECOMPUTE_NONE && t[2] != 0;
+			fwd += t[0];
+			all += whole;
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		/* the forward pass is about a third of the work (two GEMMs backward for one forward) */
+		CU_ASSERT(fwd / all > 0.2 && fwd / all < 0.4);
+		lbs_net_destroy(&net);
+	}
+}
+
+/* Consistency with replay: for each of ByteDance's three traces, a hybrid
+ * job of the trace's shape (its metadata's degrees, its micro-batches and
+ * chunks, 1F1B, ZeRO's all-gathers as the trace has them) simulated with
+ * every op given its traced duration (local ops) or transfer time
+ * (collective members), no launch delay, gives the what-if analysis's
+ * no-delay step times; given each op type's ideal value, its ideal step
+ * time (1e-9 relative, doc/whatif.md sec. 4 and 5). The forward
+ * simulation's graph has an op the traces leave out, a p2p op whose peer
+ * lies outside the model (the first stage's forward receives, ...); it is
+ * given no time. */
+static void check_replay(const char *name)
+{
+	char tpath[256], mpath[256];
+	snprintf(tpath, sizeof tpath, "traces/data/bytedance-whatif/trace-%s.csv.gz", name);
+	snprintf(mpath, sizeof mpath, "traces/data/bytedance-whatif/meta-%s.yaml", name);
+	char *tp = src_path(tpath), *mp = src_path(mpath);
+	lbs_error err = { 0 };
+	lbs_ops_trace t;
+	lbs_ops_meta meta;
+	lbs_wi_model wm;
+	lbs_wi_result res;
+	CU_ASSERT_FATAL(lbs_ops_read(tp, &t, &err) == LBS_OK && lbs_ops_meta_read(mp, &meta, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_wi_model_build(&wm, &t, (int)meta.dsp_size, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_wi_analyse(&wm, &res, &err) == LBS_OK);
+	/* the job's shape */
+	size_t n = wm.n_ops, fwd0 = 0;
+	bool gather = false;
+	for (size_t v = 0; v < n; v++) {
+		fwd0 += wm.stage[v] == 0 && wm.type[v] == LBS_OP_FORWARD_COMPUTE;
+		gather |= wm.type[v] == LBS_OP_PARAMS_ALL_GATHER;
+	}
+	test_plan tp2;
+	plan_init(&tp2, wm.D, wm.P, wm.V, (int)fwd0 / wm.V, wm.V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, 0, 0);
+	tp2.pl.t = (int)meta.tp_size;
+	tp2.pl.zero_stage = gather;
+	tp2.pl.overlap_dp = wm.overlapped;
+	lbs_hy_graph gr;
+	lbs_hy_sim sim;
+	CU_ASSERT_FATAL(lbs_hy_graph_build(&gr, &tp2.pl, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
+	/* each simulated op's template op: (stage, type, seq) */
+	uint32_t *tmpl = malloc(gr.n_ops * sizeof *tmpl);
+	double *vo = malloc(gr.n_ops * sizeof *vo), *vi = malloc(gr.n_ops * sizeof *vi);
+	CU_ASSERT_FATAL(tmpl && vo && vi);
+	size_t mapped = 0, unmapped_bad = 0;
+	for (size_t o = 0; o < gr.n_ops; o++) {
+		size_t grp = lbs_hy_group_of(&gr, (uint32_t)o);
+		int s = (int)(grp % (size_t)wm.P);
+		tmpl[o] = UINT32_MAX;
+		for (uint32_t v = 0; v < n; v++)
+			if (wm.stage[v] == s && wm.type[v] == gr.type[o] && wm.seq[v] == gr.seq[o])
+				tmpl[o] = v;
+		if (tmpl[o] != UINT32_MAX)
+			mapped += grp < (size_t)wm.P; /* replica 0's */
+		else
+			unmapped_bad += !(gr.type[o] == LBS_OP_FORWARD_RECV && s == 0) &&
+					!(gr.type[o] == LBS_OP_BACKWARD_SEND && s == 0) &&
+					!(gr.type[o] == LBS_OP_FORWARD_SEND && s == wm.P - 1) &&
+					!(gr.type[o] == LBS_OP_BACKWARD_RECV && s == wm.P - 1) &&
+					!(gr.type[o] == LBS_OP_EMBEDDING_GRADS_ALL_REDUCE && s > 0 && s < wm.P - 1);
+	}
+	CU_ASSERT_EQUAL(mapped, n); /* every traced op is one of the simulation's */
+	CU_ASSERT_EQUAL(unmapped_bad, 0);
+	size_t bad_nd = 0, bad_id = 0;
+	for (size_t si = 0; si < wm.n_steps; si++) {
+		for (size_t o = 0; o < gr.n_ops; o++) {
+			vo[o] = vi[o] = 0;
+			if (tmpl[o] == UINT32_MAX)
+				continue;
+			uint32_t v = tmpl[o];
+			size_t cell = (si * (size_t)wm.D + lbs_hy_group_of(&gr, (uint32_t)o) / (size_t)wm.P) * n + v;
+			bool comm = wm.group_comm[wm.group_of[v]];
+			vo[o] = comm ? wm.x[cell] : wm.d[cell];
+			vi[o] = comm ? res.ideal_x[wm.type[v]] : res.ideal_d[wm.type[v]];
+		}
+		double T;
+		sim.given = vo;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &T, &err) == LBS_OK);
+		bad_nd += fabs(T / res.t_nd[si] - 1) > 1e-9;
+		sim.given = vi;
+		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &T, &err) == LBS_OK);
+		bad_id += fabs(T / res.t_id[si] - 1) > 1e-9;
+	}
+	if (bad_nd || bad_id)
+		fprintf(stderr, "\n%s: %zu no-delay and %zu ideal steps of %zu differ\n", name, bad_nd, bad_id, wm.n_steps);
+	CU_ASSERT_EQUAL(bad_nd, 0);
+	CU_ASSERT_EQUAL(bad_id, 0);
+	free(tmpl);
+	free(vo);
+	free(vi);
+	lbs_hy_sim_destroy(&sim);
+	lbs_hy_graph_free(&gr);
+	lbs_wi_result_free(&res);
+	lbs_wi_model_free(&wm);
+	lbs_ops_free(&t);
+	free(tp);
+	free(mp);
+}
+
+static void test_replay_consistency(void)
+{
+	check_replay("ST");
+	check_replay("AR");
+	check_replay("SE");
+}
+
+/* The alpha-beta ring collectives (hybrid/plan.c): 1 GB over 4 ranks at
+ * 100 GB/s and 1 us a step: an all-reduce is 2 (n - 1) = 6 steps of
+ * 1 us + 1e9 / (4 x 1e11) s = 2.5 ms, 15.006 ms; a reduce-scatter half,
+ * 7.503 ms; one rank: nothing. */
+static void test_ring_times(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_ring_allreduce_s(4, 1e9, 1e11, 1e-6), 0.015006, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_ring_half_s(4, 1e9, 1e11, 1e-6), 0.007503, 1e-15);
+	CU_ASSERT_EQUAL(lbs_hy_ring_allreduce_s(1, 1e9, 1e11, 1e-6), 0);
+}
+
+/* A scenario costed into a plan (hybrid/plan.c), against the formulas by
+ * hand. Llama 3 8B, 2048 tokens, dp 2 x pp 4 x tp 2 on 2 nodes of 8 H100:
+ * replica r, stage s, tensor rank j is GPU (4 r + s) 2 + j, so replica 0
+ * fills node 0 and replica 1 node 1.
+ * - The stages' computes add up to the model's iteration on one tensor
+ *   rank (every layer in exactly one chunk).
+ * - A p2p transfer inside a node: 3 us + 2048 x 4096 x 2 / 2 bytes at
+ *   450 GB/s.
+ * - Tensor parallelism: 8 blocks a stage, 2 all-reduces of the 2048 x 4096
+ *   x 2 bytes forward (4 backward with full recomputation, 2 here) over
+ *   2 ranks: 2 (2 - 1)(3 us + S / (2 x 450 GB/s)) each.
+ * - Data parallelism: the two replicas of a stage on two nodes, one rank
+ *   a node: the reduce-scatter is the inter-node ring alone, (2 - 1)(5 us +
+ *   S / (2 B)), B = 8 NICs x 50 GB/s over 8 GPUs, S = 4 bytes a parameter
+ *   of the stage; so the stages' parameters are recovered from their
+ *   reduction times and add up to the rank's model. */
+static void test_plan_costs(void)
+{
+	char *path = write_temp("[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"
+				"sequence_length = 2048\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n[intra_node]\n"
+				"bandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"
+				"bandwidth = 400 Gbit/s\nlatency = 5 us\n");
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc;
+	lbs_hy_built b;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, NULL, 0, &err) == LBS_OK);
+	if (lbs_hy_plan_build(&sc, &b, &err) != LBS_OK) {
+		fprintf(stderr, "\n%s\n", err.msg);
+		CU_FAIL_FATAL("plan");
+	}
+	const lbs_hy_plan *pl = &b.plan;
+	lbs_net net;
+	lbs_net_opts o = { .seq_len = 2048, .tp = 2, .recompute = LBS_RECOMPUTE_SELECTIVE };
+	CU_ASSERT_FATAL(lbs_net_create_opts(&net, "llama3-8b", &o, &err) == LBS_OK);
+	size_t nfig;
+	const lbs_gpu_figure *fig = lbs_gpu_figures(&nfig);
+	double *obs = malloc(nfig * sizeof *obs), rms;
+	for (size_t i = 0; i < nfig; i++)
+		obs[i] = fig[i].tokens_per_s;
+	lbs_gpu_eff e;
+	CU_ASSERT_FATAL(lbs_gpu_fit(fig, obs, nfig, &e, &rms, &err) == LBS_OK);
+	double whole = lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &net, 1, true), sum = 0;
+	for (int s = 0; s < 4; s++)
+		sum += pl->fwd_s[s] + pl->bwd_s[s];
+	CU_ASSERT_DOUBLE_EQUAL(sum / whole, 1, 1e-12);
+	double act = 2048.0 * 4096 * 2;
+	CU_ASSERT_DOUBLE_EQUAL(pl->p2p_s[0], 3e-6 + act / 2 / 450e9, 1e-18);
+	CU_ASSERT_DOUBLE_EQUAL(pl->fwd_fixed_s[1], 8 * 2 * 2 * (3e-6 + act / (2 * 450e9)), 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(pl->bwd_fixed_s[1], pl->fwd_fixed_s[1], 1e-18);
+	double params = 0, B = 8 * 50e9 / 8;
+	for (int s = 0; s < 4; s++) {
+		params += (pl->grad_s[s] - 5e-6) * 2 * B / 4;
+		/* the all-gather moves bf16 parameters: half the bytes */
+		CU_ASSERT_DOUBLE_EQUAL(pl->gather_s[s] - 5e-6, (pl->grad_s[s] - 5e-6) / 2, 1e-15);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(params / (double)net.params, 1, 1e-9);
+	CU_ASSERT_EQUAL(b.rank_of[5], (4 * 1 + 1) * 2); /* replica 1, stage 1 */
+	/* attention = unfused: the computes add up to the model's iteration
+	 * without fused attention (the whole score and context GEMMs, the
+	 * softmax and its bytes), which takes longer */
+	char *path2 = write_temp("[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"
+				 "sequence_length = 2048\nattention = unfused\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n"
+				 "[intra_node]\nbandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"
+				 "bandwidth = 400 Gbit/s\nlatency = 5 us\n");
+	lbs_hy_scenario sc2;
+	lbs_hy_built b2;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc2, path2, NULL, 0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&sc2, &b2, &err) == LBS_OK);
+	double unfused = lbs_gpu_iteration_time(lbs_gpu_find("h100-sxm"), &e, &net, 1, false), sum2 = 0;
+	for (int s = 0; s < 4; s++)
+		sum2 += b2.plan.fwd_s[s] + b2.plan.bwd_s[s];
+	CU_ASSERT_DOUBLE_EQUAL(sum2 / unfused, 1, 1e-12);
+	CU_ASSERT(unfused > whole * 1.01);
+	lbs_hy_built_free(&b2);
+	lbs_hy_scenario_destroy(&sc2);
+	unlink(path2);
+	free(path2);
+	free(obs);
+	lbs_net_destroy(&net);
+	lbs_hy_built_free(&b);
+	lbs_hy_scenario_destroy(&sc);
+	unlink(path);
+	free(path);
+}
+
+/* Bad plans are refused, naming what is wrong. */
+static void test_plan_errors(void)
+{
+	test_plan tp;
+	lbs_error err = { 0 };
+	lbs_hy_graph gr;
+	plan_init(&tp, 1, 4, 2, 6, LBS_HY_INTERLEAVED, 1, 2);
+	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiple of the stages"));
+	plan_init(&tp, 1, 4, 1, 8, LBS_HY_1F1B, 1, NAN);
+	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "finite"));
+}
+
+void suite_hybrid(void)
+{
+	static const test_case tests[] = {
+		{ "GPipe and 1F1B bubble (p-1)/(m+p-1)", test_bubble_gpipe_1f1b },
+		{ "interleaved 1F1B bubble (p-1)/(v m)", test_bubble_interleaved },
+		{ "a slow stage, by hand", test_slow_stage },
+		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
+		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
+		{ "buckets within a chunk's last backward", test_dp_buckets },
+		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
+		{ "bad plans", test_plan_errors },
+		{ "ring collectives, alpha-beta", test_ring_times },
+		{ "a scenario costed into a plan, by hand", test_plan_costs },
+		{ "the datasheet model by pass", test_pass_times },
+		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
+		{ "sequence lengths per micro-batch, by hand", test_lengths },
+		{ "sequence lengths drawn: fixed, uniform, empirical, lognormal", test_length_draws },
+	};
+	add_suite("hybrid", tests, sizeof tests / sizeof tests[0]);
+}
