@@ -11,12 +11,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "traces/read_ops.h"
 #include "traces/series.h"
 
 bool lbs_ops_is_sqlite(const char *path)
 {
+	/* only a regular file can be a database: opening a FIFO to look would
+	 * block before the command has its signal handlers (a trace may come
+	 * through a pipe, read by the trace reader, which can be interrupted) */
+	struct stat sb;
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return false;
 	char head[16];
 	FILE *f = fopen(path, "rb");
 	if (!f)
