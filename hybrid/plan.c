@@ -569,23 +569,26 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		for (int64_t j = 1; j < jb->tp; j++)
 			if (node_of(cl, rank_of(sc, r, s, j)) != node) {
 				lbs_origin o = sc->nodes[k].at;
-				return lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: the tensor ranks of stage %lld of "
+				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: the tensor ranks of stage %lld of "
 						     "replica %lld span several nodes, and lbsim cannot take the least of "
 						     "several traces (put tp inside a node)", o.file, o.line, sec,
 						     (long long)s, (long long)r);
+				goto done;
 			}
 		for (size_t e = 0; e < sc->n_episodes; e++)
 			for (int64_t j = 0; j < jb->tp; j++)
 				if (in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j))) {
 					lbs_origin o = sc->episodes[e].at;
-					return lbs_error_set(err, LBS_EINPUT, "%s:%d: [failslow.%s] gpus: GPU %lld is on a "
+					st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [failslow.%s] gpus: GPU %lld is on a "
 							     "node of [%s], which replays a trace: a fail-slow episode "
 							     "applies to untraced nodes only", o.file, o.line,
 							     sc->episodes[e].name, (long long)rank_of(sc, r, s, j), sec);
+					goto done;
 				}
 		b->sources[g] = node_src[first[k] + (size_t)(node - cl->first_node[k])];
 		b->plan.src[g] = lbs_source_avail(&b->sources[g]);
 	}
+done:
 	free(node_src);
 	free(first);
 	return st;
