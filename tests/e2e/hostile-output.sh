@@ -156,9 +156,11 @@ stopped() {
 mkfifo slow.csv slow.csv.gz
 for SIG in TERM INT; do
 	mkdir "sig$SIG" && cd "sig$SIG" || exit 1
-	WAIT=0.12 stopped "report -o" "$LBSIM" report ../r.db -o rep.html -q
+	# (big.db: a report or plots of some 1.5 s; r.db's take 0.15 and 0.5 s,
+	# too short to be stopped reliably)
+	WAIT=0.3 stopped "report -o" "$LBSIM" report ../big.db -o rep.html -q
 	check "report -o, SIG$SIG: no report, no temporary" test -z "$(ls -A)"
-	WAIT=0.2 stopped "plot" "$LBSIM" plot ../r.db --out plots -q
+	WAIT=0.3 stopped "plot" "$LBSIM" plot ../big.db --out plots -q
 	check "plot, SIG$SIG: no temporary left" no_temps .
 	WAIT=0.2 stopped "calibrate --fit (reading)" "$LBSIM" calibrate --fit ../slow.csv --device gpu -o fit.ini
 	WAIT=0.2 stopped "whatif -o (reading)" "$LBSIM" whatif ../slow.csv.gz --meta "$WI/meta-ST.yaml" -o w.db
