@@ -423,6 +423,31 @@ static lbs_status record_staleness(lbs_recorder *r, const lbs_run *run, lbs_erro
 	return LBS_OK;
 }
 
+static lbs_status record_losses(lbs_recorder *r, const lbs_run *run, lbs_error *err)
+{
+	if (!run->n_losses)
+		return LBS_OK;
+	lbs_status st = exec(r, lbs_run_losses_sql, err);
+	if (st != LBS_OK)
+		return st;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO run_losses VALUES (?1, ?2, ?3)", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the held-out losses");
+	for (size_t k = 0; k < run->n_losses; k++) {
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)run->loss_step[k]);
+		sqlite3_bind_double(q, 3, run->loss[k]);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the held-out losses");
+		}
+	}
+	sqlite3_finalize(q);
+	return LBS_OK;
+}
+
 lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_s, lbs_error *err)
 {
 	const lbs_run_stats *s = &run->stats;
@@ -475,6 +500,8 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 			return db_error(r, err, "cannot record the run's time to target");
 	}
 	lbs_status st = record_staleness(r, run, err);
+	if (st == LBS_OK)
+		st = record_losses(r, run, err);
 	if (st != LBS_OK)
 		return st;
 	st = exec(r, "COMMIT", err);

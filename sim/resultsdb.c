@@ -151,6 +151,15 @@ const char lbs_run_staleness_sql[] =
 	"  PRIMARY KEY (run_id, staleness)\n"
 	") WITHOUT ROWID;\n";
 
+/* Written by the testbed's measured runs of the teacher-student task. */
+const char lbs_run_losses_sql[] =
+	"CREATE TABLE IF NOT EXISTS run_losses ( -- measured: the teacher-student task's held-out loss\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,         -- after this many steps (iterations)\n"
+	"  loss REAL NOT NULL,            -- mean squared error on the held-out set\n"
+	"  PRIMARY KEY (run_id, step)\n"
+	") WITHOUT ROWID;\n";
+
 const char lbs_sweep_points_sql[] =
 	"CREATE TABLE IF NOT EXISTS sweep_points ( -- written by lbsim sweep and merge\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -436,6 +445,7 @@ static sqlite3 *reference(void)
 	    sqlite3_exec(ref, lbs_sweep_points_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_staleness_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_run_losses_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_close(ref);
 		return NULL;
