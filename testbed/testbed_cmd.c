@@ -119,6 +119,8 @@ typedef struct trail {
 	int64_t *batch;     /* count x n */
 	double mean_s;
 	long long run_id;
+	int64_t steps_to_target; /* 0: not reached (or no target) */
+	double time_to_target_s;
 } trail;
 
 static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_error *err)
@@ -178,6 +180,8 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measu
 	if (st == LBS_OK) {
 		t->run_id = (long long)rec.run_id;
 		t->mean_s = run.stats.iterations ? run.stats.sum_iteration_s / (double)run.stats.iterations : 0;
+		t->steps_to_target = run.stats.steps_to_target;
+		t->time_to_target_s = run.stats.time_to_target_s;
 	} else {
 		lbs_recorder_abort(&rec);
 		lbs_error_prefix(err, "policy %s (%s)", policy, measured ? "testbed" : "simulation");
@@ -544,6 +548,48 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 
 /* sim: the scenario simulated; sc: the one run on the testbed (the same,
  * but for the simulation's model of time-sharing a core). */
+/* The time to target (doc/validation.md, "Real convergence"): per policy,
+ * the simulated steps and time against the mean and sd of the measured
+ * repeats that reached it, and whether the simulation orders the policies
+ * by time to target as the measured means do. Printed; the runs' own rows
+ * are in run_targets. */
+static void print_targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_REPEATS], const char **names,
+			  size_t np, int repeat)
+{
+	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g):\n",
+	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale);
+	printf("%-20s %9s %10s %8s %8s %10s %10s %8s %8s\n", "policy", "sim_steps", "meas_steps", "+-sd", "reached",
+	       "sim_time_s", "meas_time_s", "+-sd", "err");
+	double tm[MAX_POLICIES];
+	for (size_t p = 0; p < np; p++) {
+		double st[MAX_REPEATS], ti[MAX_REPEATS];
+		size_t k = 0;
+		for (int r = 0; r < repeat; r++)
+			if (meas[p][r].steps_to_target > 0) {
+				st[k] = (double)meas[p][r].steps_to_target;
+				ti[k++] = meas[p][r].time_to_target_s;
+			}
+		tm[p] = k ? mean(ti, k) : NAN;
+		double ts = sim[p].steps_to_target ? sim[p].time_to_target_s : NAN;
+		printf("%-20s %9lld %10.1f %8.1f %5zu/%-2d %10.3f %10.3f %8.3f %7.1f%%\n", names[p],
+		       (long long)sim[p].steps_to_target, k ? mean(st, k) : NAN, k > 1 ? sd(st, k) : NAN, k, repeat,
+		       ts, tm[p], k > 1 ? sd(ti, k) : NAN, 100 * (ts / tm[p] - 1));
+	}
+	/* the ranking: every pair ordered alike by the simulated and the
+	 * measured mean time to target */
+	size_t agree = 0, pairs = 0;
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = a + 1; b < np; b++) {
+			double sa = sim[a].time_to_target_s, sb = sim[b].time_to_target_s;
+			if (!sim[a].steps_to_target || !sim[b].steps_to_target || !isfinite(tm[a]) || !isfinite(tm[b]))
+				continue;
+			pairs++;
+			agree += (sa < sb) == (tm[a] < tm[b]);
+		}
+	printf("the measured ranking by time to target: %zu of %zu pairs ordered alike by the simulation%s\n", agree,
+	       pairs, pairs && agree == pairs ? " (reproduced)" : "");
+}
+
 static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const char **names, size_t np,
 		    const options *o)
 {
@@ -641,6 +687,8 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
 				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
 	}
+	if (!o->quiet && sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE)
+		print_targets(sim_sc, sim, meas, names, np, o->repeat);
 	if (!o->quiet) {
 		printf("the machine while the testbed ran: an iteration at batch %lld took", (long long)probe_batch);
 		for (int r = 0; r <= o->repeat; r++)
