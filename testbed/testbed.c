@@ -758,7 +758,6 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 					 .global_batch = sc->run.global_batch, .cpu = cpu[i], .rank = i,
 					 .world = run->n, .rendezvous = init, .seed = (uint64_t)sc->run.seed,
 					 .ddp = sc->testbed.ddp != 0,
-					 .dataset = task ? sc->iterations * sc->run.global_batch : 0,
 					 .loss_file = task ? c.loss_file : NULL, .loss_every = sc->testbed.loss_every };
 		if ((st = lbs_cgroup_create(&c.cg, lbs_fmt(name, sizeof name, "w%zu", i), &c.groups[i], err)) ==
 		    LBS_OK)

@@ -550,17 +550,12 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
  * but for the simulation's model of time-sharing a core). */
 /* The time to target (doc/validation.md, "Real convergence"): per policy,
  * the simulated steps and time against the mean and sd of the measured
- * repeats that reached it, and whether the simulation orders the policies
- * by time to target as the measured means do. Printed; the runs' own rows
- * are in run_targets. */
-static void print_targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_REPEATS], const char **names,
-			  size_t np, int repeat)
+ * repeats that reached it (into rows[], the validation_targets table); then
+ * printed, with how many pairs of policies the simulation orders by time to
+ * target as the measured means do. The runs' own rows are in run_targets. */
+static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_REPEATS], const char **names,
+		    size_t np, int repeat, lbs_validation_row *rows, bool quiet)
 {
-	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g):\n",
-	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale);
-	printf("%-20s %9s %10s %8s %8s %10s %10s %8s %8s\n", "policy", "sim_steps", "meas_steps", "+-sd", "reached",
-	       "sim_time_s", "meas_time_s", "+-sd", "err");
-	double tm[MAX_POLICIES];
 	for (size_t p = 0; p < np; p++) {
 		double st[MAX_REPEATS], ti[MAX_REPEATS];
 		size_t k = 0;
@@ -569,22 +564,42 @@ static void print_targets(const lbs_scenario *sc, const trail *sim, trail meas[]
 				st[k] = (double)meas[p][r].steps_to_target;
 				ti[k++] = meas[p][r].time_to_target_s;
 			}
-		tm[p] = k ? mean(ti, k) : NAN;
-		double ts = sim[p].steps_to_target ? sim[p].time_to_target_s : NAN;
-		printf("%-20s %9lld %10.1f %8.1f %5zu/%-2d %10.3f %10.3f %8.3f %7.1f%%\n", names[p],
-		       (long long)sim[p].steps_to_target, k ? mean(st, k) : NAN, k > 1 ? sd(st, k) : NAN, k, repeat,
-		       ts, tm[p], k > 1 ? sd(ti, k) : NAN, 100 * (ts / tm[p] - 1));
+		lbs_validation_row *v = &rows[p];
+		v->has_target = true;
+		v->target_loss = sc->testbed.target_loss;
+		v->simulated_steps = sim[p].steps_to_target;
+		v->simulated_time_s = sim[p].steps_to_target ? sim[p].time_to_target_s : NAN;
+		v->measured_reached = (int)k;
+		v->repeats = repeat;
+		v->measured_steps = k ? mean(st, k) : NAN;
+		v->measured_steps_sd = k > 1 ? sd(st, k) : NAN;
+		v->measured_time_s = k ? mean(ti, k) : NAN;
+		v->measured_time_sd_s = k > 1 ? sd(ti, k) : NAN;
+	}
+	if (quiet)
+		return;
+	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g):\n",
+	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale);
+	printf("%-20s %9s %10s %8s %8s %10s %11s %8s %8s\n", "policy", "sim_steps", "meas_steps", "+-sd", "reached",
+	       "sim_time_s", "meas_time_s", "+-sd", "err");
+	for (size_t p = 0; p < np; p++) {
+		const lbs_validation_row *v = &rows[p];
+		printf("%-20s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %7.1f%%\n", names[p],
+		       (long long)v->simulated_steps, v->measured_steps, v->measured_steps_sd, v->measured_reached,
+		       repeat, v->simulated_time_s, v->measured_time_s, v->measured_time_sd_s,
+		       100 * (v->simulated_time_s / v->measured_time_s - 1));
 	}
 	/* the ranking: every pair ordered alike by the simulated and the
-	 * measured mean time to target */
+	 * measured mean time to target; a tie on either side orders nothing */
 	size_t agree = 0, pairs = 0;
 	for (size_t a = 0; a < np; a++)
 		for (size_t b = a + 1; b < np; b++) {
-			double sa = sim[a].time_to_target_s, sb = sim[b].time_to_target_s;
-			if (!sim[a].steps_to_target || !sim[b].steps_to_target || !isfinite(tm[a]) || !isfinite(tm[b]))
+			double sa = rows[a].simulated_time_s, sb = rows[b].simulated_time_s;
+			double ma = rows[a].measured_time_s, mb = rows[b].measured_time_s;
+			if (!isfinite(sa) || !isfinite(sb) || !isfinite(ma) || !isfinite(mb))
 				continue;
 			pairs++;
-			agree += (sa < sb) == (tm[a] < tm[b]);
+			agree += (sa < sb && ma < mb) || (sa > sb && ma > mb);
 		}
 	printf("the measured ranking by time to target: %zu of %zu pairs ordered alike by the simulation%s\n", agree,
 	       pairs, pairs && agree == pairs ? " (reproduced)" : "");
@@ -687,8 +702,9 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
 				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
 	}
-	if (!o->quiet && sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE)
-		print_targets(sim_sc, sim, meas, names, np, o->repeat);
+	if (sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE &&
+	    !strcmp(sc->model.name, "teacher-student") && sc->testbed.worker == LBS_TB_WORKER_TORCH)
+		targets(sim_sc, sim, meas, names, np, o->repeat, rows, o->quiet);
 	if (!o->quiet) {
 		printf("the machine while the testbed ran: an iteration at batch %lld took", (long long)probe_batch);
 		for (int r = 0; r <= o->repeat; r++)

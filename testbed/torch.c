@@ -161,17 +161,16 @@ static void exec_worker(const char *py, const char *prog, const lbs_tb_torch_spe
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("GLOO_SOCKET_IFNAME", "lo", 1);
 	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-	char rank[24], world[24], gb[24], mb[24], seed[24], dataset[24], every[24];
+	char rank[24], world[24], gb[24], mb[24], seed[24], every[24];
 	snprintf(rank, sizeof rank, "%zu", s->rank);
 	snprintf(world, sizeof world, "%zu", s->world);
 	snprintf(gb, sizeof gb, "%lld", (long long)s->global_batch);
 	snprintf(mb, sizeof mb, "%lld", (long long)s->max_batch);
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)(s->seed % 2147483647ULL));
-	snprintf(dataset, sizeof dataset, "%lld", (long long)(s->dataset > 0 ? s->dataset : 256));
 	snprintf(every, sizeof every, "%lld", (long long)(s->loss_every > 0 ? s->loss_every : 10));
 	char *argv[] = { (char *)py, "-u", (char *)prog, "serve", "--net", (char *)s->net, "--rank", rank,
 			 "--world", world, "--global-batch", gb, "--max-batch", mb, "--seed", seed,
-			 "--dataset", dataset, "--loss-every", every,
+			 "--loss-every", every,
 			 "--loss-file", (char *)(s->loss_file ? s->loss_file : ""),
 			 "--in-fd", "3", "--out-fd", "4", "--init", (char *)(s->rendezvous ? s->rendezvous : ""),
 			 s->ddp ? "--ddp" : NULL, NULL };

@@ -46,7 +46,6 @@ typedef struct lbs_tb_torch_spec {
 	const char *rendezvous; /* torch.distributed init method, "file:///..." (world > 1) */
 	uint64_t seed;
 	bool ddp;             /* DistributedDataParallel */
-	int64_t dataset;      /* samples of its synthetic data set (0: 256) */
 	/* teacher-student: rank 0 writes the held-out loss of every
 	 * loss_every-th step (0: 10) to loss_file at its end (NULL: none) */
 	const char *loss_file;

@@ -48,9 +48,9 @@ NETS = ("cifarnet", "resnet32", "resnet50", "resnet101", "teacher-student")
 # The teacher-student task (teacher_student.py) as the net teacher-student
 # trains it: a 512-1024-8 tanh network fits a fixed random teacher of the
 # same shape, labels with Gaussian noise of sd 0.5 (the held-out loss's
-# floor 0.25), plain SGD at 0.05. `python3 teacher_student.py --dim 512
-# --hidden 1024 --outputs 8` trains the same task in one process.
-TASK = dict(dim=512, hidden=1024, outputs=8, noise=0.5, lr=0.05, teacher_seed=1)
+# floor 0.25), plain SGD at 0.2. `python3 teacher_student.py --dim 512
+# --hidden 1024 --outputs 8 --lr 0.2` trains the same task in one process.
+TASK = dict(dim=512, hidden=1024, outputs=8, noise=0.5, lr=0.2, teacher_seed=1)
 
 
 def fail(msg, code=3):
@@ -201,13 +201,13 @@ class Trainer:
         gen = torch.Generator().manual_seed(args.seed + 1)
         if self.task:
             # A stream, as teacher_student.py trains on: every sample of
-            # the run a fresh one (the data set holds --dataset of them,
-            # the coordinator's iterations x B), the teacher's outputs
-            # with their noise as labels; the same on every rank.
-            n = max(1, args.dataset)
-            self.data = torch.randn((n, TASK["dim"]), generator=gen)
-            with torch.no_grad():
-                self.labels = teacher(self.data) + TASK["noise"] * torch.randn((n, TASK["outputs"]), generator=gen)
+            # the run a fresh one, made when a worker trains on it (as a
+            # data loader would: part of its per-sample cost), the
+            # teacher's outputs with their noise as its label. Sample j
+            # of the stream is the same on every rank: it comes from chunk
+            # j // CHUNK, whose generator is seeded by the seed and c.
+            self.teacher = teacher
+            self.stream_seed = 7919 * (args.seed + 1)
         else:
             n = max(1, min(args.dataset, args.global_batch))
             self.data = torch.randn((n,) + shape, generator=gen)
@@ -239,7 +239,26 @@ class Trainer:
         self.loss_every = args.loss_every if (self.task and args.loss_file and args.rank == 0) else 0
         self.snapshots = []
 
+    CHUNK = 64
+
+    def stream(self, first, b):
+        """Samples first .. first + b - 1 of the teacher-student stream."""
+        torch = self.torch
+        c0, c1 = first // self.CHUNK, (first + b - 1) // self.CHUNK
+        xs, ys = [], []
+        with torch.no_grad():
+            for c in range(c0, c1 + 1):
+                g = torch.Generator().manual_seed(self.stream_seed + c)
+                x = torch.randn((self.CHUNK, TASK["dim"]), generator=g)
+                xs.append(x)
+                ys.append(TASK["noise"] * torch.randn((self.CHUNK, TASK["outputs"]), generator=g))
+            x = torch.cat(xs)[first - c0 * self.CHUNK:][:b]
+            y = self.teacher(x) + torch.cat(ys)[first - c0 * self.CHUNK:][:b]
+        return x, y
+
     def batch(self, b, offset):
+        if self.task:
+            return self.stream(self.iteration * self.global_batch + offset, b)
         n = self.data.shape[0]
         idx = (self.torch.arange(b) + (self.iteration * self.global_batch + offset)) % n
         return self.data.index_select(0, idx), self.labels.index_select(0, idx)
