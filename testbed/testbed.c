@@ -140,6 +140,9 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 				sc->model.name);
 			return refuse(sc, "model", "name", why, err);
 		}
+		if (sc->testbed.target_loss > 0 && strcmp(sc->model.name, "teacher-student"))
+			return refuse(sc, "testbed", "target_loss", "only the teacher-student task has a held-out "
+				      "loss the testbed measures ([model] name = teacher-student)", err);
 		if (sc->network.ops != &lbs_network_none)
 			return refuse(sc, "network", "topology", "the torch workers exchange their gradient "
 				      "themselves (torch.distributed, gloo over loopback): give topology = none "
@@ -616,8 +619,10 @@ static lbs_status held_out(coordinator *c, lbs_error *err)
 	pid_t got;
 	while ((got = waitpid(w->pid, NULL, WNOHANG)) == 0 && lbs_monotonic_s() < until)
 		nanosleep(&nap, NULL);
-	if (got == w->pid)
-		w->pid = 0;
+	if (got != w->pid)
+		return lbs_error_set(err, LBS_EINTERNAL, "the torch worker of rank 0 did not finish evaluating its "
+				     "held-out losses in %.0f s", LBS_TB_HELD_OUT_S);
+	w->pid = 0;
 	FILE *f = fopen(c->loss_file, "r");
 	if (!f)
 		return lbs_error_set(err, LBS_EINTERNAL, "the torch worker of rank 0 wrote no held-out losses (%s: %s)",
@@ -634,10 +639,6 @@ static lbs_status held_out(coordinator *c, lbs_error *err)
 		k++;
 	fclose(f);
 	unlink(c->loss_file);
-	lbs_run_stats *s = &run->stats;
-	s->progress = 0;
-	s->steps_to_target = s->samples_to_target = 0;
-	s->time_to_target_s = 0;
 	free(run->loss_step);
 	free(run->loss);
 	run->loss_step = step;
@@ -645,6 +646,9 @@ static lbs_status held_out(coordinator *c, lbs_error *err)
 	run->n_losses = k;
 	double target = run->sc->testbed.target_loss;
 	if (target > 0 && k > 0) {
+		lbs_run_stats *s = &run->stats;
+		s->steps_to_target = s->samples_to_target = 0;
+		s->time_to_target_s = 0;
 		/* progress: the share of the way from the first evaluation to the
 		 * target made by the best one (1: reached) */
 		double best = loss[0];

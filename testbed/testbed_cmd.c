@@ -584,10 +584,13 @@ static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_R
 	       "sim_time_s", "meas_time_s", "+-sd", "err");
 	for (size_t p = 0; p < np; p++) {
 		const lbs_validation_row *v = &rows[p];
-		printf("%-20s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %7.1f%%\n", names[p],
+		double gap = v->simulated_time_s / v->measured_time_s - 1;
+		char err[16] = "       -"; /* either side not reached */
+		if (isfinite(gap))
+			snprintf(err, sizeof err, "%7.1f%%", 100 * gap);
+		printf("%-20s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %s\n", names[p],
 		       (long long)v->simulated_steps, v->measured_steps, v->measured_steps_sd, v->measured_reached,
-		       repeat, v->simulated_time_s, v->measured_time_s, v->measured_time_sd_s,
-		       100 * (v->simulated_time_s / v->measured_time_s - 1));
+		       repeat, v->simulated_time_s, v->measured_time_s, v->measured_time_sd_s, err);
 	}
 	/* the ranking: every pair ordered alike by the simulated and the
 	 * measured mean time to target; a tie on either side orders nothing */
