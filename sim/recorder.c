@@ -423,6 +423,31 @@ static lbs_status record_staleness(lbs_recorder *r, const lbs_run *run, lbs_erro
 	return LBS_OK;
 }
 
+static lbs_status record_losses(lbs_recorder *r, const lbs_run *run, lbs_error *err)
+{
+	if (!run->n_losses)
+		return LBS_OK;
+	lbs_status st = exec(r, lbs_run_losses_sql, err);
+	if (st != LBS_OK)
+		return st;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO run_losses VALUES (?1, ?2, ?3)", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the held-out losses");
+	for (size_t k = 0; k < run->n_losses; k++) {
+		sqlite3_bind_int64(q, 1, r->run_id);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)run->loss_step[k]);
+		sqlite3_bind_double(q, 3, run->loss[k]);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the held-out losses");
+		}
+	}
+	sqlite3_finalize(q);
+	return LBS_OK;
+}
+
 lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_s, lbs_error *err)
 {
 	const lbs_run_stats *s = &run->stats;
@@ -475,6 +500,8 @@ lbs_status lbs_recorder_commit(lbs_recorder *r, const lbs_run *run, double wall_
 			return db_error(r, err, "cannot record the run's time to target");
 	}
 	lbs_status st = record_staleness(r, run, err);
+	if (st == LBS_OK)
+		st = record_losses(r, run, err);
 	if (st != LBS_OK)
 		return st;
 	st = exec(r, "COMMIT", err);
@@ -520,6 +547,61 @@ lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
 	return st;
 }
 
+/* The validation's time to target, where it has one (validation_targets). */
+static void bind_opt(sqlite3_stmt *q, int at, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(q, at, v);
+	else
+		sqlite3_bind_null(q, at);
+}
+
+static lbs_status record_targets(lbs_recorder *r, sqlite3_int64 id, const lbs_validation_row *rows, size_t n,
+				 lbs_error *err)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any |= rows[i].has_target;
+	if (!any)
+		return LBS_OK;
+	lbs_status st = exec(r, lbs_validation_targets_sql, err);
+	if (st != LBS_OK)
+		return st;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO validation_targets VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+			       "?10, ?11)", -1, &q, NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the validation's time to target");
+	for (size_t i = 0; i < n; i++) {
+		const lbs_validation_row *v = &rows[i];
+		if (!v->has_target)
+			continue;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, v->policy, -1, SQLITE_STATIC);
+		sqlite3_bind_double(q, 3, v->target_loss);
+		if (v->simulated_steps > 0) {
+			sqlite3_bind_int64(q, 4, v->simulated_steps);
+			sqlite3_bind_double(q, 5, v->simulated_time_s);
+		} else {
+			sqlite3_bind_null(q, 4);
+			sqlite3_bind_null(q, 5);
+		}
+		sqlite3_bind_int(q, 6, v->measured_reached);
+		sqlite3_bind_int(q, 7, v->repeats);
+		bind_opt(q, 8, v->measured_steps);
+		bind_opt(q, 9, v->measured_steps_sd);
+		bind_opt(q, 10, v->measured_time_s);
+		bind_opt(q, 11, v->measured_time_sd_s);
+		int rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(q);
+			return db_error(r, err, "cannot record the validation's time to target");
+		}
+	}
+	sqlite3_finalize(q);
+	return LBS_OK;
+}
+
 lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *rows, size_t n,
 				   lbs_error *err)
 {
@@ -563,6 +645,8 @@ lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *ro
 		}
 	}
 	sqlite3_finalize(q);
+	if ((st = record_targets(r, id, rows, n, err)) != LBS_OK)
+		return st;
 	if ((st = exec(r, "COMMIT", err)) == LBS_OK)
 		r->in_run = false;
 	r->run_id = id;

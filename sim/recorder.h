@@ -99,6 +99,13 @@ typedef struct lbs_validation_row {
 	double simulated_speedup, measured_speedup, measured_speedup_sd; /* NaN: none */
 	double error_mean, error_p95, batch_difference_mean;
 	double machine_drift; /* slowest / fastest - 1 of the machine's probes (NaN: none) */
+	/* the time to target (the validation_targets table), with has_target */
+	bool has_target;
+	double target_loss;
+	int64_t simulated_steps;        /* 0: not reached */
+	double simulated_time_s;
+	int measured_reached, repeats;  /* repeats that reached it, of */
+	double measured_steps, measured_steps_sd, measured_time_s, measured_time_sd_s; /* NaN: none */
 } lbs_validation_row;
 
 /* Writes one comparison (a new validation_id, left in r->run_id) in one

@@ -151,6 +151,32 @@ const char lbs_run_staleness_sql[] =
 	"  PRIMARY KEY (run_id, staleness)\n"
 	") WITHOUT ROWID;\n";
 
+/* Written by lbsim validate with a measured target. */
+const char lbs_validation_targets_sql[] =
+	"CREATE TABLE IF NOT EXISTS validation_targets ( -- lbsim validate: simulated against measured time to target\n"
+	"  validation_id INTEGER NOT NULL,     -- validations.validation_id\n"
+	"  policy TEXT NOT NULL,\n"
+	"  target_loss REAL NOT NULL,          -- [testbed] target_loss\n"
+	"  simulated_steps INTEGER,            -- the simulated twin's steps to target; NULL: not reached\n"
+	"  simulated_time_s REAL,              -- ... and its time to target\n"
+	"  measured_reached INTEGER NOT NULL,  -- testbed repeats that reached the target\n"
+	"  repeats INTEGER NOT NULL,           -- of\n"
+	"  measured_steps REAL,                -- mean over those repeats; NULL: none reached it\n"
+	"  measured_steps_sd REAL,             -- sample standard deviation (NULL: fewer than 2)\n"
+	"  measured_time_s REAL,\n"
+	"  measured_time_sd_s REAL,\n"
+	"  PRIMARY KEY (validation_id, policy)\n"
+	") WITHOUT ROWID;\n";
+
+/* Written by the testbed's measured runs of the teacher-student task. */
+const char lbs_run_losses_sql[] =
+	"CREATE TABLE IF NOT EXISTS run_losses ( -- measured: the teacher-student task's held-out loss\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  step INTEGER NOT NULL,         -- after this many steps (iterations)\n"
+	"  loss REAL NOT NULL,            -- mean squared error on the held-out set\n"
+	"  PRIMARY KEY (run_id, step)\n"
+	") WITHOUT ROWID;\n";
+
 const char lbs_sweep_points_sql[] =
 	"CREATE TABLE IF NOT EXISTS sweep_points ( -- written by lbsim sweep and merge\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -548,6 +574,8 @@ static sqlite3 *reference(void)
 	    sqlite3_exec(ref, lbs_sweep_points_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_staleness_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_run_losses_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_validation_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_hybrid_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_hybrid_policy_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {

@@ -1130,6 +1130,8 @@ void lbs_run_destroy(lbs_run *run)
 		lbs_avail_destroy(&run->net_avail);
 	free(run->sources);
 	free(run->net_source);
+	free(run->loss_step);
+	free(run->loss);
 	lbs_trace_table_destroy(run->traces);
 	free(run->workers);
 	free(run->batch);

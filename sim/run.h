@@ -156,6 +156,10 @@ typedef struct lbs_run {
 	lbs_stepper *stepper;
 	double step_weight;  /* [convergence]: the closing step's staleness weight (1: fresh) */
 	bool target_hidden;  /* the closing step's model is not one the target is looked for on */
+	/* measured on the testbed (the teacher-student task): the held-out loss
+	 * after step loss_step[i], n_losses of them (the run_losses table) */
+	double *loss_step, *loss;
+	size_t n_losses;
 	int64_t *staleness_counts; /* [sync] ssp, asp: updates by staleness (index) */
 	size_t n_staleness;
 	lbs_iteration_fn observer;

@@ -266,6 +266,13 @@ static const lbs_key_spec testbed_keys[] = {
 	{ "ddp", LBS_T_ENUM, TB(ddp), "no", 0, 0, 0, "no|yes", "worker=torch",
 	  "torch workers: wrap the model in DistributedDataParallel (its bucketed all-reduce overlaps "
 	  "the backward pass) instead of one all-reduce of the flat gradient after it" },
+	{ "target_loss", LBS_T_REAL, TB(target_loss), "0", 0, 1e12, 0, NULL, "worker=torch",
+	  "torch workers training `[model] name = teacher-student`: the held-out loss (mean squared "
+	  "error) whose first step is the measured run's steps and time to target (run_targets; the "
+	  "simulated twin's come from [convergence], fitted to this target); 0: none" },
+	{ "loss_every", LBS_T_INT, TB(loss_every), "10", 1, 1e6, 0, NULL, "worker=torch",
+	  "... the held-out loss is evaluated after every this many steps (outside the timed "
+	  "iterations), the target's step interpolated linearly between two evaluations" },
 };
 #undef TB
 

@@ -47,6 +47,8 @@ typedef enum lbs_tb_worker_kind { LBS_TB_WORKER_BLAS, LBS_TB_WORKER_TORCH } lbs_
 typedef struct lbs_testbed_spec {
 	int worker; /* lbs_tb_worker_kind */
 	int ddp;    /* torch: 1 = DistributedDataParallel, 0 = one flat all-reduce */
+	double target_loss; /* torch, teacher-student: the held-out loss of the measured target (0: none) */
+	int64_t loss_every; /* ... evaluated every this many steps */
 } lbs_testbed_spec;
 
 /* [sync]: how the workers synchronise (doc/model.md, "Synchronisation"). */

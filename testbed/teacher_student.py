@@ -38,6 +38,22 @@ def mlp(d_in, hidden, d_out):
                                torch.nn.Linear(hidden, d_out))
 
 
+def make_teacher(dim, hidden, outputs, noise, teacher_seed, n_eval=4096):
+    """The fixed random teacher and the held-out set (its inputs and noisy
+    outputs), as every run of the task makes them; shared with the torch
+    worker (torch_worker.py, net teacher-student)."""
+    g = torch.Generator().manual_seed(teacher_seed)
+    torch.manual_seed(teacher_seed)
+    teacher = mlp(dim, hidden, outputs)
+    for p in teacher.parameters():
+        with torch.no_grad():
+            p.copy_(torch.randn(p.shape, generator=g) * (2.0 / p.shape[-1]) ** 0.5)
+    x_eval = torch.randn(n_eval, dim, generator=g)
+    with torch.no_grad():
+        y_eval = teacher(x_eval) + noise * torch.randn(n_eval, outputs, generator=g)
+    return teacher, x_eval, y_eval
+
+
 def train_local(a, student, b, batch_of, log):
     """Local SGD: a.workers copies of the student, batch b split evenly (the
     first b % workers one sample more), an SGD step each, the models averaged
@@ -84,15 +100,7 @@ def main():
     if a.staleness < 0 or a.local < 0 or a.workers < 1 or (a.staleness and a.local):
         ap.error("--staleness and --local are >= 0 and exclusive, --workers >= 1")
     torch.set_num_threads(1)
-    g = torch.Generator().manual_seed(a.teacher_seed)
-    torch.manual_seed(a.teacher_seed)
-    teacher = mlp(a.dim, a.hidden, a.outputs)
-    for p in teacher.parameters():
-        with torch.no_grad():
-            p.copy_(torch.randn(p.shape, generator=g) * (2.0 / p.shape[-1]) ** 0.5)
-    x_eval = torch.randn(4096, a.dim, generator=g)
-    with torch.no_grad():
-        y_eval = teacher(x_eval) + a.noise * torch.randn(4096, a.outputs, generator=g)
+    teacher, x_eval, y_eval = make_teacher(a.dim, a.hidden, a.outputs, a.noise, a.teacher_seed)
     out = sys.stdout
     out.write("seed,batch,step,loss\n")
     for seed, b in [(int(s), int(b)) for s in a.seeds.split(",") for b in a.batches.split(",")]:

@@ -16,6 +16,7 @@
 
 #include "models/calib.h"
 #include "models/calib/calibrate_cmd.h"
+#include "models/calib/convergence.h"
 #include "models/nets.h"
 #include "models/policy.h"
 #include "testbed/cgroup.h"
@@ -139,6 +140,9 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 				sc->model.name);
 			return refuse(sc, "model", "name", why, err);
 		}
+		if (sc->testbed.target_loss > 0 && strcmp(sc->model.name, "teacher-student"))
+			return refuse(sc, "testbed", "target_loss", "only the teacher-student task has a held-out "
+				      "loss the testbed measures ([model] name = teacher-student)", err);
 		if (sc->network.ops != &lbs_network_none)
 			return refuse(sc, "network", "topology", "the torch workers exchange their gradient "
 				      "themselves (torch.distributed, gloo over loopback): give topology = none "
@@ -285,6 +289,11 @@ typedef struct coordinator {
 	bool torch;         /* torch workers: each answer comes after the exchange */
 	char rendezvous[64]; /* torch: the folder of torch.distributed's file store ("": none) */
 	FILE *timeline;     /* LBSIM_TESTBED_TIMELINE: each answer's times (NULL: none) */
+	/* teacher-student: rank 0's held-out losses, written to loss_file when
+	 * it ends ("": none), and each iteration's end and samples so far */
+	char loss_file[96];
+	double *end_s;
+	int64_t *samples_at;
 } coordinator;
 
 static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_error *err)
@@ -588,6 +597,80 @@ static void rendezvous_remove(char dir[64])
 	}
 }
 
+/* The teacher-student task's measured target (doc/validation.md, "Real
+ * convergence"): rank 0 is freed of its quota and asked to end, evaluates
+ * the parameters it kept on the held-out set and writes "step loss" lines;
+ * the first step at which the loss reaches [testbed] target_loss (linear
+ * between two evaluations, lbs_conv_steps_to) replaces the [convergence]
+ * model's steps and time to target in run->stats: the measured run's
+ * run_targets row is what was measured. The losses go to run->loss (the
+ * run_losses table). */
+#define LBS_TB_HELD_OUT_S 300.0
+static lbs_status held_out(coordinator *c, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	lbs_tb_worker *w = &c->workers[0];
+	lbs_status st = lbs_cgroup_set_cores(&c->cg, &c->groups[0], 1.0, err);
+	if (st != LBS_OK)
+		return st;
+	lbs_tb_worker_finish(w);
+	const double until = lbs_monotonic_s() + LBS_TB_HELD_OUT_S;
+	struct timespec nap = { 0, 20000000 };
+	pid_t got;
+	while ((got = waitpid(w->pid, NULL, WNOHANG)) == 0 && lbs_monotonic_s() < until)
+		nanosleep(&nap, NULL);
+	if (got != w->pid)
+		return lbs_error_set(err, LBS_EINTERNAL, "the torch worker of rank 0 did not finish evaluating its "
+				     "held-out losses in %.0f s", LBS_TB_HELD_OUT_S);
+	w->pid = 0;
+	FILE *f = fopen(c->loss_file, "r");
+	if (!f)
+		return lbs_error_set(err, LBS_EINTERNAL, "the torch worker of rank 0 wrote no held-out losses (%s: %s)",
+				     c->loss_file, strerror(errno));
+	size_t n = (size_t)run->sc->iterations, k = 0;
+	double *step = lbs_calloc(n + 1, sizeof *step, err), *loss = lbs_calloc(n + 1, sizeof *loss, err);
+	if (!step || !loss) {
+		fclose(f);
+		free(step);
+		free(loss);
+		return LBS_EINTERNAL;
+	}
+	while (k <= n && fscanf(f, "%lf %lf", &step[k], &loss[k]) == 2)
+		k++;
+	fclose(f);
+	unlink(c->loss_file);
+	free(run->loss_step);
+	free(run->loss);
+	run->loss_step = step;
+	run->loss = loss;
+	run->n_losses = k;
+	double target = run->sc->testbed.target_loss;
+	if (target > 0 && k > 0) {
+		lbs_run_stats *s = &run->stats;
+		s->steps_to_target = s->samples_to_target = 0;
+		s->time_to_target_s = 0;
+		/* progress: the share of the way from the first evaluation to the
+		 * target made by the best one (1: reached) */
+		double best = loss[0];
+		for (size_t i = 1; i < k; i++)
+			best = fmin(best, loss[i]);
+		s->progress = loss[0] > target ? fmin(1.0, (loss[0] - best) / (loss[0] - target)) : 1.0;
+		double at = lbs_conv_steps_to(step, loss, k, target, 1);
+		if (!isnan(at)) {
+			int64_t i = (int64_t)ceil(at - 1e-9);
+			if (i < 1)
+				i = 1;
+			if (i > run->sc->iterations)
+				i = run->sc->iterations;
+			s->progress = 1.0;
+			s->steps_to_target = i;
+			s->samples_to_target = c->samples_at[i - 1];
+			s->time_to_target_s = c->end_s[i - 1];
+		}
+	}
+	return LBS_OK;
+}
+
 /* graceful: the run succeeded, torch workers may end on their own. */
 static void teardown(coordinator *c, bool graceful)
 {
@@ -617,6 +700,8 @@ static void teardown(coordinator *c, bool graceful)
 	free(c->fds);
 	free(c->cpu_s);
 	free(c->steal_at);
+	free(c->end_s);
+	free(c->samples_at);
 }
 
 lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ctx,
@@ -661,13 +746,23 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	char init[sizeof c.rendezvous + 16] = "";
 	if (st == LBS_OK && c.torch)
 		st = rendezvous_make(c.rendezvous, init, sizeof init, err);
+	/* The teacher-student task: every sample of the run a fresh one (the
+	 * stream teacher_student.py trains on), rank 0's held-out losses kept. */
+	const bool task = c.torch && !strcmp(sc->model.name, "teacher-student");
+	if (st == LBS_OK && task) {
+		lbs_fmt(c.loss_file, sizeof c.loss_file, "%s/losses", c.rendezvous);
+		if (!(c.end_s = lbs_calloc((size_t)sc->iterations, sizeof *c.end_s, err)) ||
+		    !(c.samples_at = lbs_calloc((size_t)sc->iterations, sizeof *c.samples_at, err)))
+			st = LBS_EINTERNAL;
+	}
 	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
 		char name[32];
 		int64_t cap = run->max_batch[i] < sc->run.global_batch ? run->max_batch[i] : sc->run.global_batch;
 		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = cap,
 					 .global_batch = sc->run.global_batch, .cpu = cpu[i], .rank = i,
 					 .world = run->n, .rendezvous = init, .seed = (uint64_t)sc->run.seed,
-					 .ddp = sc->testbed.ddp != 0 };
+					 .ddp = sc->testbed.ddp != 0,
+					 .loss_file = task ? c.loss_file : NULL, .loss_every = sc->testbed.loss_every };
 		if ((st = lbs_cgroup_create(&c.cg, lbs_fmt(name, sizeof name, "w%zu", i), &c.groups[i], err)) ==
 		    LBS_OK)
 			st = c.torch ? lbs_tb_torch_spawn(&c.workers[i], &ts, err)
@@ -716,10 +811,16 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 			st = plan(run, c.cpu_s, c.tenants, lbs_monotonic_s() - c.t0, err);
 		if (st == LBS_OK)
 			st = iterate(&c, observer, ctx, interrupt, err);
+		if (st == LBS_OK && c.end_s) {
+			c.end_s[run->iteration] = run->stats.sim_time_s;
+			c.samples_at[run->iteration] = run->stats.samples;
+		}
 		if (st == LBS_OK && interrupt && *interrupt)
 			st = lbs_error_set(err, LBS_EINTR, "interrupted after %lld iterations",
 					   (long long)run->stats.iterations);
 	}
+	if (st == LBS_OK && c.end_s)
+		st = held_out(&c, err);
 	teardown(&c, st == LBS_OK);
 	free(cpu);
 	lbs_net_destroy(&net);

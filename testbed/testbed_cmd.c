@@ -119,6 +119,8 @@ typedef struct trail {
 	int64_t *batch;     /* count x n */
 	double mean_s;
 	long long run_id;
+	int64_t steps_to_target; /* 0: not reached (or no target) */
+	double time_to_target_s;
 } trail;
 
 static lbs_status on_iteration(void *ctx, const lbs_iteration_record *it, lbs_error *err)
@@ -178,6 +180,8 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measu
 	if (st == LBS_OK) {
 		t->run_id = (long long)rec.run_id;
 		t->mean_s = run.stats.iterations ? run.stats.sum_iteration_s / (double)run.stats.iterations : 0;
+		t->steps_to_target = run.stats.steps_to_target;
+		t->time_to_target_s = run.stats.time_to_target_s;
 	} else {
 		lbs_recorder_abort(&rec);
 		lbs_error_prefix(err, "policy %s (%s)", policy, measured ? "testbed" : "simulation");
@@ -544,6 +548,66 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 
 /* sim: the scenario simulated; sc: the one run on the testbed (the same,
  * but for the simulation's model of time-sharing a core). */
+/* The time to target (doc/validation.md, "Real convergence"): per policy,
+ * the simulated steps and time against the mean and sd of the measured
+ * repeats that reached it (into rows[], the validation_targets table); then
+ * printed, with how many pairs of policies the simulation orders by time to
+ * target as the measured means do. The runs' own rows are in run_targets. */
+static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_REPEATS], const char **names,
+		    size_t np, int repeat, lbs_validation_row *rows, bool quiet)
+{
+	for (size_t p = 0; p < np; p++) {
+		double st[MAX_REPEATS], ti[MAX_REPEATS];
+		size_t k = 0;
+		for (int r = 0; r < repeat; r++)
+			if (meas[p][r].steps_to_target > 0) {
+				st[k] = (double)meas[p][r].steps_to_target;
+				ti[k++] = meas[p][r].time_to_target_s;
+			}
+		lbs_validation_row *v = &rows[p];
+		v->has_target = true;
+		v->target_loss = sc->testbed.target_loss;
+		v->simulated_steps = sim[p].steps_to_target;
+		v->simulated_time_s = sim[p].steps_to_target ? sim[p].time_to_target_s : NAN;
+		v->measured_reached = (int)k;
+		v->repeats = repeat;
+		v->measured_steps = k ? mean(st, k) : NAN;
+		v->measured_steps_sd = k > 1 ? sd(st, k) : NAN;
+		v->measured_time_s = k ? mean(ti, k) : NAN;
+		v->measured_time_sd_s = k > 1 ? sd(ti, k) : NAN;
+	}
+	if (quiet)
+		return;
+	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g):\n",
+	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale);
+	printf("%-20s %9s %10s %8s %8s %10s %11s %8s %8s\n", "policy", "sim_steps", "meas_steps", "+-sd", "reached",
+	       "sim_time_s", "meas_time_s", "+-sd", "err");
+	for (size_t p = 0; p < np; p++) {
+		const lbs_validation_row *v = &rows[p];
+		double gap = v->simulated_time_s / v->measured_time_s - 1;
+		char err[16] = "       -"; /* either side not reached */
+		if (isfinite(gap))
+			snprintf(err, sizeof err, "%7.1f%%", 100 * gap);
+		printf("%-20s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %s\n", names[p],
+		       (long long)v->simulated_steps, v->measured_steps, v->measured_steps_sd, v->measured_reached,
+		       repeat, v->simulated_time_s, v->measured_time_s, v->measured_time_sd_s, err);
+	}
+	/* the ranking: every pair ordered alike by the simulated and the
+	 * measured mean time to target; a tie on either side orders nothing */
+	size_t agree = 0, pairs = 0;
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = a + 1; b < np; b++) {
+			double sa = rows[a].simulated_time_s, sb = rows[b].simulated_time_s;
+			double ma = rows[a].measured_time_s, mb = rows[b].measured_time_s;
+			if (!isfinite(sa) || !isfinite(sb) || !isfinite(ma) || !isfinite(mb))
+				continue;
+			pairs++;
+			agree += (sa < sb && ma < mb) || (sa > sb && ma > mb);
+		}
+	printf("the measured ranking by time to target: %zu of %zu pairs ordered alike by the simulation%s\n", agree,
+	       pairs, pairs && agree == pairs ? " (reproduced)" : "");
+}
+
 static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const char **names, size_t np,
 		    const options *o)
 {
@@ -641,6 +705,9 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
 				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
 	}
+	if (sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE &&
+	    !strcmp(sc->model.name, "teacher-student") && sc->testbed.worker == LBS_TB_WORKER_TORCH)
+		targets(sim_sc, sim, meas, names, np, o->repeat, rows, o->quiet);
 	if (!o->quiet) {
 		printf("the machine while the testbed ran: an iteration at batch %lld took", (long long)probe_batch);
 		for (int r = 0; r <= o->repeat; r++)

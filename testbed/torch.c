@@ -21,7 +21,7 @@
 
 #define WORKER_REL "testbed/torch_worker.py"
 
-static const char *const nets[] = { "cifarnet", "resnet32", "resnet50", "resnet101" };
+static const char *const nets[] = { "cifarnet", "resnet32", "resnet50", "resnet101", "teacher-student" };
 
 bool lbs_tb_torch_has_net(const char *name)
 {
@@ -33,7 +33,7 @@ bool lbs_tb_torch_has_net(const char *name)
 
 const char *lbs_tb_torch_nets(void)
 {
-	return "cifarnet, resnet32, resnet50, resnet101";
+	return "cifarnet, resnet32, resnet50, resnet101, teacher-student";
 }
 
 /* The python3 to run, or NULL; buf holds one found on PATH. */
@@ -161,14 +161,17 @@ static void exec_worker(const char *py, const char *prog, const lbs_tb_torch_spe
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("GLOO_SOCKET_IFNAME", "lo", 1);
 	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-	char rank[24], world[24], gb[24], mb[24], seed[24];
+	char rank[24], world[24], gb[24], mb[24], seed[24], every[24];
 	snprintf(rank, sizeof rank, "%zu", s->rank);
 	snprintf(world, sizeof world, "%zu", s->world);
 	snprintf(gb, sizeof gb, "%lld", (long long)s->global_batch);
 	snprintf(mb, sizeof mb, "%lld", (long long)s->max_batch);
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)(s->seed % 2147483647ULL));
+	snprintf(every, sizeof every, "%lld", (long long)(s->loss_every > 0 ? s->loss_every : 10));
 	char *argv[] = { (char *)py, "-u", (char *)prog, "serve", "--net", (char *)s->net, "--rank", rank,
 			 "--world", world, "--global-batch", gb, "--max-batch", mb, "--seed", seed,
+			 "--loss-every", every,
+			 "--loss-file", (char *)(s->loss_file ? s->loss_file : ""),
 			 "--in-fd", "3", "--out-fd", "4", "--init", (char *)(s->rendezvous ? s->rendezvous : ""),
 			 s->ddp ? "--ddp" : NULL, NULL };
 	execv(py, argv);

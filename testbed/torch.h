@@ -46,6 +46,10 @@ typedef struct lbs_tb_torch_spec {
 	const char *rendezvous; /* torch.distributed init method, "file:///..." (world > 1) */
 	uint64_t seed;
 	bool ddp;             /* DistributedDataParallel */
+	/* teacher-student: rank 0 writes the held-out loss of every
+	 * loss_every-th step (0: 10) to loss_file at its end (NULL: none) */
+	const char *loss_file;
+	int64_t loss_every;
 } lbs_tb_torch_spec;
 
 /* Starts the worker without waiting for it: with world > 1 its start

@@ -43,7 +43,14 @@ ANSWER = struct.Struct("=i4xddddd")
 BATCH = struct.Struct("=qq")  # batch, its offset in the global batch
 
 # The networks this worker builds, as lbsim's models/nets registry names them.
-NETS = ("cifarnet", "resnet32", "resnet50", "resnet101")
+NETS = ("cifarnet", "resnet32", "resnet50", "resnet101", "teacher-student")
+
+# The teacher-student task (teacher_student.py) as the net teacher-student
+# trains it: a 512-1024-8 tanh network fits a fixed random teacher of the
+# same shape, labels with Gaussian noise of sd 0.5 (the held-out loss's
+# floor 0.25), plain SGD at 0.2. `python3 teacher_student.py --dim 512
+# --hidden 1024 --outputs 8 --lr 0.2` trains the same task in one process.
+TASK = dict(dim=512, hidden=1024, outputs=8, noise=0.5, lr=0.2, teacher_seed=1)
 
 
 def fail(msg, code=3):
@@ -134,7 +141,17 @@ def build(torch, name):
         layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(2048, 1000)]
         return nn.Sequential(*layers), (3, 224, 224), 1000
 
+    if name == "teacher-student":
+        return (nn.Sequential(nn.Linear(TASK["dim"], TASK["hidden"]), nn.Tanh(),
+                              nn.Linear(TASK["hidden"], TASK["outputs"])), (TASK["dim"],), TASK["outputs"])
+
     fail("no network '%s' in the torch worker (it builds: %s)" % (name, ", ".join(NETS)))
+
+
+def teacher_student_module():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import teacher_student
+    return teacher_student
 
 
 def parameters(torch, name):
@@ -148,8 +165,18 @@ class Trainer:
     def __init__(self, torch, args):
         self.torch = torch
         torch.set_num_threads(1)
-        torch.manual_seed(args.seed)  # the same initial weights on every rank
-        model, shape, classes = build(torch, args.net)
+        self.task = args.net == "teacher-student"
+        if self.task:
+            # teacher_student.py's student of this seed, its teacher and
+            # held-out set
+            ts = teacher_student_module()
+            teacher, self.x_eval, self.y_eval = ts.make_teacher(
+                TASK["dim"], TASK["hidden"], TASK["outputs"], TASK["noise"], TASK["teacher_seed"])
+            torch.manual_seed(1000 + args.seed)
+            model = ts.mlp(TASK["dim"], TASK["hidden"], TASK["outputs"])
+        else:
+            torch.manual_seed(args.seed)  # the same initial weights on every rank
+            model, shape, classes = build(torch, args.net)
         self.params = [p for p in model.parameters()]
         self.dist = None
         self.ddp = None
@@ -172,9 +199,19 @@ class Trainer:
         # iteration gathers its samples into a new tensor, as a loader's
         # collate does.
         gen = torch.Generator().manual_seed(args.seed + 1)
-        n = max(1, min(args.dataset, args.global_batch))
-        self.data = torch.randn((n,) + shape, generator=gen)
-        self.labels = torch.randint(0, classes, (n,), generator=gen)
+        if self.task:
+            # A stream, as teacher_student.py trains on: every sample of
+            # the run a fresh one, made when a worker trains on it (as a
+            # data loader would: part of its per-sample cost), the
+            # teacher's outputs with their noise as its label. Sample j
+            # of the stream is the same on every rank: it comes from chunk
+            # j // CHUNK, whose generator is seeded by the seed and c.
+            self.teacher = teacher
+            self.stream_seed = 7919 * (args.seed + 1)
+        else:
+            n = max(1, min(args.dataset, args.global_batch))
+            self.data = torch.randn((n,) + shape, generator=gen)
+            self.labels = torch.randint(0, classes, (n,), generator=gen)
         self.iteration = 0
         # The gradients live in one flat buffer (the bucket a framework
         # fuses them into for the all-reduce; DDP's gradient_as_bucket_view).
@@ -187,10 +224,41 @@ class Trainer:
                 at += p.numel()
         else:
             self.flat = None
-        self.opt = torch.optim.SGD(self.params, lr=0.01, momentum=0.9)
-        self.loss_fn = torch.nn.functional.cross_entropy
+        if self.task:
+            self.opt = torch.optim.SGD(self.params, lr=TASK["lr"])
+            # mean over the global batch's samples and outputs, as
+            # teacher_student.py's mse_loss: this worker's share of it
+            self.loss_fn = lambda out, y, reduction: torch.nn.functional.mse_loss(
+                out, y, reduction=reduction) / TASK["outputs"]
+        else:
+            self.opt = torch.optim.SGD(self.params, lr=0.01, momentum=0.9)
+            self.loss_fn = torch.nn.functional.cross_entropy
+        # --loss-file: rank 0 keeps the parameters every --loss-every
+        # steps and evaluates them on the held-out set once training is
+        # over (outside the timed iterations and the worker's quota).
+        self.loss_every = args.loss_every if (self.task and args.loss_file and args.rank == 0) else 0
+        self.snapshots = []
+
+    CHUNK = 64
+
+    def stream(self, first, b):
+        """Samples first .. first + b - 1 of the teacher-student stream."""
+        torch = self.torch
+        c0, c1 = first // self.CHUNK, (first + b - 1) // self.CHUNK
+        xs, ys = [], []
+        with torch.no_grad():
+            for c in range(c0, c1 + 1):
+                g = torch.Generator().manual_seed(self.stream_seed + c)
+                x = torch.randn((self.CHUNK, TASK["dim"]), generator=g)
+                xs.append(x)
+                ys.append(TASK["noise"] * torch.randn((self.CHUNK, TASK["outputs"]), generator=g))
+            x = torch.cat(xs)[first - c0 * self.CHUNK:][:b]
+            y = self.teacher(x) + torch.cat(ys)[first - c0 * self.CHUNK:][:b]
+        return x, y
 
     def batch(self, b, offset):
+        if self.task:
+            return self.stream(self.iteration * self.global_batch + offset, b)
         n = self.data.shape[0]
         idx = (self.torch.arange(b) + (self.iteration * self.global_batch + offset)) % n
         return self.data.index_select(0, idx), self.labels.index_select(0, idx)
@@ -219,6 +287,18 @@ class Trainer:
             self.dist.all_reduce(self.flat)  # SUM: the global batch's gradient
         self.opt.step()
         self.iteration += 1
+        if self.loss_every and self.iteration % self.loss_every == 0:
+            with self.torch.no_grad():
+                self.snapshots.append((self.iteration, [p.detach().clone() for p in self.params]))
+
+    def held_out(self, path):
+        """Each kept step's held-out loss, as "step loss" lines to path."""
+        with self.torch.no_grad(), open(path, "w") as f:
+            for step, values in self.snapshots:
+                for p, v in zip(self.params, values):
+                    p.copy_(v)
+                loss = self.torch.nn.functional.mse_loss(self.model(self.x_eval), self.y_eval).item()
+                f.write("%d %.6f\n" % (step, loss))
 
     def digest(self):
         """The sum and the sum of squares of every parameter (float64)."""
@@ -253,6 +333,7 @@ def serve(args):
             g["lr"] = lr
         t.opt.state.clear()  # no momentum from it
         t.iteration = 0
+        t.snapshots = []
     except Exception as e:
         sys.stderr.write("torch_worker: rank %d could not start: %s\n" % (args.rank, e))
         answer(5)
@@ -281,6 +362,8 @@ def serve(args):
     if digest and args.rank == 0:
         with open(digest, "a") as f:
             f.write("%d %.12g %.12g\n" % ((t.iteration,) + t.digest()))
+    if t.loss_every:
+        t.held_out(args.loss_file)
     t.close()
     return 0
 
@@ -301,6 +384,8 @@ def main(argv):
     s.add_argument("--max-batch", type=int, required=True)
     s.add_argument("--dataset", type=int, default=256, help="samples in the synthetic data set")
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--loss-file", default="", help="teacher-student: rank 0 writes the held-out loss here")
+    s.add_argument("--loss-every", type=int, default=5, help="... of every N-th step")
     s.add_argument("--ddp", action="store_true", help="DistributedDataParallel instead of one flat all-reduce")
     s.add_argument("--in-fd", type=int, required=True)
     s.add_argument("--out-fd", type=int, required=True)

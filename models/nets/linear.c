@@ -12,3 +12,14 @@ void lbs_build_linear_url(lbs_net_builder *b)
 {
 	lbs_nb_sparse(b, "linear", 3231961, 128, 1, true);
 }
+
+/* The student of the testbed's teacher-student task (testbed/
+ * teacher_student.py, doc/validation.md, "Real convergence"): 512 inputs,
+ * a tanh hidden layer of 1024, 8 outputs; 512 x 1024 + 1024 + 1024 x 8 + 8
+ * = 533,512 parameters. */
+void lbs_build_teacher_student(lbs_net_builder *b)
+{
+	lbs_nb_fc(b, "hidden", 1024, true);
+	lbs_nb_act(b, "tanh", b->at, true);
+	lbs_nb_fc(b, "out", 8, true);
+}

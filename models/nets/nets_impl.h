@@ -12,6 +12,7 @@ void lbs_build_resnet101(lbs_net_builder *b);
 void lbs_build_inception3(lbs_net_builder *b);
 void lbs_build_densenet121(lbs_net_builder *b);
 void lbs_build_linear_url(lbs_net_builder *b);
+void lbs_build_teacher_student(lbs_net_builder *b);
 
 /* Transformers (models/nets/transformer.c): built from a configuration,
  * with b->net->opts resolved (the sequence length, the tensor-parallel

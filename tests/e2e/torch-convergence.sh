@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Real convergence on the testbed (doc/validation.md, "Real convergence"):
+# the torch workers train the teacher-student task (scenarios/testbed/
+# convergence.ini) under the coordinator's barrier and the batch policies,
+# rank 0's held-out losses give the measured steps and time to target, and
+# `lbsim validate` compares them with the simulated ones. What it checks,
+# independently of lbsim's model:
+#  - a policy changes time, never the maths: the held-out losses after the
+#    same steps agree across static, static-proportional and lbbsp-cpu
+#    (gradients summed by sample), and differ under another seed;
+#  - the measured target is where the losses say: the recorded step lies
+#    between the last evaluation above the target and the first at or
+#    below it, its time that step's end in the iterations table;
+#  - (measured) the validation: simulated steps and time to target within
+#    a tolerance derived from the measured spread over 3 repeats, and the
+#    measured ranking by time to target reproduced.
+# It needs root, a cgroup cpu controller and python3 with python3-torch;
+# without them it skips (exit 77) saying so, and fails under
+# LBSIM_REQUIRE_TESTBED=yes. LBSIM_CHECK_MEASURED=no runs a short pass.
+. "$(dirname "$0")/lib.sh"
+need sqlite3 sqlite3
+
+py=${LBSIM_PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import torch' 2> /dev/null; then
+	missing "$py cannot import torch (Debian: apt-get install python3-torch); real convergence is not tested"
+fi
+export LBSIM_PATH=$top_srcdir
+sc=$top_srcdir/scenarios/testbed/convergence.ini
+rc=0
+msg=$("$LBSIM" testbed "$top_srcdir/scenarios/testbed/small.ini" --set run.iterations=1 -q -o "$TMP/blas.db" 2>&1) || rc=$?
+[ $rc -eq 6 ] && missing "the testbed cannot run here: ${msg##*: }"
+
+# A target loss on a network without a held-out loss: refused, naming the key.
+rc=0
+"$LBSIM" testbed "$top_srcdir/scenarios/testbed/small.ini" --worker torch --set testbed.target_loss=0.5 -q \
+	-o "$TMP/r.db" 2> "$TMP/err" || rc=$?
+check "target_loss on cifarnet: refused (exit 3, got $rc), naming the key" \
+	sh -c "test $rc -eq 3 && grep -q 'target_loss' '$TMP/err' && grep -q teacher-student '$TMP/err'"
+
+# 10 steps, the loss evaluated every 2, a target (1.0) reached near step 8
+# in teacher_student.py's curves: short runs of three policies and another
+# seed.
+short="--set run.iterations=10 --set testbed.loss_every=2 --set testbed.target_loss=1.0"
+# (runs 1 to 3: the three policies of seed 1; run 4: static, seed 2)
+for run in "--policy static,static-proportional,lbbsp-cpu" "--policy static --seed 2"; do
+	# shellcheck disable=SC2086
+	"$LBSIM" testbed "$sc" $run $short -q -o "$TMP/s.db" || bad "testbed $run"
+done
+check "four runs, each with five held-out losses (steps 2 to 10)" \
+	test "$(q "$TMP/s.db" "SELECT count(*) || ',' || count(DISTINCT run_id) FROM run_losses")" = 20,4
+# rank 0's losses at each step: the same (1e-5 relative) under the three
+# splits of seed 1, another under seed 2
+check "the same losses under every split (1e-5)" test "$(q "$TMP/s.db" "SELECT count(*) FROM run_losses a
+	JOIN run_losses b ON a.step = b.step AND b.run_id IN (2, 3) WHERE a.run_id = 1
+	AND abs(a.loss - b.loss) <= 1e-5 * a.loss")" = 10
+check "another seed's differ" test "$(q "$TMP/s.db" "SELECT count(*) FROM run_losses a
+	JOIN run_losses b ON a.step = b.step AND b.run_id = 4 WHERE a.run_id = 1 AND abs(a.loss - b.loss) > 1e-4")" = 5
+check "the losses fall (step 2 above step 10) in every run" test "$(q "$TMP/s.db" "SELECT count(*) FROM run_losses a
+	JOIN run_losses b USING (run_id) WHERE a.step = 2 AND b.step = 10 AND a.loss > b.loss")" = 4
+# The measured target: steps_to_target s with the loss above 1.0 at the
+# last evaluation before s and at or below it at the first from s, and
+# time_to_target_s the end of step s (iteration s - 1).
+check "every run's target where its losses put it, at its step's end" test "$(q "$TMP/s.db" "SELECT count(*)
+	FROM run_targets t JOIN iterations i ON i.run_id = t.run_id AND i.iteration = t.steps_to_target - 1
+	WHERE abs(i.end_s - t.time_to_target_s) < 1e-9 AND t.progress = 1
+	AND (SELECT loss FROM run_losses l WHERE l.run_id = t.run_id AND l.step < t.steps_to_target
+	     ORDER BY step DESC LIMIT 1) > 1.0
+	AND (SELECT loss FROM run_losses l WHERE l.run_id = t.run_id AND l.step >= t.steps_to_target
+	     ORDER BY step LIMIT 1) <= 1.0")" = 4
+check "no torch worker outlives its run" sh -c "! pgrep -f 'torch_worker[.]py serve' > /dev/null"
+
+if ! measured; then
+	# (its [convergence] is fitted to the target 0.45, not this pass's 1.0:
+	# the simulation does not reach it in 10 steps; what is checked is that
+	# the comparison is made and stored, not its accuracy)
+	echo "skipped (LBSIM_CHECK_MEASURED=no): the time-to-target validation; a short one runs instead"
+	rc=0
+	# shellcheck disable=SC2086
+	"$LBSIM" validate "$sc" --policy static-proportional --repeat 1 $short -o "$TMP/v.db" > "$TMP/v.out" || rc=$?
+	cat "$TMP/v.out"
+	check "validate (short): ran to its comparison (exit 0 or 7, got $rc)" test $rc -eq 0 -o $rc -eq 7
+	check "validate (short): prints the time to target" grep -q '^the measured ranking by time to target' "$TMP/v.out"
+	check "validate (short): stores it, the measured run at its target (step 8 to 10)" \
+		test "$(q "$TMP/v.db" "SELECT count(*) FROM validation_targets WHERE policy = 'static-proportional'
+			AND measured_reached = 1 AND repeats = 1 AND measured_steps BETWEEN 8 AND 10
+			AND simulated_steps IS NULL")" = 1
+	finish
+	exit 0
+fi
+
+# The validation: the profile measured here first, then the simulation
+# (its [convergence] fitted to teacher_student.py at batches 768, 1536 and
+# 6144, never the 3072 validated) and 3 testbed runs of each policy. The
+# gate, per policy: simulated steps to target within max(STEPS, 3 x the
+# relative sd of the measured steps over the repeats) of their mean;
+# simulated time to target within max(TIME, 3 x the measured relative sd)
+# of the measured mean; and every pair of policies whose measured times to
+# target differ by more than TIME ordered alike. STEPS 5%: the fit's
+# held-out error (0.6% at worst) plus the evaluation interval's
+# interpolation; TIME 10%: the issue's goal.
+STEPS=0.05 TIME=0.10
+rc=0
+"$LBSIM" validate "$sc" --calibrate "$TMP/prof.ini" --timeshare-refill --policy static-proportional,lbbsp-cpu,dbs \
+	--repeat 3 -o "$TMP/v.db" > "$TMP/v.out" 2> "$TMP/v.err" || rc=$?
+cat "$TMP/v.out"
+check "validate: ran to its comparison (exit 0, got $rc)" test $rc -eq 0
+# per policy: simulated steps and time; measured mean and sd of each
+q "$TMP/v.db" "SELECT policy, simulated_steps, simulated_time_s, measured_reached, repeats, measured_steps,
+	coalesce(measured_steps_sd, 0), measured_time_s, coalesce(measured_time_sd_s, 0) FROM validation_targets" |
+	tr '|' ' ' > "$TMP/t"
+awk -v S=$STEPS -v T=$TIME '
+	{ p = $1; ss[p] = $2; st[p] = $3; tm[p] = $8; n++
+	  if ($4 != $5 || $2 == "") { printf "%s: %d of %d repeats reached the target, the simulation %s\n", p, $4, $5,
+		$2 == "" ? "did not" : "did"; bad++; next }
+	  ts = S; c = 3 * $7 / $6; if (c > ts) ts = c
+	  tt = T; c = 3 * $9 / $8; if (c > tt) tt = c
+	  es = $2 / $6 - 1; et = $3 / $8 - 1
+	  printf "%s: steps sim %d, measured %.1f +- %.1f (%+.1f%%, tolerance %.1f%%); time sim %.3f s, measured %.3f +- %.3f s (%+.1f%%, tolerance %.1f%%)\n",
+		p, $2, $6, $7, 100 * es, 100 * ts, $3, $8, $9, 100 * et, 100 * tt
+	  if (es > ts || -es > ts || et > tt || -et > tt) bad++ }
+	END {
+		for (p in tm) for (r in tm) if (p < r && (tm[p] > (1 + T) * tm[r] && !(st[p] > st[r]) || tm[r] > (1 + T) * tm[p] && !(st[r] > st[p]))) {
+			printf "misranked: %s and %s\n", p, r; bad++ }
+		exit bad != 0 || n != 4
+	}' "$TMP/t" > "$TMP/gate"; rc=$?
+cat "$TMP/gate"
+check "validate: steps and time to target within their tolerances, the ranking reproduced" test $rc -eq 0
+check "validate: 3 measured runs of each of 4 policies, each with its losses" \
+	test "$(q "$TMP/v.db" "SELECT count(DISTINCT run_id) FROM run_losses")" = 12
+finish
