@@ -15,64 +15,11 @@
 #include "models/calib/gpu_fit.h"
 #include "models/gpu.h"
 #include "models/nets.h"
+#include "tests/unit/hybrid_plan.h"
 #include "tests/unit/suites.h"
 #include "traces/read_ops.h"
 #include "util/rng.h"
 #include "whatif/whatif.h"
-
-/* A plan of d x p groups and v chunks where every chunk of every group
- * takes tf forward and tb backward, nothing else taking time. */
-typedef struct test_plan {
-	lbs_hy_plan pl;
-	double buf[4096];
-	lbs_hy_avail avail[64];
-} test_plan;
-
-static void plan_init(test_plan *tp, int d, int p, int v, int m, int schedule, double tf, double tb)
-{
-	memset(tp, 0, sizeof *tp);
-	lbs_hy_plan *pl = &tp->pl;
-	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = 1, .v = v, .m = m, .schedule = schedule };
-	size_t G = (size_t)(d * p), gv = G * (size_t)v, pv = (size_t)(p * v);
-	double *b = tp->buf;
-	CU_ASSERT_FATAL(4 * gv + 2 * G + 2 * pv <= 4096);
-	pl->fwd_s = b, b += gv;
-	pl->bwd_s = b, b += gv;
-	pl->fwd_fixed_s = b, b += gv;
-	pl->bwd_fixed_s = b, b += gv;
-	pl->opt_s = b, b += G;
-	pl->p2p_s = b, b += G;
-	pl->grad_s = b, b += pv;
-	pl->gather_s = b;
-	for (size_t i = 0; i < gv; i++) {
-		pl->fwd_s[i] = tf;
-		pl->bwd_s[i] = tb;
-	}
-}
-
-/* Runs `steps` steps; returns the last step's length and the accounting
- * of group g in it. */
-static double run_plan(const lbs_hy_plan *pl, int steps, size_t g, lbs_hy_account *acc)
-{
-	lbs_error err = { 0 };
-	lbs_hy_graph gr;
-	lbs_hy_sim sim;
-	if (lbs_hy_graph_build(&gr, pl, &err) != LBS_OK) {
-		fprintf(stderr, "%s\n", err.msg);
-		CU_FAIL_FATAL("graph");
-	}
-	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
-	double step = NAN, start = 0;
-	for (int i = 0; i < steps; i++) {
-		start = sim.now_s;
-		CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
-	}
-	if (acc)
-		lbs_hy_account_group(&sim, g, start, step, acc);
-	lbs_hy_sim_destroy(&sim);
-	lbs_hy_graph_free(&gr);
-	return step;
-}
 
 /* Runs one step of pl with the micro-batches' lengths `ratio` (d x m). */
 static double run_lengths(const lbs_hy_plan *pl, const double *ratio)
@@ -105,7 +52,7 @@ static double run_lengths(const lbs_hy_plan *pl, const double *ratio)
 static void test_lengths(void)
 {
 	test_plan tp;
-	plan_init(&tp, 1, 1, 1, 2, LBS_HY_GPIPE, 1, 2);
+	test_plan_init(&tp, 1, 1, 1, 2, LBS_HY_GPIPE, 1, 2);
 	double att[4] = { 0.5, 0.5, 1, 1 };
 	tp.pl.fwd_att_s = att;
 	tp.pl.bwd_att_s = att + 2;
@@ -116,7 +63,7 @@ static void test_lengths(void)
 	CU_ASSERT_DOUBLE_EQUAL(nominal, 6.4, 1e-12);
 	CU_ASSERT_EQUAL(run_lengths(&tp.pl, ones), nominal);
 
-	plan_init(&tp, 1, 2, 1, 2, LBS_HY_1F1B, 1, 2);
+	test_plan_init(&tp, 1, 2, 1, 2, LBS_HY_1F1B, 1, 2);
 	tp.pl.fwd_att_s = att;
 	tp.pl.bwd_att_s = att + 2;
 	CU_ASSERT_DOUBLE_EQUAL(run_lengths(&tp.pl, ratio), 18.375, 1e-12);
@@ -205,10 +152,10 @@ static void test_bubble_gpipe_1f1b(void)
 	int scheds[] = { LBS_HY_GPIPE, LBS_HY_1F1B };
 	for (int k = 0; k < 2; k++) {
 		test_plan tp;
-		plan_init(&tp, 1, 4, 1, 8, scheds[k], 1, 2);
+		test_plan_init(&tp, 1, 4, 1, 8, scheds[k], 1, 2);
 		for (size_t s = 0; s < 4; s++) {
 			lbs_hy_account acc;
-			double T = run_plan(&tp.pl, 2, s, &acc);
+			double T = test_plan_run(&tp.pl, 2, s, &acc);
 			CU_ASSERT_DOUBLE_EQUAL(T, 33, 1e-12);
 			CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 24, 1e-12);
 			CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 9, 1e-12);
@@ -227,17 +174,17 @@ static void test_bubble_gpipe_1f1b(void)
 static void test_bubble_interleaved(void)
 {
 	test_plan tp;
-	plan_init(&tp, 1, 4, 2, 8, LBS_HY_INTERLEAVED, 0.5, 1);
+	test_plan_init(&tp, 1, 4, 2, 8, LBS_HY_INTERLEAVED, 0.5, 1);
 	for (size_t s = 0; s < 4; s++) {
 		lbs_hy_account acc;
-		double T = run_plan(&tp.pl, 1, s, &acc);
+		double T = test_plan_run(&tp.pl, 1, s, &acc);
 		CU_ASSERT_DOUBLE_EQUAL(T, 28.5, 1e-12);
 		CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / acc.compute_s, 3.0 / 16.0, 1e-15);
 	}
 	/* v = 4, m = 8: 24 + 9 / 4 = 26.25 s; bubble 3/32 of the ideal */
-	plan_init(&tp, 1, 4, 4, 8, LBS_HY_INTERLEAVED, 0.25, 0.5);
+	test_plan_init(&tp, 1, 4, 4, 8, LBS_HY_INTERLEAVED, 0.25, 0.5);
 	lbs_hy_account acc;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 26.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, &acc), 26.25, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s / acc.compute_s, 3.0 / 32.0, 1e-15);
 }
 
@@ -251,12 +198,12 @@ static void test_bubble_interleaved(void)
 static void test_slow_stage(void)
 {
 	test_plan tp;
-	plan_init(&tp, 1, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	test_plan_init(&tp, 1, 2, 1, 4, LBS_HY_1F1B, 1, 2);
 	tp.pl.fwd_s[1] = 2;
 	tp.pl.bwd_s[1] = 4;
 	tp.pl.opt_s[0] = tp.pl.opt_s[1] = 1;
 	lbs_hy_account acc;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 3, 0, &acc), 28, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 3, 0, &acc), 28, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.optimizer_s, 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 15, 1e-12);
@@ -279,21 +226,21 @@ static void test_slow_stage(void)
 static void test_slow_replica(void)
 {
 	test_plan tp;
-	plan_init(&tp, 2, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	test_plan_init(&tp, 2, 2, 1, 4, LBS_HY_1F1B, 1, 2);
 	tp.pl.grad_s[0] = tp.pl.grad_s[1] = 1;
 	double t0[1] = { 0 }, half[1] = { 0.5 };
 	for (size_t g = 0; g < 4; g++)
 		tp.avail[g] = g >= 2 ? (lbs_hy_avail){ 1, t0, half } : (lbs_hy_avail){ 0, NULL, NULL };
 	tp.pl.avail = tp.avail;
 	lbs_hy_account acc;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 31, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, &acc), 31, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 15, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 3, 1e-12);
 	double ts[2] = { 0, 10 }, lv[2] = { 0.5, 1 };
 	tp.avail[2] = tp.avail[3] = (lbs_hy_avail){ 2, ts, lv };
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 21, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 21, 1e-12);
 }
 
 /* Gradient reduction overlapping the backward pass, one bucket a chunk:
@@ -309,19 +256,19 @@ static void test_slow_replica(void)
 static void test_dp_overlap(void)
 {
 	test_plan tp;
-	plan_init(&tp, 2, 1, 2, 2, LBS_HY_INTERLEAVED, 1, 2);
+	test_plan_init(&tp, 2, 1, 2, 2, LBS_HY_INTERLEAVED, 1, 2);
 	tp.pl.grad_s[0] = 0.5;
 	tp.pl.grad_s[1] = 1.5;
 	tp.pl.overlap_dp = true;
 	lbs_hy_account acc;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 2, 0, &acc), 12.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 2, 0, &acc), 12.5, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.5, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12);
 	tp.pl.overlap_dp = false;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 14, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 14, 1e-12);
 	tp.pl.overlap_dp = true;
 	tp.pl.grad_s[1] = 3;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 13.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 13.5, 1e-12);
 }
 
 /* Buckets within a chunk: p = 1, v = 1, m = 2, d = 2, forward 1 s and
@@ -340,26 +287,26 @@ static void test_dp_overlap(void)
 static void test_dp_buckets(void)
 {
 	test_plan tp;
-	plan_init(&tp, 2, 1, 1, 2, LBS_HY_1F1B, 1, 2);
+	test_plan_init(&tp, 2, 1, 1, 2, LBS_HY_1F1B, 1, 2);
 	tp.pl.overlap_dp = true;
 	tp.pl.buckets = 2;
 	tp.pl.grad_s[0] = 0.8;
 	lbs_hy_account acc;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 2, 0, &acc), 6.8, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 2, 0, &acc), 6.8, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 6, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.8, 1e-12);
 	tp.pl.overlap_dp = false;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 7.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 7.6, 1e-12);
 	tp.pl.overlap_dp = true;
 	tp.pl.buckets = 4;
 	tp.pl.grad_s[0] = 0.4;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 6.4, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 6.4, 1e-12);
 	tp.pl.grad_s[0] = 0.6;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, NULL), 6.9, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 6.9, 1e-12);
 	double t0[1] = { 0 }, half[1] = { 0.5 };
 	tp.avail[1] = (lbs_hy_avail){ 1, t0, half };
 	tp.pl.avail = tp.avail;
-	CU_ASSERT_DOUBLE_EQUAL(run_plan(&tp.pl, 1, 0, &acc), 12.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, &acc), 12.6, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 4.2, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 2.4, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 0, 1e-12);
@@ -424,7 +371,7 @@ static void test_whatif_consistency(void)
 		for (int overlap = 0; overlap < 2; overlap++) {
 			int v = scheds[k] == LBS_HY_INTERLEAVED ? 2 : 1;
 			test_plan tp;
-			plan_init(&tp, 3, 4, v, 8, scheds[k], 0.01, 0.02);
+			test_plan_init(&tp, 3, 4, v, 8, scheds[k], 0.01, 0.02);
 			lbs_hy_plan *pl = &tp.pl;
 			pl->zero_stage = 1;
 			pl->overlap_dp = overlap;
@@ -513,7 +460,7 @@ static void check_replay(const char *name)
 		gather |= wm.type[v] == LBS_OP_PARAMS_ALL_GATHER;
 	}
 	test_plan tp2;
-	plan_init(&tp2, wm.D, wm.P, wm.V, (int)fwd0 / wm.V, wm.V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, 0, 0);
+	test_plan_init(&tp2, wm.D, wm.P, wm.V, (int)fwd0 / wm.V, wm.V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, 0, 0);
 	tp2.pl.t = (int)meta.tp_size;
 	tp2.pl.zero_stage = gather;
 	tp2.pl.overlap_dp = wm.overlapped;
@@ -689,10 +636,10 @@ static void test_plan_errors(void)
 	test_plan tp;
 	lbs_error err = { 0 };
 	lbs_hy_graph gr;
-	plan_init(&tp, 1, 4, 2, 6, LBS_HY_INTERLEAVED, 1, 2);
+	test_plan_init(&tp, 1, 4, 2, 6, LBS_HY_INTERLEAVED, 1, 2);
 	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiple of the stages"));
-	plan_init(&tp, 1, 4, 1, 8, LBS_HY_1F1B, 1, NAN);
+	test_plan_init(&tp, 1, 4, 1, 8, LBS_HY_1F1B, 1, NAN);
 	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "finite"));
 }

@@ -13,57 +13,21 @@
 #include "hybrid/policy.h"
 #include "hybrid/scenario.h"
 #include "models/nets.h"
+#include "tests/unit/hybrid_plan.h"
 #include "tests/unit/suites.h"
 
-/* d x p groups, every micro-batch forward tf and backward tb seconds on
- * every stage, nothing else taking time; replica 0 at availability a0. */
-typedef struct hp_plan {
-	lbs_hy_plan pl;
-	double buf[1024];
-	lbs_hy_avail avail[16];
-	double t0[16], lvl[16];
-} hp_plan;
-
-static void hp_init(hp_plan *tp, int d, int p, int m, double tf, double tb, double a0)
+/* d x p groups under 1F1B, every micro-batch forward tf and backward tb
+ * seconds on every stage, nothing else taking time; replica 0 at
+ * availability a0. */
+static void hp_init(test_plan *tp, int d, int p, int m, double tf, double tb, double a0)
 {
-	memset(tp, 0, sizeof *tp);
-	lbs_hy_plan *pl = &tp->pl;
-	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = 1, .v = 1, .m = m, .schedule = LBS_HY_1F1B };
-	size_t G = (size_t)(d * p);
-	CU_ASSERT_FATAL(6 * G + 2 * (size_t)p <= 1024 && G <= 16);
-	double *b = tp->buf;
-	pl->fwd_s = b, b += G;
-	pl->bwd_s = b, b += G;
-	pl->fwd_fixed_s = b, b += G;
-	pl->bwd_fixed_s = b, b += G;
-	pl->opt_s = b, b += G;
-	pl->p2p_s = b, b += G;
-	pl->grad_s = b, b += p;
-	pl->gather_s = b;
-	for (size_t g = 0; g < G; g++) {
-		pl->fwd_s[g] = tf;
-		pl->bwd_s[g] = tb;
-		tp->avail[g] = (lbs_hy_avail){ 1, &tp->t0[g], &tp->lvl[g] };
-		tp->lvl[g] = g < (size_t)p ? a0 : 1;
-	}
-	pl->avail = tp->avail;
+	test_plan_init(tp, d, p, 1, m, LBS_HY_1F1B, tf, tb);
+	test_plan_slow_replica(tp, 0, a0);
 }
 
 static double run_once(const lbs_hy_plan *pl)
 {
-	lbs_error err = { 0 };
-	lbs_hy_graph gr;
-	lbs_hy_sim sim;
-	if (lbs_hy_graph_build(&gr, pl, &err) != LBS_OK) {
-		fprintf(stderr, "%s\n", err.msg);
-		CU_FAIL_FATAL("graph");
-	}
-	CU_ASSERT_FATAL(lbs_hy_sim_create(&sim, &gr, &err) == LBS_OK);
-	double step = NAN;
-	CU_ASSERT_FATAL(lbs_hy_sim_step(&sim, &step, &err) == LBS_OK);
-	lbs_hy_sim_destroy(&sim);
-	lbs_hy_graph_free(&gr);
-	return step;
+	return test_plan_run(pl, 1, 0, NULL);
 }
 
 /* Replicas of their own micro-batch counts. One stage, forward 1 s and
@@ -78,7 +42,7 @@ static double run_once(const lbs_hy_plan *pl)
  * optimizer). */
 static void test_replica_counts(void)
 {
-	hp_plan tp;
+	test_plan tp;
 	hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
 	CU_ASSERT_DOUBLE_EQUAL(run_once(&tp.pl), 18, 1e-12);
 	int m24[2] = { 2, 4 };
@@ -140,7 +104,7 @@ static void test_split(void)
 
 /* A built job by hand for lbs_hy_balance: the plan of hp_init and memory
  * that holds anything. */
-static void built_of(lbs_hy_built *b, const hp_plan *tp, double *mem)
+static void built_of(lbs_hy_built *b, const test_plan *tp, double *mem)
 {
 	memset(b, 0, sizeof *b);
 	b->plan = tp->pl;
@@ -189,7 +153,7 @@ static double run_built(const lbs_hy_built *b, const char *name, const lbs_kv *o
 	return step;
 }
 
-static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int *last_split)
+static double run_policy(const test_plan *tp, const char *name, int64_t steps, int *last_split)
 {
 	lbs_hy_built b;
 	double mem[48];
@@ -206,7 +170,7 @@ static double run_policy(const hp_plan *tp, const char *name, int64_t steps, int
  * 24 s, 5/1 30 s) runs 2 / 4 from step 0. static keeps 18 s. */
 static void test_policies_two_replicas(void)
 {
-	hp_plan tp;
+	test_plan tp;
 	hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
 	int m[2];
 	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "static", 3, m), 18, 1e-12);
@@ -235,7 +199,7 @@ static void test_policies_two_replicas(void)
  * 1 / 3 / 2, 9 s, the best of all splits (1 / 2 / 3 ties). */
 static void test_policies_pipeline(void)
 {
-	hp_plan tp;
+	test_plan tp;
 	hp_init(&tp, 2, 2, 3, 1, 2, 0.5);
 	int m[3];
 	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "lbbsp", 2, m), 18, 1e-12);
@@ -259,7 +223,7 @@ static void test_memory_cap(void)
 	double caps[2] = { 30, 25 }, steps_s[2] = { 12, 18 };
 	int want[2][2] = { { 2, 4 }, { 3, 3 } };
 	for (int k = 0; k < 2; k++) {
-		hp_plan tp;
+		test_plan tp;
 		hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
 		tp.pl.schedule = LBS_HY_GPIPE;
 		lbs_hy_built b;
@@ -304,7 +268,7 @@ static void test_partition(void)
  * stays at 3 / 3 and 27 s. */
 static void test_resplit(void)
 {
-	hp_plan tp;
+	test_plan tp;
 	hp_init(&tp, 1, 2, 4, 1, 2, 1);
 	tp.lvl[1] = 0.5;
 	lbs_hy_built b;
@@ -350,7 +314,7 @@ static void test_ladder(void)
 	double Es[2] = { 1000, 100 }, last[2] = { 9, 9 }, end_at[2] = { 177, 123 };
 	int64_t steps[2] = { 12, 10 };
 	for (int k = 0; k < 2; k++) {
-		hp_plan tp;
+		test_plan tp;
 		hp_init(&tp, 2, 1, 3, 1, 2, 1);
 		double t[2] = { 0, Es[k] }, lvl[2] = { 0.5, 1 };
 		tp.avail[0] = (lbs_hy_avail){ 2, t, lvl };
@@ -444,7 +408,7 @@ static void test_pack(void)
 {
 	static const double lengths[4] = { 1, 1, 0.5, 0.5 };
 	for (int k = 0; k < 2; k++) {
-		hp_plan tp;
+		test_plan tp;
 		hp_init(&tp, 2, 1, 2, 1, 2, 1);
 		double att[4] = { 0.5, 0.5, 1, 1 }; /* fwd, bwd attention shares: half of 1 s and 2 s */
 		if (k) {
