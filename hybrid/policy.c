@@ -109,3 +109,18 @@ bool lbs_hy_partition(int n, int p, const double *cost, const int *max_b, int *b
 	}
 	return true;
 }
+
+lbs_status lbs_hy_resplit_by_speed(const lbs_hy_policy_env *env, const double *speed, int *m_of, bool *changed,
+				   lbs_error *err)
+{
+	size_t d = (size_t)env->d;
+	int *next = malloc(d * sizeof *next);
+	if (!next)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	if (lbs_hy_split(env->total_m, env->d, env->quantum, speed, env->max_m, next)) {
+		*changed = memcmp(next, m_of, d * sizeof *next) != 0;
+		memcpy(m_of, next, d * sizeof *next);
+	}
+	free(next);
+	return LBS_OK;
+}

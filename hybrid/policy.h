@@ -164,6 +164,11 @@ void lbs_hy_policy_document(FILE *out);
  * remainder, ties to the lower index). Returns false when the caps cannot
  * hold M or a speed is not a positive number. */
 bool lbs_hy_split(int M, int d, int quantum, const double *speed, const int64_t *max_m, int *m_of);
+/* m_of (env->d counts) re-split by speed under env's total, quantum and
+ * caps, where lbs_hy_split can: *changed says whether a count moved;
+ * otherwise m_of is kept. */
+lbs_status lbs_hy_resplit_by_speed(const lbs_hy_policy_env *env, const double *speed, int *m_of, bool *changed,
+				   lbs_error *err);
 
 /* A replica's measured speed, micro-batches a second: m_r over the compute
  * time of its slowest stage (the pipeline runs at its bottleneck's pace). */

@@ -82,15 +82,7 @@ static lbs_status dbs_plan(void *state, const lbs_hy_observation *obs, lbs_hy_de
 		s->mb[r] = s->time_s[r] = 0;
 	}
 	s->since = 0;
-	int *next = malloc((size_t)d * sizeof *next);
-	if (!next)
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	if (lbs_hy_split(s->env.total_m, d, s->env.quantum, s->speed, s->env.max_m, next)) {
-		*changed = memcmp(next, m_of, (size_t)d * sizeof *next) != 0;
-		memcpy(m_of, next, (size_t)d * sizeof *next);
-	}
-	free(next);
-	return LBS_OK;
+	return lbs_hy_resplit_by_speed(&s->env, s->speed, m_of, changed, err);
 }
 
 const lbs_hy_policy_ops lbs_hy_policy_dbs = {

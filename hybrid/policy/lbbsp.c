@@ -110,15 +110,7 @@ static lbs_status lbbsp_plan(void *state, const lbs_hy_observation *obs, lbs_hy_
 	}
 	if (s->env.every > 1 && obs->step % s->env.every)
 		return LBS_OK;
-	int *next = malloc((size_t)d * sizeof *next);
-	if (!next)
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	if (lbs_hy_split(s->env.total_m, d, s->env.quantum, s->speed, s->env.max_m, next)) {
-		*changed = memcmp(next, m_of, (size_t)d * sizeof *next) != 0;
-		memcpy(m_of, next, (size_t)d * sizeof *next);
-	}
-	free(next);
-	return LBS_OK;
+	return lbs_hy_resplit_by_speed(&s->env, s->speed, m_of, changed, err);
 }
 
 const lbs_hy_policy_ops lbs_hy_policy_lbbsp = {
