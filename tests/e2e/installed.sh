@@ -51,6 +51,7 @@ for f in $(cd "$PKGDATADIR/scenarios" && find . -name '*.ini' | sort); do
 		rm -f each.db
 		length=run.iterations=2
 		grep -q '^epochs *=' "$PKGDATADIR/scenarios/$f" && length=run.epochs=1
+		grep -q '^\[hybrid\]' "$PKGDATADIR/scenarios/$f" && length=run.steps=2 # (a hybrid job counts steps)
 		"$LBSIM" run "$name" -q -o each.db --set $length 2> err ||
 			bad_runs="$bad_runs $name($(head -c 200 err))"
 	fi
