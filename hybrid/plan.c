@@ -524,12 +524,7 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	if (!traced)
 		return LBS_OK;
 	char base[1024];
-	snprintf(base, sizeof base, "%s", sc->path);
-	char *slash = strrchr(base, '/');
-	if (slash)
-		*(slash == base ? slash + 1 : slash) = '\0';
-	else
-		snprintf(base, sizeof base, ".");
+	lbs_path_folder(sc->path, base, sizeof base);
 	lbs_source *node_src = calloc(traced, sizeof *node_src);
 	size_t *first = calloc(nn, sizeof *first);
 	b->sources = calloc(G, sizeof *b->sources);
@@ -610,3 +605,4 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	free(b->blk_store);
 	memset(b, 0, sizeof *b);
 }
+#include "util/datapath.h"

@@ -13,6 +13,7 @@
 #include "traces/monitor.h"
 #include "util/clock.h"
 #include "util/rng.h"
+#include "util/datapath.h"
 
 /* The worker and group a batch problem is about, for messages. */
 static lbs_status batch_error(const lbs_run *run, size_t i, const char *what, lbs_error *err)
@@ -599,12 +600,7 @@ static lbs_status bind_traces(lbs_run *run, const lbs_scenario *sc, lbs_error *e
 		return LBS_EINTERNAL;
 	/* Trace paths are relative to the scenario file's directory. */
 	char base[1024];
-	snprintf(base, sizeof base, "%s", sc->path);
-	char *slash = strrchr(base, '/');
-	if (slash)
-		*(slash == base ? slash + 1 : slash) = '\0';
-	else
-		snprintf(base, sizeof base, ".");
+	lbs_path_folder(sc->path, base, sizeof base);
 	lbs_status st;
 	size_t at = 0;
 	for (size_t g = 0; g < sc->n_groups; g++) {

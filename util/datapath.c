@@ -291,3 +291,13 @@ lbs_status lbs_datapath_check_named(const char *name, const lbs_datapath *file, 
 				     "lbsim report, plot or export", name);
 	return LBS_OK;
 }
+
+void lbs_path_folder(const char *path, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", path);
+	char *slash = strrchr(buf, '/');
+	if (slash)
+		*(slash == buf ? slash + 1 : slash) = '\0';
+	else
+		snprintf(buf, len, ".");
+}

@@ -32,6 +32,10 @@ typedef struct lbs_datapath {
 /* The installed data folder (compiled in). */
 const char *lbs_datapath_installed(void);
 
+/* The folder of a file's path, into buf: "a/b.ini" gives "a", "/b.ini"
+ * "/", and a bare "b.ini" "." (where a scenario's relative paths start). */
+void lbs_path_folder(const char *path, char *buf, size_t len);
+
 /* Looks for `rel` from `base_dir` (NULL or "": the working directory), then
  * in LBSIM_PATH and the installed folder under `kind` (NULL: none). Never
  * fails: when nothing exists, out->path is the first place looked and the
