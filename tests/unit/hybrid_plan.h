@@ -9,6 +9,16 @@
 
 #include "hybrid/hybrid.h"
 
+/* The job of both files' hand-costed tests: Llama 3 8B, dp 2 x pp 4 x
+ * tp 2, 8 micro-batches of 2048 tokens, on 2 nodes of 8 H100 (the default
+ * gpus_per_node), NVLink 450 GB/s and 3 us, 8 NICs of 400 Gbit/s and 5 us
+ * a node. */
+#define TEST_HYBRID_8B                                                                                   \
+	"[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"               \
+	"sequence_length = 2048\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n[intra_node]\n"                   \
+	"bandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"                             \
+	"bandwidth = 400 Gbit/s\nlatency = 5 us\n"
+
 typedef struct test_plan {
 	lbs_hy_plan pl;
 	double buf[4096];

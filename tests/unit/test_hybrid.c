@@ -563,10 +563,7 @@ static void test_ring_times(void)
  *   reduction times and add up to the rank's model. */
 static void test_plan_costs(void)
 {
-	char *path = write_temp("[hybrid]\ndp = 2\npp = 4\ntp = 2\nmicro_batches = 8\n[model]\nname = llama3-8b\n"
-				"sequence_length = 2048\n[nodes.n]\ncount = 2\ngpu = h100-sxm\n[intra_node]\n"
-				"bandwidth = 450 GB/s\nlatency = 3 us\n[network]\nnics_per_node = 8\n"
-				"bandwidth = 400 Gbit/s\nlatency = 5 us\n");
+	char *path = write_temp(TEST_HYBRID_8B);
 	lbs_error err = { 0 };
 	lbs_hy_scenario sc;
 	lbs_hy_built b;
