@@ -411,6 +411,17 @@ static lbs_status copy_run(lbs_merge *m, copier *c, const char *in, sqlite3_int6
 	return st;
 }
 
+/* Adds the runs of one input (or one run) to the merge's totals. */
+static void add_counts(lbs_merge_counts *counts, const lbs_merge_counts *got)
+{
+	counts->added += got->added;
+	counts->skipped += got->skipped;
+	if (got->added && !counts->first_run_id)
+		counts->first_run_id = got->first_run_id;
+	if (got->added)
+		counts->last_run_id = got->last_run_id;
+}
+
 /* lbs_merge_file (tags NULL or one tag for every run, a transaction per
  * run) and lbs_merge_points (n_tags tags, one per run, one transaction). */
 static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags, size_t n_tags, bool per_run,
@@ -506,12 +517,7 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 		if (per_run) {
 			if (st != LBS_OK)
 				break;
-			counts->added += got.added;
-			counts->skipped += got.skipped;
-			if (got.added && !counts->first_run_id)
-				counts->first_run_id = got.first_run_id;
-			if (got.added)
-				counts->last_run_id = got.last_run_id;
+			add_counts(counts, &got);
 			got = (lbs_merge_counts){ 0 };
 		}
 	}
@@ -521,12 +527,7 @@ static lbs_status merge(lbs_merge *m, const char *in, const lbs_merge_tag *tags,
 		if (sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 			st = db_error(m->db, err, m->path, "cannot commit");
 		} else {
-			counts->added += got.added;
-			counts->skipped += got.skipped;
-			if (got.added && !counts->first_run_id)
-				counts->first_run_id = got.first_run_id;
-			if (got.added)
-				counts->last_run_id = got.last_run_id;
+			add_counts(counts, &got);
 		}
 	}
 	if (!per_run && st != LBS_OK)
