@@ -156,6 +156,11 @@ double lbs_net_flops(const lbs_net *net, int64_t batch);
  * the network's recomputation. */
 bool lbs_layer_recomputed(const lbs_net *net, const lbs_layer *l);
 
+/* Walking the layers backward, layer i enters its transformer block from
+ * above when it is the block's last layer: then the index of the block's
+ * first layer (where the recomputed forward starts), else SIZE_MAX. */
+size_t lbs_net_block_entry(const lbs_net *net, size_t i);
+
 /* The work of one layer for `batch` samples, by pass: forward, backward
  * (both gradients), and the forward again when recomputed (else 0). */
 typedef struct lbs_op_cost {

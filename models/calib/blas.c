@@ -155,14 +155,9 @@ static void iteration(const lbs_net *net, int64_t batch, const buffers *m)
 		const lbs_layer *l = &net->layers[i];
 		/* entering a transformer block from above: the forward GEMMs that
 		 * the recomputation runs again, before its gradients */
-		if (l->block && (i + 1 == net->n_layers || net->layers[i + 1].block != l->block)) {
-			size_t j = i;
-			while (j > 0 && net->layers[j - 1].block == l->block)
-				j--;
-			for (; j <= i; j++)
-				if (lbs_layer_recomputed(net, &net->layers[j]) && lbs_layer_gemms(&net->layers[j], batch, g))
-					gemm(&g[LBS_GEMM_FORWARD], LBS_GEMM_FORWARD, m);
-		}
+		for (size_t j = lbs_net_block_entry(net, i); j <= i; j++)
+			if (lbs_layer_recomputed(net, &net->layers[j]) && lbs_layer_gemms(&net->layers[j], batch, g))
+				gemm(&g[LBS_GEMM_FORWARD], LBS_GEMM_FORWARD, m);
 		if (l->kind == LBS_LAYER_SPARSE) {
 			sparse(l, batch, false, m);
 		} else if (lbs_layer_gemms(l, batch, g)) {

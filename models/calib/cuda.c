@@ -80,15 +80,10 @@ lbs_status lbs_cuda_bench(int device, const lbs_net *net, int64_t batch, int war
 		const lbs_layer *l = &net->layers[i];
 		/* entering a transformer block from above: the forward GEMMs its
 		 * recomputation runs again (as models/calib/blas.c) */
-		if (l->block && (i + 1 == net->n_layers || net->layers[i + 1].block != l->block)) {
-			size_t j = i;
-			while (j > 0 && net->layers[j - 1].block == l->block)
-				j--;
-			for (; j <= i; j++)
-				if (lbs_layer_recomputed(net, &net->layers[j]) && lbs_layer_gemms(&net->layers[j], batch, g))
-					ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, LBS_GEMM_FORWARD, g[0].m, g[0].n, g[0].k,
-								  0, 0, 0, 0, g[0].count };
-		}
+		for (size_t j = lbs_net_block_entry(net, i); j <= i; j++)
+			if (lbs_layer_recomputed(net, &net->layers[j]) && lbs_layer_gemms(&net->layers[j], batch, g))
+				ops[n++] = (lbs_cuda_op){ LBS_CUDA_GEMM, LBS_GEMM_FORWARD, g[0].m, g[0].n, g[0].k,
+							  0, 0, 0, 0, g[0].count };
 		if (!lbs_layer_gemms(l, batch, g))
 			continue;
 		if (l->kind == LBS_LAYER_SPARSE) {

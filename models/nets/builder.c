@@ -2,6 +2,7 @@
 /* Building networks layer by layer, and what follows from the layers:
  * GEMM shapes, operation counts, memory. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,4 +399,15 @@ void lbs_net_write_layers(const lbs_net *net, int64_t batch, FILE *out)
 			c[LBS_PASS_FORWARD].bytes, c[LBS_PASS_BACKWARD].flops, c[LBS_PASS_BACKWARD].bytes,
 			c[LBS_PASS_RECOMPUTE].flops);
 	}
+}
+
+size_t lbs_net_block_entry(const lbs_net *net, size_t i)
+{
+	const lbs_layer *l = &net->layers[i];
+	if (!l->block || (i + 1 < net->n_layers && net->layers[i + 1].block == l->block))
+		return SIZE_MAX;
+	size_t j = i;
+	while (j > 0 && net->layers[j - 1].block == l->block)
+		j--;
+	return j;
 }
