@@ -198,6 +198,9 @@ void lbs_run_destroy(lbs_run *run);
  * and backup, and for the modes of sim/run_sync.c allocating run->stepper
  * and registering its handlers (run->h_begin among them); and freeing it. */
 bool lbs_sync_per_worker(int mode);
+/* One more update of staleness tau in run->staleness_counts (the
+ * run_staleness table): sim/run_sync.c's, and the testbed's. */
+lbs_status lbs_run_count_staleness(lbs_run *run, int64_t tau, lbs_error *err);
 lbs_status lbs_sync_setup(lbs_run *run, lbs_error *err);
 void lbs_sync_destroy(lbs_run *run);
 

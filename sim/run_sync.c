@@ -164,7 +164,7 @@ static lbs_status try_start(lbs_run *run, lbs_stepper *st, size_t i, double t, l
 	return lbs_engine_at(eng, fin, st->h_computed0 + (uint32_t)i);
 }
 
-static lbs_status count_staleness(lbs_run *run, int64_t tau, lbs_error *err)
+lbs_status lbs_run_count_staleness(lbs_run *run, int64_t tau, lbs_error *err)
 {
 	if ((size_t)tau >= run->n_staleness) {
 		size_t len = (size_t)tau + 1 > 2 * run->n_staleness ? (size_t)tau + 1 : 2 * run->n_staleness;
@@ -214,7 +214,7 @@ static lbs_status close_clock(lbs_run *run, lbs_stepper *st, int64_t c, lbs_engi
 		samples += st->batch[o + i];
 		weighted += (double)st->batch[o + i] * lbs_staleness_weight(penalty, st->tau[o + i]);
 		lbs_status s;
-		if (st->mode == LBS_SYNC_SSP && (s = count_staleness(run, st->tau[o + i], eng->err)) != LBS_OK)
+		if (st->mode == LBS_SYNC_SSP && (s = lbs_run_count_staleness(run, st->tau[o + i], eng->err)) != LBS_OK)
 			return s;
 	}
 	run->iteration = c;
@@ -354,7 +354,7 @@ static lbs_status on_applied(void *ctx, uint32_t i, lbs_engine *eng)
 	const double now = lbs_engine_now(eng);
 	const size_t o = i;
 	const int64_t tau = st->version - st->read_version[i];
-	lbs_status s = count_staleness(run, tau, eng->err);
+	lbs_status s = lbs_run_count_staleness(run, tau, eng->err);
 	if (s != LBS_OK)
 		return s;
 	st->version++;

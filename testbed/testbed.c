@@ -19,6 +19,7 @@
 #include "models/calib/convergence.h"
 #include "models/nets.h"
 #include "models/policy.h"
+#include "sim/efficiency.h"
 #include "testbed/cgroup.h"
 #include "testbed/exchange.h"
 #include "testbed/tenant.h"
@@ -150,6 +151,21 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 		if (ops == &lbs_policy_work_stealing)
 			return lbs_error_set(err, LBS_EINPUT, "policy work-stealing: the torch worker does "
 					     "not run micro-batches yet (the blas worker does: testbed.worker = blas)");
+		if (sc->sync.mode == LBS_SYNC_DROPCOMPUTE)
+			return refuse(sc, "sync", "mode", "dropcompute is not emulated yet (a torch worker cannot "
+				      "stop in the middle of a micro-batch's backward pass): simulate it", err);
+		if (sc->sync.mode == LBS_SYNC_BACKUP && sc->sync.backup_workers >= sc->n_workers)
+			return refuse(sc, "sync", "backup_workers", "fewer than the workers", err);
+		if (sc->sync.mode == LBS_SYNC_LOCAL_SGD && sc->testbed.target_loss > 0 &&
+		    sc->testbed.loss_every % sc->sync.period != 0)
+			return refuse(sc, "testbed", "loss_every", "under local-sgd the model is evaluated after an "
+				      "averaging: give a multiple of [sync] period", err);
+		if (sc->sync.mode != LBS_SYNC_BSP && sc->testbed.ddp)
+			return refuse(sc, "testbed", "ddp", "DistributedDataParallel all-reduces every step: the "
+				      "[sync] modes exchange their own way", err);
+	} else if (sc->sync.mode != LBS_SYNC_BSP) {
+		return refuse(sc, "sync", "mode", "the blas worker trains no model, so that nothing of it can be "
+			      "stale, dropped or averaged: use testbed.worker = torch", err);
 	}
 	if (ops == &lbs_policy_oracle)
 		return lbs_error_set(err, LBS_EINPUT, "policy oracle: the testbed cannot run it: a real run has "
@@ -274,6 +290,8 @@ void lbs_testbed_place(const lbs_run *run, int *cpu)
 	}
 }
 
+#define LBS_TB_TORCH_START_S 300.0
+
 typedef struct coordinator {
 	lbs_run *run;
 	lbs_cgroups cg;
@@ -294,6 +312,11 @@ typedef struct coordinator {
 	char loss_file[96];
 	double *end_s;
 	int64_t *samples_at;
+	/* [sync] ssp, asp, backup: the parameter server (pid 0: none), in a
+	 * group of its own, and the file of its log of pushes */
+	lbs_tb_worker ps;
+	lbs_cgroup ps_group;
+	char ps_log[96];
 } coordinator;
 
 static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_error *err)
@@ -537,11 +560,361 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	return LBS_OK;
 }
 
+/* The [sync] modes other than bsp (doc/validation.md, "The synchronisation
+ * modes"), with torch workers. Each worker runs its own sequence of steps:
+ * the coordinator sends it its next batch (its share of the fixed plan) as
+ * soon as it answers, for as long as the mode's run lasts, and the workers'
+ * exchanges do the synchronising: under local-sgd an all-reduce among them
+ * every H-th step, under ssp, asp and backup the parameter server (rank N),
+ * which holds a pull until the staleness bound allows it (ssp), applies
+ * each push at once (asp), or steps on the first N - k pushes of the
+ * current version and drops the older ones (backup). The run lasts, as the
+ * simulation's: `iterations` clocks of every worker (ssp, local-sgd), that
+ * many updates (asp: as many batches sent in all), or that many steps of
+ * the server (backup: batches are sent until one comes back with version
+ * `iterations`; the pushes still computing then are all dropped).
+ *
+ * Records are made once the run is over, in the simulation's schema (sim/
+ * run_sync.c, sim/run.c's backup): a clock per record under ssp and
+ * local-sgd, from its earliest start to its latest end, one record per
+ * update under asp, ending when the server applied it, and one per server
+ * step under backup, from the last one's end to when it was applied, the
+ * dropped workers at 0 samples. The server's log gives each push's time,
+ * staleness and fate. */
+typedef struct push_entry {
+	double t;          /* since t0 */
+	size_t worker;
+	int64_t step, tau; /* the worker's step; its staleness (backup: versions behind when dropped) */
+	int counted;
+	int64_t samples, version;
+} push_entry;
+
+static bool via_server(int mode)
+{
+	return mode == LBS_SYNC_SSP || mode == LBS_SYNC_ASP || mode == LBS_SYNC_BACKUP;
+}
+
+/* The server's log, in the order it was written (the order of its pushes). */
+static lbs_status read_pushes(coordinator *c, push_entry **out, size_t *n_out, lbs_error *err)
+{
+	*out = NULL;
+	*n_out = 0;
+	FILE *f = fopen(c->ps_log, "r");
+	if (!f)
+		return lbs_error_set(err, LBS_EINTERNAL, "the torch parameter server wrote no log of its pushes "
+				     "(%s: %s)", c->ps_log, strerror(errno));
+	size_t cap = 0, n = 0;
+	push_entry *e = NULL;
+	double t;
+	long long w, k, tau, counted, b, v;
+	lbs_status st = LBS_OK;
+	while (fscanf(f, "%lf %lld %lld %lld %lld %lld %lld", &t, &w, &k, &tau, &counted, &b, &v) == 7) {
+		if (w < 0 || (size_t)w >= c->run->n || k < 0 || tau < 0) {
+			st = lbs_error_set(err, LBS_EINTERNAL, "the torch parameter server's log names worker %lld "
+					   "step %lld", w, k);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			push_entry *p = realloc(e, cap * sizeof *e);
+			if (!p) {
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory (the server's log)");
+				break;
+			}
+			e = p;
+		}
+		e[n++] = (push_entry){ .t = t - c->t0, .worker = (size_t)w, .step = k, .tau = tau,
+				       .counted = counted != 0, .samples = b, .version = v };
+	}
+	fclose(f);
+	if (st != LBS_OK) {
+		free(e);
+		return st;
+	}
+	*out = e;
+	*n_out = n;
+	return LBS_OK;
+}
+
+typedef struct steps {
+	int64_t cap;               /* steps held per worker */
+	int64_t *done;             /* per worker: steps answered */
+	double *start, *compute, *end; /* [i * cap + k]: since t0 */
+	int64_t *tau;              /* [i * cap + k]: ssp, the clocks its read missed */
+	double *wait;              /* per worker, scratch */
+	double *compute_now;       /* per worker, scratch */
+	int64_t *processed;        /* per worker, scratch */
+} steps;
+
+static void steps_free(steps *w)
+{
+	free(w->done);
+	free(w->start);
+	free(w->compute);
+	free(w->end);
+	free(w->tau);
+	free(w->wait);
+	free(w->compute_now);
+	free(w->processed);
+}
+
+/* Hands record r to the observer and notes its end for the target. */
+static lbs_status deliver(coordinator *c, lbs_iteration_record *rec, int64_t r, lbs_iteration_fn observer,
+			  void *ctx, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	if (c->end_s && r < run->sc->iterations) {
+		c->end_s[r] = rec->end_s;
+		c->samples_at[r] = run->stats.samples;
+	}
+	run->stats.events += rec->n_workers;
+	return observer ? observer(ctx, rec, err) : LBS_OK;
+}
+
+/* ssp and local-sgd: clock k of every worker. */
+static lbs_status clock_records(coordinator *c, steps *w, lbs_iteration_fn observer, void *ctx, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	const lbs_scenario *sc = run->sc;
+	const int penalty = sc->convergence.staleness_penalty;
+	lbs_status st = LBS_OK;
+	for (int64_t k = 0; k < sc->iterations && st == LBS_OK; k++) {
+		double start = INFINITY, cend = -INFINITY, end = -INFINITY, lo = INFINITY, hi = -INFINITY, weighted = 0;
+		int64_t samples = 0;
+		for (size_t i = 0; i < run->n; i++) {
+			size_t o = i * (size_t)w->cap + (size_t)k;
+			start = fmin(start, w->start[o]);
+			cend = fmax(cend, w->start[o] + w->compute[o]);
+			end = fmax(end, w->end[o]);
+			lo = fmin(lo, w->compute[o]);
+			hi = fmax(hi, w->compute[o]);
+			w->compute_now[i] = w->compute[o];
+			w->wait[i] = k > 0 ? fmax(0.0, w->start[o] - w->end[o - 1]) : w->start[o];
+			samples += run->batch[i];
+			weighted += (double)run->batch[i] * lbs_staleness_weight(penalty, w->tau[o]);
+			if (sc->sync.mode == LBS_SYNC_SSP && (st = lbs_run_count_staleness(run, w->tau[o], err)) != LBS_OK)
+				return st;
+		}
+		run->iteration = k;
+		run->step_weight = samples > 0 ? weighted / (double)samples : 1.0;
+		run->target_hidden = sc->sync.mode == LBS_SYNC_LOCAL_SGD && (k + 1) % sc->sync.period != 0;
+		run->batch_changed = k == 0;
+		lbs_iteration_record rec;
+		lbs_run_close_iteration(run, start, cend, end, run->batch, samples, lo, hi, &rec);
+		rec.compute_s = w->compute_now;
+		rec.wait_s = w->wait;
+		st = deliver(c, &rec, k, observer, ctx, err);
+	}
+	return st;
+}
+
+/* asp: one record per update, in the order the server applied them. */
+static lbs_status update_records(coordinator *c, steps *w, const push_entry *e, size_t n_e,
+				 lbs_iteration_fn observer, void *ctx, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	lbs_status st = LBS_OK;
+	for (size_t u = 0; u < n_e && st == LBS_OK; u++) {
+		const size_t i = e[u].worker;
+		if (e[u].step >= w->done[i])
+			return lbs_error_set(err, LBS_EINTERNAL, "the torch parameter server logged step %lld of "
+					     "worker %zu, which answered %lld", (long long)e[u].step, i,
+					     (long long)w->done[i]);
+		const size_t o = i * (size_t)w->cap + (size_t)e[u].step;
+		if ((st = lbs_run_count_staleness(run, e[u].tau, err)) != LBS_OK)
+			return st;
+		run->iteration = (int64_t)u;
+		run->step_weight = lbs_staleness_weight(run->sc->convergence.staleness_penalty, e[u].tau);
+		run->batch_changed = u == 0;
+		double cmp = w->compute[o];
+		double wait = e[u].step > 0 ? fmax(0.0, w->start[o] - w->end[o - 1]) : w->start[o];
+		lbs_iteration_record rec;
+		lbs_run_close_iteration(run, w->start[o], w->start[o] + cmp, fmax(e[u].t, w->start[o] + cmp),
+					&run->batch[i], run->batch[i], cmp, cmp, &rec);
+		rec.n_workers = 1;
+		rec.first_worker = i;
+		rec.n_planned = run->n;
+		rec.compute_s = &w->compute[o];
+		rec.wait_s = &wait;
+		rec.predicted_speed = run->predicted ? run->predicted + i : NULL;
+		rec.readings = NULL;
+		rec.n_readings = 0;
+		st = deliver(c, &rec, (int64_t)u, observer, ctx, err);
+	}
+	return st;
+}
+
+/* backup: one record per step of the server, its counted workers' samples. */
+static lbs_status backup_records(coordinator *c, steps *w, const push_entry *e, size_t n_e,
+				 lbs_iteration_fn observer, void *ctx, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	lbs_status st = LBS_OK;
+	double barrier = 0;
+	for (size_t u = 0; u < n_e; u++)
+		if (!e[u].counted)
+			run->stats.dropped_samples += e[u].samples;
+	for (int64_t v = 1; v <= run->sc->iterations && st == LBS_OK; v++) {
+		double cend = barrier, end = -INFINITY, lo = INFINITY, hi = -INFINITY;
+		int64_t samples = 0;
+		for (size_t i = 0; i < run->n; i++) {
+			w->processed[i] = 0;
+			w->compute_now[i] = 0;
+			w->wait[i] = 0;
+		}
+		for (size_t u = 0; u < n_e; u++) {
+			if (!e[u].counted || e[u].version != v)
+				continue;
+			const size_t i = e[u].worker, o = i * (size_t)w->cap + (size_t)e[u].step;
+			if (e[u].step >= w->done[i])
+				return lbs_error_set(err, LBS_EINTERNAL, "the torch parameter server logged step %lld "
+						     "of worker %zu, which answered %lld", (long long)e[u].step, i,
+						     (long long)w->done[i]);
+			double ce = w->start[o] + w->compute[o];
+			w->processed[i] = e[u].samples;
+			w->compute_now[i] = fmax(0.0, ce - barrier);
+			cend = fmax(cend, ce);
+			end = fmax(end, e[u].t);
+			lo = fmin(lo, w->compute_now[i]);
+			hi = fmax(hi, w->compute_now[i]);
+			samples += e[u].samples;
+		}
+		if (!isfinite(end))
+			return lbs_error_set(err, LBS_EINTERNAL, "the torch parameter server logged no push of its "
+					     "step %lld", (long long)v);
+		for (size_t i = 0; i < run->n; i++)
+			if (w->processed[i] > 0)
+				w->wait[i] = fmax(0.0, cend - barrier - w->compute_now[i]);
+		run->iteration = v - 1;
+		run->step_weight = 1.0;
+		run->batch_changed = v == 1;
+		memcpy(run->compute_s, w->compute_now, run->n * sizeof *run->compute_s);
+		lbs_iteration_record rec;
+		lbs_run_close_iteration(run, barrier, fmin(cend, end), end, w->processed, samples, lo, hi, &rec);
+		rec.wait_s = w->wait;
+		st = deliver(c, &rec, v - 1, observer, ctx, err);
+		barrier = end;
+	}
+	return st;
+}
+
+static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx,
+			    const volatile sig_atomic_t *interrupt, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	const lbs_scenario *sc = run->sc;
+	const int mode = sc->sync.mode;
+	const size_t n = run->n;
+	const int64_t T = sc->iterations;
+	steps w = { .cap = mode == LBS_SYNC_BACKUP ? T + 1 : T };
+	const size_t cells = n * (size_t)w.cap;
+	int64_t *offset = lbs_calloc(n, sizeof *offset, err);
+	if (!offset || !(w.done = lbs_calloc(n, sizeof *w.done, err)) ||
+	    !(w.start = lbs_calloc(cells, sizeof *w.start, err)) || !(w.compute = lbs_calloc(cells, sizeof *w.compute, err)) ||
+	    !(w.end = lbs_calloc(cells, sizeof *w.end, err)) || !(w.tau = lbs_calloc(cells, sizeof *w.tau, err)) ||
+	    !(w.wait = lbs_calloc(n, sizeof *w.wait, err)) || !(w.compute_now = lbs_calloc(n, sizeof *w.compute_now, err)) ||
+	    !(w.processed = lbs_calloc(n, sizeof *w.processed, err))) {
+		free(offset);
+		steps_free(&w);
+		return LBS_EINTERNAL;
+	}
+	for (size_t i = 1; i < n; i++)
+		offset[i] = offset[i - 1] + run->batch[i - 1];
+	const double period_s = 1e-6 * (double)c->cg.period_us;
+	int64_t sent_all = 0, top = 0, clock = 0;
+	size_t busy = 0;
+	lbs_status st = set_quotas(c, 0, 0, err);
+	/* Worker i's next batch, if the run is not over for it. */
+#define FEED(i)                                                                                                   \
+	do {                                                                                                      \
+		int64_t sent_ = w.done[i];                                                                         \
+		bool more_ = mode == LBS_SYNC_ASP ? sent_all < T : mode == LBS_SYNC_BACKUP ? top < T && sent_ < w.cap \
+											 : sent_ < T;                  \
+		if (st == LBS_OK && more_) {                                                                       \
+			c->fds[i].fd = c->workers[i].from_fd;                                                      \
+			c->fds[i].events = POLLIN;                                                                 \
+			st = lbs_tb_worker_send_at(&c->workers[i], run->batch[i], offset[i], err);                 \
+			sent_all++;                                                                                \
+			busy++;                                                                                    \
+		} else {                                                                                           \
+			c->fds[i].fd = -1;                                                                         \
+		}                                                                                                  \
+	} while (0)
+	for (size_t i = 0; i < n; i++)
+		FEED(i);
+	double next_tick = period_s;
+	while (st == LBS_OK && busy > 0) {
+		if (interrupt && *interrupt) {
+			st = lbs_error_set(err, LBS_EINTR, "interrupted after %lld clocks", (long long)clock);
+			break;
+		}
+		double now = lbs_monotonic_s() - c->t0;
+		if (now >= next_tick) {
+			if ((st = set_quotas(c, now, clock, err)) != LBS_OK)
+				break;
+			next_tick += period_s * ceil((now - next_tick) / period_s + 1e-9);
+			if (next_tick <= now)
+				next_tick = now + period_s;
+		}
+		int wait_ms = (int)ceil(1e3 * (next_tick - now));
+		int k = poll(c->fds, n, wait_ms < 1 ? 1 : wait_ms);
+		if (k < 0 && errno != EINTR)
+			st = lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+		for (size_t i = 0; k > 0 && i < n && st == LBS_OK; i++) {
+			if (c->fds[i].fd < 0 || !(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			lbs_tb_result r;
+			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) != LBS_OK)
+				break;
+			const size_t o = i * (size_t)w.cap + (size_t)w.done[i];
+			w.start[o] = r.start_s - c->t0;
+			w.compute[o] = r.compute_s;
+			w.end[o] = r.start_s + r.compute_s + r.exchange_s - c->t0;
+			if (c->timeline)
+				fprintf(c->timeline, "%s\t%lld\t%zu\t%lld\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\n",
+					run->policy->name, (long long)w.done[i], i, (long long)run->batch[i], w.start[o],
+					r.compute_s, lbs_monotonic_s() - r.start_s - r.compute_s, r.cpu_s, r.exchange_s,
+					r.exchange_cpu_s);
+			w.done[i]++;
+			busy--;
+			if (r.version > top)
+				top = r.version;
+			clock = w.done[0];
+			for (size_t j = 1; j < n; j++)
+				clock = w.done[j] < clock ? w.done[j] : clock;
+			FEED(i);
+		}
+	}
+#undef FEED
+	push_entry *e = NULL;
+	size_t n_e = 0;
+	if (st == LBS_OK && via_server(mode)) {
+		/* the server writes its log once every worker has said goodbye */
+		for (size_t i = 0; i < n; i++)
+			lbs_tb_worker_finish(&c->workers[i]);
+		const double until = lbs_monotonic_s() + LBS_TB_TORCH_START_S;
+		struct timespec nap = { 0, 20000000 };
+		while (access(c->ps_log, R_OK) != 0 && lbs_monotonic_s() < until && !(interrupt && *interrupt))
+			nanosleep(&nap, NULL);
+		st = read_pushes(c, &e, &n_e, err);
+	}
+	if (st == LBS_OK && mode == LBS_SYNC_SSP)
+		for (size_t u = 0; u < n_e; u++)
+			w.tau[e[u].worker * (size_t)w.cap + (size_t)e[u].step] = e[u].tau;
+	if (st == LBS_OK)
+		st = mode == LBS_SYNC_ASP ? update_records(c, &w, e, n_e, observer, ctx, err)
+		     : mode == LBS_SYNC_BACKUP ? backup_records(c, &w, e, n_e, observer, ctx, err)
+					       : clock_records(c, &w, observer, ctx, err);
+	free(e);
+	free(offset);
+	steps_free(&w);
+	return st;
+}
+
 /* Waits for the ready answer of each of the n torch workers w[], in
  * whatever order they come: one that dies leaves the others waiting for it
  * in their process group, so a death or LBS_TB_TORCH_START_S without all
  * of them is an error (the caller kills the rest). fds: n of scratch. */
-#define LBS_TB_TORCH_START_S 300.0
 static lbs_status torch_ready(lbs_tb_worker *w, struct pollfd *fds, size_t n, const char *net,
 			      const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
@@ -609,10 +982,15 @@ static void rendezvous_remove(char dir[64])
 static lbs_status held_out(coordinator *c, lbs_error *err)
 {
 	lbs_run *run = c->run;
-	lbs_tb_worker *w = &c->workers[0];
-	lbs_status st = lbs_cgroup_set_cores(&c->cg, &c->groups[0], 1.0, err);
+	/* under ssp, asp and backup the model is the parameter server's */
+	const bool server = c->ps.pid > 0;
+	lbs_tb_worker *w = server ? &c->ps : &c->workers[0];
+	lbs_status st = lbs_cgroup_set_cores(&c->cg, server ? &c->ps_group : &c->groups[0], 1.0, err);
 	if (st != LBS_OK)
 		return st;
+	/* the server evaluates once every worker has said goodbye */
+	for (size_t i = 0; server && i < run->n; i++)
+		lbs_tb_worker_finish(&c->workers[i]);
 	lbs_tb_worker_finish(w);
 	const double until = lbs_monotonic_s() + LBS_TB_HELD_OUT_S;
 	struct timespec nap = { 0, 20000000 };
@@ -620,13 +998,14 @@ static lbs_status held_out(coordinator *c, lbs_error *err)
 	while ((got = waitpid(w->pid, NULL, WNOHANG)) == 0 && lbs_monotonic_s() < until)
 		nanosleep(&nap, NULL);
 	if (got != w->pid)
-		return lbs_error_set(err, LBS_EINTERNAL, "the torch worker of rank 0 did not finish evaluating its "
-				     "held-out losses in %.0f s", LBS_TB_HELD_OUT_S);
+		return lbs_error_set(err, LBS_EINTERNAL, "the torch %s did not finish evaluating its held-out "
+				     "losses in %.0f s", server ? "parameter server" : "worker of rank 0",
+				     LBS_TB_HELD_OUT_S);
 	w->pid = 0;
 	FILE *f = fopen(c->loss_file, "r");
 	if (!f)
-		return lbs_error_set(err, LBS_EINTERNAL, "the torch worker of rank 0 wrote no held-out losses (%s: %s)",
-				     c->loss_file, strerror(errno));
+		return lbs_error_set(err, LBS_EINTERNAL, "the torch %s wrote no held-out losses (%s: %s)",
+				     server ? "parameter server" : "worker of rank 0", c->loss_file, strerror(errno));
 	size_t n = (size_t)run->sc->iterations, k = 0;
 	double *step = lbs_calloc(n + 1, sizeof *step, err), *loss = lbs_calloc(n + 1, sizeof *loss, err);
 	if (!step || !loss) {
@@ -682,6 +1061,14 @@ static void teardown(coordinator *c, bool graceful)
 		lbs_tb_worker_finish(&c->workers[i]);
 	for (size_t i = 0; c->workers && i < c->run->n; i++)
 		lbs_tb_worker_stop(&c->workers[i]);
+	if (c->ps.pid > 0) { /* after the workers: it serves them until each has said goodbye */
+		if (graceful)
+			lbs_tb_worker_finish(&c->ps);
+		lbs_tb_worker_stop(&c->ps);
+	}
+	lbs_cgroup_remove(&c->ps_group);
+	if (c->ps_log[0])
+		unlink(c->ps_log);
 	for (size_t i = 0; c->tenants && i < c->run->n; i++)
 		lbs_tb_tenant_stop(&c->tenants[i]);
 	for (size_t i = 0; c->groups && i < c->run->n; i++)
@@ -711,6 +1098,12 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	lbs_status st = lbs_testbed_check(sc, run->policy->name, err);
 	if (st != LBS_OK)
 		return st;
+	/* The modes' workers run their own sequences of steps, each on the
+	 * plan of iteration 0: the barriers a policy would re-plan at (local
+	 * SGD's averagings, backup's steps) are not the coordinator's here. */
+	if (sc->sync.mode != LBS_SYNC_BSP && !run->info.fixed)
+		return refuse(sc, "sync", "mode", "on the testbed the [sync] modes run a fixed plan (static, "
+			      "static-proportional); the policy given re-plans: simulate it", err);
 	coordinator c = { .run = run };
 	if ((st = lbs_cgroup_probe(&c.cg, LBS_TESTBED_PERIOD_US, err)) != LBS_OK)
 		return st;
@@ -755,23 +1148,46 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 		    !(c.samples_at = lbs_calloc((size_t)sc->iterations, sizeof *c.samples_at, err)))
 			st = LBS_EINTERNAL;
 	}
-	for (size_t i = 0; i < run->n && st == LBS_OK; i++) {
+	/* [sync]: the mode's name as the torch worker takes it; under ssp,
+	 * asp and backup a parameter server, rank N, holds the model (and
+	 * evaluates it). */
+	const int mode = sc->sync.mode;
+	const bool server = c.torch && via_server(mode);
+	static const char *const sync_names[] = { "bsp", "backup", "ssp", "asp", "dropcompute", "local-sgd" };
+	if (st == LBS_OK && server)
+		lbs_fmt(c.ps_log, sizeof c.ps_log, "%s/pushes", c.rendezvous);
+	for (size_t i = 0; i <= run->n && st == LBS_OK; i++) {
+		if (i == run->n && !server)
+			break;
 		char name[32];
-		int64_t cap = run->max_batch[i] < sc->run.global_batch ? run->max_batch[i] : sc->run.global_batch;
+		int64_t cap = i < run->n && run->max_batch[i] < sc->run.global_batch ? run->max_batch[i]
+										   : sc->run.global_batch;
 		lbs_tb_torch_spec ts = { .net = sc->model.name, .max_batch = cap,
-					 .global_batch = sc->run.global_batch, .cpu = cpu[i], .rank = i,
-					 .world = run->n, .rendezvous = init, .seed = (uint64_t)sc->run.seed,
-					 .ddp = sc->testbed.ddp != 0,
-					 .loss_file = task ? c.loss_file : NULL, .loss_every = sc->testbed.loss_every };
-		if ((st = lbs_cgroup_create(&c.cg, lbs_fmt(name, sizeof name, "w%zu", i), &c.groups[i], err)) ==
+					 .global_batch = sc->run.global_batch, .cpu = i < run->n ? cpu[i] : -1, .rank = i,
+					 .world = run->n + (server ? 1 : 0), .rendezvous = init,
+					 .seed = (uint64_t)sc->run.seed, .ddp = sc->testbed.ddp != 0,
+					 .loss_file = task && (i == run->n || (i == 0 && !server)) ? c.loss_file : NULL,
+					 .loss_every = sc->testbed.loss_every,
+					 .sync = sync_names[mode], .staleness = sc->sync.staleness,
+					 .backup = sc->sync.backup_workers, .period = sc->sync.period,
+					 .penalty = sc->convergence.staleness_penalty == LBS_STALE_NONE ? "none" : "inverse",
+					 .ps = i == run->n, .ps_log = i == run->n ? c.ps_log : NULL };
+		lbs_cgroup *g = i < run->n ? &c.groups[i] : &c.ps_group;
+		lbs_tb_worker *tw = i < run->n ? &c.workers[i] : &c.ps;
+		if ((st = lbs_cgroup_create(&c.cg, i < run->n ? lbs_fmt(name, sizeof name, "w%zu", i) : "ps", g, err)) ==
 		    LBS_OK)
-			st = c.torch ? lbs_tb_torch_spawn(&c.workers[i], &ts, err)
-				     : lbs_tb_worker_start(&c.workers[i], &net, cap, cpu[i], err);
+			st = c.torch ? lbs_tb_torch_spawn(tw, &ts, err)
+				     : lbs_tb_worker_start(tw, &net, cap, cpu[i], err);
 		if (interrupt && *interrupt && st == LBS_OK)
 			st = lbs_error_set(err, LBS_EINTR, "interrupted while starting the workers");
 	}
 	if (c.torch && st == LBS_OK)
 		st = torch_ready(c.workers, c.fds, run->n, sc->model.name, interrupt, err);
+	if (server && st == LBS_OK)
+		st = torch_ready(&c.ps, c.fds, 1, sc->model.name, interrupt, err);
+	/* The server stands for another machine: it has a core of its own. */
+	if (server && st == LBS_OK && (st = lbs_cgroup_set_cores(&c.cg, &c.ps_group, 1.0, err)) == LBS_OK)
+		st = lbs_cgroup_attach(&c.ps_group, c.ps.pid, err);
 	/* The coordinator itself runs in a group of the run's weight without a
 	 * quota: on a loaded machine, its waking up late for each answer would
 	 * be counted in every iteration (doc/validation.md). */
@@ -806,6 +1222,14 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 			      c.timeline);
 	}
 	c.t0 = lbs_monotonic_s();
+	if (st == LBS_OK && mode != LBS_SYNC_BSP) {
+		if ((st = run_steps(&c, observer, ctx, interrupt, err)) == LBS_OK && c.end_s)
+			st = held_out(&c, err);
+		teardown(&c, st == LBS_OK);
+		free(cpu);
+		lbs_net_destroy(&net);
+		return st;
+	}
 	for (; st == LBS_OK && run->iteration < sc->iterations; run->iteration++) {
 		if (run->iteration > 0)
 			st = plan(run, c.cpu_s, c.tenants, lbs_monotonic_s() - c.t0, err);

@@ -27,7 +27,14 @@
  * network namespaces (testbed/exchange.h); the iteration ends when the
  * exchange does.
  *
- * Not emulated (refused by lbs_testbed_check, with the reason): GPU
+ * The [sync] modes ssp, asp and backup (through a real parameter server,
+ * a torch process of rank N) and local-sgd run with torch workers, on a
+ * fixed plan: each worker is sent its next batch when it answers, and the
+ * records are written from the server's log once the run is over
+ * (doc/validation.md, "The synchronisation modes on the testbed").
+ *
+ * Not emulated (refused by lbs_testbed_check, with the reason): dropcompute;
+ * a [sync] mode with the blas worker or a policy that re-plans; GPU
  * groups; network traces; other generators (a CPU-credit bucket depends on busy time the
  * coordinator does not integrate); noise (the
  * machine supplies its own); runs given in epochs; policies that look

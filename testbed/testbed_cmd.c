@@ -31,7 +31,7 @@ static void usage(FILE *out, bool validate)
 {
 	if (validate)
 		fprintf(out,
-			"Usage: lbsim validate SCENARIO.ini [--policy LIST] [--repeat N] [--tolerance T]\n"
+			"Usage: lbsim validate SCENARIO.ini [--policy LIST] [--sync LIST] [--repeat N] [--tolerance T]\n"
 			"                      [--calibrate FILE] [--set S.K=V] [--seed N] [-o FILE] [-q]\n"
 			"\n"
 			"Simulates the scenario and runs it on the testbed (lbsim testbed), N times per\n"
@@ -60,6 +60,9 @@ static void usage(FILE *out, bool validate)
 			"                        measured) instead of the profile's fitted line\n"
 			"      --worker KIND     the testbed's workers: blas (default) or torch, real\n"
 			"                        PyTorch training (testbed.worker; needs python3-torch)\n"
+			"      --sync LIST       compare [sync] modes too, each with every policy (torch,\n"
+			"                        fixed plans): bsp, asp, ssp:S, backup:K, local-sgd:H,\n"
+			"                        comma-separated (time to target ranks them all)\n"
 			"      --exchange-fixed  torch: simulate the exchange measured without quotas at\n"
 			"                        its own pace, not on each worker's availability\n"
 			"      --exchange-wall   torch: simulate the exchange's measured wall time, not\n"
@@ -152,11 +155,6 @@ static lbs_status run_one(const lbs_scenario *sc, const char *policy, bool measu
 	lbs_status st = lbs_run_create(&run, sc, policy, err);
 	if (st != LBS_OK)
 		return st;
-	if (measured && sc->sync.mode != LBS_SYNC_BSP) { /* the testbed's workers meet at a barrier */
-		lbs_run_destroy(&run);
-		return lbs__run_key_error(sc, "sync", "mode", "the testbed measures bulk-synchronous steps "
-					  "only: measure with mode = bsp, simulate the others", err);
-	}
 	t->n = run.n;
 	t->cap = sc->iterations;
 	if (!(t->iteration_s = lbs_calloc((size_t)t->cap, sizeof *t->iteration_s, err)) ||
@@ -203,6 +201,7 @@ typedef struct options {
 	const char *output;
 	const char *calibrate; /* measure the profile here first, into this file */
 	char *policies;
+	const char *syncs; /* --sync LIST (validate) */
 	const char **overrides;
 	size_t n_overrides;
 	char seed[64];
@@ -228,6 +227,7 @@ static int parse(int argc, char **argv, options *o)
 		{ "resize", no_argument, NULL, 'R' },
 		{ "no-resize", no_argument, NULL, 'N' },
 		{ "plugins", no_argument, NULL, 'L' },
+		{ "sync", required_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -240,6 +240,13 @@ static int parse(int argc, char **argv, options *o)
 		case 'q': o->quiet = true; break;
 		case 'c': o->calibrate = optarg; break;
 		case 'L': lbs_plugins_permit(1); break;
+		case 'Z':
+			if (!o->validate) {
+				fprintf(stderr, "%s: --sync: validate only (lbsim testbed takes --set sync.mode=...)\n", cmd);
+				return LBS_EUSAGE;
+			}
+			o->syncs = optarg;
+			break;
 		case 'R':
 		case 'N':
 			if (!o->validate) {
@@ -394,8 +401,9 @@ static void compare(const trail *sim, const trail *meas, int repeats, int64_t B,
 	free(e);
 }
 
-/* Loads the scenario the simulation of validate runs: sc's overrides
- * (all[0..n)), then for each group the testbed's CPU limits
+/* What the simulation of validate is given, measured once (sim_measure) for
+ * every scenario it loads (sim_load): sc's overrides (all[0..n)), then for
+ * each group the testbed's CPU limits
  * (cpu_quota_period = its CFS period) and, when `measure`, what
  * time-sharing a core costs a worker here (lbs_testbed_timeshare): the
  * refill its workers pay where the testbed places them, the mean over the
@@ -406,11 +414,21 @@ static void compare(const trail *sim, const trail *meas, int repeats, int64_t B,
  * measured rate, whatever of it the caches or the kernel's accounting
  * took (none of it below 0).
  * *sets holds the overrides' text. */
-static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const char **all, size_t n,
-			       const options *o, bool measure, lbs_scenario *sim_sc, char (**sets)[LBS_NAME_MAX + 64],
-			       lbs_error *err)
+typedef struct sim_measured {
+	bool measure;          /* the time-sharing cost measured (ts) */
+	lbs_tb_timeshare ts;
+	double tick;           /* the kernel's tick (0: unknown) */
+	bool exchange;         /* torch, more than one worker: x measured */
+	double x;              /* the torch workers' exchange, the simulation's */
+	bool resize;           /* rz measured */
+	lbs_tb_resize rz;
+} sim_measured;
+
+static lbs_status sim_measure(const lbs_scenario *sc, const options *o, bool measure, sim_measured *m,
+			      lbs_error *err)
 {
-	lbs_tb_timeshare ts = { .quota = 0.25, .reps = 5, .rounds = 5 };
+	*m = (sim_measured){ .measure = measure, .ts = { .quota = 0.25, .reps = 5, .rounds = 5 }, .rz = { .rounds = 5 } };
+	lbs_tb_timeshare ts = m->ts;
 	lbs_status st = LBS_OK;
 	if (measure && !o->quiet)
 		fprintf(stderr, "lbsim validate: measuring what time-sharing a core costs\n");
@@ -428,8 +446,9 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 		       1e6 * ts.shared_refill_s[1], 1e6 * ts.shared_refill_s[2], 1e6 * ts.alone_wall_s[0],
 		       1e6 * ts.alone_wall_s[1], 1e6 * ts.alone_wall_s[2], 1e6 * ts.shared_wall_s[0],
 		       1e6 * ts.shared_wall_s[1], 1e6 * ts.shared_wall_s[2]);
+	m->ts = ts;
 	const char *how;
-	double tick = lbs_testbed_tick_s(&how);
+	double tick = m->tick = lbs_testbed_tick_s(&how);
 	if (!o->quiet)
 		printf(tick > 0 ? "the kernel checks CPU quotas at its tick, every %g ms (%g Hz, from %s)\n"
 				: "the kernel's tick is unknown here (%g ms, %g Hz, %s): the simulation takes CPU quotas as exact\n",
@@ -440,8 +459,6 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 	 * process's loopback is not what governs it), and with
 	 * exchange_on_workers the simulation runs it on each worker's own
 	 * availability, as the testbed's workers do. */
-	char net_sets[4][96];
-	size_t n_net = 0;
 	if (sc->testbed.worker == LBS_TB_WORKER_TORCH && sc->n_workers > 1) {
 		lbs_tb_exchange_cost xc;
 		if (!o->quiet)
@@ -456,18 +473,14 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			       xc.reps, 1e3 * xc.wall_s[0], 1e3 * xc.wall_s[1], 1e3 * xc.wall_s[2], 1e3 * xc.cpu_s[0],
 			       1e3 * xc.cpu_s[1], 1e3 * xc.cpu_s[2], 1e3 * x, o->exchange_wall ? "wall time" : "CPU work",
 			       o->exchange_fixed ? ", at its own pace" : ", on each worker's availability");
-		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.topology=ring");
-		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.bandwidth=100 TB/s");
-		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.latency=%.9g s",
-			x / (2.0 * (double)(sc->n_workers - 1)));
-		if (!o->exchange_fixed)
-			lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.exchange_on_workers=yes");
+		m->exchange = true;
+		m->x = x;
 	}
 	/* What changing a batch costs by itself (lbs_testbed_resize): by
 	 * default for torch workers, whose allocator and kernels pay it; the
 	 * blas worker reuses fixed buffers (--resize measures it all the same). */
-	lbs_tb_resize rz = { .rounds = 5 };
-	const bool resize = o->resize > 0 || (o->resize == 0 && sc->testbed.worker == LBS_TB_WORKER_TORCH);
+	lbs_tb_resize rz = m->rz;
+	const bool resize = m->resize = o->resize > 0 || (o->resize == 0 && sc->testbed.worker == LBS_TB_WORKER_TORCH);
 	if (resize) {
 		if (!o->quiet)
 			fprintf(stderr, "lbsim validate: measuring what re-sizing a batch costs\n");
@@ -482,6 +495,38 @@ static lbs_status sim_scenario(const lbs_scenario *sc, const char *path, const c
 			       (long long)(rz.batch + rz.delta), 100 * rz.resize[0], 100 * rz.resize[1],
 			       100 * rz.resize[2], (long long)rz.batch, 100 * rz.against_b, 100 * rz.new_batch[0],
 			       100 * rz.new_batch[1], 100 * rz.new_batch[2], 100 * rz.first_vs_repeated);
+	}
+	m->rz = rz;
+	return LBS_OK;
+}
+
+static lbs_status sim_load(const lbs_scenario *sc, const char *path, const char **all, size_t n,
+			   const options *o, const sim_measured *ms, lbs_scenario *sim_sc,
+			   char (**sets)[LBS_NAME_MAX + 64], lbs_error *err)
+{
+	lbs_status st = LBS_OK;
+	const bool measure = ms->measure, resize = ms->resize;
+	const lbs_tb_timeshare ts = ms->ts;
+	const lbs_tb_resize rz = ms->rz;
+	const double tick = ms->tick;
+	char net_sets[4][96];
+	size_t n_net = 0;
+	if (ms->exchange) {
+		/* The [sync] modes' exchanges run on the network alone in the
+		 * simulation (sim/run_sync.c): local SGD's averaging is the same
+		 * all-reduce, every H-th step; ssp, asp and backup push to and pull
+		 * from the parameter server, modelled as a latency each, the
+		 * two making the exchange measured (doc/validation.md, "The
+		 * synchronisation modes on the testbed"). */
+		const int mode = sc->sync.mode;
+		const bool server = mode == LBS_SYNC_SSP || mode == LBS_SYNC_ASP || mode == LBS_SYNC_BACKUP;
+		const double x = ms->x;
+		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.topology=%s", server ? "ps" : "ring");
+		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.bandwidth=100 TB/s");
+		lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.latency=%.9g s",
+			server ? x / 2 : x / (2.0 * (double)(sc->n_workers - 1)));
+		if (!o->exchange_fixed && mode == LBS_SYNC_BSP)
+			lbs_fmt(net_sets[n_net++], sizeof net_sets[0], "network.exchange_on_workers=yes");
 	}
 	lbs_run run;
 	if ((st = lbs_run_create(&run, sc, "static", err)) != LBS_OK)
@@ -608,16 +653,63 @@ static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_R
 	       pairs, pairs && agree == pairs ? " (reproduced)" : "");
 }
 
-static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const char **names, size_t np,
-		    const options *o)
+/* --sync: one [sync] variant, as it is printed and the keys it sets. */
+#define MAX_VARIANTS 8
+typedef struct variant {
+	char label[32];
+	char sets[2][64];
+	size_t n_sets;
+} variant;
+
+/* "bsp,ssp:1,asp,backup:1,local-sgd:5" -> variants; dropcompute is the
+ * simulation's alone (lbs_testbed_check says why). */
+static lbs_status variant_list(char *list, variant *v, size_t *n, lbs_error *err)
 {
+	*n = 0;
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_VARIANTS)
+			return lbs_error_set(err, LBS_EUSAGE, "--sync: at most %d variants", MAX_VARIANTS);
+		variant *x = &v[(*n)++];
+		memset(x, 0, sizeof *x);
+		char *colon = strchr(tok, ':');
+		const char *arg = colon ? colon + 1 : NULL;
+		if (colon)
+			*colon = '\0';
+		static const struct { const char *mode, *key; } modes[] = {
+			{ "bsp", NULL }, { "asp", NULL }, { "ssp", "staleness" }, { "backup", "backup_workers" },
+			{ "local-sgd", "period" },
+		};
+		size_t m = 0;
+		while (m < sizeof modes / sizeof *modes && strcmp(modes[m].mode, tok))
+			m++;
+		char *end = NULL;
+		long long k = arg ? strtoll(arg, &end, 10) : 0;
+		if (m == sizeof modes / sizeof *modes || (!modes[m].key && arg) || (modes[m].key && !arg) ||
+		    (arg && (!*arg || *end || k < 0 || k > 1000000)))
+			return lbs_error_set(err, LBS_EUSAGE, "--sync: '%s%s%s': expected bsp, asp, ssp:S, backup:K or "
+					     "local-sgd:H", tok, colon ? ":" : "", arg ? arg : "");
+		lbs_fmt(x->sets[x->n_sets++], sizeof x->sets[0], "sync.mode=%s", tok);
+		if (modes[m].key)
+			lbs_fmt(x->sets[x->n_sets++], sizeof x->sets[0], "sync.%s=%lld", modes[m].key, k);
+		lbs_fmt(x->label, sizeof x->label, arg ? "%s:%lld" : "%s", tok, k);
+	}
+	return *n ? LBS_OK : lbs_error_set(err, LBS_EUSAGE, "--sync: no variant given");
+}
+
+/* Row p: policy names[p] (labels[p] as printed and stored) of the testbed's
+ * scenario sc_of[p] and the simulation's sim_of[p]: one pair per [sync]
+ * variant (--sync), the same for every row otherwise. */
+static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const *sc_of, const char **names,
+		    const char **labels, size_t np, const options *o)
+{
+	const lbs_scenario *sim_sc = sim_of[0], *sc = sc_of[0];
 	lbs_error err = { 0 };
 	lbs_status st = LBS_OK;
 	trail sim[MAX_POLICIES], meas[MAX_POLICIES][MAX_REPEATS];
 	memset(sim, 0, sizeof sim);
 	memset(meas, 0, sizeof meas);
 	for (size_t p = 0; p < np && st == LBS_OK; p++)
-		st = run_one(sim_sc, names[p], false, o->output, o->detail, &sim[p], &err);
+		st = run_one(sim_of[p], names[p], false, o->output, o->detail, &sim[p], &err);
 	/* Repeat-major, so that a drift of the machine's load touches every
 	 * policy alike, and each repeat's speedup compares neighbours in time.
 	 * Before each repeat and after the last, the machine's own speed
@@ -629,8 +721,8 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 		st = lbs_testbed_speed(sc, 5, &probe_batch, &probe[r], &err);
 		for (size_t p = 0; p < np && st == LBS_OK && r < o->repeat; p++) {
 			if (!o->quiet)
-				fprintf(stderr, "lbsim validate: testbed run %d/%d of %s\n", r + 1, o->repeat, names[p]);
-			st = run_one(sc, names[p], true, o->output, o->detail, &meas[p][r], &err);
+				fprintf(stderr, "lbsim validate: testbed run %d/%d of %s\n", r + 1, o->repeat, labels[p]);
+			st = run_one(sc_of[p], names[p], true, o->output, o->detail, &meas[p][r], &err);
 		}
 	}
 	if (st != LBS_OK) {
@@ -675,7 +767,7 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 		}
 		lbs_validation_row *v = &rows[p];
 		*v = (lbs_validation_row){
-			.policy = names[p],
+			.policy = labels[p],
 			.simulated_run = sim[p].run_id,
 			.measured_runs = runs[p],
 			.simulated_iteration_s = sim[p].mean_s,
@@ -691,23 +783,26 @@ static int validate(const lbs_scenario *sim_sc, const lbs_scenario *sc, const ch
 		double cv = v->measured_speedup_sd / v->measured_speedup;
 		tol_used[p] = o->tolerance > 0 ? o->tolerance : fmax(0.05, isfinite(cv) ? 3 * cv : 0);
 		double gap = fabs(v->simulated_speedup - v->measured_speedup) / v->measured_speedup;
-		bool miss = p > 0 && o->tolerance >= 0 && gap > tol_used[p];
+		/* iterations of another [sync] mode are not the baseline's:
+		 * their speedup is printed, not held to the tolerance */
+		bool miss = p > 0 && o->tolerance >= 0 && gap > tol_used[p] &&
+			    sim_of[p]->sync.mode == sim_sc->sync.mode;
 		misses += miss;
 		if (!o->quiet)
-			printf("%-20s %11.4f %11.4f %8.4f %8.3f %8.3f %8.3f %7.1f%% %7.1f%% %7.1f%%%s\n", names[p],
+			printf("%-20s %11.4f %11.4f %8.4f %8.3f %8.3f %8.3f %7.1f%% %7.1f%% %7.1f%%%s\n", labels[p],
 			       v->simulated_iteration_s, v->measured_iteration_s, v->measured_iteration_sd_s,
 			       v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd,
 			       100 * v->error_mean, 100 * v->error_p95, 100 * v->batch_difference_mean,
 			       miss ? "  MISS" : "");
 		if (miss)
 			fprintf(stderr, "lbsim validate: %s: simulated speedup %.3f, measured %.3f +- %.3f: "
-				"%.1f%% apart, more than the tolerance of %.1f%%%s\n", names[p],
+				"%.1f%% apart, more than the tolerance of %.1f%%%s\n", labels[p],
 				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
 				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
 	}
 	if (sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE &&
 	    !strcmp(sc->model.name, "teacher-student") && sc->testbed.worker == LBS_TB_WORKER_TORCH)
-		targets(sim_sc, sim, meas, names, np, o->repeat, rows, o->quiet);
+		targets(sim_sc, sim, meas, labels, np, o->repeat, rows, o->quiet);
 	if (!o->quiet) {
 		printf("the machine while the testbed ran: an iteration at batch %lld took", (long long)probe_batch);
 		for (int r = 0; r <= o->repeat; r++)
@@ -779,28 +874,81 @@ static int command(int argc, char **argv, bool is_validate)
 	lbs_scenario sc;
 	lbs_status st = lbs_scenario_load(&sc, argv[optind], o.overrides, o.n_overrides, &err);
 	char (*profile_sets)[LBS_NAME_MAX + 1100] = NULL;
-	char (*refill_sets)[LBS_NAME_MAX + 64] = NULL;
-	lbs_scenario sim_sc;
 	if (st != LBS_OK) {
 		fprintf(stderr, "%s: %s\n", cmd, err.msg);
 		free(o.overrides);
 		return st;
 	}
+	/* --sync: the [sync] variants, each a pair of scenarios (testbed and
+	 * simulation) loaded with its keys after every other override. */
+	variant vars[MAX_VARIANTS];
+	size_t nv = 1;
+	vars[0] = (variant){ .label = "" };
+	char sync_list[512];
+	if (o.syncs) {
+		lbs_fmt(sync_list, sizeof sync_list, "%s", o.syncs);
+		if ((st = variant_list(sync_list, vars, &nv, &err)) != LBS_OK) {
+			fprintf(stderr, "%s: %s\n", cmd, err.msg);
+			lbs_scenario_destroy(&sc);
+			free(o.overrides);
+			return st;
+		}
+	}
 	char list[1024];
 	lbs_fmt(list, sizeof list, "%s", o.policies ? o.policies : sc.policy.name);
-	const char *names[MAX_POLICIES];
-	size_t np = policy_list(list, names);
-	/* Everything that can be wrong is found before anything runs. */
-	for (size_t p = 0; p < np && st == LBS_OK; p++) {
-		lbs_run run;
-		if (!lbs_policy_find(names[p])) {
+	const char *policies[MAX_POLICIES];
+	size_t npol = policy_list(list, policies);
+	if (npol * nv > MAX_POLICIES) {
+		fprintf(stderr, "%s: %zu policies x %zu [sync] variants: at most %d runs a repeat\n", cmd, npol, nv,
+			MAX_POLICIES);
+		lbs_scenario_destroy(&sc);
+		free(o.overrides);
+		return LBS_EUSAGE;
+	}
+	for (size_t p = 0; p < npol && st == LBS_OK; p++)
+		if (!lbs_policy_find(policies[p])) {
 			char known[256];
 			lbs_policy_names(known, sizeof known);
-			st = lbs_error_set(&err, LBS_EUSAGE, "--policy: unknown policy '%s' (known: %s)", names[p],
+			st = lbs_error_set(&err, LBS_EUSAGE, "--policy: unknown policy '%s' (known: %s)", policies[p],
 					   known);
-		} else if ((st = lbs_testbed_check(&sc, names[p], &err)) == LBS_OK &&
-			   (st = lbs_run_create(&run, &sc, names[p], &err)) == LBS_OK) {
-			lbs_run_destroy(&run);
+		}
+	/* The overrides every scenario is loaded with (with --calibrate, the
+	 * measured profile for every group), the seed last. */
+	const char **base = NULL;
+	size_t nbase = 0;
+	if (st == LBS_OK && !(base = lbs_calloc(o.n_overrides + sc.n_groups + 8, sizeof *base, &err)))
+		st = LBS_EINTERNAL;
+	if (st == LBS_OK && o.calibrate && !(profile_sets = lbs_calloc(sc.n_groups, sizeof *profile_sets, &err)))
+		st = LBS_EINTERNAL;
+	/* (the profile only once measured) */
+#define BASE(with_profile)                                                                                        \
+	do {                                                                                                      \
+		nbase = 0;                                                                                        \
+		for (size_t i_ = 0; i_ < o.n_overrides - (o.seed[0] ? 1 : 0); i_++)                               \
+			base[nbase++] = o.overrides[i_];                                                          \
+		for (size_t g_ = 0; (with_profile) && g_ < sc.n_groups; g_++)                                     \
+			base[nbase++] = lbs_fmt(profile_sets[g_], sizeof profile_sets[g_], "workers.%s.profile=%s", \
+						sc.groups[g_].name, o.calibrate);                                 \
+		if (o.seed[0])                                                                                    \
+			base[nbase++] = o.seed;                                                                   \
+	} while (0)
+	if (st == LBS_OK)
+		BASE(false);
+	/* Each variant's testbed scenario; everything that can be wrong is
+	 * found before anything runs. */
+	lbs_scenario scs[MAX_VARIANTS], sims[MAX_VARIANTS];
+	size_t n_scs = 0, n_sims = 0;
+	for (size_t v = 0; v < nv && st == LBS_OK; v++) {
+		for (size_t k = 0; k < vars[v].n_sets; k++)
+			base[nbase + k] = vars[v].sets[k];
+		if ((st = lbs_scenario_load(&scs[v], argv[optind], base, nbase + vars[v].n_sets, &err)) != LBS_OK)
+			break;
+		n_scs++;
+		for (size_t p = 0; p < npol && st == LBS_OK; p++) {
+			lbs_run run;
+			if ((st = lbs_testbed_check(&scs[v], policies[p], &err)) == LBS_OK &&
+			    (st = lbs_run_create(&run, &scs[v], policies[p], &err)) == LBS_OK)
+				lbs_run_destroy(&run);
 		}
 	}
 	if (st == LBS_OK) {
@@ -820,52 +968,66 @@ static int command(int argc, char **argv, bool is_validate)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (st == LBS_OK && o.calibrate) {
-		/* The profile measured now replaces every group's: the
-		 * simulation predicts from this machine's own measurement. */
-		if ((st = lbs_testbed_calibrate(&sc, o.calibrate, o.quiet, &err)) == LBS_OK &&
-		    !(profile_sets = lbs_calloc(sc.n_groups, sizeof *profile_sets, &err)))
-			st = LBS_EINTERNAL;
-		const char **all = NULL;
-		if (st == LBS_OK && !(all = lbs_calloc(o.n_overrides + sc.n_groups + 1, sizeof *all, &err)))
-			st = LBS_EINTERNAL;
-		size_t n = 0;
-		if (st == LBS_OK) {
-			for (size_t i = 0; i < o.n_overrides - (o.seed[0] ? 1 : 0); i++)
-				all[n++] = o.overrides[i];
-			for (size_t g = 0; g < sc.n_groups; g++) {
-				lbs_fmt(profile_sets[g], sizeof profile_sets[g], "workers.%s.profile=%s",
-					sc.groups[g].name, o.calibrate);
-				all[n++] = profile_sets[g];
-			}
-			if (o.seed[0])
-				all[n++] = o.seed;
-			lbs_scenario_destroy(&sc);
-			st = lbs_scenario_load(&sc, argv[optind], all, n, &err);
+	/* The profile measured now replaces every group's: the simulation
+	 * predicts from this machine's own measurement. */
+	if (st == LBS_OK && o.calibrate)
+		st = lbs_testbed_calibrate(&scs[0], o.calibrate, o.quiet, &err);
+	/* What time-sharing a core costs, measured next, goes into the
+	 * simulation's scenario only: the testbed pays it for real. */
+	sim_measured ms;
+	char (*refill_sets[MAX_VARIANTS])[LBS_NAME_MAX + 64] = { NULL };
+	if (st == LBS_OK && o.calibrate) { /* the variants again, with the profile now there */
+		BASE(true);
+		for (size_t v = 0; v < n_scs; v++)
+			lbs_scenario_destroy(&scs[v]);
+		for (n_scs = 0; n_scs < nv && st == LBS_OK; n_scs++) {
+			for (size_t k = 0; k < vars[n_scs].n_sets; k++)
+				base[nbase + k] = vars[n_scs].sets[k];
+			if ((st = lbs_scenario_load(&scs[n_scs], argv[optind], base, nbase + vars[n_scs].n_sets, &err)) !=
+			    LBS_OK)
+				break;
 		}
-		/* What time-sharing a core costs, measured next, goes into the
-		 * simulation's scenario only: the testbed pays it for real. */
-		if (st == LBS_OK && is_validate)
-			st = sim_scenario(&sc, argv[optind], all, n, &o, true, &sim_sc, &refill_sets, &err);
-		free(all);
-	} else if (st == LBS_OK && is_validate) {
-		st = sim_scenario(&sc, argv[optind], (const char **)o.overrides, o.n_overrides, &o, false, &sim_sc,
-				  &refill_sets, &err);
+	}
+#undef BASE
+	if (st == LBS_OK && is_validate)
+		st = sim_measure(&scs[0], &o, o.calibrate != NULL, &ms, &err);
+	for (size_t v = 0; v < nv && st == LBS_OK && is_validate; v++) {
+		for (size_t k = 0; k < vars[v].n_sets; k++)
+			base[nbase + k] = vars[v].sets[k];
+		if ((st = sim_load(&scs[v], argv[optind], base, nbase + vars[v].n_sets, &o, &ms, &sims[v],
+				   &refill_sets[v], &err)) == LBS_OK)
+			n_sims++;
 	}
 	if (st != LBS_OK) {
 		fprintf(stderr, "%s: %s\n", cmd, err.msg);
-		lbs_scenario_destroy(&sc);
-		free(profile_sets);
-		free(refill_sets);
-		free(o.overrides);
-		return st;
+		rc = st;
+	} else if (is_validate) {
+		const lbs_scenario *sim_of[MAX_POLICIES], *sc_of[MAX_POLICIES];
+		const char *names[MAX_POLICIES], *labels[MAX_POLICIES];
+		char text[MAX_POLICIES][LBS_NAME_MAX + 48];
+		size_t np = 0;
+		for (size_t v = 0; v < nv; v++)
+			for (size_t p = 0; p < npol; p++, np++) {
+				sim_of[np] = &sims[v];
+				sc_of[np] = &scs[v];
+				names[np] = policies[p];
+				labels[np] = vars[v].label[0] ? lbs_fmt(text[np], sizeof text[np], "%s/%s", policies[p],
+									vars[v].label)
+							       : policies[p];
+			}
+		rc = validate(sim_of, sc_of, names, labels, np, &o);
+	} else {
+		rc = testbed(&scs[0], policies, npol, &o);
 	}
-	rc = is_validate ? validate(refill_sets ? &sim_sc : &sc, &sc, names, np, &o) : testbed(&sc, names, np, &o);
-	if (refill_sets)
-		lbs_scenario_destroy(&sim_sc);
+	for (size_t v = 0; v < n_sims; v++)
+		lbs_scenario_destroy(&sims[v]);
+	for (size_t v = 0; v < n_scs; v++)
+		lbs_scenario_destroy(&scs[v]);
+	for (size_t v = 0; v < nv; v++)
+		free(refill_sets[v]);
 	lbs_scenario_destroy(&sc);
+	free(base);
 	free(profile_sets);
-	free(refill_sets);
 	free(o.overrides);
 	return rc;
 }

@@ -161,7 +161,10 @@ static void exec_worker(const char *py, const char *prog, const lbs_tb_torch_spe
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("GLOO_SOCKET_IFNAME", "lo", 1);
 	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-	char rank[24], world[24], gb[24], mb[24], seed[24], every[24];
+	char rank[24], world[24], gb[24], mb[24], seed[24], every[24], stale[24], backup[24], period[24];
+	snprintf(stale, sizeof stale, "%lld", (long long)s->staleness);
+	snprintf(backup, sizeof backup, "%lld", (long long)s->backup);
+	snprintf(period, sizeof period, "%lld", (long long)(s->period > 0 ? s->period : 1));
 	snprintf(rank, sizeof rank, "%zu", s->rank);
 	snprintf(world, sizeof world, "%zu", s->world);
 	snprintf(gb, sizeof gb, "%lld", (long long)s->global_batch);
@@ -173,6 +176,9 @@ static void exec_worker(const char *py, const char *prog, const lbs_tb_torch_spe
 			 "--loss-every", every,
 			 "--loss-file", (char *)(s->loss_file ? s->loss_file : ""),
 			 "--in-fd", "3", "--out-fd", "4", "--init", (char *)(s->rendezvous ? s->rendezvous : ""),
+			 "--sync", (char *)(s->sync ? s->sync : "bsp"), "--staleness", stale, "--backup", backup,
+			 "--period", period, "--penalty", (char *)(s->penalty ? s->penalty : "inverse"),
+			 "--ps-log", (char *)(s->ps_log ? s->ps_log : ""), "--role", s->ps ? "ps" : "worker",
 			 s->ddp ? "--ddp" : NULL, NULL };
 	execv(py, argv);
 	_exit(127);

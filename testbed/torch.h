@@ -50,6 +50,15 @@ typedef struct lbs_tb_torch_spec {
 	 * loss_every-th step (0: 10) to loss_file at its end (NULL: none) */
 	const char *loss_file;
 	int64_t loss_every;
+	/* [sync] (doc/validation.md, "The synchronisation modes"): "bsp" (or
+	 * NULL), "local-sgd" every `period` steps, or through a parameter
+	 * server, "ssp" (bound `staleness`), "asp" or "backup" (`backup`
+	 * workers not waited for): the server is rank world - 1, started with
+	 * ps set, its log of every push written to ps_log; penalty is
+	 * "inverse" or "none" (phi(tau) of a stale gradient) */
+	const char *sync, *penalty, *ps_log;
+	int64_t staleness, backup, period;
+	bool ps;
 } lbs_tb_torch_spec;
 
 /* Starts the worker without waiting for it: with world > 1 its start

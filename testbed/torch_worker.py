@@ -25,7 +25,9 @@ Protocol (the blas worker's, testbed/worker.h), on two inherited file
 descriptors: the worker writes one 48-byte answer when ready, then one per
 batch; a batch is two native int64s, the batch and its offset in the
 iteration's global batch; a batch < 0 (or the end of its input) ends it.
-An answer is struct lbs_tb_result: int32 status, 4 bytes of padding, then
+An answer is struct lbs_tb_result: int32 status, int32 version (the model
+version the worker got back from its exchange: the parameter server's
+updates or steps, or its clocks; 0 under bsp and local-sgd), then
 doubles compute_s (forward and backward, wall), cpu_s (the CPU time of the
 same, on the one thread that computes), start_s (CLOCK_MONOTONIC when the batch was read) and
 exchange_s (the exchange and the optimizer step, wall; under DDP the
@@ -39,11 +41,28 @@ import struct
 import sys
 import time
 
-ANSWER = struct.Struct("=i4xddddd")
+ANSWER = struct.Struct("=iiddddd")
 BATCH = struct.Struct("=qq")  # batch, its offset in the global batch
 
 # The networks this worker builds, as lbsim's models/nets registry names them.
 NETS = ("cifarnet", "resnet32", "resnet50", "resnet101", "teacher-student")
+
+# The [sync] modes whose exchange goes through the parameter server, and
+# what a worker's header to it says (kind, the version it computed on, b).
+PS_MODES = ("ssp", "asp", "backup")
+PUSH, WARM, BYE = 0, 1, 2
+
+
+def flatten_into(torch, params):
+    """One flat buffer holding every parameter, each a view of it."""
+    with torch.no_grad():
+        flat = torch.cat([p.detach().reshape(-1) for p in params])
+        at = 0
+        for p in params:
+            p.data = flat[at:at + p.numel()].view_as(p)
+            at += p.numel()
+    return flat
+
 
 # The teacher-student task (teacher_student.py) as the net teacher-student
 # trains it: a 512-1024-8 tanh network fits a fixed random teacher of the
@@ -178,6 +197,15 @@ class Trainer:
             torch.manual_seed(args.seed)  # the same initial weights on every rank
             model, shape, classes = build(torch, args.net)
         self.params = [p for p in model.parameters()]
+        # [sync] mode (doc/model.md, "Synchronisation"): bsp (one all-
+        # reduce a step), local-sgd (a local step, the models averaged
+        # every --period steps) or, through the parameter server of rank
+        # world - 1 (parameter_server below), ssp, asp and backup.
+        self.sync = args.sync
+        self.via_ps = args.sync in PS_MODES
+        self.period = max(1, args.period)
+        self.version = 0
+        self.last_b = 0
         self.dist = None
         self.ddp = None
         if args.world > 1:
@@ -224,6 +252,11 @@ class Trainer:
                 at += p.numel()
         else:
             self.flat = None
+        # local-sgd and the parameter server's modes move the parameters
+        # themselves: they live in one flat buffer too
+        self.pflat = None
+        if self.dist is not None and self.sync != "bsp":
+            self.pflat = flatten_into(torch, self.params)
         if self.task:
             self.opt = torch.optim.SGD(self.params, lr=TASK["lr"])
             # mean over the global batch's samples and outputs, as
@@ -236,7 +269,8 @@ class Trainer:
         # --loss-file: rank 0 keeps the parameters every --loss-every
         # steps and evaluates them on the held-out set once training is
         # over (outside the timed iterations and the worker's quota).
-        self.loss_every = args.loss_every if (self.task and args.loss_file and args.rank == 0) else 0
+        self.loss_every = (args.loss_every if (self.task and args.loss_file and args.rank == 0 and not self.via_ps)
+                           else 0)
         self.snapshots = []
 
     CHUNK = 64
@@ -266,6 +300,7 @@ class Trainer:
     def compute(self, b, offset=0):
         """Forward and backward of b samples; the gradients are the global
         batch's mean loss's share of this worker."""
+        self.last_b = b
         if self.flat is not None:
             self.flat.zero_()
         else:
@@ -275,6 +310,10 @@ class Trainer:
         x, y = self.batch(b, offset)
         out = self.model(x)
         scale = (self.world if self.ddp is not None else 1) / self.global_batch
+        if self.via_ps:
+            scale = 1.0  # the sum over its samples: the server weighs it
+        elif self.sync == "local-sgd":
+            scale = 1.0 / b  # its own model steps on its own batch's mean
         loss = self.loss_fn(out, y, reduction="sum") * scale
         loss.backward()
         if self.flat is None:  # without an exchange, a never-touched grad is None
@@ -283,13 +322,58 @@ class Trainer:
                     p.grad = self.torch.zeros_like(p)
 
     def exchange_and_step(self):
+        if self.via_ps:
+            self.push_pull()
+            self.iteration += 1
+            return
+        if self.sync == "local-sgd" and self.dist is not None:
+            self.opt.step()
+            self.iteration += 1
+            if self.iteration % self.period == 0:
+                # the models' average weighted by batch: after one local
+                # step each, the step of the union of their batches
+                with self.torch.no_grad():
+                    self.pflat.mul_(self.last_b / self.global_batch)
+                    self.dist.all_reduce(self.pflat)
+                if self.loss_every and self.iteration % self.loss_every == 0:
+                    self.keep()
+            return
         if self.flat is not None:
             self.dist.all_reduce(self.flat)  # SUM: the global batch's gradient
         self.opt.step()
         self.iteration += 1
         if self.loss_every and self.iteration % self.loss_every == 0:
-            with self.torch.no_grad():
-                self.snapshots.append((self.iteration, [p.detach().clone() for p in self.params]))
+            self.keep()
+
+    def keep(self):
+        with self.torch.no_grad():
+            self.snapshots.append((self.iteration, [p.detach().clone() for p in self.params]))
+
+    def push_pull(self, kind=PUSH):
+        """The parameter server's modes: this worker's gradient (the sum over
+        its samples) and its batch go to the server, which answers with
+        the model's version, what the push was (its staleness, or 1 if
+        dropped) and the model to compute the next step on."""
+        torch, dist, ps = self.torch, self.dist, self.world - 1
+        dist.send(torch.tensor([kind, self.version, self.last_b], dtype=torch.int64), dst=ps, tag=1)
+        if kind != BYE:
+            dist.send(self.flat, dst=ps, tag=2)
+            back = torch.zeros(2, dtype=torch.int64)
+            dist.recv(back, src=ps, tag=3)
+            with torch.no_grad():
+                dist.recv(self.pflat, src=ps, tag=4)
+            self.version = int(back[0])
+
+    def warm(self, b):
+        """The untimed first iteration of the modes other than bsp: a
+        forward and backward at b, and an exchange that changes nothing
+        (gloo's connections made), no step."""
+        self.compute(b)
+        if self.via_ps:
+            self.push_pull(WARM)
+        elif self.sync == "local-sgd" and self.dist is not None:
+            self.dist.all_reduce(self.flat)
+        self.opt.zero_grad(set_to_none=False)
 
     def held_out(self, path):
         """Each kept step's held-out loss, as "step loss" lines to path."""
@@ -307,8 +391,138 @@ class Trainer:
                     sum(float((p.double() ** 2).sum()) for p in self.params))
 
     def close(self):
+        if self.via_ps:
+            self.push_pull(BYE)
         if self.dist is not None:
             self.dist.destroy_process_group()
+
+
+def staleness_weight(penalty, tau):
+    """phi(tau), as lbsim's [convergence] staleness_penalty (sim/efficiency.c):
+    the learning rate divided by max(1, tau) (Zhang et al. 2016), or kept."""
+    return 1.0 / max(1, tau) if penalty == "inverse" else 1.0
+
+
+def parameter_server(args):
+    """Rank world - 1 under ssp, asp and backup: holds the model and applies
+    the workers' gradients as lbsim's [sync] modes say (doc/model.md):
+      asp     each push at once, as its own step of the worker's b samples
+              (its mean gradient), at the learning rate x phi(tau), tau the
+              updates applied since the worker read the model; the pull
+              follows at once;
+      ssp     each push at once as its share b / B of a clock's step, at
+              the learning rate x phi(tau), tau the clocks the worker's read
+              missed; the pull for step k waits until every worker has
+              pushed step k - s - 1 (the staleness bound s);
+      backup  a step of the first N - k pushes of the current version, the
+              mean over their samples; a push computed on an older version
+              is dropped and answered at once with the current model.
+    Writes one line per push to --ps-log (monotonic time, worker, its step,
+    tau, counted, samples, the version after it), and rank 0's duty of the
+    held-out losses is its own: every --loss-every versions (clocks under
+    ssp) it keeps the model and evaluates it at the end."""
+    torch = import_torch()
+    inp = os.fdopen(args.in_fd, "rb", buffering=0)
+    out = os.fdopen(args.out_fd, "wb", buffering=0)
+    try:
+        t = Trainer(torch, args)
+    except Exception as e:
+        sys.stderr.write("torch_worker: the parameter server could not start: %s\n" % e)
+        out.write(ANSWER.pack(5, 0, 0, 0, 0, 0, 0))
+        return 1
+    out.write(ANSWER.pack(0, 0, 0, 0, 0, 0, 0))
+    dist, n, lr = t.dist, args.world - 1, TASK["lr"] if t.task else 0.01
+    pflat = t.pflat
+    grad = torch.zeros_like(pflat)
+    acc = torch.zeros_like(pflat)
+    hdr = torch.zeros(3, dtype=torch.int64)
+    version, clock = 0, 0
+    pushes, tau_of, pending, waiting = [0] * n, [0] * n, [], []
+    counted, counted_samples, byes = 0, 0, 0
+    log, every = [], max(1, args.loss_every)
+
+    def keep(step):
+        if args.loss_file:
+            t.snapshots.append((step, [p.detach().clone() for p in t.params]))
+
+    def reply(i, info):
+        dist.send(torch.tensor([version if args.sync != "ssp" else clock, info], dtype=torch.int64), dst=i, tag=3)
+        dist.send(pflat, dst=i, tag=4)
+
+    with torch.no_grad():
+        while byes < n:
+            src = dist.recv(hdr, tag=1)
+            kind, read, b = (int(v) for v in hdr)
+            if kind == BYE:
+                byes += 1
+                continue
+            dist.recv(grad, src=src, tag=2)
+            if kind == WARM:
+                reply(src, 0)
+                continue
+            now = time.monotonic()
+            step = pushes[src]
+            pushes[src] += 1
+            if args.sync == "asp":
+                tau = version - read
+                if b > 0:
+                    pflat.add_(grad, alpha=-lr * staleness_weight(args.penalty, tau) / b)
+                version += 1
+                log.append((now, src, step, tau, 1, b, version))
+                if version % every == 0:
+                    keep(version)
+                reply(src, tau)
+            elif args.sync == "ssp":
+                tau = tau_of[src]
+                pflat.add_(grad, alpha=-lr * staleness_weight(args.penalty, tau) / args.global_batch)
+                m = min(pushes)
+                log.append((now, src, step, tau, 1, b, m))
+                for c in range(clock + 1, m + 1):
+                    if c % every == 0:
+                        keep(c)
+                clock = m
+                pending.append(src)
+                for j in list(pending):
+                    if m >= pushes[j] - args.staleness:  # every worker has pushed k - s - 1
+                        tau_of[j] = pushes[j] - m
+                        pending.remove(j)
+                        reply(j, tau_of[j])
+            else:  # backup
+                if read < version:
+                    log.append((now, src, step, version - read, 0, b, version))
+                    reply(src, 1)
+                    continue
+                acc.add_(grad)
+                counted += 1
+                counted_samples += b
+                waiting.append(src)
+                if counted == n - args.backup:
+                    if counted_samples > 0:
+                        pflat.add_(acc, alpha=-lr / counted_samples)
+                    version += 1
+                    acc.zero_()
+                    counted, counted_samples = 0, 0
+                    log.append((now, src, step, 0, 1, b, version))
+                    if version % every == 0:
+                        keep(version)
+                    for j in waiting:
+                        reply(j, 0)
+                    waiting = []
+                else:
+                    log.append((now, src, step, 0, 1, b, version + 1))
+    if args.ps_log:
+        with open(args.ps_log + ".part", "w") as f:
+            for e in log:
+                f.write("%.9f %d %d %d %d %d %d\n" % e)
+        os.rename(args.ps_log + ".part", args.ps_log)  # whole, or not there
+    if args.loss_file:
+        t.held_out(args.loss_file)
+    t.close()
+    while True:  # until the coordinator says the run is over
+        raw = inp.read(BATCH.size)
+        if len(raw) < BATCH.size or BATCH.unpack(raw)[0] < 0:
+            break
+    return 0
 
 
 def serve(args):
@@ -316,8 +530,8 @@ def serve(args):
     inp = os.fdopen(args.in_fd, "rb", buffering=0)
     out = os.fdopen(args.out_fd, "wb", buffering=0)
 
-    def answer(status, compute=0.0, cpu=0.0, start=0.0, exchange=0.0, exchange_cpu=0.0):
-        out.write(ANSWER.pack(status, compute, cpu, start, exchange, exchange_cpu))
+    def answer(status, compute=0.0, cpu=0.0, start=0.0, exchange=0.0, exchange_cpu=0.0, version=0):
+        out.write(ANSWER.pack(status, version, compute, cpu, start, exchange, exchange_cpu))
 
     try:
         t = Trainer(torch, args)
@@ -325,13 +539,16 @@ def serve(args):
         # and the calibration warm up; the exchange too, so that gloo's
         # connections are made before the first timed iteration. It
         # changes no weight (learning rate 0) and counts as no iteration.
-        t.compute(args.max_batch)
-        for g in t.opt.param_groups:
-            g["lr"], lr = 0.0, g["lr"]
-        t.exchange_and_step()
-        for g in t.opt.param_groups:
-            g["lr"] = lr
-        t.opt.state.clear()  # no momentum from it
+        if t.sync != "bsp":
+            t.warm(args.max_batch)
+        else:
+            t.compute(args.max_batch)
+            for g in t.opt.param_groups:
+                g["lr"], lr = 0.0, g["lr"]
+            t.exchange_and_step()
+            for g in t.opt.param_groups:
+                g["lr"] = lr
+            t.opt.state.clear()  # no momentum from it
         t.iteration = 0
         t.snapshots = []
     except Exception as e:
@@ -355,7 +572,7 @@ def serve(args):
         t.exchange_and_step()
         p2 = time.process_time()
         t2 = time.monotonic()
-        answer(0, t1 - t0, c1 - c0, t0, t2 - t1, p2 - p1)
+        answer(0, t1 - t0, c1 - c0, t0, t2 - t1, p2 - p1, t.version)
     # LBSIM_TORCH_DIGEST: rank 0 appends its parameters' digest, for the
     # check that a policy changes time, never the maths (tests/e2e/torch.sh).
     digest = os.environ.get("LBSIM_TORCH_DIGEST")
@@ -387,6 +604,15 @@ def main(argv):
     s.add_argument("--loss-file", default="", help="teacher-student: rank 0 writes the held-out loss here")
     s.add_argument("--loss-every", type=int, default=5, help="... of every N-th step")
     s.add_argument("--ddp", action="store_true", help="DistributedDataParallel instead of one flat all-reduce")
+    s.add_argument("--sync", default="bsp", choices=("bsp", "local-sgd") + PS_MODES,
+                   help="[sync] mode; ssp, asp and backup go through a parameter server of rank world - 1")
+    s.add_argument("--role", default="worker", choices=("worker", "ps"), help="a worker, or the parameter server")
+    s.add_argument("--staleness", type=int, default=0, help="ssp: the bound s")
+    s.add_argument("--backup", type=int, default=0, help="backup: the k pushes a step does not wait for")
+    s.add_argument("--period", type=int, default=1, help="local-sgd: the models averaged every H steps")
+    s.add_argument("--penalty", default="inverse", choices=("inverse", "none"),
+                   help="ssp, asp: a stale gradient's learning rate / max(1, tau), or kept")
+    s.add_argument("--ps-log", default="", help="the parameter server: one line per push here")
     s.add_argument("--in-fd", type=int, required=True)
     s.add_argument("--out-fd", type=int, required=True)
     args = ap.parse_args(argv)
@@ -404,6 +630,10 @@ def main(argv):
         return 0
     if args.net not in NETS:
         fail("no network '%s' in the torch worker (it builds: %s)" % (args.net, ", ".join(NETS)))
+    if args.role == "ps":
+        if args.sync not in PS_MODES or args.world < 2:
+            fail("--role ps: with --sync ssp, asp or backup and a world of 2 or more")
+        return parameter_server(args)
     return serve(args)
 
 

@@ -29,9 +29,11 @@
 #include "util/error.h"
 
 /* 48 bytes on the wire, native byte order (torch_worker.py packs it as
- * "=i4xddddd"). */
+ * "=iiddddd"). */
 typedef struct lbs_tb_result {
 	int32_t status;    /* lbs_status of the worker */
+	int32_t version;   /* torch under [sync] ssp, asp, backup: the model's version it
+			      pulled (the server's updates, steps or clocks); else 0 */
 	double compute_s;  /* wall time of the iteration's compute (forward and backward) */
 	double cpu_s;      /* CPU time of it (lbs_tb_worker_read fills it in, unless the
 			      worker measures its own: self_cpu) */
