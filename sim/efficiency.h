@@ -11,11 +11,14 @@
 #include "sim/scenario.h"
 
 /* The share of a fresh gradient's progress that a gradient tau steps stale
- * makes: with LBS_STALE_INVERSE 1 / max(1, tau), the learning rate divided
- * by the staleness of Zhang, Gupta, Lian and Liu, "Staleness-aware
- * Async-SGD for Distributed Deep Learning" (IJCAI 2016), progress being
- * taken as proportional to the learning rate; with LBS_STALE_NONE 1. */
-double lbs_staleness_weight(int penalty, int64_t tau);
+ * makes: with LBS_STALE_INVERSE (1 / max(1, tau))^exponent, the learning
+ * rate divided by the staleness of Zhang, Gupta, Lian and Liu,
+ * "Staleness-aware Async-SGD for Distributed Deep Learning" (IJCAI 2016),
+ * progress taken as the learning rate's factor to the power `exponent`
+ * (1: proportional; [convergence] staleness_exponent, which `lbsim
+ * calibrate --convergence` fits to curves trained with stale gradients);
+ * with LBS_STALE_NONE 1. */
+double lbs_staleness_weight(int penalty, double exponent, int64_t tau);
 
 /* The progress towards the target of one step of `batch` samples under the
  * gradient-noise-scale model (McCandlish et al. 2018): batch / (S_min

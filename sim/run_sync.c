@@ -212,7 +212,7 @@ static lbs_status close_clock(lbs_run *run, lbs_stepper *st, int64_t c, lbs_engi
 		lo = fmin(lo, st->compute_s[o + i]);
 		hi = fmax(hi, st->compute_s[o + i]);
 		samples += st->batch[o + i];
-		weighted += (double)st->batch[o + i] * lbs_staleness_weight(penalty, st->tau[o + i]);
+		weighted += (double)st->batch[o + i] * lbs_staleness_weight(penalty, run->sc->convergence.staleness_exponent, st->tau[o + i]);
 		lbs_status s;
 		if (st->mode == LBS_SYNC_SSP && (s = lbs_run_count_staleness(run, st->tau[o + i], eng->err)) != LBS_OK)
 			return s;
@@ -360,7 +360,8 @@ static lbs_status on_applied(void *ctx, uint32_t i, lbs_engine *eng)
 	st->version++;
 	st->free_s[i] = now;
 	run->iteration = st->updates;
-	run->step_weight = lbs_staleness_weight(run->sc->convergence.staleness_penalty, tau);
+	run->step_weight = lbs_staleness_weight(run->sc->convergence.staleness_penalty,
+							run->sc->convergence.staleness_exponent, tau);
 	lbs_iteration_record rec;
 	double c = st->compute_s[o];
 	lbs_run_close_iteration(run, st->start_s[o], st->cend_s[o], now, st->batch + o, st->batch[o], c, c, &rec);

@@ -331,6 +331,11 @@ static const lbs_key_spec convergence_keys[] = {
 	  "`inverse`: a gradient tau steps stale makes 1 / max(1, tau) of a fresh one's progress (the "
 	  "learning rate divided by the staleness, Zhang et al. 2016, \"Staleness-aware Async-SGD\"); "
 	  "`none`: as much as a fresh one ([sync] ssp and asp)" },
+	{ "staleness_exponent", LBS_T_REAL, CV(staleness_exponent), "1", 0, 10, 0, NULL, "model=gns",
+	  "with staleness_penalty = inverse, a stale gradient makes (1 / max(1, tau))^exponent of a "
+	  "fresh one's progress: 1 takes progress as proportional to the learning rate; below 1, a "
+	  "smaller rate loses less (`lbsim calibrate --convergence` fits it to curves with a "
+	  "`staleness` column)" },
 };
 #undef CV
 

@@ -86,6 +86,7 @@ typedef struct lbs_convergence_spec {
 	double min_steps;   /* S_min: steps to the target at an infinite batch */
 	int stop;           /* 1: the run ends at the target (its length a cap) */
 	int staleness_penalty; /* lbs_staleness_penalty: ssp and asp updates */
+	double staleness_exponent; /* progress = the learning rate's factor to this power (1) */
 } lbs_convergence_spec;
 
 typedef struct lbs_model_spec {

@@ -3,7 +3,7 @@
 target"): PyTorch trains a student network to fit a fixed random teacher
 network's outputs on generated inputs, at each batch size asked, and prints
 the held-out loss every few steps as the CSV `lbsim calibrate --convergence`
-reads (batch,step,loss).
+reads (seed,batch,step,loss and staleness: see --staleness).
 
 The task needs no download and has a known attainable loss: the student has
 the teacher's architecture, so zero is attainable; the teacher's outputs
@@ -102,7 +102,12 @@ def main():
     torch.set_num_threads(1)
     teacher, x_eval, y_eval = make_teacher(a.dim, a.hidden, a.outputs, a.noise, a.teacher_seed)
     out = sys.stdout
-    out.write("seed,batch,step,loss\n")
+    # the staleness column, as `lbsim calibrate --convergence` reads it: the
+    # gradients' age at the learning rate / staleness; with the rate kept,
+    # another column (calibrate refuses such curves: their model is
+    # staleness_penalty = none, no exponent to fit)
+    col = "kept_lr_staleness" if a.no_lr_penalty else "staleness"
+    out.write("seed,batch,step,loss,%s\n" % col)
     for seed, b in [(int(s), int(b)) for s in a.seeds.split(",") for b in a.batches.split(",")]:
         torch.manual_seed(1000 + seed)  # the same student at every batch size
         student = mlp(a.dim, a.hidden, a.outputs)
@@ -116,7 +121,7 @@ def main():
         def log(step, model):
             with torch.no_grad():
                 ev = torch.nn.functional.mse_loss(model(x_eval), y_eval).item()
-            out.write(f"{seed},{b},{step},{ev:.6f}\n")
+            out.write(f"{seed},{b},{step},{ev:.6f},{a.staleness}\n")
 
         if a.local:
             train_local(a, student, b, batch_of, log)

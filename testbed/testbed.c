@@ -173,6 +173,18 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 	return LBS_OK;
 }
 
+lbs_status lbs_testbed_check_run(const lbs_run *run, lbs_error *err)
+{
+	/* Under backup the workers run their own sequences of steps on the
+	 * plan of iteration 0: the steps are the server's, not barriers of the
+	 * coordinator's to re-plan at (local SGD's averagings are). */
+	if (run->sc->sync.mode == LBS_SYNC_BACKUP && !run->info.fixed)
+		return refuse(run->sc, "sync", "mode", "on the testbed backup workers run a fixed plan (static): "
+			      "their steps are the server's, not the coordinator's barriers to re-plan at; the "
+			      "policy given re-plans: simulate it", err);
+	return LBS_OK;
+}
+
 lbs_status lbs_testbed_probe(const lbs_scenario *sc, lbs_error *err)
 {
 	lbs_cgroups c;
@@ -640,7 +652,10 @@ typedef struct steps {
 	int64_t cap;               /* steps held per worker */
 	int64_t *done;             /* per worker: steps answered */
 	double *start, *compute, *end; /* [i * cap + k]: since t0 */
+	double *cpu;               /* [i * cap + k]: the CPU time of its compute */
 	int64_t *tau;              /* [i * cap + k]: ssp, the clocks its read missed */
+	int64_t *batch;            /* [i * cap + k]: the samples it was sent */
+	unsigned char *changed;    /* per clock: the plan changed there (local-sgd) */
 	double *wait;              /* per worker, scratch */
 	double *compute_now;       /* per worker, scratch */
 	int64_t *processed;        /* per worker, scratch */
@@ -652,7 +667,10 @@ static void steps_free(steps *w)
 	free(w->start);
 	free(w->compute);
 	free(w->end);
+	free(w->cpu);
 	free(w->tau);
+	free(w->batch);
+	free(w->changed);
 	free(w->wait);
 	free(w->compute_now);
 	free(w->processed);
@@ -683,6 +701,7 @@ static lbs_status clock_records(coordinator *c, steps *w, lbs_iteration_fn obser
 		int64_t samples = 0;
 		for (size_t i = 0; i < run->n; i++) {
 			size_t o = i * (size_t)w->cap + (size_t)k;
+			w->processed[i] = w->batch[o];
 			start = fmin(start, w->start[o]);
 			cend = fmax(cend, w->start[o] + w->compute[o]);
 			end = fmax(end, w->end[o]);
@@ -690,17 +709,18 @@ static lbs_status clock_records(coordinator *c, steps *w, lbs_iteration_fn obser
 			hi = fmax(hi, w->compute[o]);
 			w->compute_now[i] = w->compute[o];
 			w->wait[i] = k > 0 ? fmax(0.0, w->start[o] - w->end[o - 1]) : w->start[o];
-			samples += run->batch[i];
-			weighted += (double)run->batch[i] * lbs_staleness_weight(penalty, w->tau[o]);
+			samples += w->batch[o];
+			weighted += (double)w->batch[o] * lbs_staleness_weight(penalty, sc->convergence.staleness_exponent, w->tau[o]);
 			if (sc->sync.mode == LBS_SYNC_SSP && (st = lbs_run_count_staleness(run, w->tau[o], err)) != LBS_OK)
 				return st;
 		}
 		run->iteration = k;
 		run->step_weight = samples > 0 ? weighted / (double)samples : 1.0;
 		run->target_hidden = sc->sync.mode == LBS_SYNC_LOCAL_SGD && (k + 1) % sc->sync.period != 0;
-		run->batch_changed = k == 0;
+		run->batch_changed = k == 0 || w->changed[k];
 		lbs_iteration_record rec;
-		lbs_run_close_iteration(run, start, cend, end, run->batch, samples, lo, hi, &rec);
+		lbs_run_close_iteration(run, start, cend, end, w->processed, samples, lo, hi, &rec);
+		rec.planned = w->processed;
 		rec.compute_s = w->compute_now;
 		rec.wait_s = w->wait;
 		st = deliver(c, &rec, k, observer, ctx, err);
@@ -724,7 +744,8 @@ static lbs_status update_records(coordinator *c, steps *w, const push_entry *e, 
 		if ((st = lbs_run_count_staleness(run, e[u].tau, err)) != LBS_OK)
 			return st;
 		run->iteration = (int64_t)u;
-		run->step_weight = lbs_staleness_weight(run->sc->convergence.staleness_penalty, e[u].tau);
+		run->step_weight = lbs_staleness_weight(run->sc->convergence.staleness_penalty,
+							run->sc->convergence.staleness_exponent, e[u].tau);
 		run->batch_changed = u == 0;
 		double cmp = w->compute[o];
 		double wait = e[u].step > 0 ? fmax(0.0, w->start[o] - w->end[o - 1]) : w->start[o];
@@ -812,6 +833,8 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 	if (!offset || !(w.done = lbs_calloc(n, sizeof *w.done, err)) ||
 	    !(w.start = lbs_calloc(cells, sizeof *w.start, err)) || !(w.compute = lbs_calloc(cells, sizeof *w.compute, err)) ||
 	    !(w.end = lbs_calloc(cells, sizeof *w.end, err)) || !(w.tau = lbs_calloc(cells, sizeof *w.tau, err)) ||
+	    !(w.cpu = lbs_calloc(cells, sizeof *w.cpu, err)) || !(w.batch = lbs_calloc(cells, sizeof *w.batch, err)) ||
+	    !(w.changed = lbs_calloc((size_t)w.cap + 1, 1, err)) ||
 	    !(w.wait = lbs_calloc(n, sizeof *w.wait, err)) || !(w.compute_now = lbs_calloc(n, sizeof *w.compute_now, err)) ||
 	    !(w.processed = lbs_calloc(n, sizeof *w.processed, err))) {
 		free(offset);
@@ -822,6 +845,7 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 		offset[i] = offset[i - 1] + run->batch[i - 1];
 	const double period_s = 1e-6 * (double)c->cg.period_us;
 	int64_t sent_all = 0, top = 0, clock = 0;
+	const bool replans = mode == LBS_SYNC_LOCAL_SGD && !run->info.fixed;
 	size_t busy = 0;
 	lbs_status st = set_quotas(c, 0, 0, err);
 	/* Worker i's next batch, if the run is not over for it. */
@@ -833,6 +857,7 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 		if (st == LBS_OK && more_) {                                                                       \
 			c->fds[i].fd = c->workers[i].from_fd;                                                      \
 			c->fds[i].events = POLLIN;                                                                 \
+			w.batch[(i) * (size_t)w.cap + (size_t)sent_] = run->batch[i];                              \
 			st = lbs_tb_worker_send_at(&c->workers[i], run->batch[i], offset[i], err);                 \
 			sent_all++;                                                                                \
 			busy++;                                                                                    \
@@ -870,6 +895,7 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 			w.start[o] = r.start_s - c->t0;
 			w.compute[o] = r.compute_s;
 			w.end[o] = r.start_s + r.compute_s + r.exchange_s - c->t0;
+			w.cpu[o] = r.cpu_s;
 			if (c->timeline)
 				fprintf(c->timeline, "%s\t%lld\t%zu\t%lld\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\n",
 					run->policy->name, (long long)w.done[i], i, (long long)run->batch[i], w.start[o],
@@ -882,6 +908,36 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 			clock = w.done[0];
 			for (size_t j = 1; j < n; j++)
 				clock = w.done[j] < clock ? w.done[j] : clock;
+			/* local-sgd with a policy that re-plans: at an averaging,
+			 * each worker waits for the others' answers (the averaging
+			 * is the barrier), then the policy plans the next round from
+			 * each worker's mean compute and CPU time per step over the
+			 * round, as the simulation's does. */
+			const int64_t H = sc->sync.period;
+			if (replans && w.done[i] % H == 0 && w.done[i] < T) {
+				if (clock < w.done[i]) {
+					c->fds[i].fd = -1; /* held */
+					continue;
+				}
+				for (size_t j = 0; j < n; j++) {
+					double sum = 0, cpu_sum = 0;
+					for (int64_t k2 = w.done[j] - H; k2 < w.done[j]; k2++) {
+						sum += w.compute[j * (size_t)w.cap + (size_t)k2];
+						cpu_sum += w.cpu[j * (size_t)w.cap + (size_t)k2];
+					}
+					run->compute_s[j] = sum / (double)H;
+					c->cpu_s[j] = cpu_sum / (double)H;
+				}
+				run->iteration = clock;
+				if ((st = plan(run, c->cpu_s, c->tenants, lbs_monotonic_s() - c->t0, err)) != LBS_OK)
+					break;
+				w.changed[clock] = run->batch_changed;
+				for (size_t j = 1; j < n; j++)
+					offset[j] = offset[j - 1] + run->batch[j - 1];
+				for (size_t j = 0; j < n; j++)
+					FEED(j);
+				continue;
+			}
 			FEED(i);
 		}
 	}
@@ -1098,12 +1154,8 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 	lbs_status st = lbs_testbed_check(sc, run->policy->name, err);
 	if (st != LBS_OK)
 		return st;
-	/* The modes' workers run their own sequences of steps, each on the
-	 * plan of iteration 0: the barriers a policy would re-plan at (local
-	 * SGD's averagings, backup's steps) are not the coordinator's here. */
-	if (sc->sync.mode != LBS_SYNC_BSP && !run->info.fixed)
-		return refuse(sc, "sync", "mode", "on the testbed the [sync] modes run a fixed plan (static, "
-			      "static-proportional); the policy given re-plans: simulate it", err);
+	if ((st = lbs_testbed_check_run(run, err)) != LBS_OK)
+		return st;
 	coordinator c = { .run = run };
 	if ((st = lbs_cgroup_probe(&c.cg, LBS_TESTBED_PERIOD_US, err)) != LBS_OK)
 		return st;

@@ -71,6 +71,9 @@
 double lbs_testbed_peak_cores(const lbs_scenario *sc, long *online);
 
 lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_error *err);
+/* ... and what only the run made of it knows (its policy's plan): LBS_EINPUT
+ * for a policy that re-plans under [sync] backup. */
+lbs_status lbs_testbed_check_run(const lbs_run *run, lbs_error *err);
 
 /* Checks that this machine can run the testbed (root, a cgroup cpu
  * controller, and for a scenario sc with a network, iproute2 and network

@@ -17,7 +17,7 @@
 #include "util/clock.h"
 #include "util/units.h"
 
-#define MAX_POLICIES 16
+#define MAX_POLICIES 32
 #define MAX_REPEATS 20
 
 static volatile sig_atomic_t interrupted;
@@ -336,6 +336,15 @@ static int parse(int argc, char **argv, options *o)
 	return 0;
 }
 
+/* The width of the first column: the longest of the n labels, at least 20. */
+static int width(const char *const *labels, size_t n)
+{
+	size_t w = 20;
+	for (size_t i = 0; i < n; i++)
+		w = strlen(labels[i]) > w ? strlen(labels[i]) : w;
+	return (int)w;
+}
+
 /* "a,b" -> names, static first unless listed. */
 static size_t policy_list(char *list, const char **names)
 {
@@ -625,7 +634,8 @@ static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_R
 		return;
 	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g):\n",
 	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale);
-	printf("%-20s %9s %10s %8s %8s %10s %11s %8s %8s\n", "policy", "sim_steps", "meas_steps", "+-sd", "reached",
+	printf("%-*s %9s %10s %8s %8s %10s %11s %8s %8s\n", width(names, np), "policy", "sim_steps", "meas_steps",
+	       "+-sd", "reached",
 	       "sim_time_s", "meas_time_s", "+-sd", "err");
 	for (size_t p = 0; p < np; p++) {
 		const lbs_validation_row *v = &rows[p];
@@ -633,7 +643,7 @@ static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_R
 		char err[16] = "       -"; /* either side not reached */
 		if (isfinite(gap))
 			snprintf(err, sizeof err, "%7.1f%%", 100 * gap);
-		printf("%-20s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %s\n", names[p],
+		printf("%-*s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %s\n", width(names, np), names[p],
 		       (long long)v->simulated_steps, v->measured_steps, v->measured_steps_sd, v->measured_reached,
 		       repeat, v->simulated_time_s, v->measured_time_s, v->measured_time_sd_s, err);
 	}
@@ -752,7 +762,8 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 		       "on %s\n",
 		       sc->run.name, sc->path, (long long)sc->run.seed, (long long)sc->n_workers,
 		       (long long)sc->run.global_batch, o->repeat, o->repeat == 1 ? "" : "s", on);
-		printf("%-20s %11s %11s %8s %8s %8s %8s %8s %8s %8s\n", "policy", "sim_iter_s", "meas_iter_s", "+-sd",
+		printf("%-*s %11s %11s %8s %8s %8s %8s %8s %8s %8s\n", width(labels, np), "policy", "sim_iter_s",
+		       "meas_iter_s", "+-sd",
 		       "sim_spd", "meas_spd", "+-sd", "err_mean", "err_p95", "batch_d");
 	}
 	for (size_t p = 0; p < np; p++) {
@@ -789,7 +800,8 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 			    sim_of[p]->sync.mode == sim_sc->sync.mode;
 		misses += miss;
 		if (!o->quiet)
-			printf("%-20s %11.4f %11.4f %8.4f %8.3f %8.3f %8.3f %7.1f%% %7.1f%% %7.1f%%%s\n", labels[p],
+			printf("%-*s %11.4f %11.4f %8.4f %8.3f %8.3f %8.3f %7.1f%% %7.1f%% %7.1f%%%s\n", width(labels, np),
+			       labels[p],
 			       v->simulated_iteration_s, v->measured_iteration_s, v->measured_iteration_sd_s,
 			       v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd,
 			       100 * v->error_mean, 100 * v->error_p95, 100 * v->batch_difference_mean,
@@ -938,6 +950,7 @@ static int command(int argc, char **argv, bool is_validate)
 	 * found before anything runs. */
 	lbs_scenario scs[MAX_VARIANTS], sims[MAX_VARIANTS];
 	size_t n_scs = 0, n_sims = 0;
+	bool skip[MAX_VARIANTS][MAX_POLICIES] = { { false } };
 	for (size_t v = 0; v < nv && st == LBS_OK; v++) {
 		for (size_t k = 0; k < vars[v].n_sets; k++)
 			base[nbase + k] = vars[v].sets[k];
@@ -947,8 +960,19 @@ static int command(int argc, char **argv, bool is_validate)
 		for (size_t p = 0; p < npol && st == LBS_OK; p++) {
 			lbs_run run;
 			if ((st = lbs_testbed_check(&scs[v], policies[p], &err)) == LBS_OK &&
-			    (st = lbs_run_create(&run, &scs[v], policies[p], &err)) == LBS_OK)
+			    (st = lbs_run_create(&run, &scs[v], policies[p], &err)) == LBS_OK) {
+				st = lbs_testbed_check_run(&run, &err);
 				lbs_run_destroy(&run);
+			}
+			/* --sync: a policy a mode refuses (one that re-plans under asp)
+			 * is left out of that mode's rows, saying so */
+			skip[v][p] = o.syncs && st == LBS_EINPUT;
+			if (skip[v][p]) {
+				if (!o.quiet)
+					fprintf(stderr, "%s: --sync %s: leaving out policy %s: %s\n", cmd, vars[v].label,
+						policies[p], err.msg);
+				st = LBS_OK;
+			}
 		}
 	}
 	if (st == LBS_OK) {
@@ -1007,13 +1031,16 @@ static int command(int argc, char **argv, bool is_validate)
 		char text[MAX_POLICIES][LBS_NAME_MAX + 48];
 		size_t np = 0;
 		for (size_t v = 0; v < nv; v++)
-			for (size_t p = 0; p < npol; p++, np++) {
+			for (size_t p = 0; p < npol; p++) {
+				if (skip[v][p])
+					continue;
 				sim_of[np] = &sims[v];
 				sc_of[np] = &scs[v];
 				names[np] = policies[p];
 				labels[np] = vars[v].label[0] ? lbs_fmt(text[np], sizeof text[np], "%s/%s", policies[p],
 									vars[v].label)
 							       : policies[p];
+				np++;
 			}
 		rc = validate(sim_of, sc_of, names, labels, np, &o);
 	} else {

@@ -92,7 +92,7 @@ double lbs_conv_steps_to(const double *step, const double *loss, size_t n, doubl
 }
 
 typedef struct curve {
-	double batch, seed;
+	double batch, seed, staleness;
 	double *step, *loss;
 	size_t n, cap;
 	int last_line;
@@ -110,8 +110,12 @@ static void usage(FILE *out)
 		"predicted by the fit to the others (the held-out error).\n"
 		"\n"
 		"  --convergence FILE  a CSV with a header naming the columns batch, step and loss,\n"
-		"                      and optionally seed (others are ignored); one row per logged\n"
-		"                      step, each curve's rows (a batch, and a seed) in increasing\n"
+		"                      and optionally seed and staleness (others are ignored); one\n"
+		"                      row per logged step (staleness: the gradients' age in updates,\n"
+		"                      trained at the learning rate / staleness, as teacher_student.py\n"
+		"                      --staleness does; with rows of staleness 2 or more,\n"
+		"                      staleness_exponent is fitted too), each curve's rows (a batch,\n"
+		"                      and a seed and staleness) in increasing\n"
 		"                      step order (curves may interleave); a batch's steps to the\n"
 		"                      target are the mean over its curves\n"
 		"  --target LOSS       the loss that counts as reached\n"
@@ -135,7 +139,7 @@ static lbs_status read_curves(const char *path, curve *cv, size_t *ncv, lbs_erro
 	if (!f)
 		return lbs_error_set(err, LBS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
 	char buf[4096];
-	int line = 0, ib = -1, is = -1, il = -1, isd = -1, ncol = 0;
+	int line = 0, ib = -1, is = -1, il = -1, isd = -1, ist = -1, ikept = -1, ncol = 0;
 	lbs_status st = LBS_OK;
 	size_t rows = 0;
 	*ncv = 0;
@@ -169,6 +173,10 @@ static lbs_status read_curves(const char *path, curve *cv, size_t *ncv, lbs_erro
 					il = i;
 				else if (!strcmp(fields[i], "seed"))
 					isd = i;
+				else if (!strcmp(fields[i], "staleness"))
+					ist = i;
+				else if (!strcmp(fields[i], "kept_lr_staleness"))
+					ikept = i;
 			}
 			if (ib < 0 || is < 0 || il < 0) {
 				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: the header must name the columns batch, step "
@@ -186,8 +194,9 @@ static lbs_status read_curves(const char *path, curve *cv, size_t *ncv, lbs_erro
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d rows", path, line, MAX_ROWS);
 			break;
 		}
-		double b, s, l, sd = 0;
+		double b, s, l, sd = 0, tau = 0;
 		if ((isd >= 0 && (st = parse_number(path, line, "seed", fields[isd], &sd, err)) != LBS_OK) ||
+		    (ist >= 0 && (st = parse_number(path, line, "staleness", fields[ist], &tau, err)) != LBS_OK) ||
 		    (st = parse_number(path, line, "batch", fields[ib], &b, err)) != LBS_OK ||
 		    (st = parse_number(path, line, "step", fields[is], &s, err)) != LBS_OK ||
 		    (st = parse_number(path, line, "loss", fields[il], &l, err)) != LBS_OK)
@@ -197,13 +206,27 @@ static lbs_status read_curves(const char *path, curve *cv, size_t *ncv, lbs_erro
 					   "1 to 1e9", path, line, fields[ib]);
 			break;
 		}
+		double kept = 0;
+		if (ikept >= 0 && ((st = parse_number(path, line, "kept_lr_staleness", fields[ikept], &kept, err)) !=
+				   LBS_OK ||
+				   (kept > 1 && (st = lbs_error_set(err, LBS_EINPUT, "%s:%d: kept_lr_staleness: %s: "
+								     "a curve of stale gradients at the learning rate "
+								     "kept is not a fresh one, and has no exponent to fit "
+								     "(staleness_penalty = none models it): leave it out",
+								     path, line, fields[ikept])) != LBS_OK)))
+			break;
+		if (!(tau >= 0 && tau <= 1e6 && tau == floor(tau))) {
+			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: staleness: '%s' must be a whole number of updates "
+					   "from 0 to 1e6", path, line, fields[ist]);
+			break;
+		}
 		if (!(s >= 0 && s <= 1e12)) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: step: '%s' must be from 0 to 1e12", path, line,
 					   fields[is]);
 			break;
 		}
 		size_t c = 0, batches = 0;
-		while (c < *ncv && !(cv[c].batch == b && cv[c].seed == sd))
+		while (c < *ncv && !(cv[c].batch == b && cv[c].seed == sd && cv[c].staleness == tau))
 			c++;
 		for (size_t k = 0; k < *ncv; k++) {
 			bool first = true;
@@ -220,13 +243,14 @@ static lbs_status read_curves(const char *path, curve *cv, size_t *ncv, lbs_erro
 						   line, MAX_BATCHES, MAX_CURVES);
 				break;
 			}
-			cv[(*ncv)++] = (curve){ .batch = b, .seed = sd };
+			cv[(*ncv)++] = (curve){ .batch = b, .seed = sd, .staleness = tau };
 		}
 		curve *k = &cv[c];
 		if (k->n && !(s > k->step[k->n - 1])) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: step: %s after step %.17g (line %d) of batch %.0f%s: "
 					   "each curve's steps must increase", path, line, fields[is],
-					   k->step[k->n - 1], k->last_line, b, isd >= 0 ? " and its seed" : "");
+					   k->step[k->n - 1], k->last_line, b,
+					   isd >= 0 || ist >= 0 ? " and its seed and staleness" : "");
 			break;
 		}
 		if (k->n == k->cap) {
@@ -253,6 +277,97 @@ static lbs_status read_curves(const char *path, curve *cv, size_t *ncv, lbs_erro
 		st = lbs_error_set(err, LBS_EINPUT, "%s: empty: expected a header naming batch, step and loss", path);
 	fclose(f);
 	return st;
+}
+
+/* The staleness exponent beta of [convergence] staleness_exponent: curves
+ * trained with gradients tau updates stale at the learning rate / tau take
+ * S_tau steps where fresh ones take S_0, and the model says S_tau = S_0
+ * tau^beta (a step makes (1/tau)^beta of a fresh one's progress). For each
+ * (batch, tau > 1) the steps S_tau (the mean over its curves, all of which
+ * must reach the target), S_0 the fresh curves' at the same batch (or the
+ * fit's S(B) where there are none); beta by least squares through the
+ * origin in log(S_tau / S_0) against log(tau); with two points or more,
+ * each predicted by the fit to the others. tau 0 and 1 carry no
+ * information (the rate is not divided). */
+#define MAX_STALE 64
+typedef struct stale_fit {
+	size_t n;
+	double batch[MAX_STALE], tau[MAX_STALE], steps[MAX_STALE], fresh[MAX_STALE], heldout[MAX_STALE];
+	double exponent, heldout_mean_abs, heldout_max_abs;
+} stale_fit;
+
+static lbs_status fit_staleness(const curve *cv, size_t ncv, const lbs_conv_point *pts, size_t np,
+				const lbs_conv_fit *fit, double target, size_t smooth, stale_fit *sf, lbs_error *err)
+{
+	for (size_t i = 0; i < ncv; i++) {
+		bool first = cv[i].staleness > 1;
+		for (size_t j = 0; j < i; j++)
+			first = first && !(cv[j].batch == cv[i].batch && cv[j].staleness == cv[i].staleness);
+		if (!first)
+			continue;
+		double sum = 0;
+		size_t k = 0, missed = 0;
+		for (size_t j = i; j < ncv; j++) {
+			if (cv[j].batch != cv[i].batch || cv[j].staleness != cv[i].staleness)
+				continue;
+			double s = lbs_conv_steps_to(cv[j].step, cv[j].loss, cv[j].n, target, smooth);
+			k++;
+			if (isnan(s))
+				missed++;
+			else
+				sum += s;
+		}
+		if (missed) {
+			printf("staleness %.0f at batch %.0f: not reached by %zu of its %zu curves: left out\n",
+			       cv[i].staleness, cv[i].batch, missed, k);
+			continue;
+		}
+		if (sf->n == MAX_STALE)
+			return lbs_error_set(err, LBS_EINPUT, "more than %d (batch, staleness) pairs", MAX_STALE);
+		double fresh = fit->min_steps * (1 + fit->noise_scale / cv[i].batch);
+		for (size_t p = 0; p < np; p++)
+			if (pts[p].batch == cv[i].batch)
+				fresh = pts[p].steps;
+		sf->batch[sf->n] = cv[i].batch;
+		sf->tau[sf->n] = cv[i].staleness;
+		sf->steps[sf->n] = sum / (double)k;
+		sf->fresh[sf->n++] = fresh;
+	}
+	if (!sf->n)
+		return LBS_OK;
+	double num = 0, den = 0;
+	for (size_t i = 0; i < sf->n; i++) {
+		num += log(sf->steps[i] / sf->fresh[i]) * log(sf->tau[i]);
+		den += log(sf->tau[i]) * log(sf->tau[i]);
+	}
+	sf->exponent = num / den;
+	for (size_t i = 0; sf->n >= 2 && i < sf->n; i++) {
+		double l = log(sf->tau[i]);
+		double beta = (num - log(sf->steps[i] / sf->fresh[i]) * l) / (den - l * l);
+		sf->heldout[i] = sf->fresh[i] * pow(sf->tau[i], beta) / sf->steps[i] - 1;
+		sf->heldout_mean_abs += fabs(sf->heldout[i]) / (double)sf->n;
+		sf->heldout_max_abs = fmax(sf->heldout_max_abs, fabs(sf->heldout[i]));
+	}
+	printf("staleness  batch  steps fresh  steps stale  progress (1/tau)^beta%s\n",
+	       sf->n >= 2 ? "  predicted by the others" : "");
+	for (size_t i = 0; i < sf->n; i++) {
+		printf("%-9.0f  %5.0f  %11.1f  %11.1f  %21.3f", sf->tau[i], sf->batch[i], sf->fresh[i], sf->steps[i],
+		       sf->fresh[i] / sf->steps[i]);
+		if (sf->n >= 2)
+			printf("  %+.1f%%", 100 * sf->heldout[i]);
+		printf("\n");
+	}
+	printf("fit: a step tau stale at the learning rate / tau makes (1/tau)^%.4g of a fresh one's progress",
+	       sf->exponent);
+	if (sf->n >= 2)
+		printf("; held-out mean |error| %.1f%%, worst %.1f%%", 100 * sf->heldout_mean_abs,
+		       100 * sf->heldout_max_abs);
+	printf("\n");
+	if (!(sf->exponent >= 0 && sf->exponent <= 10))
+		return lbs_error_set(err, LBS_EINPUT, "the staleness exponent fitted, %g, is outside 0..10: stale "
+				     "curves that reach the target sooner than fresh ones are not this model's",
+				     sf->exponent);
+	return LBS_OK;
 }
 
 int lbs_convergence_command(int argc, char **argv)
@@ -315,15 +430,15 @@ int lbs_convergence_command(int argc, char **argv)
 		 * which must reach the target. */
 		printf("batch    curves  steps to loss %s (mean; least to most)\n", target_text);
 		for (size_t i = 0; i < ncv; i++) {
-			bool first = true;
+			bool first = cv[i].staleness == 0;
 			for (size_t j = 0; j < i; j++)
-				first = first && cv[j].batch != cv[i].batch;
+				first = first && !(cv[j].batch == cv[i].batch && cv[j].staleness == 0);
 			if (!first)
 				continue;
 			double sum = 0, lo = INFINITY, hi = -INFINITY;
 			size_t k = 0, missed = 0;
 			for (size_t j = i; j < ncv; j++) {
-				if (cv[j].batch != cv[i].batch)
+				if (cv[j].batch != cv[i].batch || cv[j].staleness != 0)
 					continue;
 				double s = lbs_conv_steps_to(cv[j].step, cv[j].loss, cv[j].n, target, (size_t)smooth);
 				k++;
@@ -347,6 +462,24 @@ int lbs_convergence_command(int argc, char **argv)
 		}
 		st = lbs_conv_fit_points(pts, np, &fit, &err);
 	}
+	if (st == LBS_OK) {
+		printf("fit: S(B) = %.6g (1 + %.6g / B) steps, r2 %.4f\n", fit.min_steps, fit.noise_scale, fit.r2);
+		if (np >= 3) {
+			printf("held-out (each batch predicted by the fit to the others):");
+			for (size_t i = 0; i < np; i++)
+				printf(" %.0f %+.1f%%;", pts[i].batch, 100 * fit.heldout[i]);
+			printf(" mean |error| %.1f%%, worst %.1f%%\n", 100 * fit.heldout_mean_abs,
+			       100 * fit.heldout_max_abs);
+		} else {
+			printf("held-out: none (two batches fix the two parameters: give three or more to test the "
+			       "fit)\n");
+		}
+	}
+	/* Curves trained with stale gradients (a staleness column, tau > 1,
+	 * at the learning rate / tau): the exponent of the penalty. */
+	stale_fit sf = { 0 };
+	if (st == LBS_OK)
+		st = fit_staleness(cv, ncv, pts, np, &fit, target, (size_t)smooth, &sf, &err);
 	for (size_t i = 0; i < ncv; i++) {
 		free(cv[i].step);
 		free(cv[i].loss);
@@ -355,15 +488,6 @@ int lbs_convergence_command(int argc, char **argv)
 		fprintf(stderr, "lbsim calibrate: %s%s%s\n", st == LBS_EINPUT && !strstr(err.msg, csv) ? csv : "",
 			st == LBS_EINPUT && !strstr(err.msg, csv) ? ": " : "", err.msg);
 		return st;
-	}
-	printf("fit: S(B) = %.6g (1 + %.6g / B) steps, r2 %.4f\n", fit.min_steps, fit.noise_scale, fit.r2);
-	if (np >= 3) {
-		printf("held-out (each batch predicted by the fit to the others):");
-		for (size_t i = 0; i < np; i++)
-			printf(" %.0f %+.1f%%;", pts[i].batch, 100 * fit.heldout[i]);
-		printf(" mean |error| %.1f%%, worst %.1f%%\n", 100 * fit.heldout_mean_abs, 100 * fit.heldout_max_abs);
-	} else {
-		printf("held-out: none (two batches fix the two parameters: give three or more to test the fit)\n");
 	}
 	FILE *out = output ? fopen(output, "w") : stdout;
 	if (!out) {
@@ -375,8 +499,13 @@ int lbs_convergence_command(int argc, char **argv)
 	if (np >= 3)
 		fprintf(out, "; held-out error (leave one batch out): mean %.1f%%, worst %.1f%%\n",
 			100 * fit.heldout_mean_abs, 100 * fit.heldout_max_abs);
+	if (sf.n >= 2)
+		fprintf(out, "; staleness exponent's held-out error (leave one out): mean %.1f%%, worst %.1f%%\n",
+			100 * sf.heldout_mean_abs, 100 * sf.heldout_max_abs);
 	fprintf(out, "[convergence]\nmodel = gns\nnoise_scale = %.6g\nmin_steps = %.6g\n", fit.noise_scale,
 		fit.min_steps);
+	if (sf.n)
+		fprintf(out, "staleness_penalty = inverse\nstaleness_exponent = %.6g\n", sf.exponent);
 	bool failed = ferror(out);
 	if (output && fclose(out) != 0)
 		failed = true;

@@ -102,6 +102,38 @@ cbad "a hexadecimal batch" "bad.csv:2: batch: .0x10. is not a number" 'batch,ste
 cbad "a fractional batch" "bad.csv:2: batch: .1.5. must be a whole number" 'batch,step,loss\n1.5,1,1\n'
 cbad "one batch size" "1 batch sizes reach the target: the fit needs 2" 'batch,step,loss\n8,1,2\n8,2,0.5\n'
 cbad "steps that grow with the batch" "do not fall with the batch" 'batch,step,loss\n8,1,2\n8,2,0.5\n16,1,2\n16,9,0.5\n'
+cbad "a staleness that is not whole" "bad.csv:2: staleness: .1.5. must be a whole number" \
+	'batch,step,loss,staleness\n8,1,1,1.5\n'
+cbad "stale curves at the learning rate kept" "bad.csv:2: kept_lr_staleness: 2: a curve of stale gradients" \
+	'batch,step,loss,kept_lr_staleness\n8,1,1,2\n'
+
+# The staleness exponent: the fresh curves above and, at batches 32 and 64,
+# curves trained with gradients tau = 2, 3 and 4 updates stale that reach
+# 1.0 at S(B) tau^0.7 steps (the model with beta = 0.7): the fit recovers
+# 0.7, and predicts each of the six from the other five exactly.
+awk 'BEGIN { print "seed,batch,step,loss,staleness"
+	split("32 64", B, " ")
+	for (i = 1; i <= 2; i++) for (tau = 2; tau <= 4; tau++) {
+		S = 100 * (1 + 64 / B[i]) * tau ^ 0.7
+		for (t = 1; t <= 2 * S; t++) printf "1,%d,%d,%.12f,%d\n", B[i], t, 2 - t / S, tau }
+}' > "$TMP/stale.csv"
+tail -n +2 "$TMP/loss.csv" | awk -F, '{ print $1 "," $2 "," $3 "," $4 ",0" }' >> "$TMP/stale.csv"
+"$LBSIM" calibrate --convergence "$TMP/stale.csv" --target 1.0 -o "$TMP/stale.ini" > "$TMP/stale.out"; rc=$?
+check "calibrate --convergence with stale curves: exit 0 (got $rc)" test $rc -eq 0
+check "... the fresh fit unchanged (S_min 100, B_noise 64)" \
+	sh -c "grep -qx 'noise_scale = 64' '$TMP/stale.ini' && grep -qx 'min_steps = 100' '$TMP/stale.ini'"
+check "... recovers staleness_exponent = 0.7, with the inverse penalty" \
+	sh -c "grep -qx 'staleness_exponent = 0.7' '$TMP/stale.ini' && grep -qx 'staleness_penalty = inverse' '$TMP/stale.ini'"
+check "... six (batch, staleness) points, each predicted exactly by the other five" \
+	sh -c "[ \$(grep -c '^[234]  ' '$TMP/stale.out') = 6 ] && grep -q 'held-out mean |error| 0.0%, worst 0.0%' '$TMP/stale.out'"
+# the exponent runs: under asp the same updates count (1/tau)^0.7, more
+# progress a stale update than 1/tau: no more steps to the target
+m=$top_srcdir/scenarios/sync/modes.ini
+"$LBSIM" "$m" --set sync.mode=asp --no-baseline -q -o "$TMP/e1.db" &&
+	"$LBSIM" "$m" --set sync.mode=asp --set convergence.staleness_exponent=0.7 --no-baseline -q -o "$TMP/e7.db"; rc=$?
+check "asp with staleness_exponent 0.7: runs (exit $rc), no more updates to the target than with 1" \
+	test "$(q "$TMP/e7.db" "SELECT steps_to_target FROM run_targets")" -le "$(q "$TMP/e1.db" "SELECT steps_to_target FROM run_targets")"
+
 rc=0
 "$LBSIM" calibrate --convergence "$TMP/loss.csv" -o "$TMP/bad.ini" 2> "$TMP/err" || rc=$?
 check "calibrate --convergence without --target: exit 2" sh -c "[ $rc -eq 2 ] && grep -q 'needs --target' '$TMP/err'"

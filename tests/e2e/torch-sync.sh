@@ -101,9 +101,30 @@ check "local-sgd H=3: the model evaluated after averagings only" test "$(q "$TMP
 	sum(step % 3 = 0) FROM run_losses WHERE run_id = 4")" = 4,4
 check "every run's held-out losses (every 3 steps)" test "$(q "$TMP/m.db" "SELECT count(DISTINCT run_id) FROM
 	run_losses")" = 4
+
+# local-sgd re-plans at its averagings: static-proportional's first round
+# even, then every clock of a round the same proportional plan, summing to B.
+"$LBSIM" testbed "$sc" --set sync.mode=local-sgd --set sync.period=3 --policy static-proportional \
+	--set run.iterations=9 --set testbed.loss_every=3 --detail workers -q -o "$TMP/p.db" || bad "local-sgd, static-proportional"
+check "local-sgd H=3, static-proportional: clocks 0-2 even, 3-8 one uneven plan of 3072" test "$(q "$TMP/p.db" "
+	SELECT (SELECT count(*) FROM worker_iterations WHERE run_id = 2 AND iteration < 3 AND batch = 1024) || ',' ||
+	(SELECT count(DISTINCT plan) || ',' || count(*) FROM (SELECT group_concat(batch, '/') AS plan, sum(batch) AS b
+	 FROM (SELECT * FROM worker_iterations WHERE run_id = 2 AND iteration >= 3 ORDER BY worker) GROUP BY iteration
+	 HAVING b = 3072 AND min(batch) < 1024))")" = 9,1,6
 check "no torch worker or server outlives its run" sh -c "! pgrep -f 'torch_worker[.]py serve' > /dev/null"
 
 if ! measured; then
+	# a short comparison: the variants' rows, the policy asp refuses left out, saying so
+	rc=0
+	"$LBSIM" validate "$sc" --sync bsp,asp --policy lbbsp-cpu --set run.iterations=6 --repeat 1 -o "$TMP/v.db" \
+		> "$TMP/v.out" 2> "$TMP/v.err" || rc=$?
+	cat "$TMP/v.out"
+	check "validate --sync (short): ran (exit 0 or 7, got $rc)" test $rc -eq 0 -o $rc -eq 7
+	check "validate --sync (short): lbbsp-cpu left out of asp's rows, saying why" \
+		grep -q 'sync asp: leaving out policy lbbsp-cpu: .*re-plan' "$TMP/v.err"
+	check "validate --sync (short): three rows stored (static/bsp, lbbsp-cpu/bsp, static/asp)" \
+		test "$(q "$TMP/v.db" "SELECT group_concat(policy, ' ') FROM (SELECT policy FROM validations ORDER BY policy)")" \
+		= "lbbsp-cpu/bsp static/asp static/bsp"
 	echo "skipped (LBSIM_CHECK_MEASURED=no): the modes' time-to-target validation"
 	finish
 	exit 0

@@ -13,11 +13,18 @@
 /* phi(tau) = 1 / max(1, tau) (Zhang et al. 2016), or 1 without a penalty. */
 static void test_staleness_weight(void)
 {
-	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 0), 1.0);
-	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 1), 1.0);
-	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 2), 0.5);
-	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 8), 0.125);
-	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_NONE, 8), 1.0);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 1.0, 0), 1.0);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 1.0, 1), 1.0);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 1.0, 2), 0.5);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 1.0, 8), 0.125);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_NONE, 1.0, 8), 1.0);
+	/* the exponent: (1/tau)^beta; 4^-0.5 = 1/2, 8^-(1/3) = 1/2, 2^-0.7 */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 0.5, 4), 0.5, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 1.0 / 3, 8), 0.5, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 0.7, 2), 0.615572206672458, 1e-15);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 0.7, 1), 1.0);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_NONE, 0.7, 8), 1.0);
+	CU_ASSERT_EQUAL(lbs_staleness_weight(LBS_STALE_INVERSE, 0.0, 8), 1.0);
 }
 
 /* At a constant batch b and staleness tau, the gradient-noise-scale model
@@ -36,7 +43,7 @@ static void test_gns_closed_form(void)
 				for (size_t d = 0; d < 5; d++) {
 					lbs_convergence_spec cv = { .model = LBS_CONV_GNS, .noise_scale = noise[b],
 								    .min_steps = smin[c] };
-					double phi = lbs_staleness_weight(LBS_STALE_INVERSE, taus[d]);
+					double phi = lbs_staleness_weight(LBS_STALE_INVERSE, 1.0, taus[d]);
 					double x = smin[c] * ((double)batches[a] + noise[b]) / ((double)batches[a] * phi);
 					int64_t want = (int64_t)ceil(x - 1e-9), steps = 0;
 					if (want > 20000)
