@@ -203,24 +203,26 @@ static lbs_status micro_next(lbs_run *run, size_t i, double t, lbs_engine *eng)
 
 /* dropcompute: worker i computes its share from t0 in micro-batches, under
  * its noise factor f, and stops at t0 + the time limit: the micro-batches
- * it finished go in run->done[i] (the one it was running is lost); returns
- * when it stopped (the last one's end, or the limit). */
+ * it finished go in run->done[i] (the one it was running is lost; with
+ * overrun = finish it runs to its end and counts, and none starts after
+ * the limit); returns when it stopped (the last one's end, or the limit). */
 static double drop_share(lbs_run *run, size_t i, double t0, double f)
 {
 	lbs_worker *w = &run->workers[i];
 	const int64_t m = run->sc->sync.micro_batch, b = run->batch[i];
 	const double limit = t0 + run->drop_limit_s;
+	const bool finish = run->sc->sync.overrun == 1;
 	double t = t0;
 	int64_t done = 0;
-	while (done < b) {
+	while (done < b && !(finish && t >= limit)) { /* finish: none starts at or after the limit */
 		int64_t k = b - done < m ? b - done : m;
 		double work = lbs_cost_time_s(w->cost, k) * f;
 		if (run->resize) /* each micro-batch is a run of its own size */
 			work *= resize_factor(w, k);
 		/* The micro-batch that would end past the limit does not run to its
-		 * end: a stateful source (CPU credits, a quota) is advanced by the
-		 * ones that finish only. */
-		if (lbs_avail_peek(&w->avail, t, work, run->iteration) > limit) {
+		 * end (overrun = drop): a stateful source (CPU credits, a quota) is
+		 * advanced by the ones that finish only. */
+		if (!finish && lbs_avail_peek(&w->avail, t, work, run->iteration) > limit) {
 			t = limit;
 			break;
 		}
@@ -249,7 +251,7 @@ static int by_end(const void *a, const void *b, void *ctx)
  * nominal time, samples(tau) / (tau + T_agg) (Giladi et al. 2023 choose
  * the threshold that maximises the effective speed from the micro-batch
  * latencies); on a tie, the larger (fewer samples dropped). */
-static lbs_status choose_drop_limit(lbs_run *run, lbs_error *err)
+lbs_status lbs__run_choose_drop_limit(lbs_run *run, lbs_error *err)
 {
 	size_t *order = lbs_calloc(run->n_drop ? run->n_drop : 1, sizeof *order, err);
 	if (!order)
@@ -514,7 +516,7 @@ static lbs_status on_agg_done(void *ctx, uint32_t arg, lbs_engine *eng)
 	for (size_t i = 0; run->drop && i < run->n; i++)
 		run->stats.dropped_samples += run->batch[i] - run->done[i];
 	if (run->drop_measure > 0 && --run->drop_measure == 0) {
-		lbs_status st = choose_drop_limit(run, eng->err);
+		lbs_status st = lbs__run_choose_drop_limit(run, eng->err);
 		if (st != LBS_OK)
 			return st;
 	}

@@ -200,6 +200,9 @@ void lbs_run_destroy(lbs_run *run);
 bool lbs_sync_per_worker(int mode);
 /* One more update of staleness tau in run->staleness_counts (the
  * run_staleness table): sim/run_sync.c's, and the testbed's. */
+/* dropcompute's automatic limit (sim/run.c) from the micro-batch ends of
+ * run->drop_end_s and drop_samples: the simulation's, and the testbed's. */
+lbs_status lbs__run_choose_drop_limit(lbs_run *run, lbs_error *err);
 lbs_status lbs_run_count_staleness(lbs_run *run, int64_t tau, lbs_error *err);
 lbs_status lbs_sync_setup(lbs_run *run, lbs_error *err);
 void lbs_sync_destroy(lbs_run *run);

@@ -307,6 +307,11 @@ static const lbs_key_spec sync_keys[] = {
 	{ "micro_batch", LBS_T_INT, SY(micro_batch), "1", 1, 1e9, 0, NULL, "mode=dropcompute",
 	  "samples per micro-batch (gradient accumulation): what a worker stopped by the time limit "
 	  "keeps is a whole number of them" },
+	{ "overrun", LBS_T_ENUM, SY(overrun), "drop", 0, 0, 0, "drop|finish", "mode=dropcompute",
+	  "the micro-batch running at the time limit: `drop`, the worker stops at the limit and loses "
+	  "it (a worker that can abandon its computation); `finish`, it runs to its end and counts, and "
+	  "none starts after the limit (a worker that checks the time between micro-batches, as a real "
+	  "framework's loop does)" },
 	{ "period", LBS_T_INT, SY(period), REQUIRED, 1, 1e6, 0, NULL, "mode=local-sgd",
 	  "H, in steps: the models are averaged after every H-th step (1: BSP's timing exactly)" },
 };

@@ -69,6 +69,8 @@ typedef struct lbs_sync_spec {
 				   (0: chosen after time_limit_steps steps) */
 	int64_t time_limit_steps; /* dropcompute, time_limit 0: the steps measured to choose it */
 	int64_t micro_batch;    /* dropcompute: samples per micro-batch (what a stopped worker keeps) */
+	int overrun;            /* dropcompute: 0 the micro-batch running at the limit is dropped
+				   (the worker stops at it), 1 it finishes and counts */
 	int64_t period;         /* local-sgd: the models are averaged every `period` steps */
 } lbs_sync_spec;
 

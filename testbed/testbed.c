@@ -151,9 +151,6 @@ lbs_status lbs_testbed_check(const lbs_scenario *sc, const char *policy, lbs_err
 		if (ops == &lbs_policy_work_stealing)
 			return lbs_error_set(err, LBS_EINPUT, "policy work-stealing: the torch worker does "
 					     "not run micro-batches yet (the blas worker does: testbed.worker = blas)");
-		if (sc->sync.mode == LBS_SYNC_DROPCOMPUTE)
-			return refuse(sc, "sync", "mode", "dropcompute is not emulated yet (a torch worker cannot "
-				      "stop in the middle of a micro-batch's backward pass): simulate it", err);
 		if (sc->sync.mode == LBS_SYNC_BACKUP && sc->sync.backup_workers >= sc->n_workers)
 			return refuse(sc, "sync", "backup_workers", "fewer than the workers", err);
 		if (sc->sync.mode == LBS_SYNC_LOCAL_SGD && sc->testbed.target_loss > 0 &&
@@ -388,7 +385,7 @@ static lbs_status plan(lbs_run *run, const double *cpu_s, const lbs_tb_tenant *t
 		.iteration = run->iteration,
 		.epoch_start = false,
 		.now_s = now_s,
-		.batch = run->info.micro_batch ? run->done : run->batch,
+		.batch = run->info.micro_batch || run->drop ? run->done : run->batch,
 		.compute_s = run->compute_s,
 		.readings = run->n_readings ? run->readings : NULL,
 	};
@@ -569,6 +566,33 @@ static lbs_status iterate(coordinator *c, lbs_iteration_fn observer, void *ctx,
 	run->stats.events += run->n;
 	if (observer && (st = observer(ctx, &rec, err)) != LBS_OK)
 		return st;
+	return LBS_OK;
+}
+
+/* The modes' loops (run_steps, iterate_drop): follows a(t) with the quotas
+ * once per CFS period (*next_tick, since t0, the next period's start), then
+ * waits for the workers' answers until `wake` or the next tick, whichever
+ * is first; *ready gets poll()'s count (0 on a timeout). a(t) is read for
+ * `iteration`. */
+static lbs_status follow_and_wait(coordinator *c, double *next_tick, int64_t iteration, double wake, int *ready,
+				  lbs_error *err)
+{
+	const double period_s = 1e-6 * (double)c->cg.period_us;
+	double now = lbs_monotonic_s() - c->t0;
+	*ready = 0;
+	if (now >= *next_tick) {
+		lbs_status st = set_quotas(c, now, iteration, err);
+		if (st != LBS_OK)
+			return st;
+		*next_tick += period_s * ceil((now - *next_tick) / period_s + 1e-9);
+		if (*next_tick <= now)
+			*next_tick = now + period_s;
+	}
+	int wait_ms = (int)ceil(1e3 * (fmin(wake, *next_tick) - now));
+	int k = poll(c->fds, c->run->n, wait_ms < 1 ? 1 : wait_ms);
+	if (k < 0 && errno != EINTR)
+		return lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+	*ready = k > 0 ? k : 0;
 	return LBS_OK;
 }
 
@@ -873,18 +897,9 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 			st = lbs_error_set(err, LBS_EINTR, "interrupted after %lld clocks", (long long)clock);
 			break;
 		}
-		double now = lbs_monotonic_s() - c->t0;
-		if (now >= next_tick) {
-			if ((st = set_quotas(c, now, clock, err)) != LBS_OK)
-				break;
-			next_tick += period_s * ceil((now - next_tick) / period_s + 1e-9);
-			if (next_tick <= now)
-				next_tick = now + period_s;
-		}
-		int wait_ms = (int)ceil(1e3 * (next_tick - now));
-		int k = poll(c->fds, n, wait_ms < 1 ? 1 : wait_ms);
-		if (k < 0 && errno != EINTR)
-			st = lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+		int k;
+		if ((st = follow_and_wait(c, &next_tick, clock, INFINITY, &k, err)) != LBS_OK)
+			break;
 		for (size_t i = 0; k > 0 && i < n && st == LBS_OK; i++) {
 			if (c->fds[i].fd < 0 || !(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -965,6 +980,149 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 	free(offset);
 	steps_free(&w);
 	return st;
+}
+
+/* dropcompute with torch workers (doc/validation.md, "The synchronisation
+ * modes on the testbed"): each worker is sent its share as micro-batches of
+ * [sync] micro_batch samples, one at a time, each accumulated into its
+ * gradient; a micro-batch that ends by the time limit after the step's
+ * start counts (one ending exactly at it too) and the worker is sent the
+ * next, while the limit has not passed; one that ends past it is dropped,
+ * and the worker stops. A real worker cannot stop in the middle of a
+ * micro-batch's backward pass, so the dropped one's time is spent: the
+ * worker stops when it ends, not at the limit as the simulation's does
+ * ([sync] overrun = drop); with overrun = finish the one running at the
+ * limit counts, which is what the simulation then models too.
+ * Then every worker is told to exchange (an all-reduce of its gradient and
+ * of the samples that counted, the update the mean over them) and step.
+ * With time_limit = 0 the first time_limit_steps steps run without a limit
+ * and the limit is chosen from their micro-batch ends as the simulation
+ * chooses it (lbs__run_choose_drop_limit). */
+#define LBS_TB_MICRO (INT64_C(1) << 62)     /* accumulate, no exchange */
+#define LBS_TB_DROP_LAST (INT64_C(1) << 61) /* discard the last micro-batch first */
+#define LBS_TB_EXCHANGE (INT64_C(1) << 60)  /* exchange and step */
+
+static lbs_status iterate_drop(coordinator *c, lbs_iteration_fn observer, void *ctx,
+			       const volatile sig_atomic_t *interrupt, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	const size_t n = run->n;
+	const int64_t m = run->sc->sync.micro_batch;
+	const double period_s = 1e-6 * (double)c->cg.period_us;
+	double start = lbs_monotonic_s() - c->t0;
+	lbs_status st = set_quotas(c, start, run->iteration, err);
+	int64_t *pending = lbs_calloc(n, sizeof *pending, err), *next = lbs_calloc(n, sizeof *next, err),
+		*running = lbs_calloc(n, sizeof *running, err);
+	bool *drop_last = lbs_calloc(n, sizeof *drop_last, err);
+	if (!pending || !next || !running || !drop_last)
+		st = LBS_EINTERNAL;
+	size_t remaining = n;
+	int64_t offset = 0;
+	for (size_t i = 0; i < n && st == LBS_OK; i++) {
+		pending[i] = run->batch[i];
+		next[i] = offset;
+		offset += run->batch[i];
+		run->done[i] = 0;
+		c->cpu_s[i] = 0;
+		run->compute_s[i] = 0;
+		c->fds[i].fd = -1;
+		c->fds[i].events = POLLIN;
+		if (pending[i] == 0) {
+			remaining--;
+			continue;
+		}
+		running[i] = pending[i] < m ? pending[i] : m;
+		pending[i] -= running[i];
+		c->fds[i].fd = c->workers[i].from_fd;
+		st = lbs_tb_worker_send_at(&c->workers[i], running[i], next[i] | LBS_TB_MICRO, err);
+		next[i] += running[i];
+	}
+	double next_tick = start + period_s;
+	while (st == LBS_OK && remaining > 0) {
+		if (interrupt && *interrupt) {
+			st = lbs_error_set(err, LBS_EINTR, "interrupted in iteration %lld", (long long)run->iteration);
+			break;
+		}
+		int k;
+		if ((st = follow_and_wait(c, &next_tick, run->iteration, INFINITY, &k, err)) != LBS_OK)
+			break;
+		for (size_t i = 0; k > 0 && i < n && st == LBS_OK; i++) {
+			if (c->fds[i].fd < 0 || !(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			lbs_tb_result r;
+			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) != LBS_OK)
+				break;
+			const double end = r.start_s + r.compute_s - c->t0 - start; /* since the step's start */
+			c->cpu_s[i] += r.cpu_s;
+			run->compute_s[i] = end;
+			/* overrun = finish: the one running at the limit counts */
+			if (end <= run->drop_limit_s || run->sc->sync.overrun == 1) {
+				run->done[i] += running[i];
+				if (run->drop_measure > 0 && run->n_drop < run->cap_drop) {
+					run->drop_end_s[run->n_drop] = end;
+					run->drop_samples[run->n_drop++] = running[i];
+				}
+				if (pending[i] > 0 && end < run->drop_limit_s) {
+					running[i] = pending[i] < m ? pending[i] : m;
+					pending[i] -= running[i];
+					st = lbs_tb_worker_send_at(&c->workers[i], running[i], next[i] | LBS_TB_MICRO, err);
+					next[i] += running[i];
+					continue;
+				}
+			} else {
+				drop_last[i] = true; /* ended past the limit: its gradient goes */
+			}
+			c->fds[i].fd = -1;
+			remaining--;
+		}
+	}
+	double compute_end = lbs_monotonic_s() - c->t0;
+	/* The exchange: every worker, the dropped micro-batch discarded first. */
+	for (size_t i = 0; i < n && st == LBS_OK; i++) {
+		c->fds[i].fd = c->workers[i].from_fd;
+		st = lbs_tb_worker_send_at(&c->workers[i], 0, LBS_TB_EXCHANGE | (drop_last[i] ? LBS_TB_DROP_LAST : 0),
+					   err);
+	}
+	remaining = n;
+	while (st == LBS_OK && remaining > 0) {
+		if (interrupt && *interrupt) {
+			st = lbs_error_set(err, LBS_EINTR, "interrupted in iteration %lld", (long long)run->iteration);
+			break;
+		}
+		int k = poll(c->fds, n, 100);
+		if (k < 0 && errno != EINTR)
+			st = lbs_error_set(err, LBS_EINTERNAL, "poll: %s", strerror(errno));
+		for (size_t i = 0; k > 0 && i < n && st == LBS_OK; i++) {
+			if (c->fds[i].fd < 0 || !(c->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			lbs_tb_result r;
+			if ((st = lbs_tb_worker_read(&c->workers[i], &r, err)) == LBS_OK) {
+				c->fds[i].fd = -1;
+				remaining--;
+			}
+		}
+	}
+	free(pending);
+	free(next);
+	free(running);
+	free(drop_last);
+	if (st != LBS_OK)
+		return st;
+	double end = lbs_monotonic_s() - c->t0;
+	double lo = INFINITY, hi = -INFINITY;
+	int64_t samples = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, run->compute_s[i]);
+		hi = fmax(hi, run->compute_s[i]);
+		samples += run->done[i];
+		run->stats.dropped_samples += run->batch[i] - run->done[i];
+	}
+	if (run->drop_measure > 0 && --run->drop_measure == 0 && (st = lbs__run_choose_drop_limit(run, err)) != LBS_OK)
+		return st;
+	lbs_iteration_record rec;
+	lbs_run_close_iteration(run, start, compute_end, end, run->done, samples, lo, hi, &rec);
+	run->stats.events += n;
+	return observer ? observer(ctx, &rec, err) : LBS_OK;
 }
 
 /* Waits for the ready answer of each of the n torch workers w[], in
@@ -1274,7 +1432,7 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 			      c.timeline);
 	}
 	c.t0 = lbs_monotonic_s();
-	if (st == LBS_OK && mode != LBS_SYNC_BSP) {
+	if (st == LBS_OK && mode != LBS_SYNC_BSP && mode != LBS_SYNC_DROPCOMPUTE) {
 		if ((st = run_steps(&c, observer, ctx, interrupt, err)) == LBS_OK && c.end_s)
 			st = held_out(&c, err);
 		teardown(&c, st == LBS_OK);
@@ -1286,7 +1444,8 @@ lbs_status lbs_testbed_execute(lbs_run *run, lbs_iteration_fn observer, void *ct
 		if (run->iteration > 0)
 			st = plan(run, c.cpu_s, c.tenants, lbs_monotonic_s() - c.t0, err);
 		if (st == LBS_OK)
-			st = iterate(&c, observer, ctx, interrupt, err);
+			st = run->drop ? iterate_drop(&c, observer, ctx, interrupt, err)
+				       : iterate(&c, observer, ctx, interrupt, err);
 		if (st == LBS_OK && c.end_s) {
 			c.end_s[run->iteration] = run->stats.sim_time_s;
 			c.samples_at[run->iteration] = run->stats.samples;

@@ -33,8 +33,11 @@
  * records are written from the server's log once the run is over
  * (doc/validation.md, "The synchronisation modes on the testbed").
  *
- * Not emulated (refused by lbs_testbed_check, with the reason): dropcompute;
- * a [sync] mode with the blas worker or a policy that re-plans; GPU
+ * dropcompute runs too: the coordinator hands out micro-batches up to the
+ * time limit and then has the workers exchange what counted.
+ *
+ * Not emulated (refused by lbs_testbed_check, with the reason): a [sync]
+ * mode with the blas worker, backup with a policy that re-plans; GPU
  * groups; network traces; other generators (a CPU-credit bucket depends on busy time the
  * coordinator does not integrate); noise (the
  * machine supplies its own); runs given in epochs; policies that look

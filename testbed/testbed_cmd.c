@@ -60,9 +60,10 @@ static void usage(FILE *out, bool validate)
 			"                        measured) instead of the profile's fitted line\n"
 			"      --worker KIND     the testbed's workers: blas (default) or torch, real\n"
 			"                        PyTorch training (testbed.worker; needs python3-torch)\n"
-			"      --sync LIST       compare [sync] modes too, each with every policy (torch,\n"
-			"                        fixed plans): bsp, asp, ssp:S, backup:K, local-sgd:H,\n"
-			"                        comma-separated (time to target ranks them all)\n"
+			"      --sync LIST       compare [sync] modes too, each with every policy it runs\n"
+			"                        (torch): bsp, asp, ssp:S, backup:K, local-sgd:H,\n"
+			"                        dropcompute[:MICRO[:LIMIT[:drop|finish]]], comma-separated\n"
+			"                        (time to target ranks them all)\n"
 			"      --exchange-fixed  torch: simulate the exchange measured without quotas at\n"
 			"                        its own pace, not on each worker's availability\n"
 			"      --exchange-wall   torch: simulate the exchange's measured wall time, not\n"
@@ -667,7 +668,7 @@ static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_R
 #define MAX_VARIANTS 8
 typedef struct variant {
 	char label[32];
-	char sets[2][64];
+	char sets[4][64];
 	size_t n_sets;
 } variant;
 
@@ -681,6 +682,19 @@ static lbs_status variant_list(char *list, variant *v, size_t *n, lbs_error *err
 			return lbs_error_set(err, LBS_EUSAGE, "--sync: at most %d variants", MAX_VARIANTS);
 		variant *x = &v[(*n)++];
 		memset(x, 0, sizeof *x);
+		if (!strncmp(tok, "dropcompute", 11) && (tok[11] == '\0' || tok[11] == ':')) {
+			/* dropcompute[:MICRO[:LIMIT[:OVERRUN]]] */
+			static const char *const keys[] = { "micro_batch", "time_limit", "overrun" };
+			lbs_fmt(x->label, sizeof x->label, "%s", tok);
+			lbs_fmt(x->sets[x->n_sets++], sizeof x->sets[0], "sync.mode=dropcompute");
+			char *fsave = NULL, *f = strtok_r(tok[11] ? tok + 12 : tok + 11, ":", &fsave);
+			for (size_t k = 0; f && k < 3; k++, f = strtok_r(NULL, ":", &fsave))
+				lbs_fmt(x->sets[x->n_sets++], sizeof x->sets[0], "sync.%s=%s", keys[k], f);
+			if (f)
+				return lbs_error_set(err, LBS_EUSAGE, "--sync: '%s': expected dropcompute[:MICRO[:LIMIT"
+						     "[:drop|finish]]]", x->label);
+			continue;
+		}
 		char *colon = strchr(tok, ':');
 		const char *arg = colon ? colon + 1 : NULL;
 		if (colon)
@@ -696,8 +710,9 @@ static lbs_status variant_list(char *list, variant *v, size_t *n, lbs_error *err
 		long long k = arg ? strtoll(arg, &end, 10) : 0;
 		if (m == sizeof modes / sizeof *modes || (!modes[m].key && arg) || (modes[m].key && !arg) ||
 		    (arg && (!*arg || *end || k < 0 || k > 1000000)))
-			return lbs_error_set(err, LBS_EUSAGE, "--sync: '%s%s%s': expected bsp, asp, ssp:S, backup:K or "
-					     "local-sgd:H", tok, colon ? ":" : "", arg ? arg : "");
+			return lbs_error_set(err, LBS_EUSAGE, "--sync: '%s%s%s': expected bsp, asp, ssp:S, backup:K, "
+					     "local-sgd:H or dropcompute[:MICRO[:LIMIT[:drop|finish]]]", tok,
+					     colon ? ":" : "", arg ? arg : "");
 		lbs_fmt(x->sets[x->n_sets++], sizeof x->sets[0], "sync.mode=%s", tok);
 		if (modes[m].key)
 			lbs_fmt(x->sets[x->n_sets++], sizeof x->sets[0], "sync.%s=%lld", modes[m].key, k);

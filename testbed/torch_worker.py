@@ -51,6 +51,9 @@ NETS = ("cifarnet", "resnet32", "resnet50", "resnet101", "teacher-student")
 # what a worker's header to it says (kind, the version it computed on, b).
 PS_MODES = ("ssp", "asp", "backup")
 PUSH, WARM, BYE = 0, 1, 2
+# dropcompute: flags in a batch's offset (testbed/testbed.c, iterate_drop)
+MICRO, DROP_LAST, EXCHANGE = 1 << 62, 1 << 61, 1 << 60
+FLAGS = MICRO | DROP_LAST | EXCHANGE
 
 
 def flatten_into(torch, params):
@@ -241,11 +244,15 @@ class Trainer:
             self.data = torch.randn((n,) + shape, generator=gen)
             self.labels = torch.randint(0, classes, (n,), generator=gen)
         self.iteration = 0
+        self.prev = None
         # The gradients live in one flat buffer (the bucket a framework
         # fuses them into for the all-reduce; DDP's gradient_as_bucket_view).
+        self.counted = 0
         if self.dist is not None and self.ddp is None:
             total = sum(p.numel() for p in self.params)
-            self.flat = torch.zeros(total)
+            # dropcompute: one more element, the samples that counted
+            self.flat = torch.zeros(total + (1 if self.sync == "dropcompute" else 0))
+            self.total = total
             at = 0
             for p in self.params:
                 p.grad = self.flat[at:at + p.numel()].view_as(p)
@@ -297,11 +304,14 @@ class Trainer:
         idx = (self.torch.arange(b) + (self.iteration * self.global_batch + offset)) % n
         return self.data.index_select(0, idx), self.labels.index_select(0, idx)
 
-    def compute(self, b, offset=0):
+    def compute(self, b, offset=0, accumulate=False):
         """Forward and backward of b samples; the gradients are the global
-        batch's mean loss's share of this worker."""
+        batch's mean loss's share of this worker (accumulate: added to
+        those already there, a micro-batch)."""
         self.last_b = b
-        if self.flat is not None:
+        if accumulate:
+            pass
+        elif self.flat is not None:
             self.flat.zero_()
         else:
             self.opt.zero_grad(set_to_none=True)
@@ -310,8 +320,8 @@ class Trainer:
         x, y = self.batch(b, offset)
         out = self.model(x)
         scale = (self.world if self.ddp is not None else 1) / self.global_batch
-        if self.via_ps:
-            scale = 1.0  # the sum over its samples: the server weighs it
+        if self.via_ps or self.sync == "dropcompute":
+            scale = 1.0  # the sum over its samples: the server, or the exchange, weighs it
         elif self.sync == "local-sgd":
             scale = 1.0 / b  # its own model steps on its own batch's mean
         loss = self.loss_fn(out, y, reduction="sum") * scale
@@ -364,6 +374,40 @@ class Trainer:
                 dist.recv(self.pflat, src=ps, tag=4)
             self.version = int(back[0])
 
+    def micro(self, b, offset, drop_last):
+        """dropcompute: one micro-batch accumulated (the first of a step
+        after an exchange starts from zero); drop_last discards the one
+        before it first."""
+        if drop_last:
+            self.discard()
+        if self.counted == 0 and self.prev is None:
+            self.flat.zero_()
+        self.prev = (self.flat.clone(), self.counted)
+        self.compute(b, offset, accumulate=True)
+        self.counted += b
+
+    def discard(self):
+        if self.prev is not None:
+            self.flat.copy_(self.prev[0])
+            self.counted = self.prev[1]
+
+    def exchange_counted(self, drop_last):
+        """dropcompute: the gradients and the samples that counted summed
+        over the workers, the update their mean, and a step."""
+        if drop_last:
+            self.discard()
+        self.flat[self.total] = self.counted
+        self.dist.all_reduce(self.flat)
+        n = float(self.flat[self.total])
+        if n > 0:
+            self.flat[:self.total].div_(n)
+        self.opt.step()
+        self.iteration += 1
+        self.counted, self.prev = 0, None
+        self.flat.zero_()
+        if self.loss_every and self.iteration % self.loss_every == 0:
+            self.keep()
+
     def warm(self, b):
         """The untimed first iteration of the modes other than bsp: a
         forward and backward at b, and an exchange that changes nothing
@@ -371,9 +415,11 @@ class Trainer:
         self.compute(b)
         if self.via_ps:
             self.push_pull(WARM)
-        elif self.sync == "local-sgd" and self.dist is not None:
+        elif self.sync in ("local-sgd", "dropcompute") and self.dist is not None:
             self.dist.all_reduce(self.flat)
         self.opt.zero_grad(set_to_none=False)
+        if self.flat is not None:
+            self.flat.zero_()
 
     def held_out(self, path):
         """Each kept step's held-out loss, as "step loss" lines to path."""
@@ -563,6 +609,18 @@ def serve(args):
         b, offset = BATCH.unpack(raw)
         if b < 0:
             break
+        if offset & FLAGS:  # dropcompute: a micro-batch, or the exchange
+            flags, offset = offset & FLAGS, offset & ~FLAGS
+            t0 = time.monotonic()
+            c0 = time.thread_time()
+            p0 = time.process_time()
+            if flags & EXCHANGE:
+                t.exchange_counted(bool(flags & DROP_LAST))
+                answer(0, 0.0, 0.0, t0, time.monotonic() - t0, time.process_time() - p0)
+            else:
+                t.micro(b, offset, bool(flags & DROP_LAST))
+                answer(0, time.monotonic() - t0, time.thread_time() - c0, t0)
+            continue
         t0 = time.monotonic()
         c0 = time.thread_time()
         t.compute(b, offset)
@@ -604,7 +662,7 @@ def main(argv):
     s.add_argument("--loss-file", default="", help="teacher-student: rank 0 writes the held-out loss here")
     s.add_argument("--loss-every", type=int, default=5, help="... of every N-th step")
     s.add_argument("--ddp", action="store_true", help="DistributedDataParallel instead of one flat all-reduce")
-    s.add_argument("--sync", default="bsp", choices=("bsp", "local-sgd") + PS_MODES,
+    s.add_argument("--sync", default="bsp", choices=("bsp", "local-sgd", "dropcompute") + PS_MODES,
                    help="[sync] mode; ssp, asp and backup go through a parameter server of rank world - 1")
     s.add_argument("--role", default="worker", choices=("worker", "ps"), help="a worker, or the parameter server")
     s.add_argument("--staleness", type=int, default=0, help="ssp: the bound s")

@@ -171,6 +171,14 @@ mode dropcompute 215 5.6975 --set sync.mode=dropcompute --set sync.time_limit=16
 mode dropcompute-auto 214 5.724 --set sync.mode=dropcompute --set sync.micro_batch=4
 check "... dropcompute: 8 of the slow worker's 16 samples dropped a step" \
 	test "$(q "$TMP/modes-dropcompute.db" "SELECT dropped_samples FROM run_targets")" = $((215 * 8))
+# overrun = finish: the slow worker's third micro-batch, started at 16 ms
+# (before the limit), runs to 24 ms and counts; no fourth starts: 60
+# samples a step of 24 + 10 ms; 100 (1 + 64/60) = 206.7, 207 steps: 7.038 s
+mode dropcompute-finish 207 7.038 --set sync.mode=dropcompute --set sync.time_limit=16.5ms --set sync.micro_batch=4 \
+	--set sync.overrun=finish
+check "... overrun = finish: 4 of the slow worker's 16 samples dropped a step, 60 counted" \
+	test "$(q "$TMP/modes-dropcompute-finish.db" "SELECT dropped_samples || ' ' || (SELECT min(global_batch_samples)
+		|| '/' || max(global_batch_samples) FROM iterations) FROM run_targets")" = "$((207 * 4)) 60/60"
 mode local-sgd-4 200 6.9 --set sync.mode=local-sgd --set sync.period=4
 mode local-sgd-16 208 6.786 --set sync.mode=local-sgd --set sync.period=16
 mode local-sgd-4-sp 200 4.352 --set sync.mode=local-sgd --set sync.period=4 --policy static-proportional

@@ -12,7 +12,9 @@
 #    update, so that rank 0's parameters after 4 steps agree with BSP's to
 #    float rounding (1e-6 relative; they differ by about 2e-7 here), while
 #    asp, ssp with s = 2 and backup with k = 1 (stale or dropped
-#    gradients) do not;
+#    gradients) do not; and so does dropcompute when its limit drops
+#    nothing (micro-batches accumulated, the mean over the samples that
+#    counted: all of them);
 #  - the records, against the modes' definitions: asp one update a record,
 #    each of one worker's share, staleness counted for each; ssp clocks
 #    whose staleness never exceeds s; backup steps of exactly N - k
@@ -46,7 +48,6 @@ refused() { # NAME KEY ARGS...
 	"$LBSIM" testbed "$@" -q -o "$TMP/r.db" 2> "$TMP/err" || rc=$?
 	check "$name: refused (exit 3, got $rc), naming $key" sh -c "test $rc -eq 3 && grep -q '$key' '$TMP/err'"
 }
-refused "dropcompute on the testbed" "mode" "$sc" --set sync.mode=dropcompute
 refused "asp with the blas worker" "mode" "$top_srcdir/scenarios/testbed/small.ini" --set sync.mode=asp
 refused "local-sgd evaluated between averagings" "loss_every" "$sc" --set sync.mode=local-sgd --set sync.period=2 \
 	--set testbed.loss_every=5
@@ -56,19 +57,20 @@ check "no database written by a refused run" test ! -e "$TMP/r.db"
 
 # The identities: rank 0's parameters after 4 steps (LBSIM_TORCH_DIGEST).
 dg=$TMP/digest
-for m in bsp "ssp --set sync.staleness=0" "local-sgd --set sync.period=1" asp "ssp --set sync.staleness=2" \
+for m in bsp "ssp --set sync.staleness=0" "local-sgd --set sync.period=1" \
+	"dropcompute --set sync.micro_batch=256 --set sync.time_limit=100s" asp "ssp --set sync.staleness=2" \
 	"backup --set sync.backup_workers=1"; do
 	# shellcheck disable=SC2086
 	LBSIM_TORCH_DIGEST=$dg "$LBSIM" testbed "$sc" --set sync.mode=$m --set run.iterations=4 \
 		--set testbed.target_loss=0 -q -o "$TMP/dg.db" || bad "torch run under $m"
 done
 cat "$dg"
-check "ssp s=0, local-sgd H=1: BSP's parameters (within 1e-6)" \
-	awk 'NR <= 3 { s[NR] = $2; q[NR] = $3 } END { for (i = 2; i <= 3; i++)
+check "ssp s=0, local-sgd H=1, dropcompute dropping nothing: BSP's parameters (within 1e-6)" \
+	awk 'NR <= 4 { s[NR] = $2; q[NR] = $3 } END { for (i = 2; i <= 4; i++)
 		if ((s[i] - s[1]) ^ 2 > 1e-12 * s[1] ^ 2 || (q[i] - q[1]) ^ 2 > 1e-12 * q[1] ^ 2) exit 1;
-		exit NR != 6 }' "$dg"
+		exit NR != 7 }' "$dg"
 check "asp, ssp s=2, backup k=1: other parameters (stale or dropped gradients)" \
-	awk 'NR == 1 { a = $3 } NR >= 4 && (a - $3) ^ 2 <= 1e-10 * a ^ 2 { same++ } END { exit same > 0 || NR != 6 }' "$dg"
+	awk 'NR == 1 { a = $3 } NR >= 5 && (a - $3) ^ 2 <= 1e-10 * a ^ 2 { same++ } END { exit same > 0 || NR != 7 }' "$dg"
 
 # The records of short runs of each mode.
 T=12
@@ -101,6 +103,25 @@ check "local-sgd H=3: the model evaluated after averagings only" test "$(q "$TMP
 	sum(step % 3 = 0) FROM run_losses WHERE run_id = 4")" = 4,4
 check "every run's held-out losses (every 3 steps)" test "$(q "$TMP/m.db" "SELECT count(DISTINCT run_id) FROM
 	run_losses")" = 4
+# dropcompute, micro-batches of 256, a limit of 0.25 s: the 0.2 worker
+# (about 0.33 s for its 1024) loses micro-batches, each worker keeps whole
+# ones, a step counts what they kept; overrun = finish keeps the one
+# running at the limit, so no fewer samples than with drop.
+for o in drop finish; do
+	"$LBSIM" testbed "$sc" --set sync.mode=dropcompute --set sync.micro_batch=256 --set sync.time_limit=0.25s \
+		--set sync.overrun=$o --set run.iterations=6 --set testbed.loss_every=3 --detail workers -q \
+		-o "$TMP/d.db" || bad "testbed under dropcompute, overrun $o"
+done
+check "dropcompute: each worker's samples whole micro-batches, each step's the sum, dropped ones counted" \
+	test "$(q "$TMP/d.db" "SELECT (SELECT count(*) FROM worker_iterations WHERE batch % 256 = 0) || ',' ||
+	(SELECT count(*) FROM iterations i WHERE global_batch_samples = (SELECT sum(batch) FROM worker_iterations w
+	 WHERE w.run_id = i.run_id AND w.iteration = i.iteration)) || ',' ||
+	(SELECT count(*) FROM run_targets t WHERE dropped_samples = 6 * 3072 - (SELECT sum(global_batch_samples)
+	 FROM iterations i WHERE i.run_id = t.run_id))")" = 36,12,2
+check "dropcompute: the 0.2 worker loses samples under drop, no more under finish" \
+	test "$(q "$TMP/d.db" "SELECT (SELECT dropped_samples FROM run_targets WHERE run_id = 1) > 0 AND
+	(SELECT dropped_samples FROM run_targets WHERE run_id = 2) <= (SELECT dropped_samples FROM run_targets
+	WHERE run_id = 1)")" = 1
 
 # local-sgd re-plans at its averagings: static-proportional's first round
 # even, then every clock of a round the same proportional plan, summing to B.
