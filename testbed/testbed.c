@@ -680,6 +680,9 @@ typedef struct steps {
 	int64_t *tau;              /* [i * cap + k]: ssp, the clocks its read missed */
 	int64_t *batch;            /* [i * cap + k]: the samples it was sent */
 	unsigned char *changed;    /* per clock: the plan changed there (local-sgd) */
+	int64_t *offset;           /* per worker: where its share starts in the global batch */
+	int64_t sent_all, top;     /* batches sent in all; the latest version pulled */
+	size_t busy;               /* workers with a batch out */
 	double *wait;              /* per worker, scratch */
 	double *compute_now;       /* per worker, scratch */
 	int64_t *processed;        /* per worker, scratch */
@@ -687,6 +690,7 @@ typedef struct steps {
 
 static void steps_free(steps *w)
 {
+	free(w->offset);
 	free(w->done);
 	free(w->start);
 	free(w->compute);
@@ -698,6 +702,27 @@ static void steps_free(steps *w)
 	free(w->wait);
 	free(w->compute_now);
 	free(w->processed);
+}
+
+/* Worker i's next batch, if the run is not over for it: under asp while
+ * fewer than `iterations` were sent in all, under backup until a worker
+ * has pulled version `iterations`, otherwise `iterations` each. */
+static lbs_status feed(coordinator *c, steps *w, size_t i, lbs_error *err)
+{
+	lbs_run *run = c->run;
+	const int64_t T = run->sc->iterations, sent = w->done[i];
+	const int mode = run->sc->sync.mode;
+	const bool more = mode == LBS_SYNC_ASP ? w->sent_all < T
+			  : mode == LBS_SYNC_BACKUP ? w->top < T && sent < w->cap : sent < T;
+	c->fds[i].fd = -1;
+	if (!more)
+		return LBS_OK;
+	c->fds[i].fd = c->workers[i].from_fd;
+	c->fds[i].events = POLLIN;
+	w->batch[i * (size_t)w->cap + (size_t)sent] = run->batch[i];
+	w->sent_all++;
+	w->busy++;
+	return lbs_tb_worker_send_at(&c->workers[i], run->batch[i], w->offset[i], err);
 }
 
 /* Hands record r to the observer and notes its end for the target. */
@@ -853,46 +878,26 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 	const int64_t T = sc->iterations;
 	steps w = { .cap = mode == LBS_SYNC_BACKUP ? T + 1 : T };
 	const size_t cells = n * (size_t)w.cap;
-	int64_t *offset = lbs_calloc(n, sizeof *offset, err);
-	if (!offset || !(w.done = lbs_calloc(n, sizeof *w.done, err)) ||
+	if (!(w.offset = lbs_calloc(n, sizeof *w.offset, err)) || !(w.done = lbs_calloc(n, sizeof *w.done, err)) ||
 	    !(w.start = lbs_calloc(cells, sizeof *w.start, err)) || !(w.compute = lbs_calloc(cells, sizeof *w.compute, err)) ||
 	    !(w.end = lbs_calloc(cells, sizeof *w.end, err)) || !(w.tau = lbs_calloc(cells, sizeof *w.tau, err)) ||
 	    !(w.cpu = lbs_calloc(cells, sizeof *w.cpu, err)) || !(w.batch = lbs_calloc(cells, sizeof *w.batch, err)) ||
 	    !(w.changed = lbs_calloc((size_t)w.cap + 1, 1, err)) ||
 	    !(w.wait = lbs_calloc(n, sizeof *w.wait, err)) || !(w.compute_now = lbs_calloc(n, sizeof *w.compute_now, err)) ||
 	    !(w.processed = lbs_calloc(n, sizeof *w.processed, err))) {
-		free(offset);
 		steps_free(&w);
 		return LBS_EINTERNAL;
 	}
 	for (size_t i = 1; i < n; i++)
-		offset[i] = offset[i - 1] + run->batch[i - 1];
+		w.offset[i] = w.offset[i - 1] + run->batch[i - 1];
 	const double period_s = 1e-6 * (double)c->cg.period_us;
-	int64_t sent_all = 0, top = 0, clock = 0;
+	int64_t clock = 0;
 	const bool replans = mode == LBS_SYNC_LOCAL_SGD && !run->info.fixed;
-	size_t busy = 0;
 	lbs_status st = set_quotas(c, 0, 0, err);
-	/* Worker i's next batch, if the run is not over for it. */
-#define FEED(i)                                                                                                   \
-	do {                                                                                                      \
-		int64_t sent_ = w.done[i];                                                                         \
-		bool more_ = mode == LBS_SYNC_ASP ? sent_all < T : mode == LBS_SYNC_BACKUP ? top < T && sent_ < w.cap \
-											 : sent_ < T;                  \
-		if (st == LBS_OK && more_) {                                                                       \
-			c->fds[i].fd = c->workers[i].from_fd;                                                      \
-			c->fds[i].events = POLLIN;                                                                 \
-			w.batch[(i) * (size_t)w.cap + (size_t)sent_] = run->batch[i];                              \
-			st = lbs_tb_worker_send_at(&c->workers[i], run->batch[i], offset[i], err);                 \
-			sent_all++;                                                                                \
-			busy++;                                                                                    \
-		} else {                                                                                           \
-			c->fds[i].fd = -1;                                                                         \
-		}                                                                                                  \
-	} while (0)
-	for (size_t i = 0; i < n; i++)
-		FEED(i);
+	for (size_t i = 0; i < n && st == LBS_OK; i++)
+		st = feed(c, &w, i, err);
 	double next_tick = period_s;
-	while (st == LBS_OK && busy > 0) {
+	while (st == LBS_OK && w.busy > 0) {
 		if (interrupt && *interrupt) {
 			st = lbs_error_set(err, LBS_EINTR, "interrupted after %lld clocks", (long long)clock);
 			break;
@@ -917,9 +922,9 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 					r.compute_s, lbs_monotonic_s() - r.start_s - r.compute_s, r.cpu_s, r.exchange_s,
 					r.exchange_cpu_s);
 			w.done[i]++;
-			busy--;
-			if (r.version > top)
-				top = r.version;
+			w.busy--;
+			if (r.version > w.top)
+				w.top = r.version;
 			clock = w.done[0];
 			for (size_t j = 1; j < n; j++)
 				clock = w.done[j] < clock ? w.done[j] : clock;
@@ -948,15 +953,14 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 					break;
 				w.changed[clock] = run->batch_changed;
 				for (size_t j = 1; j < n; j++)
-					offset[j] = offset[j - 1] + run->batch[j - 1];
-				for (size_t j = 0; j < n; j++)
-					FEED(j);
+					w.offset[j] = w.offset[j - 1] + run->batch[j - 1];
+				for (size_t j = 0; j < n && st == LBS_OK; j++)
+					st = feed(c, &w, j, err);
 				continue;
 			}
-			FEED(i);
+			st = feed(c, &w, i, err);
 		}
 	}
-#undef FEED
 	push_entry *e = NULL;
 	size_t n_e = 0;
 	if (st == LBS_OK && via_server(mode)) {
@@ -977,7 +981,6 @@ static lbs_status run_steps(coordinator *c, lbs_iteration_fn observer, void *ctx
 		     : mode == LBS_SYNC_BACKUP ? backup_records(c, &w, e, n_e, observer, ctx, err)
 					       : clock_records(c, &w, observer, ctx, err);
 	free(e);
-	free(offset);
 	steps_free(&w);
 	return st;
 }
