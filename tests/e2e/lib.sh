@@ -46,6 +46,22 @@ missing() {
 	exit 77
 }
 
+# need_torch WHAT: python3 with PyTorch ($LBSIM_PYTHON, else the system's)
+# and the testbed (root, a cgroup cpu controller), or skip (exit 77) saying
+# which is missing and that WHAT is not tested (missing, above). Sets py,
+# and LBSIM_PATH to the source tree (where the torch worker is).
+need_torch() {
+	py=${LBSIM_PYTHON:-/usr/bin/python3}
+	"$py" -c 'import torch' 2> /dev/null ||
+		missing "$py cannot import torch (Debian: apt-get install python3-torch); $1 not tested"
+	export LBSIM_PATH=$top_srcdir
+	local rc=0 msg
+	msg=$("$LBSIM" testbed "$top_srcdir/scenarios/testbed/small.ini" --set run.iterations=1 -q -o "$TMP/blas.db" 2>&1) ||
+		rc=$?
+	[ $rc -eq 6 ] && missing "the testbed cannot run here: ${msg##*: }"
+	return 0
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

@@ -21,15 +21,8 @@
 . "$(dirname "$0")/lib.sh"
 need sqlite3 sqlite3
 
-py=${LBSIM_PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import torch' 2> /dev/null; then
-	missing "$py cannot import torch (Debian: apt-get install python3-torch); real convergence is not tested"
-fi
-export LBSIM_PATH=$top_srcdir
+need_torch "real convergence"
 sc=$top_srcdir/scenarios/testbed/convergence.ini
-rc=0
-msg=$("$LBSIM" testbed "$top_srcdir/scenarios/testbed/small.ini" --set run.iterations=1 -q -o "$TMP/blas.db" 2>&1) || rc=$?
-[ $rc -eq 6 ] && missing "the testbed cannot run here: ${msg##*: }"
 
 # A target loss on a network without a held-out loss: refused, naming the key.
 rc=0

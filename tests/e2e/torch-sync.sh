@@ -31,15 +31,8 @@
 . "$(dirname "$0")/lib.sh"
 need sqlite3 sqlite3
 
-py=${LBSIM_PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import torch' 2> /dev/null; then
-	missing "$py cannot import torch (Debian: apt-get install python3-torch); the [sync] modes are not tested on the testbed"
-fi
-export LBSIM_PATH=$top_srcdir
+need_torch "the [sync] modes on the testbed"
 sc=$top_srcdir/scenarios/testbed/convergence.ini
-rc=0
-msg=$("$LBSIM" testbed "$top_srcdir/scenarios/testbed/small.ini" --set run.iterations=1 -q -o "$TMP/blas.db" 2>&1) || rc=$?
-[ $rc -eq 6 ] && missing "the testbed cannot run here: ${msg##*: }"
 
 # What the testbed refuses, before anything runs: exit 3 naming the key.
 refused() { # NAME KEY ARGS...

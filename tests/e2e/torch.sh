@@ -21,17 +21,9 @@
 . "$(dirname "$0")/lib.sh"
 need sqlite3 sqlite3
 
-py=${LBSIM_PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import torch' 2> /dev/null; then
-	missing "$py cannot import torch (Debian: apt-get install python3-torch); the torch worker is not tested"
-fi
-export LBSIM_PATH=$top_srcdir
+need_torch "the torch worker"
 worker=$top_srcdir/testbed/torch_worker.py
 sc=$top_srcdir/scenarios/testbed/small.ini
-# The testbed itself (root, a cgroup cpu controller), with its own worker.
-rc=0
-msg=$("$LBSIM" testbed "$sc" --set run.iterations=1 -q -o "$TMP/blas.db" 2>&1) || rc=$?
-[ $rc -eq 6 ] && missing "the testbed cannot run here: ${msg##*: }"
 
 # The same networks: the parameter counts lbsim's builders give.
 for net in $("$py" "$worker" nets); do
