@@ -248,7 +248,8 @@ class Trainer:
         # The gradients live in one flat buffer (the bucket a framework
         # fuses them into for the all-reduce; DDP's gradient_as_bucket_view).
         self.counted = 0
-        if self.dist is not None and self.ddp is None:
+        # (dropcompute accumulates its micro-batches there, even alone)
+        if (self.dist is not None and self.ddp is None) or self.sync == "dropcompute":
             total = sum(p.numel() for p in self.params)
             # dropcompute: one more element, the samples that counted
             self.flat = torch.zeros(total + (1 if self.sync == "dropcompute" else 0))
@@ -397,7 +398,8 @@ class Trainer:
         if drop_last:
             self.discard()
         self.flat[self.total] = self.counted
-        self.dist.all_reduce(self.flat)
+        if self.dist is not None:
+            self.dist.all_reduce(self.flat)
         n = float(self.flat[self.total])
         if n > 0:
             self.flat[:self.total].div_(n)

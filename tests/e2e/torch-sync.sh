@@ -116,6 +116,14 @@ check "dropcompute: the 0.2 worker loses samples under drop, no more under finis
 	test "$(q "$TMP/d.db" "SELECT (SELECT dropped_samples FROM run_targets WHERE run_id = 1) > 0 AND
 	(SELECT dropped_samples FROM run_targets WHERE run_id = 2) <= (SELECT dropped_samples FROM run_targets
 	WHERE run_id = 1)")" = 1
+# ... and alone: one worker, no process group, its micro-batches still
+# accumulated (it once had no buffer for them without an exchange).
+sed -e '/^\[workers.q30\]/,/^$/d' -e '/^\[workers.q50\]/,/^$/d' -e "s#\.\./\.\./profiles#$top_srcdir/profiles#" \
+	"$sc" > "$TMP/one.ini"
+"$LBSIM" testbed "$TMP/one.ini" --set sync.mode=dropcompute --set sync.micro_batch=256 --set sync.time_limit=10s \
+	--set run.iterations=2 --set testbed.target_loss=0 -q -o "$TMP/one.db" 2> "$TMP/err" || bad "dropcompute alone: $(cat "$TMP/err")"
+check "dropcompute, one worker: 2 steps of its 3072 samples" \
+	test "$(q "$TMP/one.db" "SELECT count(*) || ',' || sum(global_batch_samples) FROM iterations")" = 2,6144
 
 # local-sgd re-plans at its averagings: static-proportional's first round
 # even, then every clock of a round the same proportional plan, summing to B.
