@@ -5,6 +5,7 @@
 #define LBS_NOISE_H
 
 #include <gsl/gsl_rng.h>
+#include <stdint.h>
 
 #define LBS_NOISE_CHOICES "none|uniform|lognormal"
 
@@ -29,5 +30,12 @@ double lbs_noise_draw(const lbs_noise *noise, gsl_rng *r);
 
 /* The factor's mean, for closed forms and reports. */
 double lbs_noise_mean(const lbs_noise *noise);
+
+/* The expected range (max - min) of n independent standard normal draws,
+ * d2(n) of quality control: the integral over x of 1 - Phi(x)^n -
+ * (1 - Phi(x))^n (gsl_integration_qagi). 0 for n < 2; 2/sqrt(pi) for 2,
+ * 3/sqrt(pi) for 3. A relative spread (max - min) / median of n timed
+ * repetitions over d2(n) estimates their relative standard deviation. */
+double lbs_expected_range(int64_t n);
 
 #endif

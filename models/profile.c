@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "models/profile.h"
 
+#include "models/noise.h"
 #include "util/ini.h"
 
 #include <errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
@@ -337,6 +340,24 @@ void lbs_profile_destroy(lbs_profile *p)
 	free(p->point);
 	p->point = NULL;
 	p->n_points = 0;
+}
+
+double lbs_profile_noise_sigma(const lbs_profile *p)
+{
+	if (p->reps < 2 || !p->n_points)
+		return 0;
+	double *s = malloc(p->n_points * sizeof *s);
+	size_t n = 0;
+	for (size_t i = 0; s && i < p->n_points; i++)
+		if (isfinite(p->point[i].spread))
+			s[n++] = p->point[i].spread;
+	double sigma = 0;
+	if (n) {
+		gsl_sort(s, 1, n);
+		sigma = gsl_stats_median_from_sorted_data(s, 1, n) / lbs_expected_range(p->reps);
+	}
+	free(s);
+	return isfinite(sigma) ? sigma : 0;
 }
 
 lbs_status lbs_profile_point_arrays(const lbs_profile *p, double **batch, double **time_s, lbs_error *err)

@@ -77,6 +77,12 @@ typedef struct lbs_profile {
  * with a message "path:line: [section] key: what was expected". */
 lbs_status lbs_profile_load(lbs_profile *p, const char *path, lbs_error *err);
 
+/* The relative standard deviation of one timed repetition that p's
+ * [spread] implies: the median over its points of (max - min) / median of
+ * `reps` repetitions, over the expected range of that many normal draws
+ * (lbs_expected_range). 0 when p has no spread or fewer than 2 reps. */
+double lbs_profile_noise_sigma(const lbs_profile *p);
+
 /* Frees the points; the rest is plain data. */
 void lbs_profile_destroy(lbs_profile *p);
 

@@ -556,6 +556,47 @@ static void bind_opt(sqlite3_stmt *q, int at, double v)
 		sqlite3_bind_null(q, at);
 }
 
+/* The simulated ensemble's runs, where there is one (validation_seeds). */
+static lbs_status record_seeds(lbs_recorder *r, sqlite3_int64 id, const lbs_validation_row *rows, size_t n,
+			       lbs_error *err)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any |= rows[i].has_target && rows[i].n_seeds > 0;
+	if (!any)
+		return LBS_OK;
+	lbs_status st = exec(r, lbs_validation_seeds_sql, err);
+	if (st != LBS_OK)
+		return st;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO validation_seeds VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &q,
+			       NULL) != SQLITE_OK)
+		return db_error(r, err, "cannot record the validation's simulated ensemble");
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; rows[i].has_target && k < rows[i].n_seeds; k++) {
+			const lbs_validation_seed *e = &rows[i].seeds[k];
+			sqlite3_bind_int64(q, 1, id);
+			sqlite3_bind_text(q, 2, rows[i].policy, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(q, 3, e->seed);
+			sqlite3_bind_int64(q, 4, e->run_id);
+			if (e->steps > 0) {
+				sqlite3_bind_int64(q, 5, e->steps);
+				sqlite3_bind_double(q, 6, e->time_s);
+			} else {
+				sqlite3_bind_null(q, 5);
+				sqlite3_bind_null(q, 6);
+			}
+			int rc = sqlite3_step(q);
+			sqlite3_reset(q);
+			if (rc != SQLITE_DONE) {
+				sqlite3_finalize(q);
+				return db_error(r, err, "cannot record the validation's simulated ensemble");
+			}
+		}
+	sqlite3_finalize(q);
+	return LBS_OK;
+}
+
 static lbs_status record_targets(lbs_recorder *r, sqlite3_int64 id, const lbs_validation_row *rows, size_t n,
 				 lbs_error *err)
 {
@@ -599,7 +640,7 @@ static lbs_status record_targets(lbs_recorder *r, sqlite3_int64 id, const lbs_va
 		}
 	}
 	sqlite3_finalize(q);
-	return LBS_OK;
+	return record_seeds(r, id, rows, n, err);
 }
 
 lbs_status lbs_recorder_validation(lbs_recorder *r, const lbs_validation_row *rows, size_t n,

@@ -91,6 +91,14 @@ lbs_status lbs_recorder_predictor_errors(lbs_recorder *r, const char *source,
 					const lbs_predictor_score *rows, size_t n, lbs_error *err);
 
 /* One policy of an `lbsim validate` comparison (the validations table). */
+/* One simulated run of a validation's ensemble (lbsim validate --sim-seeds). */
+typedef struct lbs_validation_seed {
+	int64_t seed;
+	long long run_id;
+	int64_t steps;  /* to target; 0: not reached */
+	double time_s;
+} lbs_validation_seed;
+
 typedef struct lbs_validation_row {
 	const char *policy;
 	int64_t simulated_run;
@@ -106,6 +114,9 @@ typedef struct lbs_validation_row {
 	double simulated_time_s;
 	int measured_reached, repeats;  /* repeats that reached it, of */
 	double measured_steps, measured_steps_sd, measured_time_s, measured_time_sd_s; /* NaN: none */
+	/* the simulated ensemble (the validation_seeds table): n_seeds runs */
+	size_t n_seeds;
+	const lbs_validation_seed *seeds;
 } lbs_validation_row;
 
 /* Writes one comparison (a new validation_id, left in r->run_id) in one

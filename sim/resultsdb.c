@@ -168,6 +168,19 @@ const char lbs_validation_targets_sql[] =
 	"  PRIMARY KEY (validation_id, policy)\n"
 	") WITHOUT ROWID;\n";
 
+/* Written by lbsim validate with a measured target and a simulated
+ * ensemble (--sim-seeds): each seed's simulated run. */
+const char lbs_validation_seeds_sql[] =
+	"CREATE TABLE IF NOT EXISTS validation_seeds ( -- lbsim validate: the simulated ensemble's time to target\n"
+	"  validation_id INTEGER NOT NULL,     -- validation_targets.validation_id\n"
+	"  policy TEXT NOT NULL,\n"
+	"  seed INTEGER NOT NULL,              -- the simulated run's [run] seed\n"
+	"  run_id INTEGER NOT NULL,            -- the simulated run (runs.run_id)\n"
+	"  simulated_steps INTEGER,            -- its steps to target; NULL: not reached\n"
+	"  simulated_time_s REAL,              -- ... and its time to target\n"
+	"  PRIMARY KEY (validation_id, policy, seed)\n"
+	") WITHOUT ROWID;\n";
+
 /* Written by the testbed's measured runs of the teacher-student task. */
 const char lbs_run_losses_sql[] =
 	"CREATE TABLE IF NOT EXISTS run_losses ( -- measured: the teacher-student task's held-out loss\n"
@@ -576,6 +589,7 @@ static sqlite3 *reference(void)
 	    sqlite3_exec(ref, lbs_run_staleness_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_run_losses_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_validation_targets_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, lbs_validation_seeds_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_whatif_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_hybrid_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(ref, lbs_hybrid_policy_schema_sql, NULL, NULL, NULL) != SQLITE_OK) {

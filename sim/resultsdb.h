@@ -45,6 +45,7 @@ extern const char lbs_run_targets_sql[];
 extern const char lbs_run_staleness_sql[];
 extern const char lbs_run_losses_sql[];
 extern const char lbs_validation_targets_sql[];
+extern const char lbs_validation_seeds_sql[];
 extern const char lbs_whatif_schema_sql[];
 /* The tables and view a hybrid run writes (hybrid/hybrid_cmd.c). */
 extern const char lbs_hybrid_schema_sql[];

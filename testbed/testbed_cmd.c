@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/profile.h"
 #include "sim/plugin.h"
 #include "sim/recorder.h"
 #include "sim/run.h"
@@ -19,6 +20,7 @@
 
 #define MAX_POLICIES 32
 #define MAX_REPEATS 20
+#define MAX_SIM_SEEDS 1000
 
 static volatile sig_atomic_t interrupted;
 
@@ -32,7 +34,8 @@ static void usage(FILE *out, bool validate)
 	if (validate)
 		fprintf(out,
 			"Usage: lbsim validate SCENARIO.ini [--policy LIST] [--sync LIST] [--repeat N] [--tolerance T]\n"
-			"                      [--calibrate FILE] [--set S.K=V] [--seed N] [-o FILE] [-q]\n"
+			"                      [--calibrate FILE] [--sim-seeds N] [--sim-noise SIGMA]\n"
+			"                      [--set S.K=V] [--seed N] [-o FILE] [-q]\n"
 			"\n"
 			"Simulates the scenario and runs it on the testbed (lbsim testbed), N times per\n"
 			"policy, then prints per policy the simulated and measured mean iteration time,\n"
@@ -64,6 +67,14 @@ static void usage(FILE *out, bool validate)
 			"                        (torch): bsp, asp, ssp:S, backup:K, local-sgd:H,\n"
 			"                        dropcompute[:MICRO[:LIMIT[:drop|finish]]], comma-separated\n"
 			"                        (time to target ranks them all)\n"
+			"      --sim-seeds N     with a time to target: simulate each row N times (seeds\n"
+			"                        SEED to SEED + N - 1), each iteration's compute drawn\n"
+			"                        with the measured noise, and compare the ensemble's mean\n"
+			"                        and sd with the measured ones (default 10; 1: the one\n"
+			"                        noise-free run)\n"
+			"      --sim-noise SIGMA the ensemble's noise: the relative sd of an iteration's\n"
+			"                        compute (lognormal), 'auto' (default: from each group's\n"
+			"                        profile [spread], doc/validation.md) or 'none'\n"
 			"      --exchange-fixed  torch: simulate the exchange measured without quotas at\n"
 			"                        its own pace, not on each worker's availability\n"
 			"      --exchange-wall   torch: simulate the exchange's measured wall time, not\n"
@@ -210,6 +221,8 @@ typedef struct options {
 	lbs_detail detail;
 	int repeat;
 	double tolerance; /* < 0: none; 0: auto */
+	int sim_seeds;    /* the simulated ensemble's size (validate, with a target) */
+	double sim_noise; /* its noise, the relative sd of a compute; NAN: auto, 0: none */
 } options;
 
 static int parse(int argc, char **argv, options *o)
@@ -229,6 +242,8 @@ static int parse(int argc, char **argv, options *o)
 		{ "no-resize", no_argument, NULL, 'N' },
 		{ "plugins", no_argument, NULL, 'L' },
 		{ "sync", required_argument, NULL, 'Z' },
+		{ "sim-seeds", required_argument, NULL, 'E' },
+		{ "sim-noise", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = o->validate ? "lbsim validate" : "lbsim testbed";
@@ -248,6 +263,34 @@ static int parse(int argc, char **argv, options *o)
 			}
 			o->syncs = optarg;
 			break;
+		case 'E': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!o->validate || !*optarg || *end || v < 1 || v > MAX_SIM_SEEDS) {
+				fprintf(stderr, "%s: --sim-seeds %s: expected an integer from 1 to %d (validate only)\n",
+					cmd, optarg, MAX_SIM_SEEDS);
+				return LBS_EUSAGE;
+			}
+			o->sim_seeds = (int)v;
+			break;
+		}
+		case 'F': {
+			char why[128];
+			double v;
+			if (o->validate && !strcmp(optarg, "auto")) {
+				o->sim_noise = NAN;
+			} else if (o->validate && !strcmp(optarg, "none")) {
+				o->sim_noise = 0;
+			} else if (!o->validate || !lbs_parse_quantity(optarg, LBS_DIM_NONE, &v, why, sizeof why) ||
+				   !(v > 0 && v <= 1)) {
+				fprintf(stderr, "%s: --sim-noise %s: expected 'auto', 'none' or a relative standard "
+					"deviation above 0 and at most 1, such as 2%% (validate only)\n", cmd, optarg);
+				return LBS_EUSAGE;
+			} else {
+				o->sim_noise = v;
+			}
+			break;
+		}
 		case 'R':
 		case 'N':
 			if (!o->validate) {
@@ -601,6 +644,77 @@ static lbs_status sim_load(const lbs_scenario *sc, const char *path, const char 
 	return st;
 }
 
+/* Whether validate compares the time to target: torch workers training
+ * the teacher-student task to a [testbed] target_loss, with a
+ * [convergence] model for the simulation (doc/validation.md, "Real
+ * convergence"). */
+static bool has_target(const lbs_scenario *sim_sc, const lbs_scenario *sc)
+{
+	return sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE &&
+	       !strcmp(sc->model.name, "teacher-student") && sc->testbed.worker == LBS_TB_WORKER_TORCH;
+}
+
+/* The keys that give the simulated ensemble its noise (--sim-noise): per
+ * group that has no noise of its own, a lognormal factor on each
+ * iteration's compute whose sd is --sim-noise or, by default, what the
+ * group's profile's [spread] implies for one repetition
+ * (lbs_profile_noise_sigma). *sets: 2 per group, "" after the last; NULL
+ * (and said) when no group gets any noise: the ensemble would repeat one
+ * run. */
+static lbs_status ensemble_sets(const lbs_scenario *sim_sc, const options *o, char (**sets)[LBS_NAME_MAX + 64],
+				lbs_error *err)
+{
+	*sets = NULL;
+	char (*s)[LBS_NAME_MAX + 64] = lbs_calloc(2 * sim_sc->n_groups + 1, sizeof *s, err);
+	if (!s)
+		return LBS_EINTERNAL;
+	size_t m = 0;
+	bool noisy = false;
+	if (!o->quiet)
+		printf("the simulated ensemble: %d seeds from %lld, each iteration's compute times a lognormal factor "
+		       "(mean 1) of relative sd", o->sim_seeds, (long long)sim_sc->run.seed);
+	for (size_t g = 0; g < sim_sc->n_groups; g++) {
+		const lbs_group_spec *gs = &sim_sc->groups[g];
+		double sigma = 0;
+		char from[96] = "no profile";
+		if (gs->noise.kind != LBS_NOISE_NONE) {
+			noisy = true;
+			if (!o->quiet)
+				printf("%s %s: its own noise", g ? "," : "", gs->name);
+			continue;
+		}
+		if (isfinite(o->sim_noise)) {
+			sigma = o->sim_noise;
+			lbs_fmt(from, sizeof from, "--sim-noise");
+		} else if (gs->profile_path[0]) {
+			lbs_profile pr;
+			lbs_status st = lbs_profile_load(&pr, gs->profile_path, err);
+			if (st != LBS_OK) {
+				free(s);
+				return st;
+			}
+			sigma = lbs_profile_noise_sigma(&pr);
+			lbs_fmt(from, sizeof from, sigma > 0 ? "its profile's [spread] of %lld repetitions"
+							     : "its profile has no [spread]", (long long)pr.reps);
+			lbs_profile_destroy(&pr);
+		}
+		if (!o->quiet)
+			printf("%s %s %.2f%% (%s)", g ? "," : "", gs->name, 100 * sigma, from);
+		if (sigma > 0) {
+			noisy = true;
+			lbs_fmt(s[m++], sizeof s[0], "workers.%s.noise=lognormal", gs->name);
+			lbs_fmt(s[m++], sizeof s[0], "workers.%s.noise_sigma=%.6g", gs->name, sigma);
+		}
+	}
+	if (!o->quiet)
+		printf("%s\n", noisy ? "" : ": no noise, no ensemble (the simulated steps are its one run's)");
+	if (noisy)
+		*sets = s;
+	else
+		free(s);
+	return LBS_OK;
+}
+
 /* sim: the scenario simulated; sc: the one run on the testbed (the same,
  * but for the simulation's model of time-sharing a core). */
 /* The time to target (doc/validation.md, "Real convergence"): per policy,
@@ -611,6 +725,10 @@ static lbs_status sim_load(const lbs_scenario *sc, const char *path, const char 
 static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_REPEATS], const char **names,
 		    size_t np, int repeat, lbs_validation_row *rows, bool quiet)
 {
+	/* the simulation's answer: its ensemble's mean and sd over the seeds
+	 * that reached the target, or else its one run's */
+	double s_steps[MAX_POLICIES], s_steps_sd[MAX_POLICIES], s_time[MAX_POLICIES], s_time_sd[MAX_POLICIES];
+	size_t s_reached[MAX_POLICIES], s_n[MAX_POLICIES];
 	for (size_t p = 0; p < np; p++) {
 		double st[MAX_REPEATS], ti[MAX_REPEATS];
 		size_t k = 0;
@@ -630,30 +748,50 @@ static void targets(const lbs_scenario *sc, const trail *sim, trail meas[][MAX_R
 		v->measured_steps_sd = k > 1 ? sd(st, k) : NAN;
 		v->measured_time_s = k ? mean(ti, k) : NAN;
 		v->measured_time_sd_s = k > 1 ? sd(ti, k) : NAN;
+		s_n[p] = v->n_seeds ? v->n_seeds : 1;
+		double *es = malloc(s_n[p] * sizeof *es), *et = malloc(s_n[p] * sizeof *et);
+		size_t j = 0;
+		for (size_t e = 0; es && et && e < v->n_seeds; e++)
+			if (v->seeds[e].steps > 0) {
+				es[j] = (double)v->seeds[e].steps;
+				et[j++] = v->seeds[e].time_s;
+			}
+		if (!v->n_seeds && es && et && v->simulated_steps > 0) {
+			es[j] = (double)v->simulated_steps;
+			et[j++] = v->simulated_time_s;
+		}
+		s_reached[p] = j;
+		s_steps[p] = j ? mean(es, j) : NAN;
+		s_steps_sd[p] = j > 1 ? sd(es, j) : NAN;
+		s_time[p] = j ? mean(et, j) : NAN;
+		s_time_sd[p] = j > 1 ? sd(et, j) : NAN;
+		free(es);
+		free(et);
 	}
 	if (quiet)
 		return;
-	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g):\n",
-	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale);
-	printf("%-*s %9s %10s %8s %8s %10s %11s %8s %8s\n", width(names, np), "policy", "sim_steps", "meas_steps",
-	       "+-sd", "reached",
-	       "sim_time_s", "meas_time_s", "+-sd", "err");
+	printf("time to target (held-out loss %g; simulated: [convergence] S_min %g, B_noise %g%s):\n",
+	       sc->testbed.target_loss, sc->convergence.min_steps, sc->convergence.noise_scale,
+	       rows[0].n_seeds ? "; the simulated ensemble's mean and sd" : "");
+	printf("%-*s %9s %6s %7s %10s %6s %7s %10s %7s %11s %7s %8s\n", width(names, np), "policy", "sim_steps",
+	       "+-sd", "reached", "meas_steps", "+-sd", "reached", "sim_time_s", "+-sd", "meas_time_s", "+-sd", "err");
 	for (size_t p = 0; p < np; p++) {
 		const lbs_validation_row *v = &rows[p];
-		double gap = v->simulated_time_s / v->measured_time_s - 1;
+		double gap = s_time[p] / v->measured_time_s - 1;
 		char err[16] = "       -"; /* either side not reached */
 		if (isfinite(gap))
 			snprintf(err, sizeof err, "%7.1f%%", 100 * gap);
-		printf("%-*s %9lld %10.1f %8.1f %5d/%-2d %10.3f %11.3f %8.3f %s\n", width(names, np), names[p],
-		       (long long)v->simulated_steps, v->measured_steps, v->measured_steps_sd, v->measured_reached,
-		       repeat, v->simulated_time_s, v->measured_time_s, v->measured_time_sd_s, err);
+		printf("%-*s %9.1f %6.1f %4zu/%-2zu %10.1f %6.1f %4d/%-2d %10.3f %7.3f %11.3f %7.3f %s\n",
+		       width(names, np), names[p], s_steps[p], s_steps_sd[p], s_reached[p], s_n[p], v->measured_steps,
+		       v->measured_steps_sd, v->measured_reached, repeat, s_time[p], s_time_sd[p], v->measured_time_s,
+		       v->measured_time_sd_s, err);
 	}
 	/* the ranking: every pair ordered alike by the simulated and the
 	 * measured mean time to target; a tie on either side orders nothing */
 	size_t agree = 0, pairs = 0;
 	for (size_t a = 0; a < np; a++)
 		for (size_t b = a + 1; b < np; b++) {
-			double sa = rows[a].simulated_time_s, sb = rows[b].simulated_time_s;
+			double sa = s_time[a], sb = s_time[b];
 			double ma = rows[a].measured_time_s, mb = rows[b].measured_time_s;
 			if (!isfinite(sa) || !isfinite(sb) || !isfinite(ma) || !isfinite(mb))
 				continue;
@@ -724,8 +862,8 @@ static lbs_status variant_list(char *list, variant *v, size_t *n, lbs_error *err
 /* Row p: policy names[p] (labels[p] as printed and stored) of the testbed's
  * scenario sc_of[p] and the simulation's sim_of[p]: one pair per [sync]
  * variant (--sync), the same for every row otherwise. */
-static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const *sc_of, const char **names,
-		    const char **labels, size_t np, const options *o)
+static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const *sc_of,
+		    lbs_scenario *const *ens_of, const char **names, const char **labels, size_t np, const options *o)
 {
 	const lbs_scenario *sim_sc = sim_of[0], *sc = sc_of[0];
 	lbs_error err = { 0 };
@@ -735,6 +873,27 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 	memset(meas, 0, sizeof meas);
 	for (size_t p = 0; p < np && st == LBS_OK; p++)
 		st = run_one(sim_of[p], names[p], false, o->output, o->detail, &sim[p], &err);
+	/* The simulated ensemble (--sim-seeds): the row's scenario with noise
+	 * on each iteration's compute, under seeds SEED .. SEED + N - 1; only
+	 * its runs (runs, run_targets) are recorded. */
+	lbs_validation_seed *ens[MAX_POLICIES] = { NULL };
+	for (size_t p = 0; p < np && st == LBS_OK; p++) {
+		if (!ens_of[p])
+			continue;
+		if (!(ens[p] = lbs_calloc((size_t)o->sim_seeds, sizeof *ens[p], &err))) {
+			st = LBS_EINTERNAL;
+			break;
+		}
+		for (int k = 0; k < o->sim_seeds && st == LBS_OK; k++) {
+			trail t;
+			ens_of[p]->run.seed = sim_of[p]->run.seed + k;
+			if ((st = run_one(ens_of[p], names[p], false, o->output, LBS_DETAIL_RUNS, &t, &err)) == LBS_OK)
+				ens[p][k] = (lbs_validation_seed){ .seed = ens_of[p]->run.seed, .run_id = t.run_id,
+								   .steps = t.steps_to_target,
+								   .time_s = t.time_to_target_s };
+			trail_free(&t);
+		}
+	}
 	/* Repeat-major, so that a drift of the machine's load touches every
 	 * policy alike, and each repeat's speedup compares neighbours in time.
 	 * Before each repeat and after the last, the machine's own speed
@@ -753,6 +912,7 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 	if (st != LBS_OK) {
 		fprintf(stderr, "lbsim validate: %s\n", err.msg);
 		for (size_t p = 0; p < np; p++) {
+			free(ens[p]);
 			trail_free(&sim[p]);
 			for (int r = 0; r < o->repeat; r++)
 				trail_free(&meas[p][r]);
@@ -803,6 +963,8 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 			.measured_speedup = mean(spd, (size_t)o->repeat),
 			.measured_speedup_sd = sd(spd, (size_t)o->repeat),
 			.machine_drift = drift,
+			.n_seeds = ens[p] ? (size_t)o->sim_seeds : 0,
+			.seeds = ens[p],
 		};
 		compare(&sim[p], meas[p], o->repeat, sc->run.global_batch, &v->error_mean, &v->error_p95,
 			&v->batch_difference_mean);
@@ -827,8 +989,7 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 				v->simulated_speedup, v->measured_speedup, v->measured_speedup_sd, 100 * gap,
 				100 * tol_used[p], o->tolerance == 0 ? " (max(5%, 3 x the measured relative sd))" : "");
 	}
-	if (sc->testbed.target_loss > 0 && sim_sc->convergence.model != LBS_CONV_NONE &&
-	    !strcmp(sc->model.name, "teacher-student") && sc->testbed.worker == LBS_TB_WORKER_TORCH)
+	if (has_target(sim_sc, sc))
 		targets(sim_sc, sim, meas, labels, np, o->repeat, rows, o->quiet);
 	if (!o->quiet) {
 		printf("the machine while the testbed ran: an iteration at batch %lld took", (long long)probe_batch);
@@ -846,6 +1007,7 @@ static int validate(const lbs_scenario *const *sim_of, const lbs_scenario *const
 		printf("validation %lld in %s\n", (long long)rec.run_id, o->output);
 	lbs_recorder_close(&rec);
 	for (size_t p = 0; p < np; p++) {
+		free(ens[p]);
 		trail_free(&sim[p]);
 		for (int r = 0; r < o->repeat; r++)
 			trail_free(&meas[p][r]);
@@ -887,7 +1049,8 @@ static int command(int argc, char **argv, bool is_validate)
 {
 	const char *cmd = is_validate ? "lbsim validate" : "lbsim testbed";
 	options o = { .validate = is_validate, .output = is_validate ? "validation.db" : "measured.db",
-		      .detail = LBS_DETAIL_ITERATIONS, .repeat = 3, .tolerance = -1 };
+		      .detail = LBS_DETAIL_ITERATIONS, .repeat = 3, .tolerance = -1, .sim_seeds = 10,
+		      .sim_noise = NAN };
 	if (!(o.overrides = calloc((size_t)argc + 1, sizeof *o.overrides))) {
 		fprintf(stderr, "%s: out of memory\n", cmd);
 		return LBS_EINTERNAL;
@@ -943,7 +1106,7 @@ static int command(int argc, char **argv, bool is_validate)
 	 * measured profile for every group), the seed last. */
 	const char **base = NULL;
 	size_t nbase = 0;
-	if (st == LBS_OK && !(base = lbs_calloc(o.n_overrides + sc.n_groups + 8, sizeof *base, &err)))
+	if (st == LBS_OK && !(base = lbs_calloc(o.n_overrides + 3 * sc.n_groups + 8, sizeof *base, &err)))
 		st = LBS_EINTERNAL;
 	if (st == LBS_OK && o.calibrate && !(profile_sets = lbs_calloc(sc.n_groups, sizeof *profile_sets, &err)))
 		st = LBS_EINTERNAL;
@@ -1037,11 +1200,30 @@ static int command(int argc, char **argv, bool is_validate)
 				   &refill_sets[v], &err)) == LBS_OK)
 			n_sims++;
 	}
+	/* The simulated ensemble (--sim-seeds), where the time to target is
+	 * compared: each variant's simulation again, with noise on each
+	 * iteration's compute in every group that has none of its own. */
+	lbs_scenario ens[MAX_VARIANTS];
+	size_t n_ens = 0;
+	char (*ens_refill[MAX_VARIANTS])[LBS_NAME_MAX + 64] = { NULL };
+	char (*noise_sets)[LBS_NAME_MAX + 64] = NULL;
+	if (st == LBS_OK && is_validate && o.sim_seeds > 1 && has_target(&sims[0], &scs[0]))
+		st = ensemble_sets(&sims[0], &o, &noise_sets, &err);
+	for (size_t v = 0; v < nv && st == LBS_OK && noise_sets; v++) {
+		size_t m = nbase;
+		for (size_t k = 0; k < vars[v].n_sets; k++)
+			base[m++] = vars[v].sets[k];
+		for (size_t k = 0; k < 2 * sc.n_groups && noise_sets[k][0]; k++)
+			base[m++] = noise_sets[k];
+		if ((st = sim_load(&scs[v], argv[optind], base, m, &o, &ms, &ens[v], &ens_refill[v], &err)) == LBS_OK)
+			n_ens++;
+	}
 	if (st != LBS_OK) {
 		fprintf(stderr, "%s: %s\n", cmd, err.msg);
 		rc = st;
 	} else if (is_validate) {
 		const lbs_scenario *sim_of[MAX_POLICIES], *sc_of[MAX_POLICIES];
+		lbs_scenario *ens_of[MAX_POLICIES];
 		const char *names[MAX_POLICIES], *labels[MAX_POLICIES];
 		char text[MAX_POLICIES][LBS_NAME_MAX + 48];
 		size_t np = 0;
@@ -1051,18 +1233,24 @@ static int command(int argc, char **argv, bool is_validate)
 					continue;
 				sim_of[np] = &sims[v];
 				sc_of[np] = &scs[v];
+				ens_of[np] = n_ens ? &ens[v] : NULL;
 				names[np] = policies[p];
 				labels[np] = vars[v].label[0] ? lbs_fmt(text[np], sizeof text[np], "%s/%s", policies[p],
 									vars[v].label)
 							       : policies[p];
 				np++;
 			}
-		rc = validate(sim_of, sc_of, names, labels, np, &o);
+		rc = validate(sim_of, sc_of, ens_of, names, labels, np, &o);
 	} else {
 		rc = testbed(&scs[0], policies, npol, &o);
 	}
 	for (size_t v = 0; v < n_sims; v++)
 		lbs_scenario_destroy(&sims[v]);
+	for (size_t v = 0; v < n_ens; v++)
+		lbs_scenario_destroy(&ens[v]);
+	for (size_t v = 0; v < nv; v++)
+		free(ens_refill[v]);
+	free(noise_sets);
 	for (size_t v = 0; v < n_scs; v++)
 		lbs_scenario_destroy(&scs[v]);
 	for (size_t v = 0; v < nv; v++)

@@ -22,7 +22,8 @@
 #  - what the testbed cannot run is refused (exit 3) naming the key;
 #  - dropcompute's micro-batches: whole ones kept, steps of what counted;
 #  - (measured) `lbsim validate --sync`: each mode's simulated steps to
-#    target within 10% of the measured mean (or 3 measured sds), and the
+#    target (the mean of an ensemble of 10 noisy seeds) within 10% of the
+#    measured mean (or 3 standard errors of their difference), and the
 #    times printed and stored (their gap is reported, not gated: see
 #    doc/validation.md for why it is not within 10%).
 # It needs root, a cgroup cpu controller and python3 with python3-torch;
@@ -145,6 +146,10 @@ if ! measured; then
 	check "validate --sync (short): ran (exit 0 or 7, got $rc)" test $rc -eq 0 -o $rc -eq 7
 	check "validate --sync (short): lbbsp-cpu left out of asp's rows, saying why" \
 		grep -q 'sync asp: leaving out policy lbbsp-cpu: .*re-plan' "$TMP/v.err"
+	check "validate --sync (short): an ensemble of 10 seeds from the run's, each run noisy, for each row" \
+		test "$(q "$TMP/v.db" "SELECT count(*) || ',' || count(DISTINCT policy) || ',' || min(seed) || ',' ||
+			max(seed) || ',' || sum((SELECT count(*) FROM run_config c WHERE c.run_id = s.run_id
+			AND c.section = 'workers.q20' AND c.key = 'noise' AND c.value = 'lognormal')) FROM validation_seeds s")" = 30,3,1,10,30
 	check "validate --sync (short): three rows stored (static/bsp, lbbsp-cpu/bsp, static/asp)" \
 		test "$(q "$TMP/v.db" "SELECT group_concat(policy, ' ') FROM (SELECT policy FROM validations ORDER BY policy)")" \
 		= "lbbsp-cpu/bsp static/asp static/bsp"
@@ -153,11 +158,17 @@ if ! measured; then
 	exit 0
 fi
 
-# The validation: the profile measured here, then each mode simulated and
-# run 3 times. The gate is the steps to target: within max(STEPS, 3 x the
-# measured relative sd) of the measured mean, STEPS = 10%, the issue's
-# goal (the [convergence] fit's held-out error is 0.6%, the staleness
-# penalty adds the model's own error under asp). The times are printed.
+# The validation: the profile measured here, then each mode simulated (an
+# ensemble of 10 seeds, each iteration's compute drawn with the noise the
+# profile's repetitions measured) and run 3 times. The gate is the steps to
+# target: the ensemble's mean within max(STEPS, 3 standard errors of the
+# difference of the two means, sqrt(sd_sim^2 / 10 + sd_meas^2 / 3)) of the
+# measured mean, STEPS = 10%, the issue's goal (the [convergence] fit's
+# held-out error is 0.6%, the staleness penalty adds the model's own error
+# under asp). One noise-free run is not the simulation's answer under asp:
+# which worker's update lands between two others turns on a few percent of
+# their speeds, and 5% changes to the calibrated ones move it from 47 to 55
+# steps (doc/validation.md, "The simulated ensemble"). The times are printed.
 STEPS=0.10
 rc=0
 "$LBSIM" validate "$sc" --calibrate "$TMP/prof.ini" --timeshare-refill \
@@ -165,14 +176,27 @@ rc=0
 	--set run.iterations=70 --repeat 3 -o "$TMP/v.db" > "$TMP/v.out" 2> "$TMP/v.err" || rc=$?
 cat "$TMP/v.out"
 check "validate --sync: ran to its comparison (exit 0, got $rc)" test $rc -eq 0
-q "$TMP/v.db" "SELECT policy, simulated_steps, measured_reached, repeats, measured_steps,
-	coalesce(measured_steps_sd, 0) FROM validation_targets" | tr '|' ' ' > "$TMP/t"
+q "$TMP/v.db" "SELECT 'm', policy, measured_reached, repeats, measured_steps, coalesce(measured_steps_sd, 0)
+	FROM validation_targets UNION ALL SELECT 's', policy, coalesce(simulated_steps, 0), 0, 0, 0
+	FROM validation_seeds" | tr '|' ' ' > "$TMP/t"
 awk -v S=$STEPS '
-	{ n++; if ($3 != $4 || $2 == "") { printf "%s: %d of %d repeats reached the target\n", $1, $3, $4; bad++; next }
-	  ts = S; c = 3 * $6 / $5; if (c > ts) ts = c; es = $2 / $5 - 1
-	  printf "%s: steps sim %d, measured %.1f +- %.1f (%+.1f%%, tolerance %.1f%%)\n", $1, $2, $5, $6, 100 * es, 100 * ts
-	  if (es > ts || -es > ts) bad++ }
-	END { exit bad != 0 || n != 6 }' "$TMP/t" > "$TMP/gate"; rc=$?
+	$1 == "s" { n[$2]++; if ($3 > 0) { k[$2]++; s1[$2] += $3; s2[$2] += $3 * $3 }; next }
+	{ p[++np] = $2; got[$2] = $3; reps[$2] = $4; mm[$2] = $5; md[$2] = $6 }
+	END {
+		for (i = 1; i <= np; i++) {
+			x = p[i]
+			if (got[x] != reps[x] || n[x] != 10 || k[x] != n[x]) {
+				printf "%s: %d of %d repeats and %d of %d simulated seeds reached the target\n", x, got[x],
+					reps[x], k[x], n[x]; bad++; continue }
+			ms = s1[x] / k[x]; v = (s2[x] - k[x] * ms * ms) / (k[x] - 1); sds = v > 0 ? sqrt(v) : 0
+			se = sqrt(sds * sds / k[x] + md[x] * md[x] / reps[x])
+			ts = S; c = 3 * se / mm[x]; if (c > ts) ts = c; es = ms / mm[x] - 1
+			printf "%s: steps sim %.1f +- %.1f (10 seeds), measured %.1f +- %.1f (%+.1f%%, tolerance %.1f%%)\n",
+				x, ms, sds, mm[x], md[x], 100 * es, 100 * ts
+			if (es > ts || -es > ts) bad++
+		}
+		exit bad != 0 || np != 6
+	}' "$TMP/t" > "$TMP/gate"; rc=$?
 cat "$TMP/gate"
 check "validate --sync: each mode's steps to target within its tolerance" test $rc -eq 0
 finish

@@ -2,6 +2,8 @@
 /* Calibration: fits against known curves, held-out accuracy, profile files
  * (round trip, every kind of bad input with file:line:key) and scenarios
  * that name a profile. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "models/calib.h"
+#include "models/noise.h"
 #include "models/profile.h"
 #include "sim/scenario.h"
 #include "tests/unit/suites.h"
@@ -612,6 +615,48 @@ static void test_tables(void)
 	free(path);
 }
 
+/* The expected range of n normal draws: the closed forms 2/sqrt(pi) and
+ * 3/sqrt(pi) for 2 and 3, the quality-control table's d2(5) = 2.326 and
+ * d2(10) = 3.078, and a second method, the mean range of 200000 sets of
+ * draws (within 4 standard errors); then the sd a profile's [spread]
+ * implies, by hand. */
+static void test_noise_from_spread(void)
+{
+	CU_ASSERT_EQUAL(lbs_expected_range(1), 0);
+	CU_ASSERT(NEAR(lbs_expected_range(2), 2 / sqrt(M_PI), 1e-8));
+	CU_ASSERT(NEAR(lbs_expected_range(3), 3 / sqrt(M_PI), 1e-8));
+	CU_ASSERT(NEAR(lbs_expected_range(5), 2.326, 5e-4));
+	CU_ASSERT(NEAR(lbs_expected_range(10), 3.078, 5e-4));
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	const int sets = 200000, n = 7;
+	double sum = 0, sum2 = 0;
+	for (int i = 0; i < sets; i++) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (int k = 0; k < n; k++) {
+			double x = gsl_ran_ugaussian(r);
+			lo = fmin(lo, x);
+			hi = fmax(hi, x);
+		}
+		sum += hi - lo;
+		sum2 += (hi - lo) * (hi - lo);
+	}
+	gsl_rng_free(r);
+	double m = sum / sets, se = sqrt((sum2 / sets - m * m) / sets);
+	CU_ASSERT(fabs(lbs_expected_range(n) - m) < 4 * se);
+	/* spreads 0.3, unmeasured, 0.1 and 0.2 of 3 repetitions: the median
+	 * 0.2 over 3/sqrt(pi) */
+	lbs_profile_point pts[] = { { 128, 0.01, 0.3 }, { 256, 0.02, NAN }, { 512, 0.04, 0.1 }, { 1024, 0.08, 0.2 } };
+	lbs_profile p = { .reps = 3, .point = pts, .n_points = 4 };
+	CU_ASSERT(NEAR(lbs_profile_noise_sigma(&p), 0.2 * sqrt(M_PI) / 3, 1e-8));
+	p.reps = 1;
+	CU_ASSERT_EQUAL(lbs_profile_noise_sigma(&p), 0);
+	p.reps = 3;
+	for (size_t i = 0; i < 4; i++)
+		pts[i].spread = NAN;
+	CU_ASSERT_EQUAL(lbs_profile_noise_sigma(&p), 0);
+}
+
 void suite_calib(void)
 {
 	static const test_case tests[] = {
@@ -627,6 +672,7 @@ void suite_calib(void)
 		{ "profile: re-sizing costs", test_profile_resize },
 		{ "re-sizing costs measured", test_resize_measure },
 		{ "published tables", test_tables },
+		{ "noise from a profile's spread", test_noise_from_spread },
 	};
 	add_suite("calib", tests, sizeof tests / sizeof tests[0]);
 }
