@@ -396,6 +396,16 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 			worst = g;
 	printf("memory: at most %.1f GB of %.0f GB a GPU (stage %zu)\n", b->mem_bytes[worst] / 1e9,
 	       b->mem_cap[worst] / 1e9, worst % (size_t)pl->p);
+	if (sc->failslows.given) {
+		double gpu_s = 0; /* GPU-seconds slowed */
+		for (size_t e = sc->n_episodes - sc->n_drawn; e < sc->n_episodes; e++) {
+			long long a, z; /* "a-z" (a node) or "a" (a GPU) */
+			int got = sscanf(sc->episodes[e].gpus, "%lld-%lld", &a, &z);
+			gpu_s += sc->episodes[e].duration_s * (double)(got == 2 ? z - a + 1 : 1);
+		}
+		printf("fail-slow episodes drawn ([failslows]): %zu over the first %g s, %.3g GPU-hours slowed "
+		       "(hybrid_config, failslow.drawn-K)\n", sc->n_drawn, sc->failslows.horizon_s, gpu_s / 3600);
+	}
 	if (strcmp(sc->policy.name, "static")) {
 		double dsum = 0;
 		for (size_t i = 0; i < steps; i++)

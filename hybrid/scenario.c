@@ -16,6 +16,7 @@
 #include "hybrid/policy.h"
 #include "util/datapath.h"
 #include "util/ini.h"
+#include "util/rng.h"
 
 #define REQUIRED NULL
 #define UNSET ""
@@ -118,6 +119,26 @@ static const lbs_key_spec episode_keys[] = {
 };
 #undef E
 
+#define F(f) offsetof(lbs_hy_failslows_spec, f)
+static const lbs_key_spec failslows_keys[] = {
+	{ "per", LBS_T_ENUM, F(per), "node", 0, 0, 0, LBS_HY_FS_PER_CHOICES, NULL,
+	  "what one episode slows: every GPU of a node (`node`) or one GPU (`gpu`); each such unit of an "
+	  "untraced node group draws its own episodes" },
+	{ "mean_interval", LBS_T_TIME, F(mean_interval_s), REQUIRED, 0, 1e12, LBS_K_MIN_OPEN, NULL, NULL,
+	  "mean time between the starts of two episodes on one unit (exponential gaps: a Poisson process; "
+	  "e.g. 350 h a GPU for the compute fail-slows of Greyhound, ATC'25, doc/hybrid.md)" },
+	{ "mean_duration", LBS_T_TIME, F(mean_duration_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL, NULL,
+	  "mean length of an episode (exponential; Greyhound: 10 min for compute fail-slows)" },
+	{ "factor", LBS_T_REAL, F(factor), "0.8", 0, 1, LBS_K_MIN_OPEN, NULL, NULL,
+	  "the fraction of their speed the unit's GPUs keep during an episode (Greyhound: a GPU 20% slower "
+	  "under thermal throttling)" },
+	{ "factor_min", LBS_T_REAL, F(factor_min), "0", 0, 1, 0, NULL, NULL,
+	  "0: every episode at `factor`; else each episode's factor uniform on [factor_min, factor]" },
+	{ "horizon", LBS_T_TIME, F(horizon_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL, NULL,
+	  "episodes start within [0, horizon) of simulated time (at most 1024 episodes in all)" },
+};
+#undef F
+
 #define P(f) offsetof(lbs_hy_policy_spec, f)
 static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, P(name), "static", 0, 0, 0, NULL, NULL,
@@ -174,6 +195,9 @@ static const section_spec sections[] = {
 	  "trace, trace_ids, trace_map, ...): the k-th node replays the k-th id, its availability multiplied "
 	  "by `availability`" },
 	{ "failslow", episode_keys, NKEYS(episode_keys), "[failslow.NAME]: a fail-slow episode" },
+	{ "failslows", failslows_keys, NKEYS(failslows_keys), "fail-slow episodes drawn at random from rates "
+	  "(doc/hybrid.md, \"Fail-slow episodes drawn from rates\"), named drawn-K beside the [failslow.NAME] ones "
+	  "and recorded with the run's keys" },
 	{ "lengths", lengths_keys, NKEYS(lengths_keys), "the sequence lengths of the micro-batches (data-dependent "
 	  "costs; absent: every one at sequence_length)" },
 };
@@ -481,6 +505,82 @@ static lbs_status check_lengths(lbs_hy_scenario *sc, const parse_ctx *c, lbs_err
 	return LBS_OK;
 }
 
+static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
+			     lbs_error *err);
+
+/* [failslows]: the episodes drawn, unit by unit (node or GPU, in rank
+ * order) from one stream of the run's seed, appended to sc->episodes and
+ * recorded with the run's keys as [failslow.drawn-K]. */
+static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
+{
+	const lbs_hy_failslows_spec *f = &sc->failslows;
+	if (!f->given)
+		return LBS_OK;
+	lbs_origin o = origin_of(c, sc, "failslows", "factor_min");
+	if (f->factor_min > f->factor)
+		return key_error(sc, &o, "failslows", "factor_min", err, "%g is above factor %g", f->factor_min,
+				 f->factor);
+	o = origin_of(c, sc, "failslows", "horizon");
+	gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, "hybrid-failslows", sc->run.name, 0, err);
+	if (!r)
+		return LBS_EINTERNAL;
+	lbs_status st = LBS_OK;
+	int64_t gpu = 0;
+	for (size_t k = 0; k < sc->n_nodes && st == LBS_OK; k++) {
+		const lbs_hy_nodes_spec *nd = &sc->nodes[k];
+		const int64_t width = f->per == LBS_HY_FS_GPU ? 1 : nd->gpus_per_node;
+		const int64_t units = nd->count * nd->gpus_per_node / width;
+		for (int64_t u = 0; u < units && st == LBS_OK; u++, gpu += width) {
+			if (nd->trace.format) /* a traced node takes no episode (hybrid/plan.c) */
+				continue;
+			for (double t = gsl_ran_exponential(r, f->mean_interval_s); t < f->horizon_s && st == LBS_OK;
+			     t += gsl_ran_exponential(r, f->mean_interval_s)) {
+				if (sc->n_episodes == LBS_HY_MAX_EPISODES) {
+					st = key_error(sc, &o, "failslows", "horizon", err, "more than %d fail-slow "
+						       "episodes in all: a shorter horizon or a longer mean_interval",
+						       LBS_HY_MAX_EPISODES);
+					break;
+				}
+				lbs_hy_episode_spec *ep = realloc(sc->episodes, (sc->n_episodes + 1) * sizeof *ep);
+				if (!ep) {
+					st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+					break;
+				}
+				sc->episodes = ep;
+				ep = memset(&ep[sc->n_episodes++], 0, sizeof *ep);
+				ep->start_s = t;
+				ep->duration_s = gsl_ran_exponential(r, f->mean_duration_s);
+				if (!(ep->duration_s > 0)) /* a draw of 0 (probability 2^-32) */
+					ep->duration_s = f->mean_duration_s * 0x1p-32;
+				ep->factor = f->factor_min > 0 && f->factor_min < f->factor
+						     ? f->factor_min + (f->factor - f->factor_min) * gsl_rng_uniform(r)
+						     : f->factor;
+				snprintf(ep->name, sizeof ep->name, "drawn-%zu", sc->n_drawn++);
+				if (width == 1)
+					snprintf(ep->gpus, sizeof ep->gpus, "%lld", (long long)gpu);
+				else
+					snprintf(ep->gpus, sizeof ep->gpus, "%lld-%lld", (long long)gpu,
+						 (long long)(gpu + width - 1));
+				ep->at = o;
+				char sec[LBS_NAME_MAX + 16], v[64];
+				snprintf(sec, sizeof sec, "failslow.%s", ep->name);
+				snprintf(v, sizeof v, "%.17g s", ep->start_s); /* exact: a replay by hand */
+				st = record_one(sc, sec, "start", v, err);
+				snprintf(v, sizeof v, "%.17g s", ep->duration_s);
+				if (st == LBS_OK)
+					st = record_one(sc, sec, "duration", v, err);
+				if (st == LBS_OK)
+					st = record_one(sc, sec, "gpus", ep->gpus, err);
+				snprintf(v, sizeof v, "%.17g", ep->factor);
+				if (st == LBS_OK)
+					st = record_one(sc, sec, "factor", v, err);
+			}
+		}
+	}
+	gsl_rng_free(r);
+	return st;
+}
+
 static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 {
 	lbs_hy_job_spec *j = &sc->job;
@@ -551,7 +651,8 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 			return key_error(sc, &o, sec, "gpus", err, "%s", why);
 		}
 	}
-	return check_lengths(sc, c, err);
+	lbs_status st = check_lengths(sc, c, err);
+	return st == LBS_OK ? draw_failslows(sc, c, err) : st;
 }
 
 static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
@@ -643,7 +744,7 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		const section_spec *spec = find_section(name, &sub);
 		if (!spec) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no such section in a hybrid scenario (run, hybrid, "
-					   "model, intra_node, network, nodes.NAME, failslow.NAME, lengths, hybrid_policy[.NAME]; doc/hybrid.md)",
+					   "model, intra_node, network, nodes.NAME, failslow.NAME, failslows, lengths, hybrid_policy[.NAME]; doc/hybrid.md)",
 					   sc->path, where.line, name);
 			break;
 		}
@@ -665,6 +766,8 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 			target = &sc->net, seen_net = true;
 		else if (!strcmp(spec->name, "lengths"))
 			target = &sc->lengths;
+		else if (!strcmp(spec->name, "failslows"))
+			target = &sc->failslows, sc->failslows.given = true;
 		else if (!strcmp(spec->name, "nodes")) {
 			if (sc->n_nodes == LBS_HY_MAX_NODE_GROUPS) {
 				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d node groups", sc->path, where.line,

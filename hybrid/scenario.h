@@ -89,6 +89,22 @@ typedef struct lbs_hy_episode_spec {
 	lbs_origin at;
 } lbs_hy_episode_spec;
 
+/* [failslows]: fail-slow episodes drawn at random (doc/hybrid.md,
+ * "Fail-slow episodes drawn from rates"): every node (per = node: all its
+ * GPUs) or GPU (per = gpu) of an untraced node group starts episodes as a
+ * Poisson process of mean gap mean_interval over [0, horizon), each of an
+ * exponential length of mean mean_duration, at factor (or uniform on
+ * [factor_min, factor]); they join the [failslow.NAME] episodes, named
+ * drawn-K. */
+typedef enum lbs_hy_fs_per { LBS_HY_FS_NODE, LBS_HY_FS_GPU } lbs_hy_fs_per;
+#define LBS_HY_FS_PER_CHOICES "node|gpu"
+
+typedef struct lbs_hy_failslows_spec {
+	bool given;
+	int per; /* lbs_hy_fs_per */
+	double mean_interval_s, mean_duration_s, factor, factor_min, horizon_s;
+} lbs_hy_failslows_spec;
+
 /* [hybrid_policy]: the balancing policy (hybrid/policy.h) and, from
  * [hybrid_policy.NAME], its options as given. */
 typedef struct lbs_hy_policy_spec {
@@ -108,6 +124,8 @@ typedef struct lbs_hy_scenario {
 	size_t n_nodes;
 	lbs_hy_episode_spec *episodes;
 	size_t n_episodes;
+	lbs_hy_failslows_spec failslows;
+	size_t n_drawn;     /* the last n_drawn episodes were drawn by [failslows] */
 	lbs_hy_policy_spec policy;
 	lbs_plugin plugin;  /* [hybrid_policy] plugin's, opened while the scenario is read */
 	lbs_hy_lengths_spec lengths;

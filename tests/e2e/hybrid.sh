@@ -35,6 +35,27 @@ check "every key's value is recorded" test "$(q "$TMP/h.db" "SELECT value FROM h
 check "a rerun is identical" test "$(q "$TMP/h.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
 	"$(q "$TMP/h2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
 
+# fail-slow episodes drawn from rates ([failslows]): recorded with the
+# run's keys, and the same episodes written out by hand as [failslow.NAME]
+# sections give the same steps, to the bit (128 GPUs, one episode per GPU
+# every 20 minutes on average over the first 100 s: about 11 expected)
+{ cat "$SC"; printf '\n[failslows]\nper = gpu\nmean_interval = 20 min\nmean_duration = 20 s\nfactor = 0.5\nhorizon = 100 s\n'; } \
+	> "$TMP/drawn.ini"
+"$LBSIM" "$TMP/drawn.ini" -o "$TMP/d.db" -q
+check "a scenario with [failslows] runs" test $? -eq 0
+nd=$(q "$TMP/d.db" "SELECT count(*) FROM hybrid_config WHERE section LIKE 'failslow.drawn-%' AND key = 'start'")
+check "its drawn episodes recorded ($nd, 1 to 40), each with start, duration, gpus and factor" \
+	test "$nd" -ge 1 -a "$nd" -le 40 -a "$(q "$TMP/d.db" "SELECT count(*) FROM hybrid_config WHERE section LIKE 'failslow.drawn-%'")" = $((4 * nd))
+{ cat "$SC"; q "$TMP/d.db" "SELECT section, key, value FROM hybrid_config WHERE section LIKE 'failslow.drawn-%'
+	ORDER BY CAST(substr(section, 16) AS INTEGER), key" | awk -F'|' '
+	{ sec = $1; sub("failslow.drawn-", "failslow.hand", sec) } sec != last { printf "\n[%s]\n", sec }
+	{ print $2 " = " $3; last = sec }'; } > "$TMP/hand.ini"
+"$LBSIM" "$TMP/hand.ini" -o "$TMP/hd.db" -q
+check "the same episodes by hand: the same steps, to the bit" test "$(q "$TMP/d.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/hd.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+check "... and slower steps than without them" test "$(q "$TMP/d.db" 'SELECT sum(step_s) FROM hybrid_steps')" \> \
+	"$(q "$TMP/h.db" 'SELECT sum(step_s) FROM hybrid_steps')"
+
 # the simulated job through the what-if analysis
 "$LBSIM" whatif "$TMP/ops.csv" --meta "$TMP/ops.csv.meta.yaml" -o "$TMP/w.db" -q
 check "whatif reads the simulated trace" test $? -eq 0

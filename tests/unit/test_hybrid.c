@@ -627,6 +627,77 @@ static void test_plan_costs(void)
 	free(path);
 }
 
+/* [failslows]: episodes drawn as a Poisson process per unit. 16 GPUs
+ * (2 nodes of 8), per = gpu, a mean gap of 1 h over a 50 h horizon: the
+ * count is Poisson of mean 16 x 50 = 800 (sd 28.3), the lengths
+ * exponential of mean 600 s (the mean of n within 600 / sqrt(n) x 4);
+ * every one of one GPU, inside the horizon, at 0.8, recorded with the
+ * run's keys; the same seed draws the same, another seed others. per =
+ * node: each a node's 8 GPUs. Refused: factor_min above factor, more than
+ * 1024 episodes. */
+static void test_failslows_drawn(void)
+{
+	char *path = write_temp(TEST_HYBRID_8B "[run]\nseed = 1\n[failslows]\nper = gpu\nmean_interval = 1 h\nmean_duration = 10 min\n"
+					       "horizon = 50 h\n[failslow.named]\nstart = 0 s\nduration = 1 s\ngpus = 3\n"
+					       "factor = 0.5\n");
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc, again, other;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, NULL, 0, &err) == LBS_OK);
+	size_t n = sc.n_drawn;
+	CU_ASSERT_EQUAL(sc.n_episodes, n + 1);
+	CU_ASSERT(fabs((double)n - 800) < 4 * sqrt(800.0));
+	double sum = 0;
+	bool ok = true;
+	for (size_t i = 1; i <= n; i++) {
+		const lbs_hy_episode_spec *e = &sc.episodes[i];
+		char *end;
+		long long g = strtoll(e->gpus, &end, 10);
+		ok = ok && *end == '\0' && g >= 0 && g < 16 && e->start_s >= 0 && e->start_s < 50 * 3600.0 &&
+		     e->duration_s > 0 && e->factor == 0.8;
+		sum += e->duration_s;
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT(fabs(sum / (double)n - 600) < 4 * 600 / sqrt((double)n));
+	size_t recorded = 0;
+	for (size_t i = 0; i < sc.n_config; i++)
+		recorded += !strncmp(sc.config[i].section, "failslow.drawn-", 15);
+	CU_ASSERT_EQUAL(recorded, 4 * n);
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&again, path, NULL, 0, &err) == LBS_OK);
+	const char *seed2[] = { "run.seed=2" };
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&other, path, seed2, 1, &err) == LBS_OK);
+	CU_ASSERT_EQUAL(again.n_episodes, sc.n_episodes);
+	bool same = again.n_episodes == sc.n_episodes, differ = other.n_episodes != sc.n_episodes;
+	for (size_t i = 0; same && i < sc.n_episodes; i++)
+		same = again.episodes[i].start_s == sc.episodes[i].start_s &&
+		       again.episodes[i].duration_s == sc.episodes[i].duration_s &&
+		       !strcmp(again.episodes[i].gpus, sc.episodes[i].gpus);
+	for (size_t i = 1; !differ && i < sc.n_episodes; i++)
+		differ = other.episodes[i].start_s != sc.episodes[i].start_s;
+	CU_ASSERT(same);
+	CU_ASSERT(differ);
+	lbs_hy_scenario_destroy(&sc);
+	lbs_hy_scenario_destroy(&again);
+	lbs_hy_scenario_destroy(&other);
+	/* per = node, factors uniform on [0.5, 0.9] */
+	const char *node[] = { "failslows.per=node", "failslows.factor_min=0.5", "failslows.factor=0.9" };
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, node, 3, &err) == LBS_OK);
+	ok = sc.n_drawn > 0;
+	for (size_t i = 1; i < sc.n_episodes; i++)
+		ok = ok && (!strcmp(sc.episodes[i].gpus, "0-7") || !strcmp(sc.episodes[i].gpus, "8-15")) &&
+		     sc.episodes[i].factor >= 0.5 && sc.episodes[i].factor <= 0.9;
+	CU_ASSERT(ok);
+	CU_ASSERT(fabs((double)sc.n_drawn - 100) < 4 * 10);
+	lbs_hy_scenario_destroy(&sc);
+	const char *bad[] = { "failslows.factor_min=0.9" };
+	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc, path, bad, 1, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "factor_min") && strstr(err.msg, "above factor"));
+	const char *many[] = { "failslows.horizon=100 h" };
+	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc, path, many, 1, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "horizon") && strstr(err.msg, "more than 1024"));
+	unlink(path);
+	free(path);
+}
+
 /* Bad plans are refused, naming what is wrong. */
 static void test_plan_errors(void)
 {
@@ -654,6 +725,7 @@ void suite_hybrid(void)
 		{ "bad plans", test_plan_errors },
 		{ "ring collectives, alpha-beta", test_ring_times },
 		{ "a scenario costed into a plan, by hand", test_plan_costs },
+		{ "fail-slow episodes drawn from rates", test_failslows_drawn },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
 		{ "sequence lengths per micro-batch, by hand", test_lengths },
