@@ -81,6 +81,12 @@ typedef struct lbs_hy_plan {
 	lbs_hy_avail *avail;     /* G, or NULL: every group at 1 */
 	lbs_avail *src;          /* G, or NULL: where a group's .ops is set, its availability comes from
 				    this source (a node's trace, traces/avail.h) instead of avail */
+	lbs_hy_avail *net;       /* G, or NULL: the share of its inter-node bandwidth group g keeps
+				    (network fail-slow episodes): a collective or transfer whose
+				    groups lie on more than one node takes its transfer time over the
+				    least share among its groups at the time it starts (the slowest
+				    link of a ring governs it) */
+	int64_t *node;           /* G, with net: the node group g's GPUs lie on (-1: several) */
 } lbs_hy_plan;
 
 /* Checks a plan's sizes and values (positive degrees, finite non-negative
@@ -166,6 +172,7 @@ typedef struct lbs_hy_sim {
 	double *start, *end;     /* per op, of the last step run */
 	struct lbs_hy_wait *wait; /* per op: the latest end of its dependencies so far, and how many have not ended */
 	uint32_t *arrive, *handle;
+	double *coll_at;         /* per collective: its members' latest arrival, when its transfer began */
 	size_t *avail_at;        /* per group: the piece of its availability in use */
 	double now_s;            /* the end of the last step */
 	int64_t step;            /* steps run (an iteration-indexed source's index) */

@@ -396,15 +396,17 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 			worst = g;
 	printf("memory: at most %.1f GB of %.0f GB a GPU (stage %zu)\n", b->mem_bytes[worst] / 1e9,
 	       b->mem_cap[worst] / 1e9, worst % (size_t)pl->p);
-	if (sc->failslows.given) {
+	for (size_t k = 0, e = sc->n_episodes - sc->n_drawn; k < sc->n_gens; k++) {
+		const lbs_hy_failslows_spec *f = &sc->gens[k];
 		double gpu_s = 0; /* GPU-seconds slowed */
-		for (size_t e = sc->n_episodes - sc->n_drawn; e < sc->n_episodes; e++) {
+		for (size_t i = 0; i < f->n_drawn; i++, e++) {
 			long long a, z; /* "a-z" (a node) or "a" (a GPU) */
 			int got = sscanf(sc->episodes[e].gpus, "%lld-%lld", &a, &z);
 			gpu_s += sc->episodes[e].duration_s * (double)(got == 2 ? z - a + 1 : 1);
 		}
-		printf("fail-slow episodes drawn ([failslows]): %zu over the first %g s, %.3g GPU-hours slowed "
-		       "(hybrid_config, failslow.drawn-K)\n", sc->n_drawn, sc->failslows.horizon_s, gpu_s / 3600);
+		printf("fail-slow episodes drawn ([failslows.%s], %s): %zu over the first %g s, %.3g GPU-hours "
+		       "slowed (hybrid_config, failslow.%s-K)\n", f->name, f->kind == LBS_HY_FS_NETWORK ? "network" : "compute",
+		       f->n_drawn, f->horizon_s, gpu_s / 3600, f->name);
 	}
 	if (strcmp(sc->policy.name, "static")) {
 		double dsum = 0;

@@ -439,47 +439,60 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Each group's availability: the least of its GPUs', each its node
- * group's level times the factors of the fail-slow episodes on it. */
-static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
+/* Each group's levels of one kind of episode, the least of its GPUs':
+ * kind compute, its availability (each GPU its node group's level times
+ * the factors of the compute episodes on it); kind network, its
+ * inter-node bandwidth's share (1 times the factors of the network
+ * episodes on it). *out (G) stays NULL when every group is at 1 throughout;
+ * its pieces go to *store. */
+static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind, lbs_hy_avail **out,
+			       double **store, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t G = (size_t)(jb->dp * jb->pp), ne = sc->n_episodes;
+	size_t G = (size_t)(jb->dp * jb->pp), ne = 0;
+	for (size_t e = 0; e < sc->n_episodes; e++)
+		ne += sc->episodes[e].kind == kind;
 	bool any = ne > 0;
-	for (size_t k = 0; k < sc->n_nodes; k++)
+	for (size_t k = 0; kind == LBS_HY_FS_COMPUTE && k < sc->n_nodes; k++)
 		any |= sc->nodes[k].availability != 1;
 	if (!any)
 		return LBS_OK;
-	/* the pieces of every group: at most 2 ne + 1 breakpoints */
+	/* the episodes of this kind, and the pieces of every group: at most
+	 * 2 ne + 1 breakpoints */
 	size_t cap = 2 * ne + 1;
-	b->plan.avail = calloc(G, sizeof *b->plan.avail);
-	b->avail_store = malloc(G * cap * 2 * sizeof *b->avail_store);
+	const lbs_hy_episode_spec **ep = malloc((ne ? ne : 1) * sizeof *ep);
+	*out = calloc(G, sizeof **out);
+	*store = malloc(G * cap * 2 * sizeof **store);
 	bool *hit = malloc((ne ? ne : 1) * (size_t)jb->tp * sizeof *hit);
 	double *pts = malloc(cap * sizeof *pts);
-	if (!b->plan.avail || !b->avail_store || !hit || !pts) {
+	if (!ep || !*out || !*store || !hit || !pts) {
+		free(ep);
 		free(hit);
 		free(pts);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' availability");
 	}
+	for (size_t e = 0, i = 0; e < sc->n_episodes; e++)
+		if (sc->episodes[e].kind == kind)
+			ep[i++] = &sc->episodes[e];
 	for (size_t g = 0; g < G; g++) {
 		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
 		size_t n = 0;
 		pts[n++] = 0;
 		for (size_t e = 0; e < ne; e++)
 			for (int64_t j = 0; j < jb->tp; j++)
-				hit[e * (size_t)jb->tp + (size_t)j] = in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j));
+				hit[e * (size_t)jb->tp + (size_t)j] = in_ranks(ep[e]->gpus, rank_of(sc, r, s, j));
 		for (size_t e = 0; e < ne; e++) {
 			bool on = false;
 			for (int64_t j = 0; j < jb->tp; j++)
 				on |= hit[e * (size_t)jb->tp + (size_t)j];
 			if (on) {
-				pts[n++] = sc->episodes[e].start_s;
-				pts[n++] = sc->episodes[e].start_s + sc->episodes[e].duration_s;
+				pts[n++] = ep[e]->start_s;
+				pts[n++] = ep[e]->start_s + ep[e]->duration_s;
 			}
 		}
 		qsort(pts, n, sizeof *pts, cmp_double);
-		lbs_hy_avail *a = &b->plan.avail[g];
-		a->t = b->avail_store + g * cap * 2;
+		lbs_hy_avail *a = &(*out)[g];
+		a->t = *store + g * cap * 2;
 		a->level = a->t + cap;
 		a->n = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -488,11 +501,11 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 			double lvl = INFINITY;
 			for (int64_t j = 0; j < jb->tp; j++) {
 				int64_t gpu = rank_of(sc, r, s, j);
-				double x = sc->nodes[node_group(cl, gpu)].availability;
+				double x = kind == LBS_HY_FS_COMPUTE ? sc->nodes[node_group(cl, gpu)].availability : 1;
 				for (size_t e = 0; e < ne; e++)
-					if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= sc->episodes[e].start_s &&
-					    pts[i] < sc->episodes[e].start_s + sc->episodes[e].duration_s)
-						x *= sc->episodes[e].factor;
+					if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= ep[e]->start_s &&
+					    pts[i] < ep[e]->start_s + ep[e]->duration_s)
+						x *= ep[e]->factor;
 				lvl = fmin(lvl, x);
 			}
 			if (a->n && a->level[a->n - 1] == lvl)
@@ -503,8 +516,34 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		if (a->n == 1 && a->level[0] == 1)
 			a->n = 0;
 	}
+	free(ep);
 	free(hit);
 	free(pts);
+	return LBS_OK;
+}
+
+/* The groups' availability (compute episodes), and with network episodes
+ * their inter-node levels and the node each group lies on (-1: across
+ * nodes), which tell the simulation whether a transfer crosses nodes. */
+static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
+{
+	lbs_status st = build_levels(sc, cl, LBS_HY_FS_COMPUTE, &b->plan.avail, &b->avail_store, err);
+	if (st == LBS_OK)
+		st = build_levels(sc, cl, LBS_HY_FS_NETWORK, &b->plan.net, &b->net_store, err);
+	if (st != LBS_OK || !b->plan.net)
+		return st;
+	const lbs_hy_job_spec *jb = &sc->job;
+	size_t G = (size_t)(jb->dp * jb->pp);
+	if (!(b->plan.node = malloc(G * sizeof *b->plan.node)))
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' nodes");
+	for (size_t g = 0; g < G; g++) {
+		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
+		int64_t node = node_of(cl, rank_of(sc, r, s, 0));
+		for (int64_t j = 1; j < jb->tp; j++)
+			if (node_of(cl, rank_of(sc, r, s, j)) != node)
+				node = -1;
+		b->plan.node[g] = node;
+	}
 	return LBS_OK;
 }
 
@@ -571,7 +610,7 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 				goto done;
 			}
 		for (size_t e = 0; e < sc->n_episodes; e++)
-			for (int64_t j = 0; j < jb->tp; j++)
+			for (int64_t j = 0; j < jb->tp && sc->episodes[e].kind == LBS_HY_FS_COMPUTE; j++)
 				if (in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j))) {
 					lbs_origin o = sc->episodes[e].at;
 					st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [failslow.%s] gpus: GPU %lld is on a "
@@ -598,6 +637,9 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	free(b->store);
 	free(b->avail_store);
 	free(b->plan.avail);
+	free(b->net_store);
+	free(b->plan.net);
+	free(b->plan.node);
 	free(b->rank_of);
 	free(b->mem_bytes);
 	free(b->mem_cap);

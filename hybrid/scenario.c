@@ -110,17 +110,24 @@ static const lbs_key_spec nodes_keys[] = {
 
 #define E(f) offsetof(lbs_hy_episode_spec, f)
 static const lbs_key_spec episode_keys[] = {
+	{ "kind", LBS_T_ENUM, E(kind), "compute", 0, 0, 0, LBS_HY_FS_KIND_CHOICES, NULL,
+	  "what it slows: the GPUs' compute (`compute`), or their transfers between nodes (`network`: their "
+	  "NICs, congested; a collective or p2p transfer that crosses nodes runs at its slowest member's "
+	  "level)" },
 	{ "start", LBS_T_TIME, E(start_s), REQUIRED, 0, 1e9, 0, NULL, NULL, "simulated time the episode starts" },
 	{ "duration", LBS_T_TIME, E(duration_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL, NULL, "how long it lasts" },
 	{ "gpus", LBS_T_STRING, E(gpus), REQUIRED, 0, 0, 0, NULL, NULL,
 	  "the GPUs it slows: global ranks and ranges, e.g. `0-7,12`" },
 	{ "factor", LBS_T_REAL, E(factor), REQUIRED, 0, 1, LBS_K_MIN_OPEN, NULL, NULL,
-	  "the fraction of their speed those GPUs keep (0.5: half speed)" },
+	  "the fraction of their speed (kind compute) or inter-node bandwidth (kind network) those GPUs keep "
+	  "(0.5: half)" },
 };
 #undef E
 
 #define F(f) offsetof(lbs_hy_failslows_spec, f)
 static const lbs_key_spec failslows_keys[] = {
+	{ "kind", LBS_T_ENUM, F(kind), "compute", 0, 0, 0, LBS_HY_FS_KIND_CHOICES, NULL,
+	  "what its episodes slow, as [failslow.NAME] kind: `compute` or `network`" },
 	{ "per", LBS_T_ENUM, F(per), "node", 0, 0, 0, LBS_HY_FS_PER_CHOICES, NULL,
 	  "what one episode slows: every GPU of a node (`node`) or one GPU (`gpu`); each such unit of an "
 	  "untraced node group draws its own episodes" },
@@ -195,9 +202,9 @@ static const section_spec sections[] = {
 	  "trace, trace_ids, trace_map, ...): the k-th node replays the k-th id, its availability multiplied "
 	  "by `availability`" },
 	{ "failslow", episode_keys, NKEYS(episode_keys), "[failslow.NAME]: a fail-slow episode" },
-	{ "failslows", failslows_keys, NKEYS(failslows_keys), "fail-slow episodes drawn at random from rates "
-	  "(doc/hybrid.md, \"Fail-slow episodes drawn from rates\"), named drawn-K beside the [failslow.NAME] ones "
-	  "and recorded with the run's keys" },
+	{ "failslows", failslows_keys, NKEYS(failslows_keys), "[failslows.NAME]: fail-slow episodes drawn at random "
+	  "from rates (doc/hybrid.md, \"Fail-slow episodes drawn from rates\"), named NAME-K beside the "
+	  "[failslow.NAME] ones and recorded with the run's keys" },
 	{ "lengths", lengths_keys, NKEYS(lengths_keys), "the sequence lengths of the micro-batches (data-dependent "
 	  "costs; absent: every one at sequence_length)" },
 };
@@ -274,7 +281,8 @@ static const section_spec *find_section(const char *name, const char **sub)
 	*sub = NULL;
 	for (size_t i = 0; i < NKEYS(sections); i++) {
 		size_t n = strlen(sections[i].name);
-		bool named = !strcmp(sections[i].name, "nodes") || !strcmp(sections[i].name, "failslow");
+		bool named = !strcmp(sections[i].name, "nodes") || !strcmp(sections[i].name, "failslow") ||
+			     !strcmp(sections[i].name, "failslows");
 		if (!named && !strcmp(name, sections[i].name))
 			return &sections[i];
 		if (named && !strncmp(name, sections[i].name, n) && name[n] == '.' && name[n + 1]) {
@@ -508,20 +516,18 @@ static lbs_status check_lengths(lbs_hy_scenario *sc, const parse_ctx *c, lbs_err
 static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
 			     lbs_error *err);
 
-/* [failslows]: the episodes drawn, unit by unit (node or GPU, in rank
- * order) from one stream of the run's seed, appended to sc->episodes and
- * recorded with the run's keys as [failslow.drawn-K]. */
-static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
+/* [failslows.NAME]: the episodes each draws, unit by unit (node or GPU, in
+ * rank order) from a stream of the run's seed and its name, appended to
+ * sc->episodes and recorded with the run's keys as [failslow.NAME-K]. */
+static lbs_status draw_one(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_failslows_spec *f, lbs_error *err)
 {
-	const lbs_hy_failslows_spec *f = &sc->failslows;
-	if (!f->given)
-		return LBS_OK;
-	lbs_origin o = origin_of(c, sc, "failslows", "factor_min");
+	char sec[LBS_NAME_MAX + 16];
+	snprintf(sec, sizeof sec, "failslows.%s", f->name);
+	lbs_origin o = origin_of(c, sc, sec, "factor_min");
 	if (f->factor_min > f->factor)
-		return key_error(sc, &o, "failslows", "factor_min", err, "%g is above factor %g", f->factor_min,
-				 f->factor);
-	o = origin_of(c, sc, "failslows", "horizon");
-	gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, "hybrid-failslows", sc->run.name, 0, err);
+		return key_error(sc, &o, sec, "factor_min", err, "%g is above factor %g", f->factor_min, f->factor);
+	o = origin_of(c, sc, sec, "horizon");
+	gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, "hybrid-failslows", f->name, 0, err);
 	if (!r)
 		return LBS_EINTERNAL;
 	lbs_status st = LBS_OK;
@@ -536,8 +542,8 @@ static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_er
 			for (double t = gsl_ran_exponential(r, f->mean_interval_s); t < f->horizon_s && st == LBS_OK;
 			     t += gsl_ran_exponential(r, f->mean_interval_s)) {
 				if (sc->n_episodes == LBS_HY_MAX_EPISODES) {
-					st = key_error(sc, &o, "failslows", "horizon", err, "more than %d fail-slow "
-						       "episodes in all: a shorter horizon or a longer mean_interval",
+					st = key_error(sc, &o, sec, "horizon", err, "more than %d fail-slow episodes in "
+						       "all: a shorter horizon or a longer mean_interval",
 						       LBS_HY_MAX_EPISODES);
 					break;
 				}
@@ -548,6 +554,7 @@ static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_er
 				}
 				sc->episodes = ep;
 				ep = memset(&ep[sc->n_episodes++], 0, sizeof *ep);
+				ep->kind = f->kind;
 				ep->start_s = t;
 				ep->duration_s = gsl_ran_exponential(r, f->mean_duration_s);
 				if (!(ep->duration_s > 0)) /* a draw of 0 (probability 2^-32) */
@@ -555,29 +562,41 @@ static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_er
 				ep->factor = f->factor_min > 0 && f->factor_min < f->factor
 						     ? f->factor_min + (f->factor - f->factor_min) * gsl_rng_uniform(r)
 						     : f->factor;
-				snprintf(ep->name, sizeof ep->name, "drawn-%zu", sc->n_drawn++);
+				snprintf(ep->name, sizeof ep->name, "%s-%zu", f->name, f->n_drawn++);
+				sc->n_drawn++;
 				if (width == 1)
 					snprintf(ep->gpus, sizeof ep->gpus, "%lld", (long long)gpu);
 				else
 					snprintf(ep->gpus, sizeof ep->gpus, "%lld-%lld", (long long)gpu,
 						 (long long)(gpu + width - 1));
 				ep->at = o;
-				char sec[LBS_NAME_MAX + 16], v[64];
-				snprintf(sec, sizeof sec, "failslow.%s", ep->name);
-				snprintf(v, sizeof v, "%.17g s", ep->start_s); /* exact: a replay by hand */
-				st = record_one(sc, sec, "start", v, err);
+				/* every digit: a replay written out by hand is exact */
+				char es[LBS_NAME_MAX + 40], v[64];
+				snprintf(es, sizeof es, "failslow.%s", ep->name);
+				st = record_one(sc, es, "kind", f->kind == LBS_HY_FS_NETWORK ? "network" : "compute", err);
+				snprintf(v, sizeof v, "%.17g s", ep->start_s);
+				if (st == LBS_OK)
+					st = record_one(sc, es, "start", v, err);
 				snprintf(v, sizeof v, "%.17g s", ep->duration_s);
 				if (st == LBS_OK)
-					st = record_one(sc, sec, "duration", v, err);
+					st = record_one(sc, es, "duration", v, err);
 				if (st == LBS_OK)
-					st = record_one(sc, sec, "gpus", ep->gpus, err);
+					st = record_one(sc, es, "gpus", ep->gpus, err);
 				snprintf(v, sizeof v, "%.17g", ep->factor);
 				if (st == LBS_OK)
-					st = record_one(sc, sec, "factor", v, err);
+					st = record_one(sc, es, "factor", v, err);
 			}
 		}
 	}
 	gsl_rng_free(r);
+	return st;
+}
+
+static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
+{
+	lbs_status st = LBS_OK;
+	for (size_t i = 0; i < sc->n_gens && st == LBS_OK; i++)
+		st = draw_one(sc, c, &sc->gens[i], err);
 	return st;
 }
 
@@ -644,7 +663,7 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 	}
 	sc->n_gpus = gpus;
 	for (size_t i = 0; i < sc->n_episodes; i++) {
-		char sec[LBS_NAME_MAX + 16], why[160];
+		char sec[LBS_NAME_MAX + 40], why[160];
 		snprintf(sec, sizeof sec, "failslow.%s", sc->episodes[i].name);
 		if (!parse_ranks(sc->episodes[i].gpus, gpus, why, sizeof why)) {
 			o = origin_of(c, sc, sec, "gpus");
@@ -744,7 +763,7 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		const section_spec *spec = find_section(name, &sub);
 		if (!spec) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no such section in a hybrid scenario (run, hybrid, "
-					   "model, intra_node, network, nodes.NAME, failslow.NAME, failslows, lengths, hybrid_policy[.NAME]; doc/hybrid.md)",
+					   "model, intra_node, network, nodes.NAME, failslow.NAME, failslows.NAME, lengths, hybrid_policy[.NAME]; doc/hybrid.md)",
 					   sc->path, where.line, name);
 			break;
 		}
@@ -766,8 +785,22 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 			target = &sc->net, seen_net = true;
 		else if (!strcmp(spec->name, "lengths"))
 			target = &sc->lengths;
-		else if (!strcmp(spec->name, "failslows"))
-			target = &sc->failslows, sc->failslows.given = true;
+		else if (!strcmp(spec->name, "failslows")) {
+			if (sc->n_gens == LBS_HY_MAX_NODE_GROUPS) {
+				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d [failslows.NAME] sections",
+						   sc->path, where.line, LBS_HY_MAX_NODE_GROUPS);
+				break;
+			}
+			lbs_hy_failslows_spec *fg = realloc(sc->gens, (sc->n_gens + 1) * sizeof *fg);
+			if (!fg) {
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+				break;
+			}
+			sc->gens = fg;
+			target = memset(&fg[sc->n_gens++], 0, sizeof *fg);
+			snprintf(fg[sc->n_gens - 1].name, sizeof fg->name, "%s", sub);
+			fg[sc->n_gens - 1].at = where;
+		}
 		else if (!strcmp(spec->name, "nodes")) {
 			if (sc->n_nodes == LBS_HY_MAX_NODE_GROUPS) {
 				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d node groups", sc->path, where.line,
@@ -964,6 +997,7 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 {
 	free(sc->nodes);
 	free(sc->episodes);
+	free(sc->gens);
 	free(sc->config);
 	free(sc->policy.options);
 	sc->policy.options = NULL;
@@ -975,6 +1009,8 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 	sc->lengths.n_values = 0;
 	sc->nodes = NULL;
 	sc->episodes = NULL;
+	sc->gens = NULL;
+	sc->n_gens = 0;
 	sc->config = NULL;
 	sc->n_nodes = sc->n_episodes = sc->n_config = 0;
 }
@@ -984,7 +1020,8 @@ void lbs_hy_scenario_document(FILE *out)
 	fputs("\n## Hybrid-parallel scenarios\n\nA scenario with a `[hybrid]` section describes one hybrid-parallel "
 	      "job and runs on the hybrid engine (doc/hybrid.md); it takes these sections only.\n", out);
 	for (size_t i = 0; i < NKEYS(sections); i++) {
-		bool named = !strcmp(sections[i].name, "nodes") || !strcmp(sections[i].name, "failslow");
+		bool named = !strcmp(sections[i].name, "nodes") || !strcmp(sections[i].name, "failslow") ||
+			     !strcmp(sections[i].name, "failslows");
 		fprintf(out, "\n### [%s%s] (hybrid)\n\n%s.\n\n", sections[i].name, named ? ".NAME" : "", sections[i].doc);
 		lbs_keys_document(out, sections[i].keys, sections[i].nkeys);
 	}

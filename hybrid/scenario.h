@@ -80,29 +80,40 @@ typedef struct lbs_hy_nodes_spec {
 	lbs_origin at;
 } lbs_hy_nodes_spec;
 
+/* What a fail-slow episode slows: the GPUs' compute, or their inter-node
+ * transfers (their NICs: congestion). */
+typedef enum lbs_hy_fs_kind { LBS_HY_FS_COMPUTE, LBS_HY_FS_NETWORK } lbs_hy_fs_kind;
+#define LBS_HY_FS_KIND_CHOICES "compute|network"
+
 /* A fail-slow episode: the GPUs `gpus` (global ranks, "0-7,12") run at
- * `factor` of their speed from `start` for `duration`. */
+ * `factor` of their speed (kind compute), or their transfers between nodes
+ * at `factor` of their bandwidth (kind network), from `start` for
+ * `duration`. */
 typedef struct lbs_hy_episode_spec {
-	char name[LBS_NAME_MAX];
+	char name[LBS_NAME_MAX + 24];
+	int kind; /* lbs_hy_fs_kind */
 	double start_s, duration_s, factor;
 	char gpus[LBS_VALUE_MAX];
 	lbs_origin at;
 } lbs_hy_episode_spec;
 
-/* [failslows]: fail-slow episodes drawn at random (doc/hybrid.md,
+/* [failslows.NAME]: fail-slow episodes drawn at random (doc/hybrid.md,
  * "Fail-slow episodes drawn from rates"): every node (per = node: all its
- * GPUs) or GPU (per = gpu) of an untraced node group starts episodes as a
- * Poisson process of mean gap mean_interval over [0, horizon), each of an
- * exponential length of mean mean_duration, at factor (or uniform on
- * [factor_min, factor]); they join the [failslow.NAME] episodes, named
- * drawn-K. */
+ * GPUs) or GPU (per = gpu) of an untraced node group starts episodes of
+ * its kind as a Poisson process of mean gap mean_interval over [0,
+ * horizon), each of an exponential length of mean mean_duration, at factor
+ * (or uniform on [factor_min, factor]); they join the [failslow.NAME]
+ * episodes, named NAME-K. */
 typedef enum lbs_hy_fs_per { LBS_HY_FS_NODE, LBS_HY_FS_GPU } lbs_hy_fs_per;
 #define LBS_HY_FS_PER_CHOICES "node|gpu"
 
 typedef struct lbs_hy_failslows_spec {
-	bool given;
-	int per; /* lbs_hy_fs_per */
+	char name[LBS_NAME_MAX];
+	int kind; /* lbs_hy_fs_kind */
+	int per;  /* lbs_hy_fs_per */
 	double mean_interval_s, mean_duration_s, factor, factor_min, horizon_s;
+	size_t n_drawn; /* the episodes it drew */
+	lbs_origin at;
 } lbs_hy_failslows_spec;
 
 /* [hybrid_policy]: the balancing policy (hybrid/policy.h) and, from
@@ -124,8 +135,9 @@ typedef struct lbs_hy_scenario {
 	size_t n_nodes;
 	lbs_hy_episode_spec *episodes;
 	size_t n_episodes;
-	lbs_hy_failslows_spec failslows;
-	size_t n_drawn;     /* the last n_drawn episodes were drawn by [failslows] */
+	lbs_hy_failslows_spec *gens; /* [failslows.NAME] */
+	size_t n_gens;
+	size_t n_drawn;     /* the last n_drawn episodes were drawn by them */
 	lbs_hy_policy_spec policy;
 	lbs_plugin plugin;  /* [hybrid_policy] plugin's, opened while the scenario is read */
 	lbs_hy_lengths_spec lengths;
@@ -176,6 +188,7 @@ typedef struct lbs_hy_built {
 	double *store;               /* what the plan's arrays point into */
 	double *blk_store;           /* what the blk_ arrays point into */
 	double *avail_store;
+	double *net_store;           /* plan.net's pieces */
 	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
 	lbs_source *sources;         /* G: each group's replay of its node's trace */
 } lbs_hy_built;

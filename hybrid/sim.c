@@ -42,6 +42,44 @@ static double fluid_finish(const lbs_hy_avail *a, size_t *at, double t0, double 
 	}
 }
 
+/* The level of a at time t (1 where it has none). */
+static double level_at(const lbs_hy_avail *a, double t)
+{
+	if (!a->n || t < a->t[0])
+		return 1;
+	size_t lo = 0, hi = a->n; /* a->t[lo] <= t < a->t[hi] */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (a->t[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return a->level[lo];
+}
+
+/* What slows collective k, its members' latest start M: with network
+ * episodes, the least inter-node share among its groups at M when they lie
+ * on more than one node (1 otherwise: NVLink inside a node). */
+static double net_share(const lbs_hy_sim *sim, uint32_t k, double M)
+{
+	const lbs_hy_graph *gr = sim->gr;
+	const lbs_hy_plan *pl = gr->plan;
+	if (!pl->net)
+		return 1;
+	int64_t node = -2;
+	bool across = false;
+	double share = 1;
+	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
+		size_t g = lbs_hy_group_of(gr, gr->mem[i]);
+		int64_t n = pl->node[g];
+		across = across || n < 0 || (node != -2 && n != node);
+		node = n;
+		share = fmin(share, level_at(&pl->net[g], M));
+	}
+	return across ? share : 1;
+}
+
 static lbs_status schedule(lbs_hy_sim *sim, uint32_t op)
 {
 	double t = sim->end[op], now = lbs_engine_now(sim->eng);
@@ -91,9 +129,11 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++)
 		if (sim->start[gr->mem[i]] > M)
 			M = sim->start[gr->mem[i]];
+	const double share = sim->given ? 1 : net_share(sim, k, M);
+	sim->coll_at[k] = M;
 	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
 		uint32_t o = gr->mem[i];
-		sim->end[o] = M + (sim->given ? sim->given[o] : gr->x[o]);
+		sim->end[o] = M + (sim->given ? sim->given[o] : gr->x[o] / share);
 		lbs_status st = schedule(sim, o);
 		if (st != LBS_OK)
 			return st;
@@ -133,9 +173,10 @@ lbs_status lbs_hy_sim_create(lbs_hy_sim *sim, const lbs_hy_graph *gr, lbs_error 
 	sim->wait = malloc(n * sizeof *sim->wait);
 	sim->handle = malloc(n * sizeof *sim->handle);
 	sim->arrive = malloc((gr->n_coll ? gr->n_coll : 1) * sizeof *sim->arrive);
+	sim->coll_at = malloc((gr->n_coll ? gr->n_coll : 1) * sizeof *sim->coll_at);
 	sim->avail_at = calloc(gr->n_groups, sizeof *sim->avail_at);
 	sim->eng = calloc(1, sizeof *sim->eng);
-	if (!sim->start || !sim->end || !sim->wait || !sim->handle || !sim->arrive || !sim->avail_at || !sim->eng) {
+	if (!sim->start || !sim->end || !sim->wait || !sim->handle || !sim->arrive || !sim->coll_at || !sim->avail_at || !sim->eng) {
 		lbs_hy_sim_destroy(sim);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for a hybrid simulation of %zu ops", n);
 	}
@@ -189,6 +230,7 @@ void lbs_hy_sim_destroy(lbs_hy_sim *sim)
 	free(sim->wait);
 	free(sim->handle);
 	free(sim->arrive);
+	free(sim->coll_at);
 	free(sim->avail_at);
 	memset(sim, 0, sizeof *sim);
 }
@@ -257,7 +299,7 @@ void lbs_hy_account_group(const lbs_hy_sim *sim, size_t g, double step_start_s, 
 		} else if (gr->kind[o] == LBS_HY_MEMBER) {
 			if (t == LBS_OP_FORWARD_SEND || t == LBS_OP_BACKWARD_SEND)
 				continue; /* a send does not hold up its sender */
-			double M = e - (sim->given ? sim->given[o] : gr->x[o]);
+			double M = sim->coll_at[gr->coll[o]]; /* its transfer's start */
 			mk[n++] = (mark){ M, CAT_COMM, 1 };
 			mk[n++] = (mark){ e, CAT_COMM, -1 };
 			double w = wait_from(sim, o, s);

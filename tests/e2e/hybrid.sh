@@ -35,26 +35,43 @@ check "every key's value is recorded" test "$(q "$TMP/h.db" "SELECT value FROM h
 check "a rerun is identical" test "$(q "$TMP/h.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
 	"$(q "$TMP/h2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
 
-# fail-slow episodes drawn from rates ([failslows]): recorded with the
+# fail-slow episodes drawn from rates ([failslows.NAME]): recorded with the
 # run's keys, and the same episodes written out by hand as [failslow.NAME]
 # sections give the same steps, to the bit (128 GPUs, one episode per GPU
 # every 20 minutes on average over the first 100 s: about 11 expected)
-{ cat "$SC"; printf '\n[failslows]\nper = gpu\nmean_interval = 20 min\nmean_duration = 20 s\nfactor = 0.5\nhorizon = 100 s\n'; } \
+{ cat "$SC"; printf '\n[failslows.x]\nper = gpu\nmean_interval = 20 min\nmean_duration = 20 s\nfactor = 0.5\nhorizon = 100 s\n'; } \
 	> "$TMP/drawn.ini"
 "$LBSIM" "$TMP/drawn.ini" -o "$TMP/d.db" -q
-check "a scenario with [failslows] runs" test $? -eq 0
-nd=$(q "$TMP/d.db" "SELECT count(*) FROM hybrid_config WHERE section LIKE 'failslow.drawn-%' AND key = 'start'")
-check "its drawn episodes recorded ($nd, 1 to 40), each with start, duration, gpus and factor" \
-	test "$nd" -ge 1 -a "$nd" -le 40 -a "$(q "$TMP/d.db" "SELECT count(*) FROM hybrid_config WHERE section LIKE 'failslow.drawn-%'")" = $((4 * nd))
-{ cat "$SC"; q "$TMP/d.db" "SELECT section, key, value FROM hybrid_config WHERE section LIKE 'failslow.drawn-%'
-	ORDER BY CAST(substr(section, 16) AS INTEGER), key" | awk -F'|' '
-	{ sec = $1; sub("failslow.drawn-", "failslow.hand", sec) } sec != last { printf "\n[%s]\n", sec }
+check "a scenario with [failslows.x] runs" test $? -eq 0
+nd=$(q "$TMP/d.db" "SELECT count(*) FROM hybrid_config WHERE section LIKE 'failslow.x-%' AND key = 'start'")
+check "its drawn episodes recorded ($nd, 1 to 40), each with kind, start, duration, gpus and factor" \
+	test "$nd" -ge 1 -a "$nd" -le 40 -a "$(q "$TMP/d.db" "SELECT count(*) FROM hybrid_config WHERE section LIKE 'failslow.x-%'")" = $((5 * nd))
+{ cat "$SC"; q "$TMP/d.db" "SELECT section, key, value FROM hybrid_config WHERE section LIKE 'failslow.x-%'
+	ORDER BY CAST(substr(section, 12) AS INTEGER), key" | awk -F'|' '
+	{ sec = $1; sub("failslow.x-", "failslow.hand", sec) } sec != last { printf "\n[%s]\n", sec }
 	{ print $2 " = " $3; last = sec }'; } > "$TMP/hand.ini"
 "$LBSIM" "$TMP/hand.ini" -o "$TMP/hd.db" -q
 check "the same episodes by hand: the same steps, to the bit" test "$(q "$TMP/d.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
 	"$(q "$TMP/hd.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
 check "... and slower steps than without them" test "$(q "$TMP/d.db" 'SELECT sum(step_s) FROM hybrid_steps')" \> \
 	"$(q "$TMP/h.db" 'SELECT sum(step_s) FROM hybrid_steps')"
+
+# a network fail-slow: replica 1's first stage (GPUs 32-39, node 4) with a
+# tenth of its inter-node bandwidth from 30 s to 50 s (the compute episode
+# of the scenario off, factor 1, in both runs): the steps it covers take
+# longer, in exposed communication (the reduction across replicas) and in
+# the waits it causes, never in compute
+{ cat "$SC"; printf '\n[failslow.net]\nkind = network\nstart = 30 s\nduration = 20 s\ngpus = 32-39\nfactor = 0.1\n'; } \
+	> "$TMP/net.ini"
+"$LBSIM" "$TMP/net.ini" -o "$TMP/n.db" -q --set failslow.gpu17.factor=1
+check "a network fail-slow runs" test $? -eq 0
+"$LBSIM" "$SC" -o "$TMP/n0.db" -q --set failslow.gpu17.factor=1
+check "... the steps it covers longer, by exposed communication, the compute the same (1e-9)" test "$(q "$TMP/n.db" "
+	ATTACH '$TMP/n0.db' AS b;
+	SELECT (SELECT sum(s.step_s > o.step_s + 0.01) FROM hybrid_steps s JOIN b.hybrid_steps o USING (step)) > 0
+	AND (SELECT sum(abs(g.compute_s - o.compute_s) > 1e-9 * o.compute_s) FROM hybrid_groups g
+	     JOIN b.hybrid_groups o USING (step, rank)) = 0
+	AND (SELECT sum(comm_s) FROM hybrid_groups) > (SELECT sum(comm_s) FROM b.hybrid_groups) + 1")" = 1
 
 # the simulated job through the what-if analysis
 "$LBSIM" whatif "$TMP/ops.csv" --meta "$TMP/ops.csv.meta.yaml" -o "$TMP/w.db" -q

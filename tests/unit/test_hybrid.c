@@ -243,6 +243,37 @@ static void test_slow_replica(void)
 	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 21, 1e-12);
 }
 
+/* Network fail-slows: the plan of test_slow_replica at full speed, each
+ * stage's reduction 1 s: the pipeline takes (m + p - 1) x 3 = 15 s and
+ * the step 16 s. Replica 1's groups on node 1 with a quarter of their
+ * inter-node bandwidth from 0 to 100 s: each reduction, across nodes 0 and
+ * 1, takes 1 / 0.25 = 4 s, the step 19 s; the transfers inside a replica
+ * stay on their node (no time here either way). Both replicas on one node:
+ * the reduction does not cross nodes (NVLink), 16 s. The share only from
+ * 0 to 10 s: the reductions start at 15 s, at full share, 16 s. */
+static void test_network_failslow(void)
+{
+	test_plan tp;
+	test_plan_init(&tp, 2, 2, 1, 4, LBS_HY_1F1B, 1, 2);
+	tp.pl.grad_s[0] = tp.pl.grad_s[1] = 1;
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 16, 1e-12);
+	double t0[1] = { 0 }, quarter[1] = { 0.25 }, ts[2] = { 0, 10 }, lv[2] = { 0.25, 1 };
+	lbs_hy_avail net[4];
+	int64_t node[4] = { 0, 0, 1, 1 };
+	for (size_t g = 0; g < 4; g++)
+		net[g] = g >= 2 ? (lbs_hy_avail){ 1, t0, quarter } : (lbs_hy_avail){ 0, NULL, NULL };
+	tp.pl.net = net;
+	tp.pl.node = node;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, &acc), 19, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 12, 1e-12); /* the compute is untouched */
+	node[2] = node[3] = 0;
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 16, 1e-12);
+	node[2] = node[3] = 1;
+	net[2] = net[3] = (lbs_hy_avail){ 2, ts, lv };
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 16, 1e-12);
+}
+
 /* Gradient reduction overlapping the backward pass, one bucket a chunk:
  * p = 1, v = 2, m = 2, d = 2, forward 1 s and backward 2 s a chunk. The
  * interleaved order (p = 1) is F(c0,0) F(c1,0) B(c1,0) F(c0,1) B(c0,0)
@@ -637,7 +668,7 @@ static void test_plan_costs(void)
  * 1024 episodes. */
 static void test_failslows_drawn(void)
 {
-	char *path = write_temp(TEST_HYBRID_8B "[run]\nseed = 1\n[failslows]\nper = gpu\nmean_interval = 1 h\nmean_duration = 10 min\n"
+	char *path = write_temp(TEST_HYBRID_8B "[run]\nseed = 1\n[failslows.x]\nper = gpu\nmean_interval = 1 h\nmean_duration = 10 min\n"
 					       "horizon = 50 h\n[failslow.named]\nstart = 0 s\nduration = 1 s\ngpus = 3\n"
 					       "factor = 0.5\n");
 	lbs_error err = { 0 };
@@ -660,8 +691,13 @@ static void test_failslows_drawn(void)
 	CU_ASSERT(fabs(sum / (double)n - 600) < 4 * 600 / sqrt((double)n));
 	size_t recorded = 0;
 	for (size_t i = 0; i < sc.n_config; i++)
-		recorded += !strncmp(sc.config[i].section, "failslow.drawn-", 15);
-	CU_ASSERT_EQUAL(recorded, 4 * n);
+		recorded += !strncmp(sc.config[i].section, "failslow.x-", 11);
+	CU_ASSERT_EQUAL(recorded, 5 * n); /* kind, start, duration, gpus, factor */
+	char last[32];
+	snprintf(last, sizeof last, "x-%zu", n - 1);
+	CU_ASSERT_STRING_EQUAL(sc.episodes[1].name, "x-0");
+	CU_ASSERT_STRING_EQUAL(sc.episodes[n].name, last);
+	CU_ASSERT_EQUAL(sc.episodes[1].kind, LBS_HY_FS_COMPUTE);
 	CU_ASSERT_FATAL(lbs_hy_scenario_load(&again, path, NULL, 0, &err) == LBS_OK);
 	const char *seed2[] = { "run.seed=2" };
 	CU_ASSERT_FATAL(lbs_hy_scenario_load(&other, path, seed2, 1, &err) == LBS_OK);
@@ -679,19 +715,21 @@ static void test_failslows_drawn(void)
 	lbs_hy_scenario_destroy(&again);
 	lbs_hy_scenario_destroy(&other);
 	/* per = node, factors uniform on [0.5, 0.9] */
-	const char *node[] = { "failslows.per=node", "failslows.factor_min=0.5", "failslows.factor=0.9" };
-	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, node, 3, &err) == LBS_OK);
+	const char *node[] = { "failslows.x.per=node", "failslows.x.factor_min=0.5", "failslows.x.factor=0.9",
+			       "failslows.x.kind=network" };
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, node, 4, &err) == LBS_OK);
 	ok = sc.n_drawn > 0;
 	for (size_t i = 1; i < sc.n_episodes; i++)
 		ok = ok && (!strcmp(sc.episodes[i].gpus, "0-7") || !strcmp(sc.episodes[i].gpus, "8-15")) &&
+		     sc.episodes[i].kind == LBS_HY_FS_NETWORK &&
 		     sc.episodes[i].factor >= 0.5 && sc.episodes[i].factor <= 0.9;
 	CU_ASSERT(ok);
 	CU_ASSERT(fabs((double)sc.n_drawn - 100) < 4 * 10);
 	lbs_hy_scenario_destroy(&sc);
-	const char *bad[] = { "failslows.factor_min=0.9" };
+	const char *bad[] = { "failslows.x.factor_min=0.9" };
 	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc, path, bad, 1, &err), LBS_EINPUT);
 	CU_ASSERT(strstr(err.msg, "factor_min") && strstr(err.msg, "above factor"));
-	const char *many[] = { "failslows.horizon=100 h" };
+	const char *many[] = { "failslows.x.horizon=100 h" };
 	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc, path, many, 1, &err), LBS_EINPUT);
 	CU_ASSERT(strstr(err.msg, "horizon") && strstr(err.msg, "more than 1024"));
 	unlink(path);
@@ -719,6 +757,7 @@ void suite_hybrid(void)
 		{ "interleaved 1F1B bubble (p-1)/(v m)", test_bubble_interleaved },
 		{ "a slow stage, by hand", test_slow_stage },
 		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
+		{ "a network fail-slow, by hand", test_network_failslow },
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
 		{ "buckets within a chunk's last backward", test_dp_buckets },
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
