@@ -26,7 +26,7 @@ mkdir -p "$obj"
 
 # Newest header: any change to one rebuilds everything (simple and safe).
 newest=$(ls -t "$srcdir"/util/*.h "$srcdir"/models/*.h "$srcdir"/models/*/*.h "$srcdir"/traces/*.h "$srcdir"/sim/*.h \
-	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/whatif/*.h "$srcdir"/fuzz/*.h config.h | head -1)
+	"$srcdir"/analysis/*.h "$srcdir"/sweep/*.h "$srcdir"/whatif/*.h "$srcdir"/hybrid/*.h "$srcdir"/fuzz/*.h config.h | head -1)
 objs=
 for s in $FUZZ_SOURCES fuzz/harness.c; do
 	src=$s; [ -f "$src" ] || src=$srcdir/$s
@@ -42,6 +42,7 @@ done
 seeds() {
 	case $1 in
 	scenario) echo "$srcdir/scenarios $srcdir/tests/data/bad $srcdir/tests/data/sweep" ;;
+	hybrid) echo "$srcdir/scenarios/hybrid $srcdir/fuzz/seeds/hybrid" ;;
 	trace) echo "$srcdir/tests/data/traces $srcdir/tests/data/bad/traces" ;;
 	sweep) echo "$srcdir/tests/data/sweep $srcdir/tests/data/bad-sweep $srcdir/scenarios/sweeps" ;;
 	profile) echo "$srcdir/profiles $srcdir/tests/data/bad/profiles" ;;

@@ -26,4 +26,5 @@ replay ops "$R/ops" "$S/ops"
 replay chrome "$R/chrome" "$S/chrome"
 replay meta "$R/meta" "$S/meta"
 replay fit "$R/fit" "$S/fit"
+replay hybrid "$R/hybrid" "$top_srcdir/scenarios/hybrid" "$S/hybrid"
 finish
