@@ -20,22 +20,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	gsl_set_error_handler_off();
-	const uint8_t *nul = memchr(data, 0, size);
-	size_t file_len = nul ? (size_t)(nul - data) : size;
-	const char *path = lbs_fuzz_file("hybrid.ini", data, file_len);
-
-	char *rest = NULL;
-	const char *overrides[MAX_OVERRIDES];
-	size_t n_overrides = 0;
-	if (nul) {
-		size_t len = size - file_len - 1;
-		if (!(rest = malloc(len + 1)))
-			return 0;
-		memcpy(rest, nul + 1, len);
-		rest[len] = '\0';
-		for (char *p = rest; n_overrides < MAX_OVERRIDES && p <= rest + len; p += strlen(p) + 1)
-			overrides[n_overrides++] = p;
-	}
+	const char *path, *overrides[MAX_OVERRIDES];
+	char *rest;
+	int n = lbs_fuzz_split(data, size, "hybrid.ini", &path, overrides, MAX_OVERRIDES, &rest);
+	if (n < 0)
+		return 0;
+	size_t n_overrides = (size_t)n;
 
 	lbs_error err = { 0 };
 	lbs_hy_scenario sc;

@@ -41,3 +41,23 @@ const char *lbs_fuzz_file(const char *name, const uint8_t *data, size_t size)
 	}
 	return path;
 }
+
+int lbs_fuzz_split(const uint8_t *data, size_t size, const char *name, const char **file, const char **overrides,
+		   int max, char **rest)
+{
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t file_len = nul ? (size_t)(nul - data) : size;
+	*file = lbs_fuzz_file(name, data, file_len);
+	*rest = NULL;
+	int n = 0;
+	if (nul) {
+		size_t len = size - file_len - 1;
+		if (!(*rest = malloc(len + 1)))
+			return -1;
+		memcpy(*rest, nul + 1, len);
+		(*rest)[len] = '\0';
+		for (char *p = *rest; n < max && p <= *rest + len; p += strlen(p) + 1)
+			overrides[n++] = p;
+	}
+	return n;
+}

@@ -19,6 +19,14 @@ const char *lbs_fuzz_dir(void);
  * harness's, not the code under test's. */
 const char *lbs_fuzz_file(const char *name, const uint8_t *data, size_t size);
 
+/* Splits an input into a file and its --set overrides: the bytes up to
+ * the first NUL go to NAME (lbs_fuzz_file, its path into *file); each
+ * NUL-separated piece after it, at most max, is an override, copied into
+ * *rest (free it) and pointed to by overrides[]. Returns how many, or -1
+ * when out of memory. */
+int lbs_fuzz_split(const uint8_t *data, size_t size, const char *name, const char **file, const char **overrides,
+		   int max, char **rest);
+
 /* fuzz/fuzz_simulate.c: runs the scenario the bytes choose and checks it
  * (aborting on a finding). 0: refused as bad input; 1: ran to its end; 2:
  * stopped at the event cap or the limit of simulated time. */

@@ -516,6 +516,26 @@ static lbs_status check_lengths(lbs_hy_scenario *sc, const parse_ctx *c, lbs_err
 static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
 			     lbs_error *err);
 
+/* A new element, zeroed, at the end of the array *arrp (a T **) of *n
+ * elements of `size` bytes, its address into *elemp (a T **); at most max
+ * of them (LBS_EINPUT naming the file and line `at`, "more than max
+ * what"). The pointers go through memcpy, as T ** is no void **. */
+static lbs_status append(void *arrp, size_t *n, size_t size, size_t max, const char *what, const lbs_origin *at,
+			 void *elemp, lbs_error *err)
+{
+	if (*n >= max)
+		return lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %zu %s", at->file, at->line, max, what);
+	void *arr;
+	memcpy(&arr, arrp, sizeof arr);
+	void *grown = realloc(arr, (*n + 1) * size);
+	if (!grown)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	memcpy(arrp, &grown, sizeof grown);
+	void *elem = memset((char *)grown + (*n)++ * size, 0, size);
+	memcpy(elemp, &elem, sizeof elem);
+	return LBS_OK;
+}
+
 /* [failslows.NAME]: the episodes each draws, unit by unit (node or GPU, in
  * rank order) from a stream of the run's seed and its name, appended to
  * sc->episodes and recorded with the run's keys as [failslow.NAME-K]. */
@@ -541,19 +561,16 @@ static lbs_status draw_one(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_fails
 				continue;
 			for (double t = gsl_ran_exponential(r, f->mean_interval_s); t < f->horizon_s && st == LBS_OK;
 			     t += gsl_ran_exponential(r, f->mean_interval_s)) {
-				if (sc->n_episodes == LBS_HY_MAX_EPISODES) {
+				lbs_hy_episode_spec *ep = NULL;
+				if (sc->n_episodes == LBS_HY_MAX_EPISODES)
 					st = key_error(sc, &o, sec, "horizon", err, "more than %d fail-slow episodes in "
 						       "all: a shorter horizon or a longer mean_interval",
 						       LBS_HY_MAX_EPISODES);
+				else
+					st = append(&sc->episodes, &sc->n_episodes, sizeof *ep, LBS_HY_MAX_EPISODES,
+						    "fail-slow episodes", &o, &ep, err);
+				if (st != LBS_OK)
 					break;
-				}
-				lbs_hy_episode_spec *ep = realloc(sc->episodes, (sc->n_episodes + 1) * sizeof *ep);
-				if (!ep) {
-					st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-					break;
-				}
-				sc->episodes = ep;
-				ep = memset(&ep[sc->n_episodes++], 0, sizeof *ep);
 				ep->kind = f->kind;
 				ep->start_s = t;
 				ep->duration_s = gsl_ran_exponential(r, f->mean_duration_s);
@@ -786,51 +803,29 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		else if (!strcmp(spec->name, "lengths"))
 			target = &sc->lengths;
 		else if (!strcmp(spec->name, "failslows")) {
-			if (sc->n_gens == LBS_HY_MAX_NODE_GROUPS) {
-				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d [failslows.NAME] sections",
-						   sc->path, where.line, LBS_HY_MAX_NODE_GROUPS);
+			lbs_hy_failslows_spec *fg = NULL;
+			if ((st = append(&sc->gens, &sc->n_gens, sizeof *fg, LBS_HY_MAX_NODE_GROUPS,
+					 "[failslows.NAME] sections", &where, &fg, err)) != LBS_OK)
 				break;
-			}
-			lbs_hy_failslows_spec *fg = realloc(sc->gens, (sc->n_gens + 1) * sizeof *fg);
-			if (!fg) {
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+			snprintf(fg->name, sizeof fg->name, "%s", sub);
+			fg->at = where;
+			target = fg;
+		} else if (!strcmp(spec->name, "nodes")) {
+			lbs_hy_nodes_spec *nd = NULL;
+			if ((st = append(&sc->nodes, &sc->n_nodes, sizeof *nd, LBS_HY_MAX_NODE_GROUPS, "node groups",
+					 &where, &nd, err)) != LBS_OK)
 				break;
-			}
-			sc->gens = fg;
-			target = memset(&fg[sc->n_gens++], 0, sizeof *fg);
-			snprintf(fg[sc->n_gens - 1].name, sizeof fg->name, "%s", sub);
-			fg[sc->n_gens - 1].at = where;
-		}
-		else if (!strcmp(spec->name, "nodes")) {
-			if (sc->n_nodes == LBS_HY_MAX_NODE_GROUPS) {
-				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d node groups", sc->path, where.line,
-						   LBS_HY_MAX_NODE_GROUPS);
-				break;
-			}
-			lbs_hy_nodes_spec *nd = realloc(sc->nodes, (sc->n_nodes + 1) * sizeof *nd);
-			if (!nd) {
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-				break;
-			}
-			sc->nodes = nd;
-			target = memset(&nd[sc->n_nodes++], 0, sizeof *nd);
-			snprintf(nd[sc->n_nodes - 1].name, sizeof nd->name, "%s", sub);
-			nd[sc->n_nodes - 1].at = where;
+			snprintf(nd->name, sizeof nd->name, "%s", sub);
+			nd->at = where;
+			target = nd;
 		} else {
-			if (sc->n_episodes == LBS_HY_MAX_EPISODES) {
-				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: more than %d fail-slow episodes", sc->path,
-						   where.line, LBS_HY_MAX_EPISODES);
+			lbs_hy_episode_spec *ep = NULL;
+			if ((st = append(&sc->episodes, &sc->n_episodes, sizeof *ep, LBS_HY_MAX_EPISODES,
+					 "fail-slow episodes", &where, &ep, err)) != LBS_OK)
 				break;
-			}
-			lbs_hy_episode_spec *ep = realloc(sc->episodes, (sc->n_episodes + 1) * sizeof *ep);
-			if (!ep) {
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-				break;
-			}
-			sc->episodes = ep;
-			target = memset(&ep[sc->n_episodes++], 0, sizeof *ep);
-			snprintf(ep[sc->n_episodes - 1].name, sizeof ep->name, "%s", sub);
-			ep[sc->n_episodes - 1].at = where;
+			snprintf(ep->name, sizeof ep->name, "%s", sub);
+			ep->at = where;
+			target = ep;
 		}
 		size_t n_trace = 0;
 		if (!strcmp(spec->name, "nodes")) {
