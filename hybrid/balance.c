@@ -372,6 +372,7 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 					.n_blocks = resplit ? b->n_blocks : 0, .max_blocks = bal->max_blocks,
 					.blk_move_s = slowest, .every = sc->policy.every,
 					.steps_per_epoch = sc->policy.epoch_steps, .seed = (uint64_t)sc->run.seed };
+	bal->decision_cost_s = sc->policy.decision_cost_s;
 	/* the attention core's share of the compute, over every group */
 	double att = 0, all = 0;
 	for (size_t i = 0; pl->fwd_att_s && i < G * (size_t)pl->v; i++) {
@@ -501,7 +502,7 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	lbs_status st = bal->ops->plan(bal->state, &obs, &dec, err);
 	bal->decision_s = lbs_monotonic_s() - t0;
 	bal->changed = false;
-	bal->action_s = 0;
+	bal->action_s = bal->decision_cost_s; /* the job waits for the decision */
 	bool split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
 	bool moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
 	size_t replaced = 0;
@@ -519,15 +520,18 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 					     "the step's sequences re-arranged", bal->ops->name);
 		bal->packings++;
 	}
-	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced))
+	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced)) {
+		if (st == LBS_OK)
+			bal->sim->now_s += bal->action_s;
 		return st;
+	}
 	if ((st = check_split(bal, err)) != LBS_OK)
 		return st;
 	memcpy(bal->m_of, bal->next, (size_t)d * sizeof *bal->m_of);
 	if (moved) {
 		/* the blocks' weights and optimizer states cross the stage links
 		 * before the step; nothing computes meanwhile */
-		bal->action_s = lbs_hy_resplit_s(bal->b, d, p, bal->blocks, bal->next_blocks);
+		bal->action_s += lbs_hy_resplit_s(bal->b, d, p, bal->blocks, bal->next_blocks);
 		memcpy(bal->blocks, bal->next_blocks, (size_t)p * sizeof *bal->blocks);
 		recost(bal);
 		bal->resplits++;

@@ -42,6 +42,7 @@ typedef struct lbs_hy_balance {
 	lbs_hy_sim *sim;         /* the simulation (its engine holds its address); rebuilt when the
 				    split changes */
 	double decision_s;       /* wall seconds of the last decision */
+	double decision_cost_s;  /* [hybrid_policy] decision_cost: simulated seconds each decision pauses */
 	bool changed;            /* the last decision changed the split */
 	double last_step_s;
 	int64_t rebuilds;

@@ -161,6 +161,11 @@ static const lbs_key_spec policy_keys[] = {
 	  "epoch)" },
 	{ "epoch_steps", LBS_T_INT, P(epoch_steps), "10", 1, 1e9, 0, NULL, NULL,
 	  "steps an epoch (one pass over the data set) takes, for dbs" },
+	{ "decision_cost", LBS_T_TIME, P(decision_cost_s), "0 s", 0, 1e6, 0, NULL, NULL,
+	  "simulated time the job waits at every step's barrier for the policy to decide (its prediction and "
+	  "plan), a pause before the step, as a re-split's (hybrid_decisions.action_s); whatever the policy, "
+	  "static included; 0: free. The policy's own wall time is recorded apart (decision_s), never "
+	  "charged: it would make runs depend on the machine" },
 };
 #undef P
 #define S(f) offsetof(lbs_hy_lengths_spec, f)

@@ -150,6 +150,22 @@ refuse "an option the policy lacks" "horizon" "$TMP/two.ini" --set hybrid_policy
 refuse "options of a policy that does not exist" "[hybrid_policy.nosuch]: no hybrid policy 'nosuch'" "$TMP/two.ini" --set hybrid_policy.nosuch.x=1
 refuse "a ladder threshold of no number" "threshold" "$TMP/two.ini" --set hybrid_policy.name=ladder --set hybrid_policy.ladder.threshold=nan
 refuse "a negative interval" "hybrid_policy.every: '-1' is out of range" "$TMP/two.ini" --set hybrid_policy.every=-1
+refuse "a decision of negative cost" "hybrid_policy.decision_cost" "$TMP/two.ini" --set hybrid_policy.decision_cost=-1s
+refuse "a decision cost without a unit" "hybrid_policy.decision_cost" "$TMP/two.ini" --set hybrid_policy.decision_cost=1
+# [hybrid_policy] decision_cost: a pause before every step, whatever the
+# policy. failslow.ini without its episode (factor 1): every GPU at full
+# speed, so neither policy changes the split and 10 steps of 1 s decisions
+# end exactly 10 s later, every step as long (1e-9), the pauses recorded
+for p in static lbbsp; do
+	for c in 0 1; do
+		"$LBSIM" "$FS" --set failslow.gpu40.factor=1 --set run.steps=10 --set hybrid_policy.name=$p \
+			--set hybrid_policy.decision_cost=${c}s -q -o "$TMP/dc$c.db" || bad "decision_cost $c, $p"
+	done
+	check "$p: a decision cost of 1 s: 10 s more in 10 steps, the steps as long, the pauses recorded" \
+		test "$(q "$TMP/dc1.db" "ATTACH '$TMP/dc0.db' AS z; SELECT abs(a.total_s - b.total_s - 10) < 1e-9
+			AND abs(a.mean_step_s - b.mean_step_s) < 1e-9 AND a.action_s = 10 FROM hybrid_policy_summary a,
+			z.hybrid_policy_summary b WHERE a.policy = '$p' AND b.policy = '$p'")" = 1
+done
 refuse "resplit on interleaved chunks" "[hybrid_policy] name = resplit: resplit moves blocks between stages, which needs virtual_stages = 1" \
 	"$SC" --set hybrid.schedule=interleaved --set hybrid.virtual_stages=2 --set hybrid_policy.name=resplit
 finish
