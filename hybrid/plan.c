@@ -525,7 +525,7 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 				for (size_t e = 0; e < ne; e++)
 					if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= ep[e]->start_s &&
 					    pts[i] < ep[e]->start_s + ep[e]->duration_s)
-						x *= ep[e]->factor;
+						x = fmax(x * ep[e]->factor, LBS_HY_LEAST_LEVEL);
 				lvl = fmin(lvl, x);
 			}
 			if (a->n && a->level[a->n - 1] == lvl)

@@ -22,6 +22,10 @@
 #define LBS_HY_MAX_GPUS 1048576
 #define LBS_HY_MAX_NODE_GROUPS 256
 #define LBS_HY_MAX_EPISODES 1024
+/* The least level overlapping episodes take a GPU's speed or bandwidth to
+ * (their factors' product, kept from underflowing to 0: a step of
+ * infinite time). */
+#define LBS_HY_LEAST_LEVEL 1e-9
 
 typedef enum lbs_hy_placement { LBS_HY_PLACE_TP_PP_DP, LBS_HY_PLACE_TP_DP_PP } lbs_hy_placement;
 #define LBS_HY_PLACEMENT_CHOICES "tp-pp-dp|tp-dp-pp"
