@@ -291,6 +291,17 @@ const char lbs_whatif_schema_sql[] =
 	"  mean_step_s REAL NOT NULL,\n"
 	"  recovered REAL NOT NULL,            -- fraction of t_nodelay - t_ideal the policy removes\n"
 	"  PRIMARY KEY (whatif_id, policy)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE IF NOT EXISTS whatif_forward ( -- --forward: the traced job simulated forward\n"
+	"  whatif_id INTEGER NOT NULL REFERENCES whatif_runs(whatif_id) ON DELETE CASCADE,\n"
+	"  policy TEXT NOT NULL,                -- a hybrid policy; 'ideal': static on the ideal job\n"
+	"  counterfactual TEXT,                 -- the whatif_policies row of the matching fix\n"
+	"  mean_step_s REAL NOT NULL,\n"
+	"  recovered REAL,                      -- (static - policy) / (static - ideal), forward\n"
+	"  changes INTEGER NOT NULL,            -- steps whose split, partition or packing it changed\n"
+	"  counterfactual_recovered REAL,       -- that counterfactual's recovered share\n"
+	"  blocks INTEGER NOT NULL,             -- equal blocks a stage (0: no re-split)\n"
+	"  PRIMARY KEY (whatif_id, policy)\n"
 	") WITHOUT ROWID;\n";
 
 /* Written by a run of a hybrid scenario (hybrid/, doc/hybrid.md). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "whatif/forward.h"
 #include "sim/recorder.h"
 #include "traces/series.h"
 #include "util/datapath.h"
@@ -47,6 +48,11 @@ static void usage(FILE *out)
 		"      --hybrid N          with a results database: its hybrid run N (see\n"
 		"                          hybrid_runs; default: the last)\n"
 		"  -o, --output FILE       results database (default: results.db)\n"
+		"      --forward           also simulate the traced job forward under the hybrid\n"
+		"                          policies (static, lbbsp, dbs, oracle, resplit, pack),\n"
+		"                          each beside the counterfactual of its fix\n"
+		"      --blocks K          with --forward: equal blocks a stage that resplit\n"
+		"                          moves (default 8)\n"
 		"      --max-trace-rows N  refuse a trace of more than N rows (default 100000000;\n"
 		"                          0: no limit)\n"
 		"  -q, --quiet             print nothing but errors\n"
@@ -56,7 +62,21 @@ static void usage(FILE *out)
 /* The largest S_dp, S_stage and S_w values printed (all are recorded). */
 #define SUMMARY_MAX 8
 
-static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const lbs_wi_result *r)
+/* --forward: the traced job simulated forward under the hybrid policies
+ * (whatif/forward.h), each beside the counterfactual of the matching fix. */
+typedef struct fw_row {
+	const char *policy, *counterfactual; /* counterfactual: NULL, none */
+	double mean_s, recovered, bound;     /* bound: the counterfactual's recovered share */
+	int64_t changes;
+} fw_row;
+typedef struct fw_result {
+	size_t n;                            /* 0: no --forward */
+	fw_row row[8];                       /* static and ideal first */
+	int blocks;
+} fw_result;
+
+static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const lbs_wi_result *r,
+			  const fw_result *fw)
 {
 	printf("whatif: %s (%s): %d dp_rank(s) x %d stage(s) x %d chunk(s), %zu steps, %zu workers; "
 	       "template %zu ops, %zu dependencies, %zu groups (%zu ops synchronised across dp_ranks)\n",
@@ -111,6 +131,76 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 	for (size_t i = 0; i < r->n_policies; i++)
 		printf("policy %s: mean step %.6f s, recovers %.1f%% of the slowdown (%s)\n", r->policy[i].name,
 		       r->policy[i].mean_t, 100 * r->policy[i].recovered, r->policy[i].what);
+	if (!fw->n)
+		return;
+	const fw_row *st = &fw->row[0], *id = &fw->row[1];
+	printf("forward: the traced job simulated forward (%d block(s) a stage): static %.6f s (%+.1f%% of "
+	       "no-delay), ideal %.6f s (%+.1f%% of ideal), S = %.4f\n",
+	       fw->blocks, st->mean_s, 100 * (st->mean_s / r->mean_nd - 1), id->mean_s,
+	       100 * (id->mean_s / r->mean_id - 1), st->mean_s / id->mean_s);
+	for (size_t k = 2; k < fw->n; k++) {
+		const fw_row *w = &fw->row[k];
+		printf("forward %s: mean step %.6f s, recovers %.1f%% forward, changed %lld of %zu steps; "
+		       "counterfactual %s %.1f%%\n",
+		       w->policy, w->mean_s, 100 * w->recovered, (long long)w->changes, m->n_steps,
+		       w->counterfactual ? w->counterfactual : "none", 100 * w->bound);
+	}
+}
+
+/* The counterfactual called name in r (NAN: none). */
+static double counterfactual(const lbs_wi_result *r, const char *name)
+{
+	for (size_t i = 0; name && i < r->n_policies; i++)
+		if (!strcmp(r->policy[i].name, name))
+			return r->policy[i].recovered;
+	return NAN;
+}
+
+/* --forward: the job of the trace built twice (as traced, and ideal) and
+ * run under static, then under every hybrid policy that applies. */
+static lbs_status forward(const lbs_wi_model *m, const lbs_ops_meta *meta, const lbs_wi_result *r, int blocks,
+			  fw_result *fw, lbs_error *err)
+{
+	lbs_wi_fwd_job job, ideal;
+	lbs_status st = lbs_wi_fwd_build(&job, m, r, (int)meta->tp_size, blocks, false, err);
+	if (st != LBS_OK)
+		return st;
+	if ((st = lbs_wi_fwd_build(&ideal, m, r, (int)meta->tp_size, 0, true, err)) != LBS_OK) {
+		lbs_wi_fwd_free(&job);
+		return st;
+	}
+	const char *mb = m->D > 1 ? "microbatch-balance-global" : "microbatch-balance";
+	struct {
+		const char *name, *cf;
+		int64_t every;
+		bool applies;
+	} list[] = {
+		{ "static", NULL, 0, true },
+		{ "static", NULL, 0, true }, /* on the ideal job */
+		{ "lbbsp", "lbbsp", 0, m->D > 1 },
+		{ "dbs", "dbs", 1, m->D > 1 },
+		{ "oracle", "oracle", 0, m->D > 1 },
+		{ "resplit", "repartition", 0, job.b.n_blocks > 0 },
+		{ "pack", mb, 0, m->D > 1 },
+	};
+	fw->n = 0;
+	fw->blocks = job.b.n_blocks ? blocks : 0;
+	for (size_t k = 0; st == LBS_OK && k < sizeof list / sizeof list[0]; k++) {
+		if (!list[k].applies)
+			continue;
+		fw_row *w = &fw->row[fw->n++];
+		*w = (fw_row){ .policy = k == 1 ? "ideal" : list[k].name, .counterfactual = list[k].cf };
+		st = lbs_wi_fwd_run(k == 1 ? &ideal : &job, list[k].name, list[k].every, &w->mean_s, &w->changes,
+					NULL, err);
+		w->bound = counterfactual(r, list[k].cf);
+	}
+	for (size_t k = 0; st == LBS_OK && k < fw->n; k++) {
+		double gap = fw->row[0].mean_s - fw->row[1].mean_s;
+		fw->row[k].recovered = gap != 0 ? (fw->row[0].mean_s - fw->row[k].mean_s) / gap : NAN;
+	}
+	lbs_wi_fwd_free(&job);
+	lbs_wi_fwd_free(&ideal);
+	return st;
 }
 
 static lbs_status db_error(sqlite3 *db, const char *path, lbs_error *err)
@@ -159,7 +249,7 @@ static bool bind_exec(sqlite3 *db, const char *sql, const char *fmt, ...)
  * journal on disk). It is not committed if SIGINT or SIGTERM came while
  * it was written (they are held back meanwhile). */
 static lbs_status record_into(const char *path, bool scratch, const char *trace_path, const lbs_ops_meta *meta,
-			      const lbs_wi_model *m, const lbs_wi_result *r, lbs_error *err)
+			      const lbs_wi_model *m, const lbs_wi_result *r, const fw_result *fw, lbs_error *err)
 {
 	lbs_recorder rec;
 	lbs_status st = scratch ? lbs_recorder_open_scratch(&rec, path, LBS_DETAIL_RUNS, err)
@@ -255,6 +345,10 @@ static lbs_status record_into(const char *path, bool scratch, const char *trace_
 	for (size_t k = 0; ok && k < r->n_policies; k++)
 		ok = bind_exec(db, "INSERT INTO whatif_policies VALUES (?1, ?2, ?3, ?4, ?5)", "issdd", id,
 			       r->policy[k].name, r->policy[k].what, r->policy[k].mean_t, r->policy[k].recovered);
+	for (size_t k = 0; ok && k < fw->n; k++)
+		ok = bind_exec(db, "INSERT INTO whatif_forward VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", "issddidi", id,
+			       fw->row[k].policy, fw->row[k].counterfactual, fw->row[k].mean_s, fw->row[k].recovered,
+			       (long long)fw->row[k].changes, fw->row[k].bound, (long long)fw->blocks);
 	if (ok && lbs_signals_pending()) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		sqlite3_close(db);
@@ -275,7 +369,7 @@ static lbs_status record_into(const char *path, bool scratch, const char *trace_
  * whole, so that a refusal, a kill or a signal leaves no file. SIGINT and
  * SIGTERM wait until it is done (or not done). */
 static lbs_status record(const char *out, const char *trace_path, const lbs_ops_meta *meta,
-			 const lbs_wi_model *m, const lbs_wi_result *r, lbs_error *err)
+			 const lbs_wi_model *m, const lbs_wi_result *r, const fw_result *fw, lbs_error *err)
 {
 	lbs_status st = lbs_recorder_check_path("-o", out, err);
 	if (st != LBS_OK)
@@ -284,17 +378,17 @@ static lbs_status record(const char *out, const char *trace_path, const lbs_ops_
 	lbs_signals_hold(&old);
 	struct stat sb;
 	if (lstat(out, &sb) == 0 || errno != ENOENT) {
-		st = record_into(out, false, trace_path, meta, m, r, err);
+		st = record_into(out, false, trace_path, meta, m, r, fw, err);
 	} else {
 		lbs_tmp t;
 		if ((st = lbs_tmp_create(&t, out, false, err)) == LBS_OK &&
-		    (st = record_into(t.path, true, trace_path, meta, m, r, err)) == LBS_OK &&
+		    (st = record_into(t.path, true, trace_path, meta, m, r, fw, err)) == LBS_OK &&
 		    !lbs_signals_pending()) {
 			/* link, not rename: a file made meanwhile is added to, not replaced */
 			if (link(t.path, out) == 0)
 				;
 			else if (errno == EEXIST)
-				st = record_into(out, false, trace_path, meta, m, r, err);
+				st = record_into(out, false, trace_path, meta, m, r, fw, err);
 			else if ((errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP) || rename(t.path, out) != 0)
 				st = lbs_error_set(err, LBS_EIO, "%s: cannot write: %s", out, strerror(errno));
 		}
@@ -311,13 +405,16 @@ int lbs_whatif_command(int argc, char **argv)
 		{ "hybrid", required_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-trace-rows", required_argument, NULL, 'R' },
+		{ "forward", no_argument, NULL, 'F' },
+		{ "blocks", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *meta_path = NULL, *out = "results.db";
 	long long hybrid = 0;
-	bool quiet = false, hybrid_given = false;
+	bool quiet = false, hybrid_given = false, fwd = false, blocks_given = false;
+	int blocks = 8;
 	int64_t unused;
 	int c;
 	optind = 1;
@@ -339,14 +436,28 @@ int lbs_whatif_command(int argc, char **argv)
 			if (!lbs_row_limit_option("lbsim whatif", true, optarg, &unused))
 				return LBS_EUSAGE;
 			break;
+		case 'F': fwd = true; break;
+		case 'B': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 1000) {
+				fprintf(stderr, "lbsim whatif: --blocks %s: expected blocks a stage, 1 to 1000\n", optarg);
+				return LBS_EUSAGE;
+			}
+			blocks = (int)v;
+			blocks_given = true;
+			break;
+		}
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return LBS_EUSAGE;
 		}
 	}
 	bool db_in = optind + 1 == argc && lbs_ops_is_sqlite(argv[optind]);
-	if (optind + 1 != argc || (!meta_path && !db_in) || (db_in && meta_path) || (hybrid_given && !db_in)) {
+	if (optind + 1 != argc || (!meta_path && !db_in) || (db_in && meta_path) || (hybrid_given && !db_in) ||
+	    (blocks_given && !fwd)) {
 		fprintf(stderr, "lbsim whatif: %s\n", optind + 1 != argc ? "expected one trace file"
+						      : blocks_given && !fwd ? "--blocks: only with --forward"
 						      : db_in ? "--meta: a results database holds its run's metadata"
 						      : hybrid_given ? "--hybrid: only with a results database"
 								     : "--meta META.yaml is required (the job's dp_size, "
@@ -392,9 +503,13 @@ int lbs_whatif_command(int argc, char **argv)
 	if ((st = lbs_ops_check_meta(&trace, &meta, &err)) == LBS_OK &&
 	    (st = lbs_wi_model_build(&model, &trace, (int)meta.dsp_size, &err)) == LBS_OK) {
 		if ((st = lbs_wi_analyse(&model, &res, &err)) == LBS_OK) {
-			st = record(out, trace_path, &meta, &model, &res, &err);
+			fw_result fw = { 0 };
+			if (fwd)
+				st = forward(&model, &meta, &res, blocks, &fw, &err);
+			if (st == LBS_OK)
+				st = record(out, trace_path, &meta, &model, &res, &fw, &err);
 			if (st == LBS_OK && !quiet)
-				print_summary(&model, &meta, &res);
+				print_summary(&model, &meta, &res, &fw);
 			lbs_wi_result_free(&res);
 		}
 		lbs_wi_model_free(&model);

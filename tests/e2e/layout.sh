@@ -17,13 +17,13 @@ allowed() {
 	testbed) echo "util models traces sim testbed" ;;
 	analysis) echo "util models traces sim analysis" ;;
 	sweep) echo "util models traces sim analysis sweep" ;;
-	whatif) echo "util models traces sim whatif" ;;
+	whatif) echo "util models traces sim hybrid whatif" ;;
 	hybrid) echo "util models traces sim hybrid" ;;
 	cli) echo "util models traces sim testbed analysis sweep whatif hybrid cli" ;;
 	*) echo "" ;;
 	esac
 }
-FOLDERS="util models traces sim testbed analysis sweep whatif hybrid cli"
+FOLDERS="util models traces sim testbed analysis sweep hybrid whatif cli"
 
 # edges ROOT: "FILE INCLUDED" for every #include "..." of the sources.
 edges() {
