@@ -367,6 +367,18 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	return st;
 }
 
+/* The GPU-seconds of the n drawn episodes from *e on (advancing *e). */
+static double gpu_seconds(const lbs_hy_scenario *sc, size_t *e, size_t n)
+{
+	double gpu_s = 0;
+	for (size_t i = 0; i < n; i++, (*e)++) {
+		long long a, z; /* "a-z" (a node) or "a" (a GPU) */
+		int got = sscanf(sc->episodes[*e].gpus, "%lld-%lld", &a, &z);
+		gpu_s += sc->episodes[*e].duration_s * (double)(got == 2 ? z - a + 1 : 1);
+	}
+	return gpu_s;
+}
+
 static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_result *rr)
 {
 	const lbs_hy_plan *pl = &b->plan;
@@ -396,17 +408,20 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 			worst = g;
 	printf("memory: at most %.1f GB of %.0f GB a GPU (stage %zu)\n", b->mem_bytes[worst] / 1e9,
 	       b->mem_cap[worst] / 1e9, worst % (size_t)pl->p);
-	for (size_t k = 0, e = sc->n_episodes - sc->n_drawn; k < sc->n_gens; k++) {
+	size_t e = sc->n_episodes - sc->n_drawn;
+	for (size_t k = 0; k < sc->n_gens; k++) {
 		const lbs_hy_failslows_spec *f = &sc->gens[k];
-		double gpu_s = 0; /* GPU-seconds slowed */
-		for (size_t i = 0; i < f->n_drawn; i++, e++) {
-			long long a, z; /* "a-z" (a node) or "a" (a GPU) */
-			int got = sscanf(sc->episodes[e].gpus, "%lld-%lld", &a, &z);
-			gpu_s += sc->episodes[e].duration_s * (double)(got == 2 ? z - a + 1 : 1);
-		}
+		double gpu_s = gpu_seconds(sc, &e, f->n_drawn);
 		printf("fail-slow episodes drawn ([failslows.%s], %s): %zu over the first %g s, %.3g GPU-hours "
 		       "slowed (hybrid_config, failslow.%s-K)\n", f->name, f->kind == LBS_HY_FS_NETWORK ? "network" : "compute",
 		       f->n_drawn, f->horizon_s, gpu_s / 3600, f->name);
+	}
+	for (size_t k = 0; k < sc->n_avail_gens; k++) {
+		const lbs_hy_generator_spec *g = &sc->avail_gens[k];
+		double gpu_s = gpu_seconds(sc, &e, g->n_drawn);
+		printf("background phases drawn ([generator.%s]): %zu on phases over the first %g s, %.3g GPU-hours "
+		       "at %g (hybrid_config, failslow.%s-K)\n", g->name, g->n_drawn, g->horizon_s, gpu_s / 3600,
+		       1 - g->load, g->name);
 	}
 	if (strcmp(sc->policy.name, "static")) {
 		double dsum = 0;

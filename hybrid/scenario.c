@@ -146,6 +146,30 @@ static const lbs_key_spec failslows_keys[] = {
 };
 #undef F
 
+#define A(f) offsetof(lbs_hy_generator_spec, f)
+static const lbs_key_spec generator_keys[] = {
+	{ "kind", LBS_T_ENUM, A(kind), REQUIRED, 0, 0, 0, LBS_HY_GEN_KIND_CHOICES, NULL,
+	  "`background`: a co-located job switching on and off (doc/generators.md); the data-parallel kinds "
+	  "`cpu_credits`, `network_bucket` and `dbs_disturbance` model CPU instances and an aggregation and "
+	  "are not offered here" },
+	{ "nodes", LBS_T_STRING, A(nodes), "", 0, 0, 0, NULL, NULL,
+	  "the node groups it applies to, names of [nodes.NAME] sections separated by commas (empty: every "
+	  "node group without a trace)" },
+	{ "per", LBS_T_ENUM, A(per), "node", 0, 0, 0, LBS_HY_FS_PER_CHOICES, NULL,
+	  "what one process slows: every GPU of a node (`node`: a job sharing the node) or one GPU (`gpu`: "
+	  "a job sharing the GPU); each unit draws its own" },
+	{ "on_mean", LBS_T_TIME, A(on_mean_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL, NULL,
+	  "mean length of an on phase (exponential)" },
+	{ "off_mean", LBS_T_TIME, A(off_mean_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL, NULL,
+	  "mean length of an off phase (exponential)" },
+	{ "load", LBS_T_REAL, A(load), REQUIRED, 0, 0.99, LBS_K_MIN_OPEN, NULL, NULL,
+	  "the share of the unit's GPUs the job takes while on: they keep 1 - load of their speed" },
+	{ "horizon", LBS_T_TIME, A(horizon_s), REQUIRED, 0, 1e9, LBS_K_MIN_OPEN, NULL, NULL,
+	  "on phases that start within [0, horizon) of simulated time are drawn (after it the units run "
+	  "free; at most 1024 episodes in all, fail-slows included)" },
+};
+#undef A
+
 #define P(f) offsetof(lbs_hy_policy_spec, f)
 static const lbs_key_spec policy_keys[] = {
 	{ "name", LBS_T_STRING, P(name), "static", 0, 0, 0, NULL, NULL,
@@ -210,6 +234,9 @@ static const section_spec sections[] = {
 	{ "failslows", failslows_keys, NKEYS(failslows_keys), "[failslows.NAME]: fail-slow episodes drawn at random "
 	  "from rates (doc/hybrid.md, \"Fail-slow episodes drawn from rates\"), named NAME-K beside the "
 	  "[failslow.NAME] ones and recorded with the run's keys" },
+	{ "generator", generator_keys, NKEYS(generator_keys), "[generator.NAME]: an availability generator on "
+	  "node groups (doc/hybrid.md, \"Availability generators\"); its on phases join the episodes as "
+	  "compute episodes NAME-K, recorded with the run's keys" },
 	{ "lengths", lengths_keys, NKEYS(lengths_keys), "the sequence lengths of the micro-batches (data-dependent "
 	  "costs; absent: every one at sequence_length)" },
 };
@@ -281,13 +308,19 @@ bool lbs_hy_is_hybrid(const char *path)
 	return lbs_ini_parse(&c.ini, path, "scenario", scan_key, &c, &err) == LBS_OK && c.hybrid;
 }
 
+/* The sections that take a .NAME. */
+static bool is_named(const char *section)
+{
+	return !strcmp(section, "nodes") || !strcmp(section, "failslow") || !strcmp(section, "failslows") ||
+	       !strcmp(section, "generator");
+}
+
 static const section_spec *find_section(const char *name, const char **sub)
 {
 	*sub = NULL;
 	for (size_t i = 0; i < NKEYS(sections); i++) {
 		size_t n = strlen(sections[i].name);
-		bool named = !strcmp(sections[i].name, "nodes") || !strcmp(sections[i].name, "failslow") ||
-			     !strcmp(sections[i].name, "failslows");
+		bool named = is_named(sections[i].name);
 		if (!named && !strcmp(name, sections[i].name))
 			return &sections[i];
 		if (named && !strncmp(name, sections[i].name, n) && name[n] == '.' && name[n + 1]) {
@@ -541,6 +574,50 @@ static lbs_status append(void *arrp, size_t *n, size_t size, size_t max, const c
 	return LBS_OK;
 }
 
+/* Appends a drawn episode NAME-K (K = (*n_drawn)++) of the GPUs gpu ..
+ * gpu + width - 1 and records it with the run's keys, every digit (a
+ * replay written out by hand is exact); o and sec name the section that
+ * drew it in messages. */
+static lbs_status add_episode(lbs_hy_scenario *sc, const lbs_origin *o, const char *sec, const char *name,
+			      size_t *n_drawn, int kind, double start_s, double duration_s, double factor, int64_t gpu,
+			      int64_t width, lbs_error *err)
+{
+	lbs_hy_episode_spec *ep = NULL;
+	if (sc->n_episodes == LBS_HY_MAX_EPISODES)
+		return key_error(sc, o, sec, "horizon", err, "more than %d fail-slow and generated episodes in all: a "
+				 "shorter horizon or longer phases", LBS_HY_MAX_EPISODES);
+	lbs_status st = append(&sc->episodes, &sc->n_episodes, sizeof *ep, LBS_HY_MAX_EPISODES, "fail-slow episodes",
+			       o, &ep, err);
+	if (st != LBS_OK)
+		return st;
+	ep->kind = kind;
+	ep->start_s = start_s;
+	ep->duration_s = duration_s;
+	ep->factor = factor;
+	snprintf(ep->name, sizeof ep->name, "%s-%zu", name, (*n_drawn)++);
+	sc->n_drawn++;
+	if (width == 1)
+		snprintf(ep->gpus, sizeof ep->gpus, "%lld", (long long)gpu);
+	else
+		snprintf(ep->gpus, sizeof ep->gpus, "%lld-%lld", (long long)gpu, (long long)(gpu + width - 1));
+	ep->at = *o;
+	char es[LBS_NAME_MAX + 40], v[64];
+	snprintf(es, sizeof es, "failslow.%s", ep->name);
+	st = record_one(sc, es, "kind", kind == LBS_HY_FS_NETWORK ? "network" : "compute", err);
+	snprintf(v, sizeof v, "%.17g s", ep->start_s);
+	if (st == LBS_OK)
+		st = record_one(sc, es, "start", v, err);
+	snprintf(v, sizeof v, "%.17g s", ep->duration_s);
+	if (st == LBS_OK)
+		st = record_one(sc, es, "duration", v, err);
+	if (st == LBS_OK)
+		st = record_one(sc, es, "gpus", ep->gpus, err);
+	snprintf(v, sizeof v, "%.17g", ep->factor);
+	if (st == LBS_OK)
+		st = record_one(sc, es, "factor", v, err);
+	return st;
+}
+
 /* [failslows.NAME]: the episodes each draws, unit by unit (node or GPU, in
  * rank order) from a stream of the run's seed and its name, appended to
  * sc->episodes and recorded with the run's keys as [failslow.NAME-K]. */
@@ -566,47 +643,14 @@ static lbs_status draw_one(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_fails
 				continue;
 			for (double t = gsl_ran_exponential(r, f->mean_interval_s); t < f->horizon_s && st == LBS_OK;
 			     t += gsl_ran_exponential(r, f->mean_interval_s)) {
-				lbs_hy_episode_spec *ep = NULL;
-				if (sc->n_episodes == LBS_HY_MAX_EPISODES)
-					st = key_error(sc, &o, sec, "horizon", err, "more than %d fail-slow episodes in "
-						       "all: a shorter horizon or a longer mean_interval",
-						       LBS_HY_MAX_EPISODES);
-				else
-					st = append(&sc->episodes, &sc->n_episodes, sizeof *ep, LBS_HY_MAX_EPISODES,
-						    "fail-slow episodes", &o, &ep, err);
-				if (st != LBS_OK)
-					break;
-				ep->kind = f->kind;
-				ep->start_s = t;
-				ep->duration_s = gsl_ran_exponential(r, f->mean_duration_s);
-				if (!(ep->duration_s > 0)) /* a draw of 0 (probability 2^-32) */
-					ep->duration_s = f->mean_duration_s * 0x1p-32;
-				ep->factor = f->factor_min > 0 && f->factor_min < f->factor
-						     ? f->factor_min + (f->factor - f->factor_min) * gsl_rng_uniform(r)
-						     : f->factor;
-				snprintf(ep->name, sizeof ep->name, "%s-%zu", f->name, f->n_drawn++);
-				sc->n_drawn++;
-				if (width == 1)
-					snprintf(ep->gpus, sizeof ep->gpus, "%lld", (long long)gpu);
-				else
-					snprintf(ep->gpus, sizeof ep->gpus, "%lld-%lld", (long long)gpu,
-						 (long long)(gpu + width - 1));
-				ep->at = o;
-				/* every digit: a replay written out by hand is exact */
-				char es[LBS_NAME_MAX + 40], v[64];
-				snprintf(es, sizeof es, "failslow.%s", ep->name);
-				st = record_one(sc, es, "kind", f->kind == LBS_HY_FS_NETWORK ? "network" : "compute", err);
-				snprintf(v, sizeof v, "%.17g s", ep->start_s);
-				if (st == LBS_OK)
-					st = record_one(sc, es, "start", v, err);
-				snprintf(v, sizeof v, "%.17g s", ep->duration_s);
-				if (st == LBS_OK)
-					st = record_one(sc, es, "duration", v, err);
-				if (st == LBS_OK)
-					st = record_one(sc, es, "gpus", ep->gpus, err);
-				snprintf(v, sizeof v, "%.17g", ep->factor);
-				if (st == LBS_OK)
-					st = record_one(sc, es, "factor", v, err);
+				double dur = gsl_ran_exponential(r, f->mean_duration_s);
+				if (!(dur > 0)) /* a draw of 0 (probability 2^-32) */
+					dur = f->mean_duration_s * 0x1p-32;
+				double factor = f->factor_min > 0 && f->factor_min < f->factor
+							? f->factor_min + (f->factor - f->factor_min) * gsl_rng_uniform(r)
+							: f->factor;
+				st = add_episode(sc, &o, sec, f->name, &f->n_drawn, f->kind, t, dur, factor, gpu, width,
+						 err);
 			}
 		}
 	}
@@ -614,11 +658,86 @@ static lbs_status draw_one(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_fails
 	return st;
 }
 
+static lbs_status draw_generator(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_generator_spec *gs, lbs_error *err);
+
+/* The drawn episodes: the fail-slows', then the generators'. */
 static lbs_status draw_failslows(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 {
 	lbs_status st = LBS_OK;
 	for (size_t i = 0; i < sc->n_gens && st == LBS_OK; i++)
 		st = draw_one(sc, c, &sc->gens[i], err);
+	for (size_t i = 0; i < sc->n_avail_gens && st == LBS_OK; i++)
+		st = draw_generator(sc, c, &sc->avail_gens[i], err);
+	return st;
+}
+
+/* [generator.NAME] kind background: each unit of its node groups runs the
+ * on/off process of traces/gen_background.c from its stationary state on
+ * its own stream, and each on phase that starts before the horizon becomes
+ * a compute episode at 1 - load. */
+static lbs_status draw_generator(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_generator_spec *gs, lbs_error *err)
+{
+	char sec[LBS_NAME_MAX + 16], stream[LBS_NAME_MAX + 16];
+	snprintf(sec, sizeof sec, "generator.%s", gs->name);
+	snprintf(stream, sizeof stream, "generator.%s", gs->name);
+	lbs_origin o = origin_of(c, sc, sec, "nodes");
+	bool *use = calloc(sc->n_nodes, sizeof *use);
+	if (!use)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	lbs_status st = LBS_OK;
+	if (!*gs->nodes) {
+		for (size_t k = 0; k < sc->n_nodes; k++)
+			use[k] = !sc->nodes[k].trace.format;
+	} else {
+		char list[LBS_VALUE_MAX];
+		snprintf(list, sizeof list, "%s", gs->nodes);
+		char *save = NULL;
+		for (char *tok = strtok_r(list, ",", &save); tok && st == LBS_OK; tok = strtok_r(NULL, ",", &save)) {
+			while (*tok == ' ' || *tok == '\t')
+				tok++;
+			size_t len = strlen(tok);
+			while (len && (tok[len - 1] == ' ' || tok[len - 1] == '\t'))
+				tok[--len] = 0;
+			size_t k = 0;
+			while (k < sc->n_nodes && strcmp(sc->nodes[k].name, tok))
+				k++;
+			if (k == sc->n_nodes)
+				st = key_error(sc, &o, sec, "nodes", err, "'%s' is no [nodes.NAME] section", tok);
+			else if (use[k])
+				st = key_error(sc, &o, sec, "nodes", err, "'%s' is named twice", tok);
+			else if (sc->nodes[k].trace.format)
+				st = key_error(sc, &o, sec, "nodes", err, "[nodes.%s] replays a trace: a generator applies "
+					       "to untraced nodes only", tok);
+			use[k] = true;
+		}
+	}
+	o = origin_of(c, sc, sec, "horizon");
+	int64_t gpu = 0;
+	const double p_on = gs->on_mean_s / (gs->on_mean_s + gs->off_mean_s);
+	for (size_t k = 0; k < sc->n_nodes && st == LBS_OK; k++) {
+		const lbs_hy_nodes_spec *nd = &sc->nodes[k];
+		const int64_t width = gs->per == LBS_HY_FS_GPU ? 1 : nd->gpus_per_node;
+		const int64_t units = nd->count * nd->gpus_per_node / width;
+		for (int64_t u = 0; use[k] && u < units && st == LBS_OK; u++) {
+			gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, stream, nd->name, (uint64_t)u, err);
+			if (!r) {
+				st = LBS_EINTERNAL;
+				break;
+			}
+			/* the stationary state, then whole phases in order */
+			bool on = gsl_rng_uniform(r) < p_on;
+			for (double t = 0; t < gs->horizon_s && st == LBS_OK; on = !on) {
+				double len = gsl_ran_exponential(r, on ? gs->on_mean_s : gs->off_mean_s);
+				if (on && len > 0)
+					st = add_episode(sc, &o, sec, gs->name, &gs->n_drawn, LBS_HY_FS_COMPUTE, t, len,
+							 1 - gs->load, gpu + u * width, width, err);
+				t += len;
+			}
+			gsl_rng_free(r);
+		}
+		gpu += nd->count * nd->gpus_per_node;
+	}
+	free(use);
 	return st;
 }
 
@@ -785,7 +904,8 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		const section_spec *spec = find_section(name, &sub);
 		if (!spec) {
 			st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: no such section in a hybrid scenario (run, hybrid, "
-					   "model, intra_node, network, nodes.NAME, failslow.NAME, failslows.NAME, lengths, hybrid_policy[.NAME]; doc/hybrid.md)",
+					   "model, intra_node, network, nodes.NAME, failslow.NAME, failslows.NAME, generator.NAME, lengths, "
+					   "hybrid_policy[.NAME]; doc/hybrid.md)",
 					   sc->path, where.line, name);
 			break;
 		}
@@ -815,6 +935,14 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 			snprintf(fg->name, sizeof fg->name, "%s", sub);
 			fg->at = where;
 			target = fg;
+		} else if (!strcmp(spec->name, "generator")) {
+			lbs_hy_generator_spec *gs = NULL;
+			if ((st = append(&sc->avail_gens, &sc->n_avail_gens, sizeof *gs, LBS_HY_MAX_NODE_GROUPS,
+					 "[generator.NAME] sections", &where, &gs, err)) != LBS_OK)
+				break;
+			snprintf(gs->name, sizeof gs->name, "%s", sub);
+			gs->at = where;
+			target = gs;
 		} else if (!strcmp(spec->name, "nodes")) {
 			lbs_hy_nodes_spec *nd = NULL;
 			if ((st = append(&sc->nodes, &sc->n_nodes, sizeof *nd, LBS_HY_MAX_NODE_GROUPS, "node groups",
@@ -998,6 +1126,7 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 	free(sc->nodes);
 	free(sc->episodes);
 	free(sc->gens);
+	free(sc->avail_gens);
 	free(sc->config);
 	free(sc->policy.options);
 	sc->policy.options = NULL;
@@ -1011,6 +1140,8 @@ void lbs_hy_scenario_destroy(lbs_hy_scenario *sc)
 	sc->episodes = NULL;
 	sc->gens = NULL;
 	sc->n_gens = 0;
+	sc->avail_gens = NULL;
+	sc->n_avail_gens = 0;
 	sc->config = NULL;
 	sc->n_nodes = sc->n_episodes = sc->n_config = 0;
 }
@@ -1020,8 +1151,7 @@ void lbs_hy_scenario_document(FILE *out)
 	fputs("\n## Hybrid-parallel scenarios\n\nA scenario with a `[hybrid]` section describes one hybrid-parallel "
 	      "job and runs on the hybrid engine (doc/hybrid.md); it takes these sections only.\n", out);
 	for (size_t i = 0; i < NKEYS(sections); i++) {
-		bool named = !strcmp(sections[i].name, "nodes") || !strcmp(sections[i].name, "failslow") ||
-			     !strcmp(sections[i].name, "failslows");
+		bool named = is_named(sections[i].name);
 		fprintf(out, "\n### [%s%s] (hybrid)\n\n%s.\n\n", sections[i].name, named ? ".NAME" : "", sections[i].doc);
 		lbs_keys_document(out, sections[i].keys, sections[i].nkeys);
 	}

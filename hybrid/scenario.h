@@ -120,6 +120,30 @@ typedef struct lbs_hy_failslows_spec {
 	lbs_origin at;
 } lbs_hy_failslows_spec;
 
+/* [generator.NAME]: an availability generator on node groups
+ * (doc/hybrid.md, "Availability generators"). kind background: the
+ * co-located on/off job of the data-parallel simulator's generator
+ * (traces/gen.h, doc/generators.md): each node (per = node) or GPU (per =
+ * gpu) of the groups `nodes` (empty: every untraced group) alternates
+ * exponential on and off phases of means on_mean and off_mean from its
+ * stationary state, on its own stream (seed, "generator.NAME", the group's
+ * name, the unit's index in its group); while on its GPUs keep 1 - load of
+ * their speed. Its on phases that start within [0, horizon) join the
+ * episodes as compute episodes NAME-K (factor 1 - load), so they compose
+ * with the fail-slows and are recorded with the run's keys. */
+typedef enum lbs_hy_gen_kind { LBS_HY_GEN_BACKGROUND } lbs_hy_gen_kind;
+#define LBS_HY_GEN_KIND_CHOICES "background"
+
+typedef struct lbs_hy_generator_spec {
+	char name[LBS_NAME_MAX];
+	int kind; /* lbs_hy_gen_kind */
+	int per;  /* lbs_hy_fs_per */
+	char nodes[LBS_VALUE_MAX];
+	double on_mean_s, off_mean_s, load, horizon_s;
+	size_t n_drawn;
+	lbs_origin at;
+} lbs_hy_generator_spec;
+
 /* [hybrid_policy]: the balancing policy (hybrid/policy.h) and, from
  * [hybrid_policy.NAME], its options as given. */
 typedef struct lbs_hy_policy_spec {
@@ -142,7 +166,9 @@ typedef struct lbs_hy_scenario {
 	size_t n_episodes;
 	lbs_hy_failslows_spec *gens; /* [failslows.NAME] */
 	size_t n_gens;
-	size_t n_drawn;     /* the last n_drawn episodes were drawn by them */
+	lbs_hy_generator_spec *avail_gens; /* [generator.NAME] */
+	size_t n_avail_gens;
+	size_t n_drawn;     /* the last n_drawn episodes were drawn by them (failslows, then generators) */
 	lbs_hy_policy_spec policy;
 	lbs_plugin plugin;  /* [hybrid_policy] plugin's, opened while the scenario is read */
 	lbs_hy_lengths_spec lengths;

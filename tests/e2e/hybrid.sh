@@ -120,6 +120,53 @@ sed -e 's/^trace = half.csv$/trace = nowhere.csv/' "$TMP/small-tr.ini" > "$TMP/s
 "$LBSIM" "$TMP/small-bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
 check "a node trace that is missing: exit 3 naming the section" test $? -eq 3 -a -n "$(grep -F "[nodes.a]" "$TMP/out")"
 
+# [generator.NAME] kind background: an on/off job on every node
+# - on phases of 1e9 s and off phases of 1e-6 s: every node starts on (the
+#   stationary state, on with probability 1 - 1e-15) and stays on, so every
+#   GPU runs at 1 - load = 0.5 throughout: the steps of `availability = 0.5`
+#   to the bit;
+sed -e '/^availability = 0.5$/d' "$TMP/small.ini" > "$TMP/bg0.ini"
+{ cat "$TMP/bg0.ini"; printf '[generator.bg]\nkind = background\non_mean = 1e9 s\noff_mean = 1e-6 s\nload = 0.5\nhorizon = 1 s\n'; } > "$TMP/bg1.ini"
+"$LBSIM" "$TMP/bg1.ini" -o "$TMP/bg1.db" -q
+check "a background generator always on = availability 1 - load, to the bit" test $? -eq 0 -a \
+	"$(q "$TMP/s1.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/bg1.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+# - on 10 s, off 30 s over 8000 s on 4 nodes: the share of time on is
+#   on / (on + off) = 0.25 within 4 sd; the sd of an alternating renewal
+#   process's on time over T is sqrt(T (s_on^2 m_off^2 + s_off^2 m_on^2) /
+#   (m_on + m_off)^3) (exponential phases: s = m), 300 s over the 32,000
+#   unit-seconds, 0.0094 of the share;
+{ cat "$TMP/bg0.ini"; printf '[generator.bg]\nkind = background\non_mean = 10 s\noff_mean = 30 s\nload = 0.5\nhorizon = 8000 s\n'; } > "$TMP/bg2.ini"
+"$LBSIM" "$TMP/bg2.ini" -o "$TMP/bg2.db" -q --set run.steps=2
+share=$(q "$TMP/bg2.db" "SELECT sum(min(s.v + d.v, 8000) - s.v) / 32000 FROM
+	(SELECT section, CAST(value AS REAL) AS v FROM hybrid_config WHERE section LIKE 'failslow.bg-%' AND key = 'start') s JOIN
+	(SELECT section, CAST(value AS REAL) AS v FROM hybrid_config WHERE section LIKE 'failslow.bg-%' AND key = 'duration') d
+	USING (section)")
+check "the on share over 8000 s of 4 nodes is 0.25 within 4 sd ($share)" near "$share" 0.25 0.15
+check "... each on phase at 1 - load" test "$(q "$TMP/bg2.db" "SELECT DISTINCT value FROM hybrid_config WHERE section LIKE 'failslow.bg-%' AND key = 'factor'")" = 0.5
+"$LBSIM" "$TMP/bg2.ini" -o "$TMP/bg3.db" -q --set run.steps=2
+"$LBSIM" "$TMP/bg2.ini" -o "$TMP/bg4.db" -q --set run.steps=2 --set run.seed=2
+cfg() { q "$1" "SELECT group_concat(value) FROM hybrid_config WHERE section LIKE 'failslow.bg-%'"; }
+check "the same seed draws the same phases, another seed others" test "$(cfg "$TMP/bg2.db")" = "$(cfg "$TMP/bg3.db")" -a \
+	"$(cfg "$TMP/bg2.db")" != "$(cfg "$TMP/bg4.db")"
+# - the policies run on it, the oracle no slower than static
+{ cat "$TMP/bg0.ini"; printf '[generator.bg]\nkind = background\non_mean = 20 s\noff_mean = 40 s\nload = 0.5\nhorizon = 300 s\n'; } > "$TMP/bg5.ini"
+"$LBSIM" "$TMP/bg5.ini" -o "$TMP/bg5.db" -q --set run.steps=40 && \
+	"$LBSIM" "$TMP/bg5.ini" -o "$TMP/bg5.db" -q --set run.steps=40 --set hybrid_policy.name=oracle
+check "static and oracle on a background generator: the oracle's run is no longer" test $? -eq 0 -a \
+	"$(q "$TMP/bg5.db" 'SELECT (SELECT sum(step_s) FROM hybrid_steps WHERE hybrid_id = 2) <= (SELECT sum(step_s) FROM hybrid_steps WHERE hybrid_id = 1)')" = 1
+# - bad input
+"$LBSIM" "$TMP/bg2.ini" -o "$TMP/bad.db" --set generator.bg.nodes=nope > "$TMP/out" 2>&1
+check "a generator on no such node group: exit 3 naming the key" test $? -eq 3 -a -n "$(grep -F "generator.bg.nodes: 'nope' is no [nodes.NAME] section" "$TMP/out")"
+"$LBSIM" "$TMP/bg2.ini" -o "$TMP/bad.db" --set generator.bg.kind=cpu_credits > "$TMP/out" 2>&1
+check "a data-parallel kind: exit 3 naming the key" test $? -eq 3 -a -n "$(grep -F "kind" "$TMP/out")"
+{ cat "$TMP/small-tr.ini" | sed -e '/^\[failslow.x\]/,$d'; printf '[generator.bg]\nkind = background\nnodes = a\non_mean = 10 s\noff_mean = 30 s\nload = 0.5\nhorizon = 100 s\n'; } > "$TMP/bg6.ini"
+"$LBSIM" "$TMP/bg6.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
+check "a generator on a traced node group: exit 3, said" test $? -eq 3 -a -n "$(grep -F "replays a trace" "$TMP/out")"
+"$LBSIM" "$TMP/bg2.ini" -o "$TMP/bad.db" --set generator.bg.horizon=1000000s > "$TMP/out" 2>&1
+check "too many phases: exit 3 naming horizon" test $? -eq 3 -a -n "$(grep -F "generator.bg.horizon: more than 1024" "$TMP/out")"
+check "nothing written on bad input" test ! -e "$TMP/bad.db"
+
 # SIGINT stops a run within an event: exit 130, and the file it created is gone
 rm -f "$TMP/int.db"
 "$LBSIM" "$top_srcdir/bench/hybrid.ini" --set run.steps=100000 -o "$TMP/int.db" -q > "$TMP/out" 2>&1 &
