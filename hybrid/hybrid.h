@@ -83,9 +83,9 @@ typedef struct lbs_hy_plan {
 				    this source (a node's trace, traces/avail.h) instead of avail */
 	lbs_hy_avail *net;       /* G, or NULL: the share of its inter-node bandwidth group g keeps
 				    (network fail-slow episodes): a collective or transfer whose
-				    groups lie on more than one node takes its transfer time over the
-				    least share among its groups at the time it starts (the slowest
-				    link of a ring governs it) */
+				    groups lie on more than one node progresses at the least share
+				    among its groups at each instant (the slowest link of a ring
+				    governs it), integrated across their changes */
 	int64_t *node;           /* G, with net: the node group g's GPUs lie on (-1: several) */
 } lbs_hy_plan;
 

@@ -42,11 +42,17 @@ static double fluid_finish(const lbs_hy_avail *a, size_t *at, double t0, double 
 	}
 }
 
-/* The level of a at time t (1 where it has none). */
-static double level_at(const lbs_hy_avail *a, double t)
+/* The piece of a holding t: a->level[i] from a->t[i] to a->t[i + 1]; *next
+ * the next breakpoint after t (INFINITY: none); level 1 before the first. */
+static double piece_at(const lbs_hy_avail *a, double t, double *next)
 {
-	if (!a->n || t < a->t[0])
+	*next = INFINITY;
+	if (!a->n)
 		return 1;
+	if (t < a->t[0]) {
+		*next = a->t[0];
+		return 1;
+	}
 	size_t lo = 0, hi = a->n; /* a->t[lo] <= t < a->t[hi] */
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
@@ -55,29 +61,51 @@ static double level_at(const lbs_hy_avail *a, double t)
 		else
 			hi = mid;
 	}
+	if (lo + 1 < a->n)
+		*next = a->t[lo + 1];
 	return a->level[lo];
 }
 
-/* What slows collective k, its members' latest start M: with network
- * episodes, the least inter-node share among its groups at M when they lie
- * on more than one node (1 otherwise: NVLink inside a node). */
-static double net_share(const lbs_hy_sim *sim, uint32_t k, double M)
+/* Whether collective k's groups lie on more than one node (its transfer
+ * then crosses the network; otherwise NVLink, which episodes do not slow). */
+static bool across_nodes(const lbs_hy_sim *sim, uint32_t k)
 {
 	const lbs_hy_graph *gr = sim->gr;
 	const lbs_hy_plan *pl = gr->plan;
-	if (!pl->net)
-		return 1;
 	int64_t node = -2;
-	bool across = false;
-	double share = 1;
 	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
-		size_t g = lbs_hy_group_of(gr, gr->mem[i]);
-		int64_t n = pl->node[g];
-		across = across || n < 0 || (node != -2 && n != node);
+		int64_t n = pl->node[lbs_hy_group_of(gr, gr->mem[i])];
+		if (n < 0 || (node != -2 && n != node))
+			return true;
 		node = n;
-		share = fmin(share, level_at(&pl->net[g], M));
 	}
-	return across ? share : 1;
+	return false;
+}
+
+/* The end of collective k's transfer of x seconds (at full bandwidth)
+ * begun at M: with network episodes and groups on more than one node, it
+ * progresses at the least inter-node share among its groups at each
+ * instant (the slowest link of the ring governs it), integrated piece by
+ * piece across the changes of any of them; M + x otherwise. */
+static double net_finish(const lbs_hy_sim *sim, uint32_t k, double M, double x)
+{
+	const lbs_hy_graph *gr = sim->gr;
+	const lbs_hy_plan *pl = gr->plan;
+	if (!pl->net || !(x > 0) || !across_nodes(sim, k))
+		return M + x;
+	double t = M, left = x;
+	for (;;) {
+		double share = 1, next = INFINITY;
+		for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
+			double nx;
+			share = fmin(share, piece_at(&pl->net[lbs_hy_group_of(gr, gr->mem[i])], t, &nx));
+			next = fmin(next, nx);
+		}
+		if (t + left / share <= next)
+			return t + left / share;
+		left -= (next - t) * share;
+		t = next;
+	}
 }
 
 static lbs_status schedule(lbs_hy_sim *sim, uint32_t op)
@@ -129,11 +157,16 @@ static lbs_status on_ready(lbs_hy_sim *sim, uint32_t op, double ready)
 	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++)
 		if (sim->start[gr->mem[i]] > M)
 			M = sim->start[gr->mem[i]];
-	const double share = sim->given ? 1 : net_share(sim, k, M);
 	sim->coll_at[k] = M;
+	double last_x = NAN, last_end = M;
 	for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
 		uint32_t o = gr->mem[i];
-		sim->end[o] = M + (sim->given ? sim->given[o] : gr->x[o] / share);
+		if (sim->given)
+			sim->end[o] = M + sim->given[o];
+		else if (gr->x[o] == last_x)
+			sim->end[o] = last_end; /* the members carry one transfer: computed once */
+		else
+			sim->end[o] = last_end = net_finish(sim, k, M, last_x = gr->x[o]);
 		lbs_status st = schedule(sim, o);
 		if (st != LBS_OK)
 			return st;

@@ -250,7 +250,13 @@ static void test_slow_replica(void)
  * 1, takes 1 / 0.25 = 4 s, the step 19 s; the transfers inside a replica
  * stay on their node (no time here either way). Both replicas on one node:
  * the reduction does not cross nodes (NVLink), 16 s. The share only from
- * 0 to 10 s: the reductions start at 15 s, at full share, 16 s. */
+ * 0 to 10 s: the reductions start at 15 s, at full share, 16 s. A change
+ * during the transfer is integrated: a quarter until 15.5 s, then full:
+ * 0.5 x 0.25 of the 1 s done by 15.5 s, the 0.875 left at full share, the
+ * step 16.375 s; full until 15.5 s, then a quarter: 0.5 done, 0.5 left at
+ * 0.25 (2 s), 17.5 s; a quarter on replica 0 from 15.2 s and on replica 1
+ * from 15.6 s, each to 100 s: the least is 1 until 15.2 s (0.2 done), then
+ * 0.25, 0.8 left: 3.2 s, 18.4 s (the later change does not lower it). */
 static void test_network_failslow(void)
 {
 	test_plan tp;
@@ -272,6 +278,16 @@ static void test_network_failslow(void)
 	node[2] = node[3] = 1;
 	net[2] = net[3] = (lbs_hy_avail){ 2, ts, lv };
 	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 16, 1e-12);
+	double ta[2] = { 0, 15.5 }, la[2] = { 0.25, 1 }, lb[2] = { 1, 0.25 };
+	net[2] = net[3] = (lbs_hy_avail){ 2, ta, la };
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, &acc), 16.375, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 1.375, 1e-12); /* exposed: the whole transfer */
+	net[2] = net[3] = (lbs_hy_avail){ 2, ta, lb };
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 17.5, 1e-12);
+	double tc[3] = { 0, 15.2, 100 }, td[3] = { 0, 15.6, 100 }, lc[3] = { 1, 0.25, 1 };
+	net[0] = net[1] = (lbs_hy_avail){ 3, tc, lc };
+	net[2] = net[3] = (lbs_hy_avail){ 3, td, lc };
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 18.4, 1e-12);
 }
 
 /* Gradient reduction overlapping the backward pass, one bucket a chunk:
