@@ -211,11 +211,13 @@ static lbs_status future_replicas(void *ctx, int m, double *g, double *rest_s, l
 	return st;
 }
 
-double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, const int *old_blocks, const int *new_blocks)
+double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, int v, const int *old_blocks, const int *new_blocks)
 {
 	double pause = 0;
 	int before = 0, after = 0;
-	for (int s = 0; s + 1 < p; s++) {
+	/* the model's order: virtual stage k = c p + s, chunk c of stage s */
+	for (int k = 0; k + 1 < p * v; k++) {
+		int s = k % p;
 		before += old_blocks[s];
 		after += new_blocks[s];
 		int moved = abs(after - before);
@@ -227,44 +229,50 @@ double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, const int *old_bloc
 	return pause;
 }
 
-/* The plan's times and the memory of the partition in bal->blocks: each
- * stage's built values plus (blocks - blocks0) of a block's. */
+/* The plan's times and the memory of the partition in bal->blocks (the
+ * blocks of each chunk of a stage): each chunk's built values plus
+ * (blocks - blocks0) of a block's; the optimizer and the model state of a
+ * stage grow by that many blocks a chunk, v of them. */
 static void recost(lbs_hy_balance *bal)
 {
 	const lbs_hy_built *b = bal->b;
 	const lbs_hy_plan *pl = &b->plan;
-	lbs_hy_plan *np = &bal->plan;
-	int p = pl->p;
+	int p = pl->p, v = pl->v;
 	size_t G = (size_t)pl->d * (size_t)p;
 	for (size_t g = 0; g < G; g++) {
 		double k = bal->blocks[g % (size_t)p] - bal->blocks0;
-		np->fwd_s[g] = pl->fwd_s[g] + k * b->blk_fwd_s[g];
-		np->bwd_s[g] = pl->bwd_s[g] + k * b->blk_bwd_s[g];
-		if (pl->fwd_att_s) {
-			np->fwd_att_s[g] = pl->fwd_att_s[g] + k * b->blk_fwd_att_s[g];
-			np->bwd_att_s[g] = pl->bwd_att_s[g] + k * b->blk_bwd_att_s[g];
+		for (size_t c = 0; c < (size_t)v; c++) {
+			size_t i = g * (size_t)v + c;
+			bal->plan.fwd_s[i] = pl->fwd_s[i] + k * b->blk_fwd_s[g];
+			bal->plan.bwd_s[i] = pl->bwd_s[i] + k * b->blk_bwd_s[g];
+			if (pl->fwd_att_s) {
+				bal->plan.fwd_att_s[i] = pl->fwd_att_s[i] + k * b->blk_fwd_att_s[g];
+				bal->plan.bwd_att_s[i] = pl->bwd_att_s[i] + k * b->blk_bwd_att_s[g];
+			}
+			bal->plan.fwd_fixed_s[i] = pl->fwd_fixed_s[i] + k * b->blk_fwd_fixed_s[g];
+			bal->plan.bwd_fixed_s[i] = pl->bwd_fixed_s[i] + k * b->blk_bwd_fixed_s[g];
 		}
-		np->fwd_fixed_s[g] = pl->fwd_fixed_s[g] + k * b->blk_fwd_fixed_s[g];
-		np->bwd_fixed_s[g] = pl->bwd_fixed_s[g] + k * b->blk_bwd_fixed_s[g];
-		np->opt_s[g] = pl->opt_s[g] + k * b->blk_opt_s[g];
+		bal->plan.opt_s[g] = pl->opt_s[g] + k * v * b->blk_opt_s[g];
 	}
-	for (int s = 0; s < p; s++) {
-		double k = bal->blocks[s] - bal->blocks0;
-		np->grad_s[s] = pl->grad_s[s] + k * b->blk_grad_s[s];
-		np->gather_s[s] = pl->gather_s[s] + k * b->blk_gather_s[s];
+	for (size_t i = 0; i < (size_t)p * (size_t)v; i++) {
+		double k = bal->blocks[i / (size_t)v] - bal->blocks0;
+		bal->plan.grad_s[i] = pl->grad_s[i] + k * b->blk_grad_s[i / (size_t)v];
+		bal->plan.gather_s[i] = pl->gather_s[i] + k * b->blk_gather_s[i / (size_t)v];
 	}
 }
 
-/* A GPU of group g's memory with `blocks` blocks and m micro-batches. */
+/* A GPU of group g's memory with `blocks` blocks a chunk and m
+ * micro-batches (act_bytes: the stage's activations of a micro-batch, its
+ * v chunks' of blocks0 blocks each). */
 static double memory_of(const lbs_hy_balance *bal, size_t g, int blocks, int m)
 {
 	const lbs_hy_built *b = bal->b;
 	const lbs_hy_plan *pl = &b->plan;
 	int s = (int)(g % (size_t)pl->p);
-	double act_blk = b->n_blocks ? b->act_bytes[g] / bal->blocks0 : 0;
+	double act_blk = b->n_blocks ? b->act_bytes[g] / bal->blocks0 : 0; /* a block a chunk */
 	double state = b->mem_bytes[g] - b->act_bytes[g] * lbs_hy_in_flight(pl->schedule, pl->m, pl->p, s, pl->v);
 	double act = b->act_bytes[g] + (blocks - bal->blocks0) * act_blk;
-	state += (blocks - bal->blocks0) * (b->n_blocks ? b->blk_state_bytes[g] : 0);
+	state += (blocks - bal->blocks0) * pl->v * (b->n_blocks ? b->blk_state_bytes[g] : 0);
 	return state + act * lbs_hy_in_flight(pl->schedule, m, pl->p, s, pl->v);
 }
 
@@ -296,7 +304,7 @@ static void limits(lbs_hy_balance *bal, bool moves)
 			bal->max_m[r] = bal->m_of[r]; /* the split in force fits: it ran */
 	}
 	for (int s = 0; bal->blocks && s < p; s++) {
-		int best = 0, lo = 1, hi = bal->b->n_blocks;
+		int best = 0, lo = 1, hi = (int)bal->env.n_blocks;
 		while (lo <= hi) { /* memory grows with the blocks: bisection */
 			int k = lo + (hi - lo) / 2;
 			bool fits = true;
@@ -331,12 +339,13 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	bal->max_m = malloc((size_t)d * sizeof *bal->max_m);
 	bal->compute_s = calloc(G, sizeof *bal->compute_s);
 	bal->replace = calloc(G, sizeof *bal->replace);
-	bool resplit = b->n_blocks > 0 && pl->v == 1;
+	int v = pl->v;
+	bool resplit = b->n_blocks > 0;
 	if (resplit) {
 		bal->blocks = malloc((size_t)p * sizeof *bal->blocks);
 		bal->next_blocks = malloc((size_t)p * sizeof *bal->next_blocks);
 		bal->max_blocks = malloc((size_t)p * sizeof *bal->max_blocks);
-		bal->own = malloc((7 * G + 2 * (size_t)p) * sizeof *bal->own);
+		bal->own = malloc((6 * G * (size_t)v + G + 2 * (size_t)p * (size_t)v) * sizeof *bal->own);
 	}
 	if (!bal->m_of || !bal->next || !bal->max_m || !bal->compute_s || !bal->replace ||
 	    (resplit && (!bal->blocks || !bal->next_blocks || !bal->max_blocks || !bal->own))) {
@@ -347,29 +356,32 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 	for (int r = 0; r < d; r++)
 		bal->m_of[r] = pl->m;
 	bal->plan.m_of = bal->m_of;
-	bal->blocks0 = resplit ? b->n_blocks / p : 0;
+	/* the unit of a re-split: a block on each of a stage's v chunks, so
+	 * that its chunks stay alike */
+	bal->blocks0 = resplit ? b->n_blocks / (p * v) : 0;
 	if (resplit) {
 		for (int s = 0; s < p; s++)
 			bal->blocks[s] = bal->blocks0;
 		double *o = bal->own;
-		bal->plan.fwd_s = o, o += G;
-		bal->plan.bwd_s = o, o += G;
-		bal->plan.fwd_fixed_s = o, o += G;
-		bal->plan.bwd_fixed_s = o, o += G;
+		size_t GV = G * (size_t)v, PV = (size_t)p * (size_t)v;
+		bal->plan.fwd_s = o, o += GV;
+		bal->plan.bwd_s = o, o += GV;
+		bal->plan.fwd_fixed_s = o, o += GV;
+		bal->plan.bwd_fixed_s = o, o += GV;
 		bal->plan.opt_s = o, o += G;
 		if (pl->fwd_att_s) {
-			bal->plan.fwd_att_s = o, o += G;
-			bal->plan.bwd_att_s = o, o += G;
+			bal->plan.fwd_att_s = o, o += GV;
+			bal->plan.bwd_att_s = o, o += GV;
 		}
-		bal->plan.grad_s = o, o += p;
+		bal->plan.grad_s = o, o += PV;
 		bal->plan.gather_s = o;
 		recost(bal);
 	}
 	double slowest = 0;
 	for (size_t g = 0; resplit && g < G; g++)
-		slowest = fmax(slowest, b->link_lat_s[g] + b->blk_move_bytes / b->link_Bps[g]);
+		slowest = fmax(slowest, b->link_lat_s[g] + v * b->blk_move_bytes / b->link_Bps[g]);
 	bal->env = (lbs_hy_policy_env){ .d = d, .p = p, .total_m = M, .quantum = q, .max_m = bal->max_m,
-					.n_blocks = resplit ? b->n_blocks : 0, .max_blocks = bal->max_blocks,
+					.n_blocks = resplit ? b->n_blocks / v : 0, .max_blocks = bal->max_blocks,
 					.blk_move_s = slowest, .every = sc->policy.every,
 					.steps_per_epoch = sc->policy.epoch_steps, .seed = (uint64_t)sc->run.seed };
 	bal->decision_cost_s = sc->policy.decision_cost_s;
@@ -531,7 +543,7 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	if (moved) {
 		/* the blocks' weights and optimizer states cross the stage links
 		 * before the step; nothing computes meanwhile */
-		bal->action_s += lbs_hy_resplit_s(bal->b, d, p, bal->blocks, bal->next_blocks);
+		bal->action_s += lbs_hy_resplit_s(bal->b, d, p, bal->plan.v, bal->blocks, bal->next_blocks);
 		memcpy(bal->blocks, bal->next_blocks, (size_t)p * sizeof *bal->blocks);
 		recost(bal);
 		bal->resplits++;

@@ -65,13 +65,15 @@ void lbs_hy_balance_interrupt(lbs_hy_balance *bal, const volatile sig_atomic_t *
  * one rebuilt after it, the oracle's look-ahead included. */
 void lbs_hy_balance_lengths(lbs_hy_balance *bal, const double *length_ratio);
 
-/* The time to re-split from blocks old[] to new[] (p stages, every
- * replica): the boundary between stages s and s + 1 carries the blocks by
- * which the first s + 1 stages' count changes, each blk_move_bytes over the
- * link of replica r's group (r, s) (latency once); the boundaries and the
+/* The time to re-split from blocks old[] to new[] (p stages of v chunks,
+ * every replica; old[s] and new[s] the blocks of each chunk of stage s):
+ * in the model's order of virtual stages k = c p + s, the boundary after k
+ * carries the blocks by which the first k + 1 virtual stages' count
+ * changes, each blk_move_bytes over the link of replica r's group (r, k
+ * mod p) to the next stage (latency once); the boundaries and the
  * replicas move at once, so the pause is the longest of them. Moving a
  * block across several boundaries is counted once on each (as if relayed
  * at once: a lower bound on a store-and-forward relay). */
-double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, const int *old_blocks, const int *new_blocks);
+double lbs_hy_resplit_s(const lbs_hy_built *b, int d, int p, int v, const int *old_blocks, const int *new_blocks);
 
 #endif

@@ -308,7 +308,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		b->link_lat_s = q, q += G;
 		b->blk_grad_s = q, q += p;
 		b->blk_gather_s = q;
-		b->n_blocks = v == 1 ? net.n_blocks : 0;
+		b->n_blocks = net.n_blocks;
 	}
 	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
 	double act = (double)jb->micro_batch * seq * h * elt; /* one micro-batch's activations */

@@ -12,8 +12,11 @@
  *      it, each within the replica's memory (max_m), summing to the global
  *      batch of M micro-batches (the global batch is kept);
  *  (b) the blocks of each stage (the same in every replica): integers >= 1
- *      within max_blocks, summing to the model's n_blocks; only when the
- *      job can re-split (v = 1: dec->blocks is NULL otherwise). A re-split
+ *      within max_blocks, summing to env->n_blocks; only when the job can
+ *      re-split (dec->blocks is NULL otherwise). With v chunks a stage the
+ *      count is each chunk's (a stage's chunks stay alike, env->n_blocks
+ *      is the model's blocks over v, and a unit moved is a block on each
+ *      chunk). A re-split
  *      costs the time to move the blocks' weights and optimizer states
  *      over the links between the stages, paid before the step
  *      (lbs_hy_resplit_s), during which nothing computes;

@@ -203,11 +203,11 @@ typedef struct lbs_hy_built {
 	int64_t *rank_of;
 	double *mem_bytes, *mem_cap; /* G: a GPU's memory need and its device's memory */
 	double *act_bytes;           /* G: a GPU's activations of one micro-batch in flight */
-	/* One transformer block's part of the plan (v = 1 only, else
-	 * n_blocks = 0), to move blocks between stages (hybrid/balance.h):
-	 * each of the plan's times of a stage is its blocks times these, plus
-	 * what the stage holds besides blocks (embedding, head). */
-	int n_blocks;                /* the model's blocks; each stage holds n_blocks / p */
+	/* One transformer block's part of the plan, to move blocks between
+	 * stages (hybrid/balance.h): each of the plan's times of a chunk is
+	 * its blocks times these, plus what it holds besides blocks
+	 * (embedding, head). */
+	int n_blocks;                /* the model's blocks; each chunk holds n_blocks / (p v) */
 	double *blk_fwd_s, *blk_bwd_s, *blk_fwd_fixed_s, *blk_bwd_fixed_s, *blk_opt_s; /* G */
 	double *blk_fwd_att_s, *blk_bwd_att_s; /* G: the attention core's share of a block's */
 	double *blk_grad_s, *blk_gather_s; /* p: a block's part of a stage's reduction (a bucket's), gather */

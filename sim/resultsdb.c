@@ -392,7 +392,7 @@ const char lbs_hybrid_policy_schema_sql[] =
 	"  action_s REAL NOT NULL,               -- simulated pause before the step: moving blocks between stages\n"
 	"  PRIMARY KEY (hybrid_id, step)\n"
 	") WITHOUT ROWID;\n"
-	"CREATE TABLE IF NOT EXISTS hybrid_partitions ( -- per step and stage: its transformer blocks (v = 1)\n"
+	"CREATE TABLE IF NOT EXISTS hybrid_partitions ( -- per step and stage: its transformer blocks (a chunk's, with v > 1)\n"
 	"  hybrid_id INTEGER NOT NULL REFERENCES hybrid_runs(hybrid_id) ON DELETE CASCADE,\n"
 	"  step INTEGER NOT NULL,\n"
 	"  stage INTEGER NOT NULL,\n"

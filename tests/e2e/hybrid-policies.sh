@@ -166,6 +166,17 @@ for p in static lbbsp; do
 			AND abs(a.mean_step_s - b.mean_step_s) < 1e-9 AND a.action_s = 10 FROM hybrid_policy_summary a,
 			z.hybrid_policy_summary b WHERE a.policy = '$p' AND b.policy = '$p'")" = 1
 done
-refuse "resplit on interleaved chunks" "[hybrid_policy] name = resplit: resplit moves blocks between stages, which needs virtual_stages = 1" \
-	"$SC" --set hybrid.schedule=interleaved --set hybrid.virtual_stages=2 --set hybrid_policy.name=resplit
+# resplit with interleaved chunks (v = 2) on the fail-slow scenario: each
+# stage's chunks stay alike, so every step's blocks a chunk sum to 80 / 2;
+# the slow stage (1) gives blocks away during the episode and takes them
+# back after it, paying pauses; the run is shorter than static's
+IL="--set hybrid.schedule=interleaved --set hybrid.virtual_stages=2 --set run.steps=80"
+"$LBSIM" "$FS" -q $IL -o "$TMP/il-st.db" && "$LBSIM" "$FS" -q $IL --set hybrid_policy.name=resplit -o "$TMP/il-rs.db"
+check "resplit with interleaved chunks runs" test $? -eq 0
+check "... every step's blocks a chunk sum to 40" test "$(q "$TMP/il-rs.db" 'SELECT count(*) FROM (SELECT sum(blocks) AS b FROM hybrid_partitions GROUP BY step) WHERE b != 40')" = 0
+check "... the slow stage holds fewer during the episode, all 10 again at the end" test "$(q "$TMP/il-rs.db" "SELECT
+	(SELECT min(blocks) FROM hybrid_partitions WHERE stage = 1) < 10 AND
+	(SELECT group_concat(blocks) FROM hybrid_partitions WHERE step = 79) = '10,10,10,10'")" = 1
+check "... it paid pauses, and ran shorter than static" test "$(q "$TMP/il-rs.db" "ATTACH '$TMP/il-st.db' AS s;
+	SELECT a.action_s > 0 AND a.total_s < b.total_s FROM hybrid_policy_summary a, s.hybrid_policy_summary b")" = 1
 finish

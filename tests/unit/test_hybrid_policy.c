@@ -266,6 +266,32 @@ static void test_partition(void)
  * = 20 s; two steps end at 27 + 1 + 20 = 48 s. With 1 TB a block the
  * pause, 1000 s, is more than 20 steps (horizon) of the 10 s saving: it
  * stays at 3 / 3 and 27 s. */
+/* The pause of a re-split with interleaved chunks, by hand: p = 3 stages
+ * of v = 2 chunks, one replica, 1 GB a block; the links from stages 0, 1
+ * and 2 to the next at 1 GB/s, 10 GB/s and 0.1 GB/s, latencies 0.1, 0.2
+ * and 0.3 s. Each chunk of the stages holds 2, 2, 2 blocks, then 4, 1, 1.
+ * In the model's order the virtual stages hold 4 1 1 4 1 1 against
+ * 2 2 2 2 2 2: the prefixes 4 5 6 10 11 against 2 4 6 8 10, so the
+ * boundaries after stage 0 carry 2 blocks (0.1 + 2 = 2.1 s), those after
+ * stage 1 one (0.2 + 0.1 s), and the one after stage 2 (to chunk 1 of
+ * stage 0) none: every chunk round holds the same blocks. The pause, the
+ * longest, is 2.1 s (one chunk: the same boundaries once, 2.1 s). */
+static void test_resplit_interleaved_pause(void)
+{
+	lbs_hy_built b = { 0 };
+	double bw[3] = { 1e9, 1e10, 1e8 }, lat[3] = { 0.1, 0.2, 0.3 };
+	b.link_Bps = bw;
+	b.link_lat_s = lat;
+	b.blk_move_bytes = 1e9;
+	int old[3] = { 2, 2, 2 }, neu[3] = { 4, 1, 1 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 3, 2, old, neu), 2.1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 3, 1, old, neu), 2.1, 1e-12);
+	/* stage 1's link slow instead: 0.2 + 1 block at 0.1 GB/s */
+	bw[1] = 1e8;
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 3, 2, old, neu), 10.2, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 3, 2, old, old), 0, 0);
+}
+
 static void test_resplit(void)
 {
 	test_plan tp;
@@ -292,7 +318,7 @@ static void test_resplit(void)
 	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "resplit", NULL, 0, 2, m, blocks, &end), 20, 1e-9);
 	CU_ASSERT(blocks[0] == 4 && blocks[1] == 2);
 	CU_ASSERT_DOUBLE_EQUAL(end, 48, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 2, (int[]){ 3, 3 }, (int[]){ 4, 2 }), 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 1, 2, 1, (int[]){ 3, 3 }, (int[]){ 4, 2 }), 1, 1e-12);
 	b.blk_move_bytes = 1e12;
 	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "resplit", NULL, 0, 2, m, blocks, &end), 27, 1e-9);
 	CU_ASSERT(blocks[0] == 3 && blocks[1] == 3);
@@ -385,7 +411,7 @@ static void test_block_costs(void)
 	for (size_t g = 0; g < 8; g++)
 		CU_ASSERT_DOUBLE_EQUAL(bal.plan.fwd_s[g], pl->fwd_s[g], 0);
 	int nine[4] = { 9, 7, 8, 8 };
-	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 2, 4, bal.blocks, nine),
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_resplit_s(&b, 2, 4, 1, bal.blocks, nine),
 			       b.link_lat_s[0] + b.blk_move_bytes / b.link_Bps[0], 1e-15);
 	lbs_hy_balance_destroy(&bal);
 	lbs_hy_built_free(&b);
@@ -433,6 +459,7 @@ void suite_hybrid_policy(void)
 		{ "memory bounds the split", test_memory_cap },
 		{ "partition by stage cost", test_partition },
 		{ "layer re-split", test_resplit },
+		{ "a re-split's pause with interleaved chunks, by hand", test_resplit_interleaved_pause },
 		{ "fail-slow ladder", test_ladder },
 		{ "a block's costs", test_block_costs },
 		{ "sequence packing", test_pack },
