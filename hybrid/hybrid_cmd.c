@@ -344,7 +344,8 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	if (ratio) {
 		tokens = tokens_drawn * (double)sc->job.micro_batch / (double)steps;
 		double per_mb = b->flops_per_step / (double)n_mb, half = NAN, x = NAN;
-		lbs_net_opts oh = { .seq_len = ls->seq_len / 2, .tp = pl->t, .recompute = sc->model.recompute };
+		lbs_net_opts oh = { .seq_len = ls->seq_len / 2, .tp = pl->t, .recompute = sc->model.recompute,
+				    .seq_par = sc->job.sequence_parallel };
 		if (ls->seq_len >= 2 && lbs_net_create_opts(&net, sc->model.name, &oh, &e2) == LBS_OK) {
 			half = lbs_net_flops(&net, sc->job.micro_batch) * pl->t;
 			x = (double)net.opts.seq_len / (double)ls->seq_len;

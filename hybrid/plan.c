@@ -224,7 +224,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	size_t G = (size_t)d * (size_t)p, nn = sc->n_nodes;
 	lbs_net net;
 	lbs_net_opts o = { .seq_len = sc->model.sequence_length, .tp = t, .recompute = sc->model.recompute,
-			   .zero_stage = (int)jb->zero_stage, .dp = jb->dp };
+			   .zero_stage = (int)jb->zero_stage, .dp = jb->dp, .seq_par = jb->sequence_parallel };
 	lbs_error e2 = { 0 };
 	if (lbs_net_create_opts(&net, sc->model.name, &o, &e2) != LBS_OK)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);

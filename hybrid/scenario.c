@@ -58,6 +58,11 @@ static const lbs_key_spec job_keys[] = {
 	  "gradient buckets a chunk: each a reduction of its share of the chunk's gradients; with overlap_dp, "
 	  "bucket j starts once the chunk's last backward has done (j + 1)/dp_buckets of its work, so that "
 	  "only the last bucket follows the backward pass (PyTorch DDP's and Megatron-LM's buckets)" },
+	{ "sequence_parallel", LBS_T_ENUM, J(sequence_parallel), "no", 0, 0, 0, "no|yes", NULL,
+	  "`yes`: Megatron-LM's sequence parallelism with the tensor ranks (Korthikanti et al., MLSys 2023): "
+	  "the norms, dropouts and residual additions on 1 / tp of the tokens a rank, their activations and "
+	  "the inputs of the linears after a norm kept sharded; the tensor-parallel all-reduces become "
+	  "all-gathers and reduce-scatters of the same ring time (doc/hybrid.md); no effect at tp = 1" },
 	{ "placement", LBS_T_ENUM, J(placement), "tp-pp-dp", 0, 0, 0, LBS_HY_PLACEMENT_CHOICES, NULL,
 	  "how (dp, stage, tp) ranks map to GPUs, fastest-varying first: `tp-pp-dp`, tensor ranks "
 	  "adjacent (inside a node), then stages, then replicas; `tp-dp-pp`, replicas before stages" },

@@ -57,6 +57,9 @@ typedef struct lbs_net_opts {
 	int optimizer;     /* lbs_optimizer; default: SGD with momentum for CNNs, Adam for transformers */
 	int zero_stage;    /* ZeRO stage 0-3: what the data-parallel ranks partition */
 	int64_t dp;        /* data-parallel ranks sharing ZeRO's partitions (0, 1: none) */
+	bool seq_par;      /* transformer, tp > 1: sequence parallelism (Korthikanti et al. 2022): the
+			      norms, dropouts and residual additions on s / tp tokens a rank, and
+			      the inputs of the linears after a norm kept sharded */
 } lbs_net_opts;
 
 typedef struct lbs_layer {

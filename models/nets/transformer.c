@@ -21,8 +21,18 @@
  * that a GPT block with dropout keeps exactly s b h (34 + 5 a s / h) bytes
  * in 16-bit precision, Korthikanti et al., "Reducing Activation
  * Recomputation in Large Transformer Models", MLSys 2023 (arXiv
- * 2205.05198), eq. 1, and s b h (10 + 24 / t + 5 a s / (h t)) under tensor
- * parallelism, eq. 2 (tests/unit/test_nets.c checks both). */
+ * 2205.05198), eq. 1, s b h (10 + 24 / t + 5 a s / (h t)) under tensor
+ * parallelism, eq. 2, and s b h (34 / t + 5 a s / (h t)) with sequence
+ * parallelism as well, eq. 4 (tests/unit/test_nets.c checks all three).
+ *
+ * Sequence parallelism (opts.seq_par, their sec. 4.2.2): the operations
+ * tensor parallelism replicates (the norms, the dropouts and residual
+ * additions, the embedding's dropout and positions) run on s / t tokens
+ * a rank, and the column-parallel linears after a norm (qkv, fc1 or gate
+ * and up, the logits) keep their input sharded, all-gathering it again in
+ * the backward. Each all-reduce of the tensor-parallel region becomes an
+ * all-gather and a reduce-scatter, which a ring does in the same time
+ * (hybrid/plan.c charges it as before). */
 #include <string.h>
 
 #include "models/nets/nets_impl.h"
@@ -107,6 +117,7 @@ typedef struct tf_ctx {
 	const lbs_tf_config *c;
 	int64_t s;   /* tokens per sample */
 	int t;       /* tensor-parallel ranks */
+	int sp;      /* sequence parallelism: t (the replicated work split by tokens), else 1 */
 	double e;    /* bytes per activation element */
 	int block;   /* the block being built, from 1; 0: outside */
 } tf_ctx;
@@ -137,14 +148,15 @@ static void done(tf_ctx *x, lbs_layer *l, int out)
 		lbs_nb_finish(x->b, l, (lbs_shape){ out, (int)x->s, 1 });
 }
 
-/* A linear layer on every token, keeping its input if `keep`. */
-static void linear(tf_ctx *x, const char *name, int in, int out, bool bias, bool keep)
+/* A linear layer on every token, keeping 1 / keep of its input (0: none;
+ * keep = sp: an input that sequence parallelism holds sharded). */
+static void linear(tf_ctx *x, const char *name, int in, int out, bool bias, int keep)
 {
 	lbs_layer *l = op(x, name, LBS_LAYER_LINEAR, in, true);
 	if (!l)
 		return;
 	l->params = (int64_t)in * out + (bias ? out : 0);
-	l->act_per_sample = keep ? x->s * in : 0;
+	l->act_per_sample = keep ? x->s * in / keep : 0;
 	l->act_bytes = (int64_t)(x->e * (double)l->act_per_sample);
 	l->fwd_flops = bias ? (double)(x->s * out) : 0; /* the bias, besides the GEMM */
 	l->bwd_flops = bias ? (double)(x->s * out) : 0; /* its gradient: a sum over tokens */
@@ -185,7 +197,7 @@ static void eltwise(tf_ctx *x, const char *name, int width, ew w)
 static void norm(tf_ctx *x, const char *name)
 {
 	int h = x->c->hidden;
-	double n = (double)(x->s * h);
+	double n = (double)(x->s * h) / x->sp;
 	eltwise(x, name, h, (ew){ .elems = n, .fwd = x->c->rmsnorm ? 4 : 8, .bwd = x->c->rmsnorm ? 8 : 16,
 				  .fwd_tensors = 2, .bwd_tensors = 3, .act = x->e * n,
 				  .params = x->c->rmsnorm ? h : 2 * h });
@@ -197,7 +209,7 @@ static void norm(tf_ctx *x, const char *name)
 static void residual(tf_ctx *x, const char *name)
 {
 	int h = x->c->hidden;
-	double n = (double)(x->s * h);
+	double n = (double)(x->s * h) / x->sp;
 	if (x->c->dropout)
 		eltwise(x, name, h, (ew){ .elems = n, .fwd = x->c->bias ? 4 : 3, .bwd = 1, .fwd_tensors = 3,
 					  .bwd_tensors = 2, .masks = 1, .act = n,
@@ -221,7 +233,7 @@ static void block(tf_ctx *x)
 	int64_t s = x->s;
 	double e = x->e;
 	norm(x, "norm1");
-	linear(x, "qkv", h, (a + 2 * k) * d, c->bias, true);
+	linear(x, "qkv", h, (a + 2 * k) * d, c->bias, x->sp);
 	/* Q K^T: keeps Q and K */
 	lbs_layer *l = op(x, "scores", LBS_LAYER_SCORES, (a + 2 * k) * d, true);
 	if (l) {
@@ -251,26 +263,26 @@ static void block(tf_ctx *x)
 		l->act_per_sample = s * k * d + (c->dropout ? (int64_t)probs : 0);
 		done(x, l, a * d);
 	}
-	linear(x, "proj", a * d, h, false, true);
+	linear(x, "proj", a * d, h, false, 1);
 	residual(x, "attn_add");
 	norm(x, "norm2");
 	double n = (double)(s * f);
 	if (c->swiglu) {
-		linear(x, "gate", h, f, c->bias, true);
-		linear(x, "up", h, f, c->bias, false); /* the same input as gate */
+		linear(x, "gate", h, f, c->bias, x->sp);
+		linear(x, "up", h, f, c->bias, 0); /* the same input as gate */
 		/* x sigmoid(x): 4 flops forward, 6 backward; keeps its input */
 		eltwise(x, "silu", f, (ew){ .elems = n, .fwd = 4, .bwd = 6, .fwd_tensors = 2, .bwd_tensors = 3,
 					    .act = e * n, .split = true });
 		/* silu(gate) * up: keeps both */
 		eltwise(x, "mul", f, (ew){ .elems = n, .fwd = 1, .bwd = 2, .fwd_tensors = 3, .bwd_tensors = 5,
 					   .act = 2 * e * n, .split = true });
-		linear(x, "down", f, h, false, true);
+		linear(x, "down", f, h, false, 1);
 	} else {
-		linear(x, "fc1", h, f, c->bias, true);
+		linear(x, "fc1", h, f, c->bias, x->sp);
 		/* GELU (tanh approximation): 8 flops forward, 16 backward; keeps its input */
 		eltwise(x, "gelu", f, (ew){ .elems = n, .fwd = 8, .bwd = 16, .fwd_tensors = 2, .bwd_tensors = 3,
 					    .act = e * n, .split = true });
-		linear(x, "fc2", f, h, false, true);
+		linear(x, "fc2", f, h, false, 1);
 	}
 	residual(x, "mlp_add");
 }
@@ -279,9 +291,10 @@ void lbs_build_transformer(lbs_net_builder *b, const lbs_tf_config *c)
 {
 	lbs_net *net = b->net;
 	tf_ctx x = { .b = b, .c = c, .s = net->opts.seq_len, .t = net->opts.tp, .e = net->elt_bytes };
+	x.sp = net->opts.seq_par && x.t > 1 ? x.t : 1;
 	int h = c->hidden;
 	int64_t s = x.s, v = ceil_div(c->vocab, x.t); /* Megatron pads the vocabulary to t rows */
-	double n = (double)(s * h);
+	double n = (double)(s * h), ns = n / x.sp; /* ns: what sequence parallelism leaves a rank */
 	/* the token embedding, split by vocabulary rows: a gather forward
 	 * (read and write s h), a scatter-add of the gradient backward, each
 	 * rank for the tokens of its rows (1 / t of them, on average); keeps
@@ -299,13 +312,13 @@ void lbs_build_transformer(lbs_net_builder *b, const lbs_tf_config *c)
 	}
 	net->embedding_params = v * h;
 	if (c->learned_positions) {
-		eltwise(&x, "positions", h, (ew){ .elems = n, .fwd = 1, .bwd = 1, .fwd_tensors = 3,
+		eltwise(&x, "positions", h, (ew){ .elems = ns, .fwd = 1, .bwd = 1, .fwd_tensors = 3,
 						  .bwd_tensors = 2, .params = c->max_seq * h });
 		net->embedding_params += c->max_seq * h;
 	}
 	if (c->dropout)
-		eltwise(&x, "embed_dropout", h, (ew){ .elems = n, .fwd = 2, .bwd = 1, .fwd_tensors = 2,
-						      .bwd_tensors = 2, .masks = 1, .act = n });
+		eltwise(&x, "embed_dropout", h, (ew){ .elems = ns, .fwd = 2, .bwd = 1, .fwd_tensors = 2,
+						      .bwd_tensors = 2, .masks = 1, .act = ns });
 	for (int i = 0; i < c->layers; i++) {
 		x.block = i + 1;
 		size_t first = net->n_layers;
@@ -320,7 +333,7 @@ void lbs_build_transformer(lbs_net_builder *b, const lbs_tf_config *c)
 	net->n_blocks = c->layers;
 	norm(&x, "final_norm");
 	/* the logits, split by vocabulary columns; tied: the embedding's matrix */
-	linear(&x, "logits", h, (int)v, false, true);
+	linear(&x, "logits", h, (int)v, false, x.sp);
 	if (c->tied && net->n_layers) {
 		l = &net->layers[net->n_layers - 1];
 		net->params -= l->params;

@@ -167,6 +167,23 @@ check "a generator on a traced node group: exit 3, said" test $? -eq 3 -a -n "$(
 check "too many phases: exit 3 naming horizon" test $? -eq 3 -a -n "$(grep -F "generator.bg.horizon: more than 1024" "$TMP/out")"
 check "nothing written on bad input" test ! -e "$TMP/bad.db"
 
+# sequence parallelism: Llama 3 70B at t = 8 with micro-batches of 3
+# sequences needs 114 GB on stage 0 without it (refused, exit 3), and fits
+# with it (the activations of Korthikanti et al.'s eq. 4); at micro-batches
+# of one the steps are shorter (the norms on 1/8 of the tokens), and at
+# t = 1 it changes nothing, to the bit
+L70="$top_srcdir/scenarios/hybrid/llama3-70b-8x16.ini"
+"$LBSIM" "$L70" -o "$TMP/sp0.db" -q --set hybrid.micro_batch=3 --set hybrid.global_batch=384 --set run.steps=2 > "$TMP/out" 2>&1
+check "no sequence parallelism, micro-batches of 3: exit 3, the memory said" test $? -eq 3 -a -n "$(grep -F 'needs 114.2 GB' "$TMP/out")"
+"$LBSIM" "$L70" -o "$TMP/sp1.db" --set hybrid.sequence_parallel=yes --set hybrid.micro_batch=3 --set hybrid.global_batch=384 --set run.steps=2 > "$TMP/out"
+check "with sequence parallelism it fits (57.5 GB)" test $? -eq 0 -a -n "$(grep -F 'memory: at most 57.5 GB' "$TMP/out")"
+"$LBSIM" "$L70" -o "$TMP/sp2.db" -q --set run.steps=2 && "$LBSIM" "$L70" -o "$TMP/sp3.db" -q --set run.steps=2 --set hybrid.sequence_parallel=yes
+check "sequence parallelism shortens the steps (norms on 1/8 of the tokens), by under 5%" test "$(q "$TMP/sp3.db" "ATTACH '$TMP/sp2.db' AS n;
+	SELECT a.step_s < b.step_s AND a.step_s > 0.95 * b.step_s FROM hybrid_steps a JOIN n.hybrid_steps b USING (step) WHERE step = 1")" = 1
+"$LBSIM" "$TMP/small.ini" -o "$TMP/sp4.db" -q --set hybrid.sequence_parallel=yes
+check "sequence parallelism at tp = 1: the same steps, to the bit" test "$(q "$TMP/s1.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
+	"$(q "$TMP/sp4.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
+
 # SIGINT stops a run within an event: exit 130, and the file it created is gone
 rm -f "$TMP/int.db"
 "$LBSIM" "$top_srcdir/bench/hybrid.ini" --set run.steps=100000 -o "$TMP/int.db" -q > "$TMP/out" 2>&1 &

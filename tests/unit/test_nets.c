@@ -295,7 +295,8 @@ static void test_tensor_parallel(void)
 
 /* Memory: a GPT block's activations are Korthikanti et al.'s (MLSys 2023)
  * s b h (34 + 5 a s / h) bytes, eq. 1, and s b h (10 + 24 / t + 5 a s / (h t))
- * under tensor parallelism, eq. 2; 34 s b h with selective recomputation
+ * under tensor parallelism, eq. 2, s b h (34 / t + 5 a s / (h t)) with
+ * sequence parallelism, eq. 4; 34 s b h with selective recomputation
  * (sec. 5, without sequence parallelism: 10 + 24 / t); and one rank of
  * Llama 3 8B against a hand calculation. */
 static void test_transformer_memory(void)
@@ -313,6 +314,26 @@ static void test_transformer_memory(void)
 					kept += (double)n.layers[l].act_bytes;
 			CU_ASSERT_DOUBLE_EQUAL(kept, s * h * (10 + 24.0 / t), 0.5);
 			CU_ASSERT_DOUBLE_EQUAL((double)n.block_input_bytes, 2 * s * h, 0.5);
+			/* sequence parallelism as well: s b h (34 / t + 5 a s / (h t)),
+			 * eq. 4, and 34 s b h / t with selective recomputation; the
+			 * norms move 1 / t of the bytes, the GEMMs' work is the same */
+			lbs_net q = tf_of(names[i], &(lbs_net_opts){ .tp = t, .seq_par = true });
+			CU_ASSERT_DOUBLE_EQUAL((double)q.block_bytes, s * h * (34.0 / t + 5 * a * s / (h * t)), 0.5);
+			double kept_sp = 0;
+			size_t bad = 0;
+			for (size_t l = 0; l < q.n_layers; l++) {
+				const lbs_layer *x = &q.layers[l], *y = &n.layers[l];
+				if (x->block == 1)
+					kept_sp += (double)x->act_bytes;
+				if (strstr(x->name, "norm"))
+					bad += fabs(x->fwd_bytes * t - y->fwd_bytes) > 1e-9 * y->fwd_bytes;
+				if (x->kind == LBS_LAYER_LINEAR)
+					bad += x->params != y->params || x->fwd_flops != y->fwd_flops;
+			}
+			CU_ASSERT_DOUBLE_EQUAL(kept_sp, s * h * 34.0 / t, 0.5);
+			CU_ASSERT_EQUAL(bad, 0);
+			CU_ASSERT_EQUAL(q.params, n.params);
+			lbs_net_destroy(&q);
 			lbs_net_destroy(&n);
 		}
 
