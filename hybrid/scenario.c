@@ -713,7 +713,8 @@ static lbs_status draw_generator(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy
 			else if (sc->nodes[k].trace.format)
 				st = key_error(sc, &o, sec, "nodes", err, "[nodes.%s] replays a trace: a generator applies "
 					       "to untraced nodes only", tok);
-			use[k] = true;
+			else
+				use[k] = true;
 		}
 	}
 	o = origin_of(c, sc, sec, "horizon");
