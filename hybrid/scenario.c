@@ -706,7 +706,9 @@ static lbs_status draw_generator(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy
 			size_t k = 0;
 			while (k < sc->n_nodes && strcmp(sc->nodes[k].name, tok))
 				k++;
-			if (k == sc->n_nodes)
+			if (!*tok)
+				st = key_error(sc, &o, sec, "nodes", err, "an empty name in the list");
+			else if (k == sc->n_nodes)
 				st = key_error(sc, &o, sec, "nodes", err, "'%s' is no [nodes.NAME] section", tok);
 			else if (use[k])
 				st = key_error(sc, &o, sec, "nodes", err, "'%s' is named twice", tok);
