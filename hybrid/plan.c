@@ -249,8 +249,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
-	/* per block: 8 arrays of G, 2 of p */
-	b->blk_store = calloc(10 * G + 2 * (size_t)p, sizeof *b->blk_store);
+	lbs_hy_built_blocks_alloc(b, G, p);
 	double *bk_f = calloc(4 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
 	double bk_params = 0;
 	lbs_status st = LBS_OK;
@@ -294,22 +293,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	pl->grad_s = s0, s0 += ps;
 	pl->gather_s = s0;
 
-	{
-		double *q = b->blk_store;
-		b->blk_fwd_s = q, q += G;
-		b->blk_bwd_s = q, q += G;
-		b->blk_fwd_att_s = q, q += G;
-		b->blk_bwd_att_s = q, q += G;
-		b->blk_fwd_fixed_s = q, q += G;
-		b->blk_bwd_fixed_s = q, q += G;
-		b->blk_opt_s = q, q += G;
-		b->blk_state_bytes = q, q += G;
-		b->link_Bps = q, q += G;
-		b->link_lat_s = q, q += G;
-		b->blk_grad_s = q, q += p;
-		b->blk_gather_s = q;
-		b->n_blocks = net.n_blocks;
-	}
+	b->n_blocks = net.n_blocks;
 	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
 	double act = (double)jb->micro_batch * seq * h * elt; /* one micro-batch's activations */
 	int blocks = net.n_blocks / pv;
@@ -646,6 +630,26 @@ done:
 	free(node_src);
 	free(first);
 	return st;
+}
+
+lbs_status lbs_hy_built_blocks_alloc(lbs_hy_built *b, size_t G, int p)
+{
+	double *q = b->blk_store = calloc(LBS_HY_BLK_ARRAYS * G + 2 * (size_t)p, sizeof *b->blk_store);
+	if (!q)
+		return LBS_EINTERNAL;
+	b->blk_fwd_s = q, q += G;
+	b->blk_bwd_s = q, q += G;
+	b->blk_fwd_att_s = q, q += G;
+	b->blk_bwd_att_s = q, q += G;
+	b->blk_fwd_fixed_s = q, q += G;
+	b->blk_bwd_fixed_s = q, q += G;
+	b->blk_opt_s = q, q += G;
+	b->blk_state_bytes = q, q += G;
+	b->link_Bps = q, q += G;
+	b->link_lat_s = q, q += G;
+	b->blk_grad_s = q, q += p;
+	b->blk_gather_s = q;
+	return LBS_OK;
 }
 
 void lbs_hy_built_free(lbs_hy_built *b)

@@ -226,6 +226,11 @@ typedef struct lbs_hy_built {
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
 
+/* b->blk_store, zeroed, and the blk_ and link_ arrays (G groups, p
+ * stages) pointing into it; LBS_EINTERNAL when out of memory. */
+#define LBS_HY_BLK_ARRAYS 10
+lbs_status lbs_hy_built_blocks_alloc(lbs_hy_built *b, size_t G, int p);
+
 /* Micro-batches whose activations stage s of p holds at once under the
  * schedule with m micro-batches and v chunks a stage: all m under GPipe,
  * p - s under 1F1B (Narayanan et al., SC'21, sec. 2.2), the first stage's

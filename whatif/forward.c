@@ -139,13 +139,11 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 			     .schedule = V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, .zero_stage = gather,
 			     .overlap_dp = wm->overlapped };
 	bool split = blocks > 0 && V == 1 && P > 1;
-	size_t nb = split ? 8 * G + 2 * (size_t)P : 0;
 	b->store = calloc(4 * GV + 2 * G + 2 * PV, sizeof *b->store);
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = calloc(G, sizeof *b->mem_bytes);
 	b->act_bytes = calloc(G, sizeof *b->act_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
-	b->blk_store = nb ? calloc(nb, sizeof *b->blk_store) : NULL;
 	size_t n_mb = (size_t)D * (size_t)m, cells = wm->n_steps * n_mb;
 	double *sum = NULL, *num = NULL, *den = NULL;
 	size_t *cnt = NULL;
@@ -160,7 +158,8 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 		den = calloc(cells, sizeof *den);
 	}
 	lbs_status st = LBS_OK;
-	if (!b->store || !b->rank_of || !b->mem_bytes || !b->act_bytes || !b->mem_cap || (nb && !b->blk_store) ||
+	if (!b->store || !b->rank_of || !b->mem_bytes || !b->act_bytes || !b->mem_cap ||
+	    (split && lbs_hy_built_blocks_alloc(b, G, P) != LBS_OK) ||
 	    (!ideal && (!j->ratio || !j->slowness || !b->avail_store || !pl->avail || !sum || !cnt || !num || !den))) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for the traced job of %zu groups", G);
 		goto out;
@@ -286,17 +285,6 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 	}
 	if (split) {
 		/* `blocks` equal blocks a stage, moved for free */
-		double *q = b->blk_store;
-		b->blk_fwd_s = q, q += G;
-		b->blk_bwd_s = q, q += G;
-		b->blk_fwd_fixed_s = q, q += G;
-		b->blk_bwd_fixed_s = q, q += G;
-		b->blk_opt_s = q, q += G;
-		b->blk_state_bytes = q, q += G;
-		b->link_Bps = q, q += G;
-		b->link_lat_s = q, q += G;
-		b->blk_grad_s = q, q += P;
-		b->blk_gather_s = q;
 		/* a block costs the same on every stage: the mean stage's over
 		 * `blocks`; what a stage has above or below the mean stays with it
 		 * (the head, the embedding), so moving blocks keeps the work */
