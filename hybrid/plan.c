@@ -243,8 +243,11 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	/* per node group: chunk costs on its device */
 	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc((size_t)pv * sizeof *params);
 	int64_t *ranks = malloc((size_t)(d > t ? d : t) * sizeof *ranks);
-	size_t gv = G * (size_t)v, ps = (size_t)p * (size_t)v;
-	b->store = calloc(6 * gv + 2 * G + 2 * ps, sizeof *b->store);
+	lbs_hy_plan *pl = &b->plan;
+	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .v = v, .m = m, .schedule = jb->schedule,
+			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
+			     .buckets = (int)jb->dp_buckets };
+	lbs_hy_built_plan_alloc(b, G, v, p, true);
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
@@ -277,21 +280,6 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
 
-	lbs_hy_plan *pl = &b->plan;
-	double *s0 = b->store;
-	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .v = v, .m = m, .schedule = jb->schedule,
-			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
-			     .buckets = (int)jb->dp_buckets };
-	pl->fwd_s = s0, s0 += gv;
-	pl->bwd_s = s0, s0 += gv;
-	pl->fwd_fixed_s = s0, s0 += gv;
-	pl->bwd_fixed_s = s0, s0 += gv;
-	pl->fwd_att_s = s0, s0 += gv;
-	pl->bwd_att_s = s0, s0 += gv;
-	pl->opt_s = s0, s0 += G;
-	pl->p2p_s = s0, s0 += G;
-	pl->grad_s = s0, s0 += ps;
-	pl->gather_s = s0;
 
 	b->n_blocks = net.n_blocks;
 	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
@@ -630,6 +618,28 @@ done:
 	free(node_src);
 	free(first);
 	return st;
+}
+
+lbs_status lbs_hy_built_plan_alloc(lbs_hy_built *b, size_t G, int v, int p, bool att)
+{
+	size_t gv = G * (size_t)v, pv = (size_t)p * (size_t)v;
+	double *s0 = b->store = calloc((att ? 6 : 4) * gv + 2 * G + 2 * pv, sizeof *b->store);
+	if (!s0)
+		return LBS_EINTERNAL;
+	lbs_hy_plan *pl = &b->plan;
+	pl->fwd_s = s0, s0 += gv;
+	pl->bwd_s = s0, s0 += gv;
+	pl->fwd_fixed_s = s0, s0 += gv;
+	pl->bwd_fixed_s = s0, s0 += gv;
+	if (att) {
+		pl->fwd_att_s = s0, s0 += gv;
+		pl->bwd_att_s = s0, s0 += gv;
+	}
+	pl->opt_s = s0, s0 += G;
+	pl->p2p_s = s0, s0 += G;
+	pl->grad_s = s0, s0 += pv;
+	pl->gather_s = s0;
+	return LBS_OK;
 }
 
 lbs_status lbs_hy_built_blocks_alloc(lbs_hy_built *b, size_t G, int p)

@@ -226,6 +226,9 @@ typedef struct lbs_hy_built {
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
 
+/* b->store, zeroed, and the plan's cost arrays (G groups of v chunks, p
+ * stages; att: the attention shares too) pointing into it. */
+lbs_status lbs_hy_built_plan_alloc(lbs_hy_built *b, size_t G, int v, int p, bool att);
 /* b->blk_store, zeroed, and the blk_ and link_ arrays (G groups, p
  * stages) pointing into it; LBS_EINTERNAL when out of memory. */
 #define LBS_HY_BLK_ARRAYS 10

@@ -139,7 +139,7 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 			     .schedule = V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, .zero_stage = gather,
 			     .overlap_dp = wm->overlapped };
 	bool split = blocks > 0 && V == 1 && P > 1;
-	b->store = calloc(4 * GV + 2 * G + 2 * PV, sizeof *b->store);
+	lbs_hy_built_plan_alloc(b, G, V, P, false);
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = calloc(G, sizeof *b->mem_bytes);
 	b->act_bytes = calloc(G, sizeof *b->act_bytes);
@@ -164,15 +164,6 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for the traced job of %zu groups", G);
 		goto out;
 	}
-	double *o = b->store;
-	pl->fwd_s = o, o += GV;
-	pl->bwd_s = o, o += GV;
-	pl->fwd_fixed_s = o, o += GV;
-	pl->bwd_fixed_s = o, o += GV;
-	pl->opt_s = o, o += G;
-	pl->p2p_s = o, o += G;
-	pl->grad_s = o, o += PV;
-	pl->gather_s = o;
 	/* transfers and the tail: the ideal job's at their type's typical
 	 * value; the traced job's at their traced means, per group (p2p, the
 	 * tail) or stage and chunk (the data-parallel collectives) */
