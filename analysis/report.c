@@ -349,6 +349,18 @@ static lbs_status whatif_report(sqlite3 *db, const char *path, const char *gnupl
 	table(out, db, "SELECT whatif_id, policy, printf('%.4f', mean_step_s) AS mean_step_s, "
 		       "printf('%.1f%%', 100 * recovered) AS recovered, description FROM whatif_policies "
 		       "ORDER BY whatif_id, recovered DESC", "whatif-policies");
+	if (one_count(db, "SELECT count(*) FROM whatif_forward") > 0) {
+		fprintf(out, "<h2 id=\"whatif-forward\">Forward: the hybrid policies on the traced job</h2>\n<p>"
+			"<code>lbsim whatif --forward</code>: the traced job rebuilt as a forward plan and run under "
+			"each hybrid policy, step by step; the share of the forward static-to-ideal gap it recovers, "
+			"beside the counterfactual of the matching fix (doc/whatif.md). The counterfactuals are "
+			"not bounds on them.</p>\n");
+		table(out, db, "SELECT whatif_id, policy, printf('%.4f', mean_step_s) AS mean_step_s, "
+			       "printf('%.1f%%', 100 * recovered) AS recovered, changes, counterfactual, "
+			       "CASE WHEN counterfactual_recovered IS NOT NULL THEN "
+			       "printf('%.1f%%', 100 * counterfactual_recovered) END AS counterfactual_recovered "
+			       "FROM whatif_forward ORDER BY whatif_id, recovered DESC", "whatif-forward");
+	}
 	fprintf(out, "<h2 id=\"whatif-workers\">The slowest workers</h2>\n");
 	table(out, db, "SELECT whatif_id, name AS worker, dp_rank, stage, printf('%.4f', value) AS S_w "
 		       "FROM whatif_slowdowns WHERE metric = 'S_w' AND step IS NULL ORDER BY whatif_id, value DESC",

@@ -177,6 +177,11 @@ check "... says what the file holds, nothing of 0 runs or (null)" \
 	sh -c "grep -q '1 what-if analysis of per-operation traces' '$TMP/wi.html' && ! grep -q '(null)\|0 runs' '$TMP/wi.html'"
 check "... the policies' recovery (repartition's 89.1%)" grep -q '<td>repartition</td><td>1.8792</td><td>89.1%</td>' "$TMP/wi.html"
 check "... its two plots inline, as SVG" test "$(grep -c '<svg' "$TMP/wi.html")" = 2
+check "... no forward table without --forward" sh -c "! grep -q 'id=\"whatif-forward\"' '$TMP/wi.html'"
+"$LBSIM" whatif "$W/trace-ST.csv.gz" --meta "$W/meta-ST.yaml" --forward -q -o "$TMP/wif.db"
+"$LBSIM" report "$TMP/wif.db" -o "$TMP/wif.html" 2> "$TMP/err"
+check "with --forward: the forward table, resplit's 80.5% beside repartition's 89.1%" \
+	grep -q '<td>resplit</td><td>1.9079</td><td>80.5%</td><td class="n">1</td><td>repartition</td><td>89.1%</td>' "$TMP/wif.html"
 rm -rf "$TMP/wip"
 "$LBSIM" plot "$TMP/wi.db" --out "$TMP/wip" --format svg,pdf -q
 check "lbsim plot --format svg,pdf on a whatif file: SVG and PDF, not PNG data under their names" \
