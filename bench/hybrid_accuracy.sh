@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Hybrid-parallel accuracy against published measurements (doc/hybrid.md,
 # "Accuracy"): each row of traces/data/published-hybrid/megatron-sc21.csv
-# becomes a hybrid scenario with the run's published configuration; lbsim
+# and mt-nlg-530b.csv (or of the CSV files given, space-separated) becomes a hybrid scenario with the run's published configuration; lbsim
 # predicts its iteration time, and the script prints it beside the time the
 # published throughput implies, with the relative error, the median and the
 # worst. The published figures fitted nothing: the device model's efficiency
 # is fitted to MosaicML's data-parallel figures only (doc/gpus.md).
 #
-#   sh bench/hybrid_accuracy.sh [LBSIM [CSV]]       (make hybrid-accuracy)
+#   sh bench/hybrid_accuracy.sh [LBSIM ["CSV ..."]]   (make hybrid-accuracy)
 #
 # ATTENTION=flash costs the runs with fused attention instead of the
 # unfused kernels they ran; KEEP=1 keeps the scenarios and databases.
@@ -20,7 +20,7 @@ set -eu
 LBSIM=${1:-./lbsim}
 # the runs predate FlashAttention (2022): unfused attention; ATTENTION=flash to compare
 ATTENTION=${ATTENTION:-unfused}
-CSV=${2:-traces/data/published-hybrid/megatron-sc21.csv}
+CSV=${2:-traces/data/published-hybrid/megatron-sc21.csv traces/data/published-hybrid/mt-nlg-530b.csv}
 command -v sqlite3 > /dev/null || { echo "hybrid_accuracy.sh: needs sqlite3" >&2; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/lbsim-hyacc.XXXXXX")
 if [ -n "${KEEP:-}" ]; then echo "hybrid_accuracy.sh: files in $TMP" >&2; else trap 'rm -rf "$TMP"' EXIT; fi
@@ -77,7 +77,8 @@ INI
 
 printf '%-13s %-14s %5s %3s %3s %2s %3s %5s %10s %10s %9s %9s %8s\n' id model gpus tp pp v mb batch \
 	published_s predicted_s pub_TF/s pred_TF/s error
-grep -v '^#' "$CSV" | tail -n +2 | while IFS=, read -r id src model l h V gpu n tp pp v mb gb s rc ddp x; do
+# shellcheck disable=SC2086 # CSV: one file or several, space-separated
+grep -hv -e '^#' -e '^id,' $CSV | while IFS=, read -r id src model l h V gpu n tp pp v mb gb s rc ddp x; do
 	# the published iteration's FLOPs (eq. 3) and time
 	f=$(awk -v B="$gb" -v s="$s" -v l="$l" -v h="$h" -v V="$V" \
 		'BEGIN { printf "%.10e", 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) }')

@@ -241,10 +241,16 @@ check "--ops-trace with a data-parallel scenario: exit 2" test $? -eq 2
 # is lbsim's step time of that configuration.
 { head -n 4 "$top_srcdir/traces/data/published-hybrid/megatron-sc21.csv"; grep '^t1-3.6b,' \
 	"$top_srcdir/traces/data/published-hybrid/megatron-sc21.csv"; } > "$TMP/acc.csv"
-sh "$top_srcdir/bench/hybrid_accuracy.sh" "$LBSIM" "$TMP/acc.csv" > "$TMP/acc.out" 2>&1
+# MT-NLG (Smith et al. 2022, sec. 2.4) on 2,240 GPUs at 126 TFLOP/s: 96 x
+# 1920 x 2048 x 105 x 20480^2 (1 + 2048 / (6 x 20480) + 50272 / (16 x 105 x
+# 20480)) / (2240 x 126e12) = 59.970 s, the paper's 60.1 s within the
+# rounding of 126; two files at once, space-separated.
+grep -e '^#' -e '^id,' -e '^mtnlg-2240,' "$top_srcdir/traces/data/published-hybrid/mt-nlg-530b.csv" > "$TMP/mt.csv"
+sh "$top_srcdir/bench/hybrid_accuracy.sh" "$LBSIM" "$TMP/acc.csv $TMP/mt.csv" > "$TMP/acc.out" 2>&1
 check "hybrid_accuracy.sh: the published time of 1.7B by eq. 3" \
 	test "$(awk '$1 == "t1-1.7b" { print $9 }' "$TMP/acc.out")" = 3.528
-check "hybrid_accuracy.sh: two rows and their summary" grep -q '^2 configurations: median' "$TMP/acc.out"
+check "hybrid_accuracy.sh: MT-NLG's on 2,240 GPUs" test "$(awk '$1 == "mtnlg-2240" { print $9 }' "$TMP/acc.out")" = 59.970
+check "hybrid_accuracy.sh: three rows of two files and their summary" grep -q '^3 configurations: median' "$TMP/acc.out"
 p17=$(awk '$1 == "t1-1.7b" { print $10, $NF }' "$TMP/acc.out")
 check "hybrid_accuracy.sh: the error is predicted / published - 1 ($p17)" \
 	awk -v p="${p17% *}" -v e="${p17#* }" 'BEGIN { sub(/%/, "", e); d = (p / 3.528 - 1) * 100 - e; exit !(d < 0.1 && d > -0.1) }'
