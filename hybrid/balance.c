@@ -10,6 +10,14 @@
 #include "traces/source.h"
 #include "util/clock.h"
 
+/* A proposal in flight ([hybrid_policy] delay). */
+struct lbs_hy_pending {
+	bool valid;
+	int *m_of, *blocks;      /* d, p */
+	bool *replace;           /* G */
+	double restart_s;
+};
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -385,6 +393,24 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 					.blk_move_s = slowest, .every = sc->policy.every,
 					.steps_per_epoch = sc->policy.epoch_steps, .seed = (uint64_t)sc->run.seed };
 	bal->decision_cost_s = sc->policy.decision_cost_s;
+	bal->delay = sc->policy.delay;
+	if (bal->delay > 0) {
+		size_t n = (size_t)bal->delay + 1;
+		bal->pending = calloc(n, sizeof *bal->pending);
+		for (size_t i = 0; bal->pending && i < n; i++) {
+			bal->pending[i].m_of = malloc((size_t)d * sizeof(int));
+			bal->pending[i].blocks = malloc((size_t)p * sizeof(int));
+			bal->pending[i].replace = malloc(G * sizeof(bool));
+			if (!bal->pending[i].m_of || !bal->pending[i].blocks || !bal->pending[i].replace) {
+				lbs_hy_balance_destroy(bal);
+				return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the decisions in flight");
+			}
+		}
+		if (!bal->pending) {
+			lbs_hy_balance_destroy(bal);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the decisions in flight");
+		}
+	}
 	/* the attention core's share of the compute, over every group */
 	double att = 0, all = 0;
 	for (size_t i = 0; pl->fwd_att_s && i < G * (size_t)pl->v; i++) {
@@ -532,6 +558,45 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 					     "the step's sequences re-arranged", bal->ops->name);
 		bal->packings++;
 	}
+	if (st == LBS_OK && bal->delay > 0) {
+		/* the proposal goes in flight (checked now: a bad one is the
+		 * policy's fault); the one made `delay` decisions ago, if any,
+		 * takes effect, unless the split in force has since left it out
+		 * of the memory (then it is dropped, and counted) */
+		size_t K = (size_t)bal->delay + 1;
+		struct lbs_hy_pending *in = &bal->pending[(size_t)step % K], *out = &bal->pending[((size_t)step + 1) % K];
+		in->valid = dec.changed && (split || moved || replaced);
+		if (in->valid && (st = check_split(bal, err)) != LBS_OK)
+			return st;
+		if (in->valid) {
+			memcpy(in->m_of, bal->next, (size_t)d * sizeof *bal->next);
+			if (bal->blocks)
+				memcpy(in->blocks, bal->next_blocks, (size_t)p * sizeof *bal->next_blocks);
+			memcpy(in->replace, bal->replace, G * sizeof *bal->replace);
+			in->restart_s = dec.restart_s;
+		}
+		bool due = step >= bal->delay && out->valid;
+		out->valid = false;
+		memcpy(bal->next, due ? out->m_of : bal->m_of, (size_t)d * sizeof *bal->next);
+		if (bal->blocks)
+			memcpy(bal->next_blocks, due ? out->blocks : bal->blocks, (size_t)p * sizeof *bal->next_blocks);
+		if (due)
+			memcpy(bal->replace, out->replace, G * sizeof *bal->replace);
+		else
+			memset(bal->replace, 0, G * sizeof *bal->replace);
+		dec.restart_s = due ? out->restart_s : 0;
+		dec.changed = due;
+		lbs_error scratch = { 0 };
+		if (due && check_split(bal, &scratch) != LBS_OK) {
+			bal->stale++;
+			dec.changed = false;
+		}
+		split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
+		moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
+		replaced = 0;
+		for (size_t g = 0; dec.replace && g < G; g++)
+			replaced += bal->replace[g];
+	}
 	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced)) {
 		if (st == LBS_OK)
 			bal->sim->now_s += bal->action_s;
@@ -599,6 +664,12 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal)
 	free(bal->max_blocks);
 	free(bal->own);
 	free(bal->replace);
+	for (int64_t i = 0; bal->pending && i <= bal->delay; i++) {
+		free(bal->pending[i].m_of);
+		free(bal->pending[i].blocks);
+		free(bal->pending[i].replace);
+	}
+	free(bal->pending);
 	free(bal->slot_ratio);
 	free(bal->sorted[0]);
 	free(bal->sorted[1]);

@@ -43,6 +43,9 @@ typedef struct lbs_hy_balance {
 				    split changes */
 	double decision_s;       /* wall seconds of the last decision */
 	double decision_cost_s;  /* [hybrid_policy] decision_cost: simulated seconds each decision pauses */
+	int64_t delay;           /* [hybrid_policy] delay: decisions between a proposal and its effect */
+	struct lbs_hy_pending *pending; /* delay + 1 proposals in flight, a ring by step */
+	int64_t stale;           /* delayed proposals dropped: no longer within the memory */
 	bool changed;            /* the last decision changed the split */
 	double last_step_s;
 	int64_t rebuilds;

@@ -65,7 +65,7 @@ typedef struct run_result {
 	bool *changed;       /* steps: the split changed before it */
 	double *action_s;    /* steps: the pause before it (moving blocks) */
 	int *blocks;         /* steps x p: each stage's blocks (NULL: no re-split possible) */
-	int64_t rebuilds, resplits, replacements;
+	int64_t rebuilds, resplits, replacements, stale;
 	double mean_step_s, tokens_per_s, mfu, wall_s;
 	uint64_t events;
 	bool ops_created; /* the --ops-trace files were opened */
@@ -321,6 +321,7 @@ static lbs_status simulate(const lbs_hy_scenario *sc, const lbs_hy_built *b, con
 	}
 	rr->rebuilds = bal.rebuilds;
 	rr->resplits = bal.resplits;
+	rr->stale = bal.stale;
 	rr->replacements = bal.replacements;
 	rr->wall_s = lbs_cpu_time_s() - t0;
 	if (ops && fclose(ops) != 0 && st == LBS_OK)
@@ -441,6 +442,9 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 			for (int s = 0; s < pl->p; s++)
 				printf(" %d", rr->blocks[(steps - 1) * (size_t)pl->p + (size_t)s]);
 		}
+		if (sc->policy.delay)
+			printf("; decisions applied %lld steps late, %lld dropped as out of memory by then",
+			       (long long)sc->policy.delay, (long long)rr->stale);
 		printf("\n");
 	}
 	printf("simulated %llu events in %.3f s of CPU (%.3g events/s)\n", (unsigned long long)rr->events, rr->wall_s,

@@ -190,6 +190,12 @@ static const lbs_key_spec policy_keys[] = {
 	  "epoch)" },
 	{ "epoch_steps", LBS_T_INT, P(epoch_steps), "10", 1, 1e9, 0, NULL, NULL,
 	  "steps an epoch (one pass over the data set) takes, for dbs" },
+	{ "delay", LBS_T_INT, P(delay), "0", 0, 1000, 0, NULL, NULL,
+	  "steps between a decision and its effect: what the policy proposes before step i, from what "
+	  "it measured up to step i - 1, is applied before step i + delay (measurements that arrive late, "
+	  "a controller that acts late; 0: at once); meanwhile the split in force runs, and the policy "
+	  "sees it. Packing is never delayed (the data loader's). A delayed proposal that the split in force "
+	  "has since left out of the memory is dropped" },
 	{ "decision_cost", LBS_T_TIME, P(decision_cost_s), "0 s", 0, 1e6, 0, NULL, NULL,
 	  "simulated time the job waits at every step's barrier for the policy to decide (its prediction and "
 	  "plan), a pause before the step, as a re-split's (hybrid_decisions.action_s); whatever the policy, "

@@ -150,6 +150,7 @@ typedef struct lbs_hy_policy_spec {
 	char name[LBS_VALUE_MAX], plugin[LBS_VALUE_MAX];
 	int64_t every, epoch_steps;
 	double decision_cost_s; /* the pause each decision costs the job */
+	int64_t delay;          /* decisions between a proposal and its effect */
 	lbs_kv *options;   /* the keys of [hybrid_policy.NAME] for the chosen name */
 	size_t n_options;
 } lbs_hy_policy_spec;

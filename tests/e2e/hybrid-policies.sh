@@ -166,6 +166,15 @@ for p in static lbbsp; do
 			AND abs(a.mean_step_s - b.mean_step_s) < 1e-9 AND a.action_s = 10 FROM hybrid_policy_summary a,
 			z.hybrid_policy_summary b WHERE a.policy = '$p' AND b.policy = '$p'")" = 1
 done
+# a reaction delay: lbbsp's decisions applied 3 steps late on the fail-slow
+# episode: a longer run, the summary says so; a delay out of range refused
+"$LBSIM" "$FS" --set hybrid_policy.name=lbbsp --set run.steps=80 -o "$TMP/dl0.db" -q
+"$LBSIM" "$FS" --set hybrid_policy.name=lbbsp --set run.steps=80 --set hybrid_policy.delay=3 -o "$TMP/dl3.db" > "$TMP/out"
+check "delay 3: the summary says the decisions ran 3 steps late" grep -q 'decisions applied 3 steps late, 0 dropped' "$TMP/out"
+check "delay 3: the run takes longer than at once" test "$(q "$TMP/dl3.db" "ATTACH '$TMP/dl0.db' AS z;
+	SELECT a.total_s > b.total_s FROM hybrid_policy_summary a, z.hybrid_policy_summary b")" = 1
+refuse "a negative delay" "hybrid_policy.delay" "$FS" --set hybrid_policy.delay=-1
+
 # resplit with interleaved chunks (v = 2) on the fail-slow scenario: each
 # stage's chunks stay alike, so every step's blocks a chunk sum to 80 / 2;
 # the slow stage (1) gives blocks away during the episode and takes them

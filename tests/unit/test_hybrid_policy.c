@@ -119,6 +119,7 @@ static void built_of(lbs_hy_built *b, const test_plan *tp, double *mem)
 /* Runs `steps` steps of policy `name` on the built job b; returns the
  * last step, the split and the time at the end (pauses included). */
 static const double *test_lengths; /* the next run_built's lengths (NULL: none) */
+static int64_t test_delay;          /* the next run_built's [hybrid_policy] delay */
 
 static double run_built(const lbs_hy_built *b, const char *name, const lbs_kv *opts, size_t n_opts, int64_t steps,
 			int *last_split, int *last_blocks, double *end_s)
@@ -128,6 +129,7 @@ static double run_built(const lbs_hy_built *b, const char *name, const lbs_kv *o
 	snprintf(sc.path, sizeof sc.path, "test.ini");
 	snprintf(sc.policy.name, sizeof sc.policy.name, "%s", name);
 	sc.policy.epoch_steps = 2;
+	sc.policy.delay = test_delay;
 	sc.policy.options = (lbs_kv *)opts;
 	sc.policy.n_options = n_opts;
 	lbs_hy_balance bal;
@@ -183,6 +185,36 @@ static void test_policies_two_replicas(void)
 	CU_ASSERT(m[0] == 2 && m[1] == 4);
 	CU_ASSERT_DOUBLE_EQUAL(run_policy(&tp, "oracle", 1, m), 12, 1e-12);
 	CU_ASSERT(m[0] == 2 && m[1] == 4);
+}
+
+/* The same two replicas with [hybrid_policy] delay: lbbsp's 2 / 4, proposed
+ * before step 1 from step 0's measurements, runs from step 1 + delay; the
+ * steps before it keep 3 / 3 (18 s). Delay 1: 18, 18, 12, 12 s, 60 s in
+ * all (54 s without); delay 2: 18, 18, 18, 12. The oracle's 2 / 4, proposed
+ * before step 0, runs from step 1 with delay 1: 18, 12. */
+static void test_policies_delay(void)
+{
+	test_plan tp;
+	hp_init(&tp, 2, 1, 3, 1, 2, 0.5);
+	lbs_hy_built b;
+	double mem[48];
+	built_of(&b, &tp, mem);
+	int m[2];
+	double end;
+	test_delay = 1;
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "lbbsp", NULL, 0, 2, m, NULL, NULL), 18, 1e-12);
+	CU_ASSERT(m[0] == 3 && m[1] == 3);
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "lbbsp", NULL, 0, 4, m, NULL, &end), 12, 1e-12);
+	CU_ASSERT(m[0] == 2 && m[1] == 4);
+	CU_ASSERT_DOUBLE_EQUAL(end, 60, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "oracle", NULL, 0, 1, m, NULL, NULL), 18, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "oracle", NULL, 0, 2, m, NULL, NULL), 12, 1e-12);
+	test_delay = 2;
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "lbbsp", NULL, 0, 3, m, NULL, NULL), 18, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "lbbsp", NULL, 0, 4, m, NULL, NULL), 12, 1e-12);
+	test_delay = 0;
+	CU_ASSERT_DOUBLE_EQUAL(run_built(&b, "lbbsp", NULL, 0, 4, m, NULL, &end), 12, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(end, 54, 1e-12);
 }
 
 /* Two 1F1B stages: LB-BSP's proportional split 2 / 4 takes (2 + 1) x 6 =
@@ -458,6 +490,7 @@ void suite_hybrid_policy(void)
 		{ "policies, a pipeline", test_policies_pipeline },
 		{ "memory bounds the split", test_memory_cap },
 		{ "partition by stage cost", test_partition },
+		{ "a decision delayed by [hybrid_policy] delay, by hand", test_policies_delay },
 		{ "layer re-split", test_resplit },
 		{ "a re-split's pause with interleaved chunks, by hand", test_resplit_interleaved_pause },
 		{ "fail-slow ladder", test_ladder },
