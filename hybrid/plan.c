@@ -493,7 +493,11 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 			double lvl = INFINITY;
 			for (int64_t j = 0; j < jb->tp; j++) {
 				int64_t gpu = rank_of(sc, r, s, j);
-				double x = kind == LBS_HY_FS_COMPUTE ? sc->nodes[node_group(cl, gpu)].availability : 1;
+				/* a traced node's availability multiplies its trace
+				 * (the trace binding's gain): its level is the
+				 * episodes' alone */
+				const lbs_hy_nodes_spec *nd = &sc->nodes[node_group(cl, gpu)];
+				double x = kind == LBS_HY_FS_COMPUTE && !nd->trace.format ? nd->availability : 1;
 				for (size_t e = 0; e < ne; e++)
 					if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= ep[e]->start_s &&
 					    pts[i] < ep[e]->start_s + ep[e]->duration_s)
@@ -543,9 +547,10 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
  * binding of [workers.NAME], one worker a node), and each (stage, replica)
  * group whose GPUs lie in one such node replays its node's id with a
  * source of its own (a source is one worker's replay; the series are
- * shared). A group across nodes of a traced group, or a fail-slow episode
- * on a traced node's GPUs, is refused: lbsim cannot integrate the least
- * of several sources, nor a source times an episode. */
+ * shared). A group with compute episodes on its GPUs replays its node's
+ * trace times the episodes' levels (lbs_hy_scaled). A group across nodes
+ * of a traced group is refused: lbsim cannot integrate the least of
+ * several sources. */
 static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
@@ -601,18 +606,18 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 						     (long long)s, (long long)r);
 				goto done;
 			}
-		for (size_t e = 0; e < sc->n_episodes; e++)
-			for (int64_t j = 0; j < jb->tp && sc->episodes[e].kind == LBS_HY_FS_COMPUTE; j++)
-				if (in_ranks(sc->episodes[e].gpus, rank_of(sc, r, s, j))) {
-					lbs_origin o = sc->episodes[e].at;
-					st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [failslow.%s] gpus: GPU %lld is on a "
-							     "node of [%s], which replays a trace: a fail-slow episode "
-							     "applies to untraced nodes only", o.file, o.line,
-							     sc->episodes[e].name, (long long)rank_of(sc, r, s, j), sec);
-					goto done;
-				}
 		b->sources[g] = node_src[first[k] + (size_t)(node - cl->first_node[k])];
 		b->plan.src[g] = lbs_source_avail(&b->sources[g]);
+		/* its episodes: build_levels gave a traced group the episodes'
+		 * levels alone (the trace carries the node's availability) */
+		if (b->plan.avail && b->plan.avail[g].n) {
+			if (!b->scaled && !(b->scaled = calloc(G, sizeof *b->scaled))) {
+				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
+				goto done;
+			}
+			b->scaled[g] = (lbs_hy_scaled){ b->sources[g], b->plan.avail[g] };
+			b->plan.src[g] = (lbs_avail){ &lbs_hy_scaled_ops, &b->scaled[g], 1.0 };
+		}
 	}
 done:
 	free(node_src);
@@ -667,6 +672,7 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	if (b->traces)
 		lbs_trace_table_destroy(b->traces);
 	free(b->sources);
+	free(b->scaled);
 	free(b->plan.src);
 	free(b->store);
 	free(b->avail_store);
@@ -682,3 +688,83 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	memset(b, 0, sizeof *b);
 }
 #include "util/datapath.h"
+
+/* ---- a replay times the episodes' levels (lbs_hy_scaled) -------------------- */
+
+/* The piece of f holding t (*i from where the last search ended: times
+ * only grow in a run; a look-ahead starts from its own copy). */
+static size_t scaled_piece(const lbs_hy_avail *f, double t, size_t i)
+{
+	if (i >= f->n)
+		i = 0;
+	if (i > 0 && f->t[i] > t)
+		i = 0;
+	while (i + 1 < f->n && f->t[i + 1] <= t)
+		i++;
+	return i;
+}
+
+/* The replay's work (nominal seconds) from t to `end` > t: the w whose
+ * finish from t is `end`, by bisection (finish is continuous and
+ * increasing in w); on a copy, the replay left as it was. */
+static double replay_work(const lbs_source *src, double t, double end, int64_t iteration)
+{
+	double lo = 0, hi = end - t; /* a <= 1 ... */
+	for (int k = 0; k < 64; k++) { /* ... or more: grow hi until it reaches end */
+		lbs_source probe = *src;
+		if (lbs_source_finish(&probe, t, hi, iteration) >= end)
+			break;
+		lo = hi;
+		hi *= 2;
+	}
+	for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; k++) {
+		double mid = lo + (hi - lo) / 2;
+		lbs_source probe = *src;
+		if (lbs_source_finish(&probe, t, mid, iteration) < end)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + (hi - lo) / 2;
+}
+
+static double scaled_finish(void *state, double t0, double work_s, int64_t iteration)
+{
+	lbs_hy_scaled *s = state;
+	if (!(work_s > 0))
+		return t0;
+	double t = t0, left = work_s;
+	size_t i = scaled_piece(&s->ep, t, 0);
+	for (;;) {
+		double f = t < s->ep.t[0] ? 1 : s->ep.level[i];
+		double end = t < s->ep.t[0] ? s->ep.t[0] : i + 1 < s->ep.n ? s->ep.t[i + 1] : INFINITY;
+		lbs_source probe = s->src;
+		double T = lbs_source_finish(&probe, t, left / f, iteration);
+		if (T <= end) {
+			s->src = probe; /* its cursor moves on */
+			return T;
+		}
+		left -= f * replay_work(&s->src, t, end, iteration);
+		if (!(left > 0)) /* rounding at the change */
+			return end;
+		if (t >= s->ep.t[0])
+			i++;
+		t = end;
+	}
+}
+
+static double scaled_peek(void *state, double t0, double work_s, int64_t iteration)
+{
+	lbs_hy_scaled copy = *(const lbs_hy_scaled *)state;
+	return scaled_finish(&copy, t0, work_s, iteration);
+}
+
+static double scaled_level(const void *state, double t, int64_t iteration)
+{
+	const lbs_hy_scaled *s = state;
+	size_t i = scaled_piece(&s->ep, t, 0);
+	return lbs_source_level(&s->src, t, iteration) * (t < s->ep.t[0] ? 1 : s->ep.level[i]);
+}
+
+const lbs_avail_ops lbs_hy_scaled_ops = { .name = "trace x episodes", .finish = scaled_finish,
+					  .level = scaled_level, .peek = scaled_peek };

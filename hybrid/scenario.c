@@ -159,7 +159,7 @@ static const lbs_key_spec generator_keys[] = {
 	  "are not offered here" },
 	{ "nodes", LBS_T_STRING, A(nodes), "", 0, 0, 0, NULL, NULL,
 	  "the node groups it applies to, names of [nodes.NAME] sections separated by commas (empty: every "
-	  "node group without a trace)" },
+	  "node group without a trace; a traced group named here replays its trace times the phases)" },
 	{ "per", LBS_T_ENUM, A(per), "node", 0, 0, 0, LBS_HY_FS_PER_CHOICES, NULL,
 	  "what one process slows: every GPU of a node (`node`: a job sharing the node) or one GPU (`gpu`: "
 	  "a job sharing the GPU); each unit draws its own" },
@@ -650,7 +650,7 @@ static lbs_status draw_one(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy_fails
 		const int64_t width = f->per == LBS_HY_FS_GPU ? 1 : nd->gpus_per_node;
 		const int64_t units = nd->count * nd->gpus_per_node / width;
 		for (int64_t u = 0; u < units && st == LBS_OK; u++, gpu += width) {
-			if (nd->trace.format) /* a traced node takes no episode (hybrid/plan.c) */
+			if (nd->trace.format) /* the draws skip a traced node (its own trace is its history) */
 				continue;
 			for (double t = gsl_ran_exponential(r, f->mean_interval_s); t < f->horizon_s && st == LBS_OK;
 			     t += gsl_ran_exponential(r, f->mean_interval_s)) {
@@ -718,11 +718,8 @@ static lbs_status draw_generator(lbs_hy_scenario *sc, const parse_ctx *c, lbs_hy
 				st = key_error(sc, &o, sec, "nodes", err, "'%s' is no [nodes.NAME] section", tok);
 			else if (use[k])
 				st = key_error(sc, &o, sec, "nodes", err, "'%s' is named twice", tok);
-			else if (sc->nodes[k].trace.format)
-				st = key_error(sc, &o, sec, "nodes", err, "[nodes.%s] replays a trace: a generator applies "
-					       "to untraced nodes only", tok);
 			else
-				use[k] = true;
+				use[k] = true; /* a traced group too: its replay times the phases */
 		}
 	}
 	o = origin_of(c, sc, sec, "horizon");

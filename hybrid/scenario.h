@@ -223,9 +223,22 @@ typedef struct lbs_hy_built {
 	double *net_store;           /* plan.net's pieces */
 	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
 	lbs_source *sources;         /* G: each group's replay of its node's trace */
+	struct lbs_hy_scaled *scaled; /* G, or NULL: a traced group's replay times its episodes' levels */
 } lbs_hy_built;
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
+
+/* A traced group with compute episodes (or generated phases): its node's
+ * replay a(t) times the episodes' piecewise-constant level f(t), an
+ * availability source of its own (traces/avail.h): work w started at t0
+ * ends where the integral of f a reaches it, piece of f by piece (within
+ * a piece, the replay's own finish of w / f; across a change of f, the
+ * replay's work up to the change, found by bisection on its finish). */
+typedef struct lbs_hy_scaled {
+	lbs_source src;          /* the replay (its cursor moves with the run) */
+	lbs_hy_avail ep;         /* f: the episodes' levels */
+} lbs_hy_scaled;
+extern const lbs_avail_ops lbs_hy_scaled_ops;
 
 /* b->store, zeroed, and the plan's cost arrays (G groups of v chunks, p
  * stages; att: the attention shares too) pointing into it. */

@@ -113,9 +113,30 @@ check "a node trace of constant 0.5 runs" test $? -eq 0
 check "a node trace of constant 0.5 = availability 0.5, to the bit" test "$(q "$TMP/s1.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')" = \
 	"$(q "$TMP/s2.db" 'SELECT group_concat(quote(step_s)) FROM hybrid_steps')"
 check "the trace keys are recorded" test "$(q "$TMP/s2.db" "SELECT value FROM hybrid_config WHERE section = 'nodes.a' AND key = 'trace'")" = half.csv
-printf '[failslow.x]\nstart = 0 s\nduration = 1 s\ngpus = 2\nfactor = 0.5\n' >> "$TMP/small-tr.ini"
-"$LBSIM" "$TMP/small-tr.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
-check "a fail-slow episode on a traced node: exit 3 naming the episode" test $? -eq 3 -a -n "$(grep -F "small-tr.ini:22: [failslow.x] gpus: GPU 2" "$TMP/out")"
+# compute episodes on traced nodes: the replay times the episodes' levels,
+# integrated piece by piece. Two episodes that change inside computes,
+# overlapping (0.25 from 3 to 7 s on GPU 2, 0.5 from 5 to 15 s on GPUs 1-2):
+# - on the trace of constant 0.5, the steps of `availability = 0.5` with the
+#   same episodes (1e-12);
+# - on a trace of 0.5 until 4 s and 1 after, the steps of an untraced node
+#   at 1 with a third episode at 0.5 on every GPU until 4 s (1e-12);
+# - the oracle on it runs (its look-ahead replays copies) and is no slower
+EP='[failslow.x]\nstart = 3 s\nduration = 4 s\ngpus = 2\nfactor = 0.25\n[failslow.y]\nstart = 5 s\nduration = 10 s\ngpus = 1-2\nfactor = 0.5\n'
+{ cat "$TMP/small.ini"; printf "$EP"; } > "$TMP/ep-u.ini"
+{ cat "$TMP/small-tr.ini"; printf "$EP"; } > "$TMP/ep-t.ini"
+"$LBSIM" "$TMP/ep-u.ini" -o "$TMP/ep-u.db" -q && "$LBSIM" "$TMP/ep-t.ini" -o "$TMP/ep-t.db" -q
+check "episodes on a traced node run" test $? -eq 0
+same_steps() { q "$1" "ATTACH '$2' AS o; SELECT count(*) FROM hybrid_steps a JOIN o.hybrid_steps b USING (step)
+	WHERE abs(a.step_s / b.step_s - 1) > 1e-12"; }
+check "... on a trace of 0.5: the steps of availability 0.5 with the same episodes (1e-12)" test "$(same_steps "$TMP/ep-u.db" "$TMP/ep-t.db")" = 0
+printf '# lbsim-trace 1\ntime_s,availability\n0,0.5\n4,1\n' > "$TMP/step.csv"
+{ sed -e 's/^trace = half.csv$/trace = step.csv/' "$TMP/small-tr.ini"; printf "$EP"; } > "$TMP/ep-s.ini"
+{ sed -e 's/^availability = 0.5$/availability = 1/' "$TMP/small.ini"; printf "$EP"; printf '[failslow.z]\nstart = 0 s\nduration = 4 s\ngpus = 0-3\nfactor = 0.5\n'; } > "$TMP/ep-z.ini"
+"$LBSIM" "$TMP/ep-s.ini" -o "$TMP/ep-s.db" -q && "$LBSIM" "$TMP/ep-z.ini" -o "$TMP/ep-z.db" -q
+check "... on a trace that changes at 4 s: the untraced job with that change as an episode (1e-12)" test "$(same_steps "$TMP/ep-s.db" "$TMP/ep-z.db")" = 0
+"$LBSIM" "$TMP/ep-t.ini" -o "$TMP/ep-o.db" -q --set hybrid_policy.name=oracle
+check "... the oracle runs on it, no slower than static" test "$(q "$TMP/ep-o.db" "ATTACH '$TMP/ep-t.db' AS s;
+	SELECT (SELECT sum(step_s) FROM hybrid_steps) <= (SELECT sum(step_s) FROM s.hybrid_steps) + 1e-9")" = 1
 sed -e 's/^trace = half.csv$/trace = nowhere.csv/' "$TMP/small-tr.ini" > "$TMP/small-bad.ini"
 "$LBSIM" "$TMP/small-bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
 check "a node trace that is missing: exit 3 naming the section" test $? -eq 3 -a -n "$(grep -F "[nodes.a]" "$TMP/out")"
@@ -160,9 +181,12 @@ check "static and oracle on a background generator: the oracle's run is no longe
 check "a generator on no such node group: exit 3 naming the key" test $? -eq 3 -a -n "$(grep -F "generator.bg.nodes: 'nope' is no [nodes.NAME] section" "$TMP/out")"
 "$LBSIM" "$TMP/bg2.ini" -o "$TMP/bad.db" --set generator.bg.kind=cpu_credits > "$TMP/out" 2>&1
 check "a data-parallel kind: exit 3 naming the key" test $? -eq 3 -a -n "$(grep -F "kind" "$TMP/out")"
-{ cat "$TMP/small-tr.ini" | sed -e '/^\[failslow.x\]/,$d'; printf '[generator.bg]\nkind = background\nnodes = a\non_mean = 10 s\noff_mean = 30 s\nload = 0.5\nhorizon = 100 s\n'; } > "$TMP/bg6.ini"
-"$LBSIM" "$TMP/bg6.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
-check "a generator on a traced node group: exit 3, said" test $? -eq 3 -a -n "$(grep -F "replays a trace" "$TMP/out")"
+GEN='[generator.bg]\nkind = background\nnodes = a\non_mean = 10 s\noff_mean = 30 s\nload = 0.5\nhorizon = 100 s\n'
+{ cat "$TMP/small-tr.ini"; printf "$GEN"; } > "$TMP/bg6.ini"
+{ cat "$TMP/small.ini"; printf "$GEN"; } > "$TMP/bg7.ini"
+"$LBSIM" "$TMP/bg6.ini" -o "$TMP/bg6.db" -q && "$LBSIM" "$TMP/bg7.ini" -o "$TMP/bg7.db" -q
+check "a generator on a traced node group (named): its trace of 0.5 times the phases = availability 0.5 times them (1e-12)" \
+	test $? -eq 0 -a "$(same_steps "$TMP/bg6.db" "$TMP/bg7.db")" = 0
 "$LBSIM" "$TMP/bg2.ini" -o "$TMP/bad.db" --set generator.bg.horizon=1000000s > "$TMP/out" 2>&1
 check "too many phases: exit 3 naming horizon" test $? -eq 3 -a -n "$(grep -F "generator.bg.horizon: more than 1024" "$TMP/out")"
 check "nothing written on bad input" test ! -e "$TMP/bad.db"
