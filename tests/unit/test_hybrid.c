@@ -18,6 +18,7 @@
 #include "tests/unit/hybrid_plan.h"
 #include "tests/unit/suites.h"
 #include "traces/read_ops.h"
+#include "traces/reader.h"
 #include "util/rng.h"
 #include "whatif/whatif.h"
 
@@ -288,6 +289,41 @@ static void test_network_failslow(void)
 	net[0] = net[1] = (lbs_hy_avail){ 3, tc, lc };
 	net[2] = net[3] = (lbs_hy_avail){ 3, td, lc };
 	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 18.4, 1e-12);
+}
+
+/* A traced group's replay times its episodes (lbs_hy_scaled), by hand: a
+ * linear trace a = 1 - t / 20 on [0, 10] (then 0.5 + (t - 10) / 30), an
+ * episode at 0.5 from 2 to 6 s. The work done by 2 s is 2 - 4/40 = 1.9;
+ * from 2 to 6, 0.5 x ((6 - 36/40) - 1.9) = 1.6. Work 2.5 from 0 needs 0.6
+ * more at 0.5 a: T - T^2/40 = 3.1, T = 20 - sqrt(276); work 5 needs 1.5
+ * after 6 s at a: T - T^2/40 = 6.6, T = 20 - sqrt(136); from 3 s, 2 s of
+ * work: (6 - 0.9) - (3 - 9/40) = 2.325 by 6 s at 0.5 is 1.1625, then 0.8375
+ * at a: T - T^2/40 = 5.9375, T = 20 - sqrt(162.5); from 1 s, 0.5 inside
+ * the first piece: T = 20 - sqrt(341). The level at 4 s is
+ * 0.5 x 0.8; peek leaves the replay where it was. */
+static void test_scaled_source(void)
+{
+	char *path = write_temp("# lbsim-trace 1\ntime_s,availability\n0,1\n10,0.5\n25,1\n");
+	lbs_error err = { 0 };
+	lbs_series_set *set = NULL;
+	CU_ASSERT_FATAL(lbs_trace_reader_find("lbsim")->read(path, NULL, &set, &err) == LBS_OK);
+	unlink(path);
+	free(path);
+	lbs_source_opts o = { LBS_INTERP_LINEAR, LBS_END_HOLD, 0, 1, { LBS_MAP_DIRECT, 0, 0, 0, 1, 0 } };
+	double t[3] = { 0, 2, 6 }, f[3] = { 1, 0.5, 1 };
+	lbs_hy_scaled s;
+	CU_ASSERT_FATAL(lbs_source_init(&s.src, set, 0, 0, &o, &err) == LBS_OK);
+	s.ep = (lbs_hy_avail){ 3, t, f };
+	lbs_avail a = { &lbs_hy_scaled_ops, &s, 1.0 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 0, 2.5, 0), 20 - sqrt(276), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 2.5, 0), 20 - sqrt(276), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 5, 0), 20 - sqrt(136), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 3, 2, 0), 20 - sqrt(162.5), 1e-12);
+	/* within the first piece: T - T^2/40 = (1 - 1/40) + 0.5 */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 1, 0.5, 0), 20 - sqrt(341), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_level(&a, 4, 0), 0.5 * 0.8, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_level(&a, 7, 0), 1 - 7.0 / 20, 1e-15);
+	lbs_series_set_destroy(set);
 }
 
 /* Gradient reduction overlapping the backward pass, one bucket a chunk:
@@ -774,6 +810,7 @@ void suite_hybrid(void)
 		{ "a slow stage, by hand", test_slow_stage },
 		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
 		{ "a network fail-slow, by hand", test_network_failslow },
+		{ "a trace times episodes (lbs_hy_scaled), by hand", test_scaled_source },
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
 		{ "buckets within a chunk's last backward", test_dp_buckets },
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
