@@ -85,6 +85,19 @@ check "SE (sequence lengths): pack recovers > 50%" above "$(fw 3 pack recovered)
 check "SE: the counterfactual of pack is microbatch-balance-global" \
 	test "$(q "$TMP/b.db" "SELECT counterfactual FROM whatif_forward WHERE whatif_id = 3 AND policy = 'pack'")" = microbatch-balance-global
 check "blocks recorded" test "$(fw 1 resplit blocks)" = 8
+# the bound of the replica shares is the forward oracle (the best split of
+# each coming step, simulated), not the replay's counterfactual: lbbsp and
+# dbs stay under it on every trace, while on AR they beat the replay's
+# lbbsp and dbs (their micro-batches whole, the pipeline's fill and drain
+# kept, doc/whatif.md)
+for id in 1 2 3; do
+	for p in lbbsp dbs; do
+		check "trace $id: forward $p within the forward oracle" test "$(q "$TMP/b.db" "SELECT
+			(SELECT recovered FROM whatif_forward WHERE whatif_id = $id AND policy = '$p') <=
+			(SELECT recovered FROM whatif_forward WHERE whatif_id = $id AND policy = 'oracle') + 1e-12")" = 1
+	done
+done
+check "AR: forward lbbsp above the replay's lbbsp counterfactual (not a bound)" above "$(fw 2 lbbsp recovered)" "$(fw 2 lbbsp counterfactual_recovered)"
 
 # options
 "$LBSIM" whatif "$D/trace-ST.csv.gz" --meta "$D/meta-ST.yaml" --blocks 4 -o "$TMP/x.db" 2> "$TMP/err"
