@@ -300,7 +300,7 @@ const char lbs_whatif_schema_sql[] =
 	"  recovered REAL,                      -- (static - policy) / (static - ideal), forward\n"
 	"  changes INTEGER NOT NULL,            -- steps whose split, partition or packing it changed\n"
 	"  counterfactual_recovered REAL,       -- that counterfactual's recovered share\n"
-	"  blocks INTEGER NOT NULL,             -- equal blocks a stage (0: no re-split)\n"
+	"  blocks INTEGER NOT NULL,             -- equal blocks a chunk (0: no re-split)\n"
 	"  PRIMARY KEY (whatif_id, policy)\n"
 	") WITHOUT ROWID;\n";
 

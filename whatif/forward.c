@@ -138,7 +138,7 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 	*pl = (lbs_hy_plan){ .d = D, .p = P, .t = tp, .v = V, .m = m,
 			     .schedule = V > 1 ? LBS_HY_INTERLEAVED : LBS_HY_1F1B, .zero_stage = gather,
 			     .overlap_dp = wm->overlapped };
-	bool split = blocks > 0 && V == 1 && P > 1;
+	bool split = blocks > 0 && P > 1;
 	lbs_hy_built_plan_alloc(b, G, V, P, false);
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = calloc(G, sizeof *b->mem_bytes);
@@ -275,20 +275,20 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 		}
 	}
 	if (split) {
-		/* `blocks` equal blocks a stage, moved for free */
-		/* a block costs the same on every stage: the mean stage's over
-		 * `blocks`; what a stage has above or below the mean stays with it
-		 * (the head, the embedding), so moving blocks keeps the work */
+		/* `blocks` equal blocks a chunk, moved for free; a block costs the
+		 * same on every stage and chunk: the mean chunk's over `blocks`;
+		 * what a chunk has above or below the mean stays with it (the
+		 * head, the embedding), so moving blocks keeps the work */
 		for (size_t g = 0; g < G; g++) {
 			size_t r0 = g / (size_t)P * (size_t)P;
 			double f = 0, bw = 0;
-			for (size_t s = 0; s < (size_t)P; s++)
-				f += pl->fwd_s[r0 + s], bw += pl->bwd_s[r0 + s];
-			b->blk_fwd_s[g] = f / P / blocks;
-			b->blk_bwd_s[g] = bw / P / blocks;
+			for (size_t i = r0 * (size_t)V; i < (r0 + (size_t)P) * (size_t)V; i++)
+				f += pl->fwd_s[i], bw += pl->bwd_s[i];
+			b->blk_fwd_s[g] = f / (P * V) / blocks;
+			b->blk_bwd_s[g] = bw / (P * V) / blocks;
 			b->link_Bps[g] = 1;
 		}
-		b->n_blocks = blocks * P;
+		b->n_blocks = blocks * P * V;
 	}
 	st = lbs_hy_plan_check(pl, err);
 out:

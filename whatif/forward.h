@@ -29,10 +29,12 @@
  * value, every group at 1 and no data cost: it is the analysis's ideal
  * step on the forward graph.
  *
- * Memory is not in the trace: no cap. Blocks: each stage starts with
- * `blocks` blocks, each costing the mean stage's cost over `blocks` on
- * any stage; what a stage costs above or below the mean stage stays with
- * it (a head, an embedding), so moving blocks keeps the work, as whatif's
+ * Memory is not in the trace: no cap. Blocks: each chunk of a stage
+ * starts with `blocks` blocks, each costing the mean chunk's cost over
+ * `blocks` on any stage; what a chunk costs above or below the mean
+ * stays with it (a head, an embedding), so moving blocks keeps the work
+ * (with interleaving a unit moved is a block on each chunk of a stage,
+ * hybrid/balance.h), as whatif's
  * re-partition does. Moves are free: the trace gives neither the model's
  * size nor its layers (whatif's re-partition is free too). */
 #ifndef LBS_WHATIF_FORWARD_H
@@ -55,7 +57,7 @@ typedef struct lbs_wi_fwd_job {
 } lbs_wi_fwd_job;
 
 /* The job of trace model wm (its analysis res, tensor degree tp) with
- * `blocks` blocks a stage (0: none, the job cannot re-split; only v = 1);
+ * `blocks` blocks a chunk of a stage (0: none, the job cannot re-split);
  * ideal: the ideal job instead. */
 lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs_wi_result *res, int tp,
 				int blocks, bool ideal, lbs_error *err);

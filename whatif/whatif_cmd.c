@@ -51,7 +51,7 @@ static void usage(FILE *out)
 		"      --forward           also simulate the traced job forward under the hybrid\n"
 		"                          policies (static, lbbsp, dbs, oracle, resplit, pack),\n"
 		"                          each beside the counterfactual of its fix\n"
-		"      --blocks K          with --forward: equal blocks a stage that resplit\n"
+		"      --blocks K          with --forward: equal blocks a chunk (a stage's) that resplit\n"
 		"                          moves (default 8)\n"
 		"      --max-trace-rows N  refuse a trace of more than N rows (default 100000000;\n"
 		"                          0: no limit)\n"
@@ -134,7 +134,7 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 	if (!fw->n)
 		return;
 	const fw_row *st = &fw->row[0], *id = &fw->row[1];
-	printf("forward: the traced job simulated forward (%d block(s) a stage): static %.6f s (%+.1f%% of "
+	printf("forward: the traced job simulated forward (%d block(s) a chunk): static %.6f s (%+.1f%% of "
 	       "no-delay), ideal %.6f s (%+.1f%% of ideal), S = %.4f\n",
 	       fw->blocks, st->mean_s, 100 * (st->mean_s / r->mean_nd - 1), id->mean_s,
 	       100 * (id->mean_s / r->mean_id - 1), st->mean_s / id->mean_s);
@@ -441,7 +441,7 @@ int lbs_whatif_command(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (end == optarg || *end || v < 1 || v > 1000) {
-				fprintf(stderr, "lbsim whatif: --blocks %s: expected blocks a stage, 1 to 1000\n", optarg);
+				fprintf(stderr, "lbsim whatif: --blocks %s: expected blocks a chunk, 1 to 1000\n", optarg);
 				return LBS_EUSAGE;
 			}
 			blocks = (int)v;

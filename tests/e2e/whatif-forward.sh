@@ -65,6 +65,19 @@ check "the replica shares move once (to the slow replica's speed)" \
 	test "$(q "$TMP/w.db" "SELECT changes FROM whatif_forward WHERE policy = 'lbbsp'")" = 1
 check "static and ideal recover 0 and 1" test "$(q "$TMP/w.db" "SELECT group_concat(recovered) FROM whatif_forward WHERE policy IN ('static', 'ideal') ORDER BY policy")" = "1.0,0.0"
 
+# an interleaved job (one replica, 4 stages of 2 chunks, stage 2 at half
+# speed), read from its results database: only resplit applies (no
+# replicas); it moves blocks of every chunk and recovers most of the gap
+sed -e 's/^dp = 2$/dp = 1/' -e 's/^count = 4$/count = 4/' -e 's/^pp = 2$/pp = 4\nschedule = interleaved\nvirtual_stages = 2/' \
+	-e 's/^micro_batches = 4$/micro_batches = 8/' -e '/^\[failslow.x\]/,$d' "$TMP/small.ini" > "$TMP/il.ini"
+printf '[failslow.x]\nstart = 0 s\nduration = 100000 s\ngpus = 2\nfactor = 0.5\n' >> "$TMP/il.ini"
+"$LBSIM" "$TMP/il.ini" -o "$TMP/il.db" -q
+"$LBSIM" whatif "$TMP/il.db" --forward -o "$TMP/ilw.db" -q
+check "an interleaved job's database: static, ideal and resplit" \
+	test "$(q "$TMP/ilw.db" "SELECT group_concat(policy) FROM (SELECT policy FROM whatif_forward ORDER BY policy)")" = "ideal,resplit,static"
+check "... resplit recovers most of the forward gap (> 50%), moving blocks" test "$(q "$TMP/ilw.db" \
+	"SELECT recovered > 0.5 AND changes > 0 FROM whatif_forward WHERE policy = 'resplit'")" = 1
+
 # ByteDance's traces
 for n in ST AR SE; do
 	"$LBSIM" whatif "$D/trace-$n.csv.gz" --meta "$D/meta-$n.yaml" --forward -o "$TMP/b.db" -q
