@@ -625,13 +625,11 @@ done:
 	return st;
 }
 
-lbs_status lbs_hy_built_plan_alloc(lbs_hy_built *b, size_t G, int v, int p, bool att)
+size_t lbs_hy_plan_layout(lbs_hy_plan *pl, double *s0, size_t G, int v, int p, bool att)
 {
 	size_t gv = G * (size_t)v, pv = (size_t)p * (size_t)v;
-	double *s0 = b->store = calloc((att ? 6 : 4) * gv + 2 * G + 2 * pv, sizeof *b->store);
 	if (!s0)
-		return LBS_EINTERNAL;
-	lbs_hy_plan *pl = &b->plan;
+		return (att ? 6 : 4) * gv + 2 * G + 2 * pv;
 	pl->fwd_s = s0, s0 += gv;
 	pl->bwd_s = s0, s0 += gv;
 	pl->fwd_fixed_s = s0, s0 += gv;
@@ -644,6 +642,14 @@ lbs_status lbs_hy_built_plan_alloc(lbs_hy_built *b, size_t G, int v, int p, bool
 	pl->p2p_s = s0, s0 += G;
 	pl->grad_s = s0, s0 += pv;
 	pl->gather_s = s0;
+	return (att ? 6 : 4) * gv + 2 * G + 2 * pv;
+}
+
+lbs_status lbs_hy_built_plan_alloc(lbs_hy_built *b, size_t G, int v, int p, bool att)
+{
+	if (!(b->store = calloc(lbs_hy_plan_layout(NULL, NULL, G, v, p, att), sizeof *b->store)))
+		return LBS_EINTERNAL;
+	lbs_hy_plan_layout(&b->plan, b->store, G, v, p, att);
 	return LBS_OK;
 }
 

@@ -240,8 +240,11 @@ typedef struct lbs_hy_scaled {
 } lbs_hy_scaled;
 extern const lbs_avail_ops lbs_hy_scaled_ops;
 
-/* b->store, zeroed, and the plan's cost arrays (G groups of v chunks, p
- * stages; att: the attention shares too) pointing into it. */
+/* Points the plan's cost arrays (G groups of v chunks, p stages; att:
+ * the attention shares too) into store, which holds the doubles it
+ * returns (store NULL: only their count). */
+size_t lbs_hy_plan_layout(lbs_hy_plan *pl, double *store, size_t G, int v, int p, bool att);
+/* b->store, zeroed, and the plan's cost arrays pointing into it. */
 lbs_status lbs_hy_built_plan_alloc(lbs_hy_built *b, size_t G, int v, int p, bool att);
 /* b->blk_store, zeroed, and the blk_ and link_ arrays (G groups, p
  * stages) pointing into it; LBS_EINTERNAL when out of memory. */

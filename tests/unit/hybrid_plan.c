@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hybrid/scenario.h"
 #include "tests/unit/hybrid_plan.h"
 #include "tests/unit/suites.h"
 
@@ -12,17 +13,9 @@ void test_plan_init(test_plan *tp, int d, int p, int v, int m, int schedule, dou
 	memset(tp, 0, sizeof *tp);
 	lbs_hy_plan *pl = &tp->pl;
 	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = 1, .v = v, .m = m, .schedule = schedule };
-	size_t G = (size_t)(d * p), gv = G * (size_t)v, pv = (size_t)(p * v);
-	double *b = tp->buf;
-	CU_ASSERT_FATAL(4 * gv + 2 * G + 2 * pv <= sizeof tp->buf / sizeof tp->buf[0]);
-	pl->fwd_s = b, b += gv;
-	pl->bwd_s = b, b += gv;
-	pl->fwd_fixed_s = b, b += gv;
-	pl->bwd_fixed_s = b, b += gv;
-	pl->opt_s = b, b += G;
-	pl->p2p_s = b, b += G;
-	pl->grad_s = b, b += pv;
-	pl->gather_s = b;
+	size_t G = (size_t)(d * p), gv = G * (size_t)v;
+	CU_ASSERT_FATAL(lbs_hy_plan_layout(NULL, NULL, G, v, p, false) <= sizeof tp->buf / sizeof tp->buf[0]);
+	lbs_hy_plan_layout(pl, tp->buf, G, v, p, false);
 	for (size_t i = 0; i < gv; i++) {
 		pl->fwd_s[i] = tf;
 		pl->bwd_s[i] = tb;
