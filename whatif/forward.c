@@ -14,13 +14,13 @@
 static double typical(const lbs_wi_result *res, int type)
 {
 	if (isfinite(res->ideal_d[type]))
-		return res->ideal_d[type];
-	return isfinite(res->ideal_x[type]) ? res->ideal_x[type] : 0;
+		return fmax(0, res->ideal_d[type]);
+	return isfinite(res->ideal_x[type]) ? fmax(0, res->ideal_x[type]) : 0;
 }
 
 static double transfer(const lbs_wi_result *res, int type)
 {
-	return isfinite(res->ideal_x[type]) ? res->ideal_x[type] : 0;
+	return isfinite(res->ideal_x[type]) ? fmax(0, res->ideal_x[type]) : 0;
 }
 
 static bool is_compute(int type)
@@ -59,7 +59,9 @@ static lbs_status traced_means(const lbs_wi_model *wm, lbs_hy_plan *pl, lbs_erro
 		size_t r = inst % (size_t)wm->D;
 		for (uint32_t v = 0; v < n; v++) {
 			size_t s = (size_t)wm->stage[v], g = r * (size_t)wm->P + s, cell = inst * n + v;
-			double val = wm->group_comm[wm->group_of[v]] ? wm->x[cell] : wm->d[cell];
+			/* a traced transfer may be slightly negative (whatif/model.h:
+			 * only those at or below LBS_WI_CLAMP are set to 0) */
+			double val = fmax(0, wm->group_comm[wm->group_of[v]] ? wm->x[cell] : wm->d[cell]);
 			size_t slot = SIZE_MAX;
 			switch (wm->type[v]) {
 			case LBS_OP_FORWARD_SEND:
