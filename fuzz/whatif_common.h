@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "traces/read_ops.h"
+#include "whatif/forward.h"
 #include "whatif/model.h"
 #include "whatif/whatif.h"
 
@@ -40,6 +41,22 @@ static inline void lbs_fuzz_whatif(lbs_ops_trace *t)
 						res.policy[k].recovered);
 					abort();
 				}
+			/* --forward on small traces: the job rebuilt, a refusal or
+			 * finite, non-negative mean steps under static and resplit */
+			lbs_wi_fwd_job job;
+			if (t->n <= 20000 && m.n_steps <= 64 && lbs_wi_fwd_build(&job, &m, &res, 1, 4, false, &err) == LBS_OK) {
+				const char *pol[] = { "static", "resplit", "lbbsp" };
+				for (size_t k = 0; k < 3; k++) {
+					double mean = NAN;
+					int64_t changes;
+					if (lbs_wi_fwd_run(&job, pol[k], k == 2, &mean, &changes, NULL, &err) == LBS_OK &&
+					    !(mean >= 0 && isfinite(mean))) {
+						fprintf(stderr, "fuzz: forward %s mean step %g\n", pol[k], mean);
+						abort();
+					}
+				}
+				lbs_wi_fwd_free(&job);
+			}
 			lbs_wi_result_free(&res);
 		}
 		lbs_wi_model_free(&m);
