@@ -49,7 +49,7 @@ static inline void lbs_fuzz_whatif(lbs_ops_trace *t)
 				for (size_t k = 0; k < 3; k++) {
 					double mean = NAN;
 					int64_t changes;
-					if (lbs_wi_fwd_run(&job, pol[k], k == 2, &mean, &changes, NULL, &err) == LBS_OK &&
+					if (lbs_wi_fwd_run(&job, pol[k], k == 2, k == 2, &mean, &changes, NULL, &err) == LBS_OK &&
 					    !(mean >= 0 && isfinite(mean))) {
 						fprintf(stderr, "fuzz: forward %s mean step %g\n", pol[k], mean);
 						abort();

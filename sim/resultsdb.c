@@ -301,6 +301,7 @@ const char lbs_whatif_schema_sql[] =
 	"  changes INTEGER NOT NULL,            -- steps whose split, partition or packing it changed\n"
 	"  counterfactual_recovered REAL,       -- that counterfactual's recovered share\n"
 	"  blocks INTEGER NOT NULL,             -- equal blocks a chunk (0: no re-split)\n"
+	"  delay INTEGER NOT NULL,              -- --delay: steps between a decision and its effect\n"
 	"  PRIMARY KEY (whatif_id, policy)\n"
 	") WITHOUT ROWID;\n";
 

@@ -311,7 +311,7 @@ void lbs_wi_fwd_free(lbs_wi_fwd_job *j)
 	memset(j, 0, sizeof *j);
 }
 
-lbs_status lbs_wi_fwd_run(const lbs_wi_fwd_job *j, const char *policy, int64_t every, double *mean_s,
+lbs_status lbs_wi_fwd_run(const lbs_wi_fwd_job *j, const char *policy, int64_t every, int64_t delay, double *mean_s,
 			      int64_t *changes, const volatile sig_atomic_t *interrupt, lbs_error *err)
 {
 	lbs_hy_scenario *sc = calloc(1, sizeof *sc);
@@ -320,6 +320,7 @@ lbs_status lbs_wi_fwd_run(const lbs_wi_fwd_job *j, const char *policy, int64_t e
 	snprintf(sc->path, sizeof sc->path, "the traced job");
 	snprintf(sc->policy.name, sizeof sc->policy.name, "%s", policy);
 	sc->policy.every = every;
+	sc->policy.delay = delay;
 	sc->policy.epoch_steps = 1; /* the traced steps are samples far apart: each its own epoch */
 	sc->run.seed = 1;
 	sc->run.steps = (int64_t)j->n_steps;

@@ -63,10 +63,11 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 				int blocks, bool ideal, lbs_error *err);
 void lbs_wi_fwd_free(lbs_wi_fwd_job *j);
 
-/* Runs hybrid policy `policy` (its default options; `every` as the
- * [hybrid_policy] key) over the job's traced steps: *mean_s the mean step,
- * *changes the steps whose split, partition or packing it changed. */
-lbs_status lbs_wi_fwd_run(const lbs_wi_fwd_job *j, const char *policy, int64_t every, double *mean_s,
+/* Runs hybrid policy `policy` (its default options; `every` and `delay`
+ * as the [hybrid_policy] keys) over the job's traced steps: *mean_s the
+ * mean step, *changes the steps whose split, partition or packing it
+ * changed. */
+lbs_status lbs_wi_fwd_run(const lbs_wi_fwd_job *j, const char *policy, int64_t every, int64_t delay, double *mean_s,
 			      int64_t *changes, const volatile sig_atomic_t *interrupt, lbs_error *err);
 
 #endif

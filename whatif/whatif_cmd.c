@@ -51,6 +51,8 @@ static void usage(FILE *out)
 		"      --forward           also simulate the traced job forward under the hybrid\n"
 		"                          policies (static, lbbsp, dbs, oracle, resplit, pack),\n"
 		"                          each beside the counterfactual of its fix\n"
+		"      --delay K           with --forward: each decision applied K traced steps late\n"
+		"                          ([hybrid_policy] delay; default 0)\n"
 		"      --blocks K          with --forward: equal blocks a chunk (a stage's) that resplit\n"
 		"                          moves (default 8)\n"
 		"      --max-trace-rows N  refuse a trace of more than N rows (default 100000000;\n"
@@ -73,6 +75,7 @@ typedef struct fw_result {
 	size_t n;                            /* 0: no --forward */
 	fw_row row[8];                       /* static and ideal first */
 	int blocks;
+	int64_t delay;                       /* --delay: steps between a decision and its effect */
 } fw_result;
 
 static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const lbs_wi_result *r,
@@ -134,9 +137,9 @@ static void print_summary(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 	if (!fw->n)
 		return;
 	const fw_row *st = &fw->row[0], *id = &fw->row[1];
-	printf("forward: the traced job simulated forward (%d block(s) a chunk): static %.6f s (%+.1f%% of "
-	       "no-delay), ideal %.6f s (%+.1f%% of ideal), S = %.4f\n",
-	       fw->blocks, st->mean_s, 100 * (st->mean_s / r->mean_nd - 1), id->mean_s,
+	printf("forward: the traced job simulated forward (%d block(s) a chunk, decisions %lld step(s) late): static "
+	       "%.6f s (%+.1f%% of no-delay), ideal %.6f s (%+.1f%% of ideal), S = %.4f\n",
+	       fw->blocks, (long long)fw->delay, st->mean_s, 100 * (st->mean_s / r->mean_nd - 1), id->mean_s,
 	       100 * (id->mean_s / r->mean_id - 1), st->mean_s / id->mean_s);
 	for (size_t k = 2; k < fw->n; k++) {
 		const fw_row *w = &fw->row[k];
@@ -159,7 +162,7 @@ static double counterfactual(const lbs_wi_result *r, const char *name)
 /* --forward: the job of the trace built twice (as traced, and ideal) and
  * run under static, then under every hybrid policy that applies. */
 static lbs_status forward(const lbs_wi_model *m, const lbs_ops_meta *meta, const lbs_wi_result *r, int blocks,
-			  fw_result *fw, lbs_error *err)
+			  int64_t delay, fw_result *fw, lbs_error *err)
 {
 	lbs_wi_fwd_job job, ideal;
 	lbs_status st = lbs_wi_fwd_build(&job, m, r, (int)meta->tp_size, blocks, false, err);
@@ -185,12 +188,13 @@ static lbs_status forward(const lbs_wi_model *m, const lbs_ops_meta *meta, const
 	};
 	fw->n = 0;
 	fw->blocks = job.b.n_blocks ? blocks : 0;
+	fw->delay = delay;
 	for (size_t k = 0; st == LBS_OK && k < sizeof list / sizeof list[0]; k++) {
 		if (!list[k].applies)
 			continue;
 		fw_row *w = &fw->row[fw->n++];
 		*w = (fw_row){ .policy = k == 1 ? "ideal" : list[k].name, .counterfactual = list[k].cf };
-		st = lbs_wi_fwd_run(k == 1 ? &ideal : &job, list[k].name, list[k].every, &w->mean_s, &w->changes,
+		st = lbs_wi_fwd_run(k == 1 ? &ideal : &job, list[k].name, list[k].every, delay, &w->mean_s, &w->changes,
 					NULL, err);
 		w->bound = counterfactual(r, list[k].cf);
 	}
@@ -346,9 +350,10 @@ static lbs_status record_into(const char *path, bool scratch, const char *trace_
 		ok = bind_exec(db, "INSERT INTO whatif_policies VALUES (?1, ?2, ?3, ?4, ?5)", "issdd", id,
 			       r->policy[k].name, r->policy[k].what, r->policy[k].mean_t, r->policy[k].recovered);
 	for (size_t k = 0; ok && k < fw->n; k++)
-		ok = bind_exec(db, "INSERT INTO whatif_forward VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", "issddidi", id,
+		ok = bind_exec(db, "INSERT INTO whatif_forward VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", "issddidii", id,
 			       fw->row[k].policy, fw->row[k].counterfactual, fw->row[k].mean_s, fw->row[k].recovered,
-			       (long long)fw->row[k].changes, fw->row[k].bound, (long long)fw->blocks);
+			       (long long)fw->row[k].changes, fw->row[k].bound, (long long)fw->blocks,
+			       (long long)fw->delay);
 	if (ok && lbs_signals_pending()) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		sqlite3_close(db);
@@ -407,14 +412,16 @@ int lbs_whatif_command(int argc, char **argv)
 		{ "max-trace-rows", required_argument, NULL, 'R' },
 		{ "forward", no_argument, NULL, 'F' },
 		{ "blocks", required_argument, NULL, 'B' },
+		{ "delay", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *meta_path = NULL, *out = "results.db";
 	long long hybrid = 0;
-	bool quiet = false, hybrid_given = false, fwd = false, blocks_given = false;
+	bool quiet = false, hybrid_given = false, fwd = false, blocks_given = false, delay_given = false;
 	int blocks = 8;
+	long long delay = 0;
 	int64_t unused;
 	int c;
 	optind = 1;
@@ -448,6 +455,16 @@ int lbs_whatif_command(int argc, char **argv)
 			blocks_given = true;
 			break;
 		}
+		case 'D': {
+			char *end;
+			delay = strtoll(optarg, &end, 10);
+			if (end == optarg || *end || delay < 0 || delay > 1000) {
+				fprintf(stderr, "lbsim whatif: --delay %s: expected steps, 0 to 1000\n", optarg);
+				return LBS_EUSAGE;
+			}
+			delay_given = true;
+			break;
+		}
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return LBS_EUSAGE;
@@ -455,9 +472,10 @@ int lbs_whatif_command(int argc, char **argv)
 	}
 	bool db_in = optind + 1 == argc && lbs_ops_is_sqlite(argv[optind]);
 	if (optind + 1 != argc || (!meta_path && !db_in) || (db_in && meta_path) || (hybrid_given && !db_in) ||
-	    (blocks_given && !fwd)) {
+	    ((blocks_given || delay_given) && !fwd)) {
 		fprintf(stderr, "lbsim whatif: %s\n", optind + 1 != argc ? "expected one trace file"
 						      : blocks_given && !fwd ? "--blocks: only with --forward"
+						      : delay_given && !fwd ? "--delay: only with --forward"
 						      : db_in ? "--meta: a results database holds its run's metadata"
 						      : hybrid_given ? "--hybrid: only with a results database"
 								     : "--meta META.yaml is required (the job's dp_size, "
@@ -505,7 +523,7 @@ int lbs_whatif_command(int argc, char **argv)
 		if ((st = lbs_wi_analyse(&model, &res, &err)) == LBS_OK) {
 			fw_result fw = { 0 };
 			if (fwd)
-				st = forward(&model, &meta, &res, blocks, &fw, &err);
+				st = forward(&model, &meta, &res, blocks, delay, &fw, &err);
 			if (st == LBS_OK)
 				st = record(out, trace_path, &meta, &model, &res, &fw, &err);
 			if (st == LBS_OK && !quiet)

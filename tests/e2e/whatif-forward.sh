@@ -112,7 +112,18 @@ for id in 1 2 3; do
 done
 check "AR: forward lbbsp above the replay's lbbsp counterfactual (not a bound)" above "$(fw 2 lbbsp recovered)" "$(fw 2 lbbsp counterfactual_recovered)"
 
+# --delay: AR's decisions one and three traced steps late recover less
+# (the slow worker is there from the first step: every step of lag costs)
+"$LBSIM" whatif "$D/trace-AR.csv.gz" --meta "$D/meta-AR.yaml" --forward --delay 1 -o "$TMP/d1.db" -q
+"$LBSIM" whatif "$D/trace-AR.csv.gz" --meta "$D/meta-AR.yaml" --forward --delay 3 -o "$TMP/d1.db" -q
+dr() { q "$TMP/d1.db" "SELECT printf('%.17g', recovered) FROM whatif_forward WHERE whatif_id = $1 AND policy = 'lbbsp'"; }
+check "--delay 1 and 3: lbbsp recovers less on AR than at once ($(fw 2 lbbsp recovered), $(dr 1), $(dr 2))" \
+	sh -c "awk -v a='$(fw 2 lbbsp recovered)' -v b='$(dr 1)' -v c='$(dr 2)' 'BEGIN { exit !(a > b && b > c) }'"
+check "--delay recorded" test "$(q "$TMP/d1.db" "SELECT group_concat(DISTINCT delay) FROM whatif_forward")" = "1,3"
+
 # options
+"$LBSIM" whatif "$D/trace-ST.csv.gz" --meta "$D/meta-ST.yaml" --delay 1 -o "$TMP/x.db" 2> "$TMP/err"
+check "--delay without --forward: exit 2, said" test $? -eq 2 -a -n "$(grep -- '--delay: only with --forward' "$TMP/err")"
 "$LBSIM" whatif "$D/trace-ST.csv.gz" --meta "$D/meta-ST.yaml" --blocks 4 -o "$TMP/x.db" 2> "$TMP/err"
 check "--blocks without --forward: exit 2, said" test $? -eq 2 -a -n "$(grep -- '--blocks: only with --forward' "$TMP/err")"
 "$LBSIM" whatif "$D/trace-ST.csv.gz" --meta "$D/meta-ST.yaml" --forward --blocks 0 -o "$TMP/x.db" 2> "$TMP/err"
