@@ -7,6 +7,7 @@
 # balancing policies run forward on the same scenario and seed. Every
 # recovered share is the what-if analysis's, (T_nd - T) / (T_nd - T_id) of
 # the mean step, so the two columns measure the same thing on the same job.
+# Then the three ByteDance traces, each rebuilt forward (whatif --forward).
 #
 #   sh bench/forward_vs_replay.sh [LBSIM]       (make forward-vs-replay)
 set -eu
@@ -37,5 +38,20 @@ for row in "failslow lbbsp dbs resplit ladder oracle" "mixed-fleet lbbsp dbs res
 		t=$(sqlite3 "$TMP/$name-$p.db" "SELECT avg(step_s) FROM hybrid_steps")
 		echo "$nd $id $t" | awk -v p="$p" '{ printf "| forward %s | %.1f%% |\n", p, 100 * ($1 - $3) / ($1 - $2) }'
 	done
+	echo
+done
+
+# the three ByteDance traces (traces/data/bytedance-whatif): each rebuilt
+# as a forward job (lbsim whatif --forward, doc/whatif.md), its policies'
+# forward shares beside the counterfactuals
+traces=$(dirname "$0")/../traces/data/bytedance-whatif
+for n in ST AR SE; do
+	"$LBSIM" whatif "$traces/trace-$n.csv.gz" --meta "$traces/meta-$n.yaml" --forward -q -o "$TMP/bd.db"
+	echo "## ByteDance $n, rebuilt forward"
+	echo "| forward policy | recovered | counterfactual | recovered |"
+	echo "|---|---:|---|---:|"
+	sqlite3 -separator ' | ' "$TMP/bd.db" "SELECT '| ' || policy, printf('%.1f%%', 100 * recovered),
+		counterfactual, printf('%.1f%%', 100 * counterfactual_recovered) || ' |' FROM whatif_forward
+		WHERE whatif_id = (SELECT max(whatif_id) FROM whatif_runs) AND counterfactual IS NOT NULL ORDER BY policy"
 	echo
 done
