@@ -89,6 +89,10 @@ typedef struct lbs_hy_plan {
 	int64_t *node;           /* G, with net: the node group g's GPUs lie on (-1: several) */
 } lbs_hy_plan;
 
+/* The level of a at time t (1 where it has none, and before its first
+ * piece) and *next, the next time it may change (INFINITY: never). */
+double lbs_hy_avail_at(const lbs_hy_avail *a, double t, double *next);
+
 /* Checks a plan's sizes and values (positive degrees, finite non-negative
  * times, a schedule its degrees allow). */
 lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err);

@@ -697,19 +697,6 @@ void lbs_hy_built_free(lbs_hy_built *b)
 
 /* ---- a replay times the episodes' levels (lbs_hy_scaled) -------------------- */
 
-/* The piece of f holding t (*i from where the last search ended: times
- * only grow in a run; a look-ahead starts from its own copy). */
-static size_t scaled_piece(const lbs_hy_avail *f, double t, size_t i)
-{
-	if (i >= f->n)
-		i = 0;
-	if (i > 0 && f->t[i] > t)
-		i = 0;
-	while (i + 1 < f->n && f->t[i + 1] <= t)
-		i++;
-	return i;
-}
-
 /* The replay's work (nominal seconds) from t to `end` > t: the w whose
  * finish from t is `end`, by bisection (finish is continuous and
  * increasing in w); on a copy, the replay left as it was. */
@@ -740,10 +727,8 @@ static double scaled_finish(void *state, double t0, double work_s, int64_t itera
 	if (!(work_s > 0))
 		return t0;
 	double t = t0, left = work_s;
-	size_t i = scaled_piece(&s->ep, t, 0);
 	for (;;) {
-		double f = t < s->ep.t[0] ? 1 : s->ep.level[i];
-		double end = t < s->ep.t[0] ? s->ep.t[0] : i + 1 < s->ep.n ? s->ep.t[i + 1] : INFINITY;
+		double end, f = lbs_hy_avail_at(&s->ep, t, &end);
 		lbs_source probe = s->src;
 		double T = lbs_source_finish(&probe, t, left / f, iteration);
 		if (T <= end) {
@@ -753,8 +738,6 @@ static double scaled_finish(void *state, double t0, double work_s, int64_t itera
 		left -= f * replay_work(&s->src, t, end, iteration);
 		if (!(left > 0)) /* rounding at the change */
 			return end;
-		if (t >= s->ep.t[0])
-			i++;
 		t = end;
 	}
 }
@@ -768,8 +751,8 @@ static double scaled_peek(void *state, double t0, double work_s, int64_t iterati
 static double scaled_level(const void *state, double t, int64_t iteration)
 {
 	const lbs_hy_scaled *s = state;
-	size_t i = scaled_piece(&s->ep, t, 0);
-	return lbs_source_level(&s->src, t, iteration) * (t < s->ep.t[0] ? 1 : s->ep.level[i]);
+	double next;
+	return lbs_source_level(&s->src, t, iteration) * lbs_hy_avail_at(&s->ep, t, &next);
 }
 
 const lbs_avail_ops lbs_hy_scaled_ops = { .name = "trace x episodes", .finish = scaled_finish,

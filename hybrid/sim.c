@@ -42,9 +42,7 @@ static double fluid_finish(const lbs_hy_avail *a, size_t *at, double t0, double 
 	}
 }
 
-/* The piece of a holding t: a->level[i] from a->t[i] to a->t[i + 1]; *next
- * the next breakpoint after t (INFINITY: none); level 1 before the first. */
-static double piece_at(const lbs_hy_avail *a, double t, double *next)
+double lbs_hy_avail_at(const lbs_hy_avail *a, double t, double *next)
 {
 	*next = INFINITY;
 	if (!a->n)
@@ -98,7 +96,7 @@ static double net_finish(const lbs_hy_sim *sim, uint32_t k, double M, double x)
 		double share = 1, next = INFINITY;
 		for (uint32_t i = gr->mem_off[k]; i < gr->mem_off[k + 1]; i++) {
 			double nx;
-			share = fmin(share, piece_at(&pl->net[lbs_hy_group_of(gr, gr->mem[i])], t, &nx));
+			share = fmin(share, lbs_hy_avail_at(&pl->net[lbs_hy_group_of(gr, gr->mem[i])], t, &nx));
 			next = fmin(next, nx);
 		}
 		if (t + left / share <= next)
