@@ -513,6 +513,61 @@ static lbs_status replace_node(lbs_hy_balance *bal, size_t g, double T, lbs_erro
 	return LBS_OK;
 }
 
+/* What the proposal in bal->next, next_blocks and replace changes: *split
+ * the micro-batches, *moved the blocks; returns the nodes replaced. */
+static size_t proposal_changes(const lbs_hy_balance *bal, const lbs_hy_decision *dec, bool *split, bool *moved)
+{
+	int d = bal->env.d, p = bal->env.p;
+	*split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
+	*moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
+	size_t replaced = 0;
+	for (size_t g = 0; dec->replace && g < (size_t)d * (size_t)p; g++)
+		replaced += bal->replace[g];
+	return replaced;
+}
+
+/* [hybrid_policy] delay: the proposal goes in flight (checked now: a bad
+ * one is the policy's fault), and the one made `delay` decisions ago, if
+ * any, takes its place in bal->next, next_blocks, replace and dec, unless
+ * the split in force has since left it out of the memory (then it is
+ * dropped, and counted); without one due, nothing changes. */
+static lbs_status delay_proposal(lbs_hy_balance *bal, int64_t step, lbs_hy_decision *dec, lbs_error *err)
+{
+	int d = bal->env.d, p = bal->env.p;
+	size_t G = (size_t)d * (size_t)p, K = (size_t)bal->delay + 1;
+	struct lbs_hy_pending *in = &bal->pending[(size_t)step % K], *out = &bal->pending[((size_t)step + 1) % K];
+	bool split, moved;
+	size_t replaced = proposal_changes(bal, dec, &split, &moved);
+	in->valid = dec->changed && (split || moved || replaced);
+	lbs_status st = in->valid ? check_split(bal, err) : LBS_OK;
+	if (st != LBS_OK)
+		return st;
+	if (in->valid) {
+		memcpy(in->m_of, bal->next, (size_t)d * sizeof *bal->next);
+		if (bal->blocks)
+			memcpy(in->blocks, bal->next_blocks, (size_t)p * sizeof *bal->next_blocks);
+		memcpy(in->replace, bal->replace, G * sizeof *bal->replace);
+		in->restart_s = dec->restart_s;
+	}
+	bool due = step >= bal->delay && out->valid;
+	out->valid = false;
+	memcpy(bal->next, due ? out->m_of : bal->m_of, (size_t)d * sizeof *bal->next);
+	if (bal->blocks)
+		memcpy(bal->next_blocks, due ? out->blocks : bal->blocks, (size_t)p * sizeof *bal->next_blocks);
+	if (due)
+		memcpy(bal->replace, out->replace, G * sizeof *bal->replace);
+	else
+		memset(bal->replace, 0, G * sizeof *bal->replace);
+	dec->restart_s = due ? out->restart_s : 0;
+	dec->changed = due;
+	lbs_error scratch = { 0 };
+	if (due && check_split(bal, &scratch) != LBS_OK) {
+		bal->stale++;
+		dec->changed = false;
+	}
+	return LBS_OK;
+}
+
 lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *err)
 {
 	/* replica_s is exact when the replicas meet only at the reductions
@@ -549,11 +604,6 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	bal->decision_s = lbs_monotonic_s() - t0;
 	bal->changed = false;
 	bal->action_s = bal->decision_cost_s; /* the job waits for the decision */
-	bool split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
-	bool moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
-	size_t replaced = 0;
-	for (size_t g = 0; dec.replace && g < G; g++)
-		replaced += bal->replace[g];
 	bool packed = bal->length_ratio && memcmp(bal->slot_ratio, bal->length_ratio, M * sizeof *bal->slot_ratio);
 	if (st == LBS_OK && packed) {
 		/* a packing re-arranges the step's sequences: the same lengths */
@@ -566,45 +616,10 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 					     "the step's sequences re-arranged", bal->ops->name);
 		bal->packings++;
 	}
-	if (st == LBS_OK && bal->delay > 0) {
-		/* the proposal goes in flight (checked now: a bad one is the
-		 * policy's fault); the one made `delay` decisions ago, if any,
-		 * takes effect, unless the split in force has since left it out
-		 * of the memory (then it is dropped, and counted) */
-		size_t K = (size_t)bal->delay + 1;
-		struct lbs_hy_pending *in = &bal->pending[(size_t)step % K], *out = &bal->pending[((size_t)step + 1) % K];
-		in->valid = dec.changed && (split || moved || replaced);
-		if (in->valid && (st = check_split(bal, err)) != LBS_OK)
-			return st;
-		if (in->valid) {
-			memcpy(in->m_of, bal->next, (size_t)d * sizeof *bal->next);
-			if (bal->blocks)
-				memcpy(in->blocks, bal->next_blocks, (size_t)p * sizeof *bal->next_blocks);
-			memcpy(in->replace, bal->replace, G * sizeof *bal->replace);
-			in->restart_s = dec.restart_s;
-		}
-		bool due = step >= bal->delay && out->valid;
-		out->valid = false;
-		memcpy(bal->next, due ? out->m_of : bal->m_of, (size_t)d * sizeof *bal->next);
-		if (bal->blocks)
-			memcpy(bal->next_blocks, due ? out->blocks : bal->blocks, (size_t)p * sizeof *bal->next_blocks);
-		if (due)
-			memcpy(bal->replace, out->replace, G * sizeof *bal->replace);
-		else
-			memset(bal->replace, 0, G * sizeof *bal->replace);
-		dec.restart_s = due ? out->restart_s : 0;
-		dec.changed = due;
-		lbs_error scratch = { 0 };
-		if (due && check_split(bal, &scratch) != LBS_OK) {
-			bal->stale++;
-			dec.changed = false;
-		}
-		split = memcmp(bal->next, bal->m_of, (size_t)d * sizeof *bal->next) != 0;
-		moved = bal->blocks && memcmp(bal->next_blocks, bal->blocks, (size_t)p * sizeof *bal->blocks) != 0;
-		replaced = 0;
-		for (size_t g = 0; dec.replace && g < G; g++)
-			replaced += bal->replace[g];
-	}
+	if (st == LBS_OK && bal->delay > 0)
+		st = delay_proposal(bal, step, &dec, err);
+	bool split, moved;
+	size_t replaced = proposal_changes(bal, &dec, &split, &moved);
 	if (st != LBS_OK || !dec.changed || (!split && !moved && !replaced)) {
 		if (st == LBS_OK)
 			bal->sim->now_s += bal->action_s;
