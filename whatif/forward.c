@@ -147,11 +147,11 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 	b->act_bytes = calloc(G, sizeof *b->act_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	size_t n_mb = (size_t)D * (size_t)m, cells = wm->n_steps * n_mb;
-	double *sum = NULL, *num = NULL, *den = NULL;
+	double *sum = NULL, *num = NULL, *den = NULL, *W = NULL; /* W: G, the workers' slowness */
 	size_t *cnt = NULL;
 	if (!ideal) {
 		j->ratio = calloc(cells, sizeof *j->ratio);
-		j->slowness = malloc(G * sizeof *j->slowness);
+		W = malloc(G * sizeof *W);
 		b->avail_store = malloc(2 * G * sizeof *b->avail_store);
 		pl->avail = malloc(G * sizeof *pl->avail);
 		sum = calloc(G + 2 * PV, sizeof *sum);
@@ -162,7 +162,7 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 	lbs_status st = LBS_OK;
 	if (!b->store || !b->rank_of || !b->mem_bytes || !b->act_bytes || !b->mem_cap ||
 	    (split && lbs_hy_built_blocks_alloc(b, G, P) != LBS_OK) ||
-	    (!ideal && (!j->ratio || !j->slowness || !b->avail_store || !pl->avail || !sum || !cnt || !num || !den))) {
+	    (!ideal && (!j->ratio || !W || !b->avail_store || !pl->avail || !sum || !cnt || !num || !den))) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory for the traced job of %zu groups", G);
 		goto out;
 	}
@@ -219,7 +219,7 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 			for (size_t r = 0; r < (size_t)D; r++) {
 				size_t g = r * (size_t)P + s;
 				double w = cnt[g] && stage > 0 ? sum[g] / (double)cnt[g] / stage : 1;
-				j->slowness[g] = w > 0 && isfinite(w) ? w : 1;
+				W[g] = w > 0 && isfinite(w) ? w : 1;
 			}
 		}
 		/* B(s, chunk, dir): the mean of d / W */
@@ -232,7 +232,7 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 						size_t inst = si * (size_t)D + r, s = (size_t)wm->stage[v];
 						size_t k = ((s * (size_t)V + (size_t)wm->mc[v]) << 1) |
 							   (wm->type[v] == LBS_OP_BACKWARD_COMPUTE);
-						double c = wm->d[inst * n + v] / j->slowness[r * (size_t)P + s];
+						double c = wm->d[inst * n + v] / W[r * (size_t)P + s];
 						if (!pass) {
 							cs[k] += c, cc[k]++;
 							continue;
@@ -271,9 +271,9 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 			}
 		for (size_t g = 0; g < G; g++) {
 			b->avail_store[g] = 0;
-			b->avail_store[G + g] = 1 / j->slowness[g];
+			b->avail_store[G + g] = 1 / W[g];
 			pl->avail[g] = (lbs_hy_avail){ 1, &b->avail_store[g], &b->avail_store[G + g] };
-			pl->opt_s[g] /= j->slowness[g]; /* the optimizer runs at the group's speed */
+			pl->opt_s[g] /= W[g]; /* the optimizer runs at the group's speed */
 		}
 	}
 	if (split) {
@@ -294,6 +294,7 @@ lbs_status lbs_wi_fwd_build(lbs_wi_fwd_job *j, const lbs_wi_model *wm, const lbs
 	}
 	st = lbs_hy_plan_check(pl, err);
 out:
+	free(W);
 	free(sum);
 	free(cnt);
 	free(num);
@@ -307,7 +308,6 @@ void lbs_wi_fwd_free(lbs_wi_fwd_job *j)
 {
 	lbs_hy_built_free(&j->b);
 	free(j->ratio);
-	free(j->slowness);
 	memset(j, 0, sizeof *j);
 }
 

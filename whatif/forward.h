@@ -53,7 +53,6 @@ typedef struct lbs_wi_fwd_job {
 	size_t n_mb;             /* D m: the global batch's micro-batches */
 	double *ratio;           /* n_steps x n_mb: each micro-batch's data cost (rho over the trace's
 				    largest, B scaled up to match), data order; NULL for the ideal job */
-	double *slowness;        /* G: W(r, s) (NULL for the ideal job) */
 } lbs_wi_fwd_job;
 
 /* The job of trace model wm (its analysis res, tensor degree tp) with
