@@ -172,6 +172,9 @@ void lbs_blas_close(lbs_blas *b);
 int lbs_blas_threads(const lbs_blas *b);
 /* What BLAS this is: "OpenBLAS 0.3.21 ..., cblas_sgemm from libopenblas.so.0". */
 void lbs_blas_describe(const lbs_blas *b, char *buf, size_t len);
+/* The kernels it runs: OpenBLAS's core name ("Haswell", "SkylakeX",
+ * "Prescott", ...), or NULL if the library does not say. */
+const char *lbs_blas_core(const lbs_blas *b);
 
 /* Times one training iteration of `net` at `batch` samples: every layer's
  * GEMMs (doc/nets.md) in the order training runs them (forward through the

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "models/cpu.h"
 #include "util/clock.h"
@@ -120,6 +121,7 @@ double lbs_cpu_triad_bandwidth(size_t bytes, int reps)
 
 #ifdef LBS_FMA_X86
 #define CHAINS 12
+/* Independent FMA chains on `lanes`-wide vectors: FLOP/s. */
 __attribute__((target("avx2,fma"))) static double fma_run(long iters)
 {
 	__m256 acc[CHAINS];
@@ -144,6 +146,42 @@ __attribute__((target("avx2,fma"))) static double fma_run(long iters)
 	(void)sink;
 	return t > 0 ? (double)iters * CHAINS * 8 * 2 / t : 0;
 }
+
+__attribute__((target("avx512f"))) static double fma512_run(long iters)
+{
+	__m512 acc[CHAINS];
+	const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+	for (int j = 0; j < CHAINS; j++)
+		acc[j] = _mm512_set1_ps((float)j);
+	double t0 = lbs_monotonic_s();
+	for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 12
+		for (int j = 0; j < CHAINS; j++)
+			acc[j] = _mm512_fmadd_ps(acc[j], x, y);
+	}
+	double t = lbs_monotonic_s() - t0;
+	__m512 sum = acc[0];
+	for (int j = 1; j < CHAINS; j++)
+		sum = _mm512_add_ps(sum, acc[j]);
+	volatile float sink = _mm512_reduce_add_ps(sum);
+	(void)sink;
+	return t > 0 ? (double)iters * CHAINS * 16 * 2 / t : 0;
+}
+
+/* Size the run from a short one, then keep the best of three. */
+static double best_of_three(double (*run)(long), int lanes, double seconds)
+{
+	long iters = 100000;
+	double rate = run(iters);
+	if (rate > 0)
+		iters = (long)(seconds / 3 * rate / (CHAINS * lanes * 2)) + 1;
+	double best = 0;
+	for (int r = 0; r < 3; r++) {
+		double v = run(iters);
+		best = v > best ? v : best;
+	}
+	return best;
+}
 #endif
 
 double lbs_cpu_fma_peak(double seconds)
@@ -152,19 +190,60 @@ double lbs_cpu_fma_peak(double seconds)
 	__builtin_cpu_init();
 	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
 		return 0;
-	/* size the run from a short one, then keep the best of three */
-	long iters = 100000;
-	double rate = fma_run(iters);
-	if (rate > 0)
-		iters = (long)(seconds / 3 * rate / (CHAINS * 8 * 2)) + 1;
-	double best = 0;
-	for (int r = 0; r < 3; r++) {
-		double v = fma_run(iters);
-		best = v > best ? v : best;
-	}
-	return best;
+	return best_of_three(fma_run, 8, seconds);
 #else
 	(void)seconds;
 	return 0;
 #endif
+}
+
+double lbs_cpu_fma512_peak(double seconds)
+{
+#ifdef LBS_FMA_X86
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx512f"))
+		return 0;
+	return best_of_three(fma512_run, 16, seconds);
+#else
+	(void)seconds;
+	return 0;
+#endif
+}
+
+int lbs_blas_core_flops_per_cycle(const char *core)
+{
+	/* OpenBLAS's x86-64 cores (its DYNAMIC_ARCH names, any case): the
+	 * widest vectors their SGEMM kernels use, as lbs_cpu_info_parse
+	 * counts them. The AMD cores before Zen split 256-bit work over
+	 * 128-bit pipes: 16, as AVX. */
+	static const struct {
+		const char *name;
+		int fpc;
+	} k[] = { { "SkylakeX", 64 },	 { "Cooperlake", 64 }, { "SapphireRapids", 64 }, { "Haswell", 32 },
+		  { "Zen", 32 },	 { "Sandybridge", 16 }, { "Bulldozer", 16 },	  { "Piledriver", 16 },
+		  { "Steamroller", 16 }, { "Excavator", 16 },	{ "Prescott", 8 },	  { "Core2", 8 },
+		  { "Penryn", 8 },	 { "Dunnington", 8 },	{ "Nehalem", 8 },	  { "Atom", 8 },
+		  { "Barcelona", 8 },	 { "Opteron", 8 },	{ "Opteron(SSE3)", 8 },	  { "Nano", 8 },
+		  { "Bobcat", 8 },	 { "Athlon", 8 },	{ "Katmai", 8 },	  { "Coppermine", 8 },
+		  { "Northwood", 8 },	 { "Banias", 8 } };
+	for (size_t i = 0; core && i < sizeof k / sizeof k[0]; i++)
+		if (!strcasecmp(core, k[i].name))
+			return k[i].fpc;
+	return 0;
+}
+
+double lbs_cpu_blas_peak(const lbs_cpu_info *c, int kernel_fpc, double fma256, double fma512, double *clock_hz)
+{
+	/* the 8-lane loop issues 32 FLOPs a cycle on every core that has it
+	 * (two 256-bit FMA pipes): its rate over 32 is the clock a busy core
+	 * runs at */
+	double hz = fma256 > 0 ? fma256 / 32 : c->hz;
+	int width = kernel_fpc > 0 && kernel_fpc < c->flops_per_cycle ? kernel_fpc : c->flops_per_cycle;
+	if (clock_hz)
+		*clock_hz = hz;
+	if (width >= 64 && fma512 > 0)
+		return fma512;
+	if (width >= 32 && width < 64 && fma256 > 0)
+		return fma256;
+	return hz * width;
 }

@@ -36,10 +36,31 @@ lbs_gpu_spec lbs_cpu_spec(const lbs_cpu_info *c, int threads, double bandwidth, 
 
 /* A core's fp32 peak measured: independent fused multiply-adds on 8-lane
  * AVX2 vectors (12 chains, more than the pipes' latency x throughput) for
- * about `seconds`, FLOP/s of the best of 3; the clock a busy core really
- * runs at, which a virtual machine's "cpu MHz" does not give. 0 where the
- * CPU has no AVX2 and FMA (or is not x86-64). */
+ * about `seconds`, FLOP/s of the best of 3; over 32 (two 256-bit FMA
+ * pipes), the clock a busy core really runs at, which a virtual machine's
+ * "cpu MHz" does not give. 0 where the CPU has no AVX2 and FMA (or is not
+ * x86-64). */
 double lbs_cpu_fma_peak(double seconds);
+
+/* The same on 16-lane AVX-512F vectors: the peak of a core's widest FMAs
+ * (one or two 512-bit pipes, whichever it has). 0 without AVX-512F. */
+double lbs_cpu_fma512_peak(double seconds);
+
+/* The fp32 FLOPs a cycle that an OpenBLAS core's kernels use (its
+ * openblas_get_corename(), any case: "SkylakeX" 64, "Haswell" and "Zen" 32,
+ * "Sandybridge" 16, "Prescott" 8, ...), counted as lbs_cpu_info_parse
+ * counts a CPU's; 0 for a name it does not know. OpenBLAS built with
+ * DYNAMIC_ARCH falls back to Prescott on a CPU it does not know (a newer
+ * model than the library, or one a virtual machine hides): its SGEMM then
+ * uses a small part of the vectors. */
+int lbs_blas_core_flops_per_cycle(const char *core);
+
+/* One core's fp32 peak with the BLAS's kernels: the CPU's vectors or the
+ * kernels', whichever are narrower (kernel_fpc 0: the CPU's), from the
+ * rates measured above (0: not measured): the 16-lane rate for 64, the
+ * 8-lane rate for 32, else the clock (the 8-lane rate over 32, else the
+ * reported one, stored in *clock_hz if not NULL) times the width. */
+double lbs_cpu_blas_peak(const lbs_cpu_info *c, int kernel_fpc, double fma256, double fma512, double *clock_hz);
 
 /* A STREAM-style triad (a[i] = b[i] + s c[i], McCalpin's STREAM), one
  * thread over three arrays of `bytes` each, the best of `reps`: bytes

@@ -79,6 +79,7 @@ struct lbs_blas {
 	set_threads_fn set_threads; /* NULL: not OpenBLAS; likewise below */
 	threads_fn threads;
 	config_fn config;
+	config_fn corename;
 };
 
 /* C (m x n) = op(A) op(B), row-major, alpha 1, beta 0. */
@@ -277,13 +278,14 @@ lbs_status lbs_blas_open(int threads, lbs_blas **out, lbs_error *err)
 	void *handle = lbs__module_open("LBSIM_BLAS_MODULE", "lbsim-blas.so", why, sizeof why);
 	if (!handle)
 		return lbs_error_set(err, LBS_EIO, "cannot load lbsim's BLAS module: %s", why);
-	lbs_blas b = { handle, NULL, NULL, NULL, NULL };
+	lbs_blas b = { handle, NULL, NULL, NULL, NULL, NULL };
 	lbs_blas_module_abi_fn abi = (lbs_blas_module_abi_fn)dlsym(handle, LBS_BLAS_MODULE_SYMBOL);
 	/* (dlsym on the handle: the module's dependencies, not GSL's CBLAS) */
 	b.sgemm = (sgemm_fn)dlsym(handle, "cblas_sgemm");
 	b.set_threads = (set_threads_fn)dlsym(handle, "openblas_set_num_threads");
 	b.threads = (threads_fn)dlsym(handle, "openblas_get_num_threads");
 	b.config = (config_fn)dlsym(handle, "openblas_get_config");
+	b.corename = (config_fn)dlsym(handle, "openblas_get_corename");
 	lbs_status st = LBS_OK;
 	if (!abi || abi() != LBS_BLAS_MODULE_ABI || !b.sgemm)
 		st = lbs_error_set(err, LBS_EIO, "cannot load lbsim's BLAS module: it is not the BLAS module of "
@@ -315,6 +317,11 @@ void lbs_blas_close(lbs_blas *b)
 int lbs_blas_threads(const lbs_blas *b)
 {
 	return b->threads ? b->threads() : 0;
+}
+
+const char *lbs_blas_core(const lbs_blas *b)
+{
+	return b->corename ? b->corename() : NULL;
 }
 
 void lbs_blas_describe(const lbs_blas *b, char *buf, size_t len)

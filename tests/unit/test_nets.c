@@ -418,6 +418,31 @@ static void test_cpu_model(void)
 	CU_ASSERT_EQUAL(lbs_cpu_info_parse("model name : no clock\nflags : avx2\n", &c), -1);
 	CU_ASSERT_EQUAL(lbs_cpu_info_parse("cpu MHz : nan\n", &c), -1);
 
+	/* the BLAS's kernels: OpenBLAS's names in any case, unknown ones 0 */
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle("Prescott"), 8);
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle("HASWELL"), 32);
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle("Zen"), 32);
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle("SkylakeX"), 64);
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle("Sandybridge"), 16);
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle("NeoverseN1"), 0);
+	CU_ASSERT_EQUAL(lbs_blas_core_flops_per_cycle(NULL), 0);
+	/* an AVX-512 CPU (reported 2 GHz) whose 8-lane FMAs run at 89.6
+	 * GFLOP/s (2.8 GHz x 32) and 16-lane ones at 160: Prescott's kernels
+	 * reach 2.8 GHz x 8, Haswell's the 8-lane rate, SkylakeX's or unknown
+	 * ones the 16-lane rate; nothing measured, the reported clock x width */
+	lbs_cpu_info x = { .hz = 2e9, .flops_per_cycle = 64 };
+	double hz = 0;
+	CU_ASSERT_DOUBLE_EQUAL(lbs_cpu_blas_peak(&x, 8, 89.6e9, 160e9, &hz), 22.4e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(hz, 2.8e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_cpu_blas_peak(&x, 32, 89.6e9, 160e9, NULL), 89.6e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_cpu_blas_peak(&x, 64, 89.6e9, 160e9, NULL), 160e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_cpu_blas_peak(&x, 0, 89.6e9, 160e9, NULL), 160e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_cpu_blas_peak(&x, 16, 0, 0, &hz), 32e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(hz, 2e9, 1);
+	/* kernels wider than the CPU (a forced OPENBLAS_CORETYPE) are the CPU's */
+	lbs_cpu_info y = { .hz = 2e9, .flops_per_cycle = 32 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_cpu_blas_peak(&y, 64, 96e9, 0, NULL), 96e9, 1);
+
 	lbs_gpu_eff ideal = { 1, 0, 1, 0 };
 	lbs_gpu_spec fast = { .name = "x", .title = "x", .tensor_flops = 1e11, .fp32_flops = 1e11,
 			      .bandwidth = 1e30, .memory = 1e12, .source = "test" };
