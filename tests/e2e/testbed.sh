@@ -314,24 +314,31 @@ check "SIGKILL: no worker outlives its coordinator" test "$(alive $kids)" -eq 0 
 check "SIGKILL: the next run removed the group left behind" test -z "$(tops $pid)"
 
 # The exchange for real (scenarios/testbed/ring-shaped.ini): 3 workers, a
-# ring all-reduce of M = 878213 B over NICs shaped to 100 Mbit/s, 2 ms a
-# step. By hand: 2(N-1)/N x M / 12.5 MB/s + 2(N-1) x 2 ms = 93.68 ms +
-# 8 ms = 101.68 ms an iteration. What is measured is the fastest exchange
-# of a run (iteration 0 left out): the links' own time, which the
-# machine's load can only lengthen, by an amount that is the host's: in
-# this project's runs 0.4% to 3.2% above the model, 5% in CI on some
-# days, 8% to 12% on another machine of this kind (the packets cross the
-# veths and the bridge in the kernel's softirq work, which a loaded
-# machine defers). So the host's speed decides nothing here: what is gated
-# is what the model claims, against runs of the same test, by
-# differences in which the host's own time cancels:
-#  - a lower bound, 101.68 ms - 2%: no load makes the links faster (no
-#    shaping at all takes about a tenth of it, a latency left out -7.9%);
-#  - the rate: the same run at 200 Mbit/s is faster by 2(N-1)/N x M x
-#    (1/12.5 - 1/25 MB/s) = 46.84 ms, within 10% (measured here -0.9%);
+# ring all-reduce of M = 878213 B over NICs shaped by tc, 2 ms a step,
+# here at 50 Mbit/s. By hand: 2(N-1)/N x M / 6.25 MB/s + 2(N-1) x 2 ms =
+# 187.36 ms + 8 ms = 195.36 ms an iteration. What is measured is the
+# fastest exchange of a run (iteration 0 left out): the links' own time,
+# which the machine's load can only lengthen, by an amount that is the
+# host's: the packets cross the veths and the bridge in the kernel's
+# softirq work, and htb's one-frame bucket needs a timer a packet, which a
+# virtual machine pays in exits. What a host can shape varies with its
+# kind: at 100 Mbit/s 0.4% to 3.2% above the model on an AMD EPYC of this
+# kind, 7% to 14% on an Intel Xeon of the same kind (2026-12-03), whose
+# 200 Mbit/s runs came 33% to 37% above it (a CI run there missed the old
+# rate check, 200 against 100 Mbit/s: 38.84 ms faster, not 46.84); at 50
+# and 25 Mbit/s the Xeon came within 1.7% and 0.2%. So the rates gated are
+# 50 and 25 Mbit/s, which both hosts shape, and the host's speed decides
+# nothing: what is gated is what the model claims, by differences in which
+# the host's own time cancels:
+#  - a lower bound, 195.36 ms - 2%: no load makes the links faster (no
+#    shaping at all takes about a twentieth of it, a latency left out -4.1%);
+#  - the rate: the same run at 25 Mbit/s is slower by 2(N-1)/N x M x
+#    (1/3.125 - 1/6.25 MB/s) = 187.36 ms, within 10% (on the Xeon -0.7% to
+#    -1.5% in three runs);
 #  - the latency: at 4 ms a step it is slower by 2(N-1) x 2 ms = 8 ms,
-#    within 3 ms (measured here +0.01 ms; none paid, or paid twice, is
-#    8 ms off).
+#    within 3 ms (on the Xeon 6.3 to 7.9 ms: a host's own delay after a
+#    step partly hides in a longer wait; none paid, or paid twice, is 8 ms
+#    off).
 # The time above the model is printed, not gated. A miss is measured once
 # more, as the validation above is.
 ring=$top_srcdir/scenarios/testbed/ring-shaped.ini
@@ -342,12 +349,12 @@ ring_run() { # DB BANDWIDTH LATENCY: the fastest exchange of one run, or nothing
 	q "$1" "SELECT min(aggregation_s) FROM iterations WHERE iteration > 0"
 }
 ring_measure() {
-	a=$(ring_run "$TMP/ring.db" "100 Mbit/s" "2 ms")
-	b=$(ring_run "$TMP/ring-rate.db" "200 Mbit/s" "2 ms")
-	c=$(ring_run "$TMP/ring-latency.db" "100 Mbit/s" "4 ms")
+	a=$(ring_run "$TMP/ring.db" "50 Mbit/s" "2 ms")
+	b=$(ring_run "$TMP/ring-rate.db" "25 Mbit/s" "2 ms")
+	c=$(ring_run "$TMP/ring-latency.db" "50 Mbit/s" "4 ms")
 }
-ring_low() { awk -v a="$a" 'BEGIN { exit !(a > 0.10168 * 0.98) }'; }
-ring_rate() { awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && b != "" && (a - b) / 0.04684 > 0.9 && (a - b) / 0.04684 < 1.1) }'; }
+ring_low() { awk -v a="$a" 'BEGIN { exit !(a > 0.19536 * 0.98) }'; }
+ring_rate() { awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && b != "" && (b - a) / 0.18736 > 0.9 && (b - a) / 0.18736 < 1.1) }'; }
 ring_latency() { awk -v a="$a" -v c="$c" 'BEGIN { exit !(a != "" && c != "" && c - a > 0.005 && c - a < 0.011) }'; }
 ring_measure
 if ! ring_low || ! ring_rate || ! ring_latency; then
@@ -355,9 +362,9 @@ if ! ring_low || ! ring_rate || ! ring_latency; then
 	ring_measure
 fi
 check "a ring all-reduce over tc-shaped links: the testbed ran" test -n "$a" -a -n "$b" -a -n "$c"
-echo "a ring all-reduce: fastest exchange $a s, $(awk -v a="$a" 'BEGIN { printf "%+.1f%%", 100 * (a / 0.10168 - 1) }') from the model's 0.10168 s (the host's time, not gated)"
-check "a ring all-reduce: the fastest exchange is above 101.68 ms - 2% (got $a s)" ring_low
-check "a ring all-reduce: at 200 Mbit/s 46.84 ms faster within 10% (got $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", 1000 * (a - b) }') ms)" ring_rate
+echo "a ring all-reduce: fastest exchange at 50 Mbit/s $a s, $(awk -v a="$a" 'BEGIN { printf "%+.1f%%", 100 * (a / 0.19536 - 1) }') from the model's 0.19536 s (the host's time, not gated)"
+check "a ring all-reduce: the fastest exchange is above 195.36 ms - 2% (got $a s)" ring_low
+check "a ring all-reduce: at 25 Mbit/s 187.36 ms slower within 10% (got $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", 1000 * (b - a) }') ms)" ring_rate
 check "a ring all-reduce: at 4 ms a step 8 ms slower within 3 ms (got $(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", 1000 * (c - a) }') ms)" ring_latency
 check "a ring all-reduce: the workers' compute is not in the exchange (compute_end_s < end_s in every iteration)" \
 	test "$(q "$TMP/ring.db" "SELECT count(*) FROM iterations WHERE end_s - compute_end_s > 0.09")" = 11
