@@ -108,7 +108,7 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 			if (pl.src[g].ops == &lbs_hy_scaled_ops) {
 				scl[g] = *(const lbs_hy_scaled *)pl.src[g].state;
 				av[g] = (lbs_avail){ &lbs_hy_scaled_ops, &scl[g], 1.0 };
-			} else if (pl.src[g].ops) {
+			} else if (pl.src[g].ops == &lbs_source_ops) {
 				src[g] = *(const lbs_source *)pl.src[g].state;
 				av[g] = lbs_source_avail(&src[g]);
 			}

@@ -431,12 +431,79 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Each group's levels of one kind of episode, the least of its GPUs':
- * kind compute, its availability (each GPU its node group's level times
- * the factors of the compute episodes on it); kind network, its
- * inter-node bandwidth's share (1 times the factors of the network
- * episodes on it). *out (G) stays NULL when every group is at 1 throughout;
- * its pieces go to *store. */
+/* The pieces of one group's level of one kind of episode (ep: the ne
+ * episodes of that kind), the least of its GPUs' on `node` (-1: all of
+ * them): kind compute, each GPU at its untraced node group's availability
+ * (with node_level; 1 otherwise, and on a traced node, whose trace carries
+ * it as the binding's gain) times the factors of the compute episodes on
+ * it; kind network, 1 times the factors of the network episodes on it.
+ * a->t and a->level hold 2 ne + 1 doubles each; hit (ne tp) and pts
+ * (2 ne + 1) are scratch. */
+static void group_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind, const lbs_hy_episode_spec **ep,
+			 size_t ne, int64_t r, int64_t s, int64_t node, bool node_level, bool *hit, double *pts,
+			 lbs_hy_avail *a)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	size_t n = 0;
+	pts[n++] = 0;
+	for (size_t e = 0; e < ne; e++)
+		for (int64_t j = 0; j < jb->tp; j++) {
+			int64_t gpu = rank_of(sc, r, s, j);
+			hit[e * (size_t)jb->tp + (size_t)j] = (node < 0 || node_of(cl, gpu) == node) && in_ranks(ep[e]->gpus, gpu);
+		}
+	for (size_t e = 0; e < ne; e++) {
+		bool on = false;
+		for (int64_t j = 0; j < jb->tp; j++)
+			on |= hit[e * (size_t)jb->tp + (size_t)j];
+		if (on) {
+			pts[n++] = ep[e]->start_s;
+			pts[n++] = ep[e]->start_s + ep[e]->duration_s;
+		}
+	}
+	qsort(pts, n, sizeof *pts, cmp_double);
+	a->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && pts[i] == pts[i - 1])
+			continue;
+		double lvl = INFINITY;
+		for (int64_t j = 0; j < jb->tp; j++) {
+			int64_t gpu = rank_of(sc, r, s, j);
+			if (node >= 0 && node_of(cl, gpu) != node)
+				continue;
+			const lbs_hy_nodes_spec *nd = &sc->nodes[node_group(cl, gpu)];
+			double x = node_level && kind == LBS_HY_FS_COMPUTE && !nd->trace.format ? nd->availability : 1;
+			for (size_t e = 0; e < ne; e++)
+				if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= ep[e]->start_s &&
+				    pts[i] < ep[e]->start_s + ep[e]->duration_s)
+					x = fmax(x * ep[e]->factor, LBS_HY_LEAST_LEVEL);
+			lvl = fmin(lvl, x);
+		}
+		if (a->n && a->level[a->n - 1] == lvl)
+			continue;
+		a->t[a->n] = pts[i];
+		a->level[a->n++] = lvl;
+	}
+	if (a->n == 1 && a->level[0] == 1)
+		a->n = 0;
+}
+
+/* The episodes of one kind: *ne of them, in a new array (NULL when out of
+ * memory). */
+static const lbs_hy_episode_spec **episodes_of(const lbs_hy_scenario *sc, int kind, size_t *ne)
+{
+	*ne = 0;
+	for (size_t e = 0; e < sc->n_episodes; e++)
+		*ne += sc->episodes[e].kind == kind;
+	const lbs_hy_episode_spec **ep = malloc((*ne ? *ne : 1) * sizeof *ep);
+	for (size_t e = 0, i = 0; ep && e < sc->n_episodes; e++)
+		if (sc->episodes[e].kind == kind)
+			ep[i++] = &sc->episodes[e];
+	return ep;
+}
+
+/* Each group's levels of one kind of episode, the least of its GPUs'
+ * (group_levels). *out (G) stays NULL when every group is at 1
+ * throughout; its pieces go to *store. */
 static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind, lbs_hy_avail **out,
 			       double **store, lbs_error *err)
 {
@@ -449,10 +516,9 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 		any |= sc->nodes[k].availability != 1;
 	if (!any)
 		return LBS_OK;
-	/* the episodes of this kind, and the pieces of every group: at most
-	 * 2 ne + 1 breakpoints */
+	/* at most 2 ne + 1 breakpoints a group */
 	size_t cap = 2 * ne + 1;
-	const lbs_hy_episode_spec **ep = malloc((ne ? ne : 1) * sizeof *ep);
+	const lbs_hy_episode_spec **ep = episodes_of(sc, kind, &ne);
 	*out = calloc(G, sizeof **out);
 	*store = malloc(G * cap * 2 * sizeof **store);
 	bool *hit = malloc((ne ? ne : 1) * (size_t)jb->tp * sizeof *hit);
@@ -463,54 +529,12 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 		free(pts);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' availability");
 	}
-	for (size_t e = 0, i = 0; e < sc->n_episodes; e++)
-		if (sc->episodes[e].kind == kind)
-			ep[i++] = &sc->episodes[e];
 	for (size_t g = 0; g < G; g++) {
-		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
-		size_t n = 0;
-		pts[n++] = 0;
-		for (size_t e = 0; e < ne; e++)
-			for (int64_t j = 0; j < jb->tp; j++)
-				hit[e * (size_t)jb->tp + (size_t)j] = in_ranks(ep[e]->gpus, rank_of(sc, r, s, j));
-		for (size_t e = 0; e < ne; e++) {
-			bool on = false;
-			for (int64_t j = 0; j < jb->tp; j++)
-				on |= hit[e * (size_t)jb->tp + (size_t)j];
-			if (on) {
-				pts[n++] = ep[e]->start_s;
-				pts[n++] = ep[e]->start_s + ep[e]->duration_s;
-			}
-		}
-		qsort(pts, n, sizeof *pts, cmp_double);
 		lbs_hy_avail *a = &(*out)[g];
 		a->t = *store + g * cap * 2;
 		a->level = a->t + cap;
-		a->n = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (i && pts[i] == pts[i - 1])
-				continue;
-			double lvl = INFINITY;
-			for (int64_t j = 0; j < jb->tp; j++) {
-				int64_t gpu = rank_of(sc, r, s, j);
-				/* a traced node's availability multiplies its trace
-				 * (the trace binding's gain): its level is the
-				 * episodes' alone */
-				const lbs_hy_nodes_spec *nd = &sc->nodes[node_group(cl, gpu)];
-				double x = kind == LBS_HY_FS_COMPUTE && !nd->trace.format ? nd->availability : 1;
-				for (size_t e = 0; e < ne; e++)
-					if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= ep[e]->start_s &&
-					    pts[i] < ep[e]->start_s + ep[e]->duration_s)
-						x = fmax(x * ep[e]->factor, LBS_HY_LEAST_LEVEL);
-				lvl = fmin(lvl, x);
-			}
-			if (a->n && a->level[a->n - 1] == lvl)
-				continue;
-			a->t[a->n] = pts[i];
-			a->level[a->n++] = lvl;
-		}
-		if (a->n == 1 && a->level[0] == 1)
-			a->n = 0;
+		group_levels(sc, cl, kind, ep, ne, (int64_t)(g / (size_t)jb->pp), (int64_t)(g % (size_t)jb->pp), -1,
+			     true, hit, pts, a);
 	}
 	free(ep);
 	free(hit);
@@ -543,14 +567,66 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	return LBS_OK;
 }
 
+/* Group g, across nodes: one member a node it has GPUs on (its replay, a
+ * source of its own, or its constant availability), each times the
+ * compute episodes on the group's GPUs there (lbs_hy_least). */
+static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, size_t g,
+			     const lbs_source *node_src, const size_t *first, lbs_error *err)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp, ne;
+	const lbs_hy_episode_spec **ep = episodes_of(sc, LBS_HY_FS_COMPUTE, &ne);
+	size_t cap = 2 * ne + 1;
+	bool *hit = malloc((ne ? ne : 1) * T * sizeof *hit);
+	double *pts = malloc(cap * sizeof *pts);
+	if (!b->least) {
+		b->least = calloc(G, sizeof *b->least);
+		b->members = calloc(G * T, sizeof *b->members);
+		b->member_store = malloc(G * T * cap * 2 * sizeof *b->member_store);
+	}
+	if (!ep || !hit || !pts || !b->least || !b->members || !b->member_store) {
+		free(ep);
+		free(hit);
+		free(pts);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
+	}
+	int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
+	lbs_hy_least *L = &b->least[g];
+	L->m = b->members + g * T;
+	L->n = 0;
+	for (int64_t j = 0; j < jb->tp; j++) {
+		int64_t gpu = rank_of(sc, r, s, j), node = node_of(cl, gpu);
+		bool seen = false;
+		for (int64_t i = 0; i < j; i++)
+			seen |= node_of(cl, rank_of(sc, r, s, i)) == node;
+		if (seen)
+			continue;
+		size_t k = node_group(cl, gpu);
+		lbs_hy_member *m = &L->m[L->n];
+		m->traced = sc->nodes[k].trace.format != 0;
+		if (m->traced)
+			m->src = node_src[first[k] + (size_t)(node - cl->first_node[k])];
+		m->level = sc->nodes[k].availability;
+		m->ep.t = b->member_store + (g * T + L->n) * cap * 2;
+		m->ep.level = m->ep.t + cap;
+		group_levels(sc, cl, LBS_HY_FS_COMPUTE, ep, ne, r, s, node, false, hit, pts, &m->ep);
+		L->n++;
+	}
+	b->plan.src[g] = (lbs_avail){ &lbs_hy_least_ops, L, 1.0 };
+	free(ep);
+	free(hit);
+	free(pts);
+	return LBS_OK;
+}
+
 /* The node groups with a trace: each node replays one id of it (the
  * binding of [workers.NAME], one worker a node), and each (stage, replica)
  * group whose GPUs lie in one such node replays its node's id with a
  * source of its own (a source is one worker's replay; the series are
  * shared). A group with compute episodes on its GPUs replays its node's
- * trace times the episodes' levels (lbs_hy_scaled). A group across nodes
- * of a traced group is refused: lbsim cannot integrate the least of
- * several sources. */
+ * trace times the episodes' levels (lbs_hy_scaled). A group whose GPUs lie
+ * on several nodes, one of them traced or more, runs at the least of its
+ * nodes' levels (bind_least). */
 static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
@@ -590,22 +666,20 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	}
 	for (size_t g = 0; st == LBS_OK && g < G; g++) {
 		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
-		int64_t g0 = rank_of(sc, r, s, 0);
-		size_t k = node_group(cl, g0);
-		if (!sc->nodes[k].trace.format)
+		int64_t g0 = rank_of(sc, r, s, 0), node = node_of(cl, g0);
+		bool across = false, any = false;
+		for (int64_t j = 0; j < jb->tp; j++) {
+			int64_t gpu = rank_of(sc, r, s, j);
+			across |= node_of(cl, gpu) != node;
+			any |= sc->nodes[node_group(cl, gpu)].trace.format != 0;
+		}
+		if (!any)
 			continue;
-		int64_t node = node_of(cl, g0);
-		char sec[LBS_NAME_MAX + 16];
-		snprintf(sec, sizeof sec, "nodes.%s", sc->nodes[k].name);
-		for (int64_t j = 1; j < jb->tp; j++)
-			if (node_of(cl, rank_of(sc, r, s, j)) != node) {
-				lbs_origin o = sc->nodes[k].at;
-				st = lbs_error_set(err, LBS_EINPUT, "%s:%d: [%s]: the tensor ranks of stage %lld of "
-						     "replica %lld span several nodes, and lbsim cannot take the least of "
-						     "several traces (put tp inside a node)", o.file, o.line, sec,
-						     (long long)s, (long long)r);
-				goto done;
-			}
+		if (across) {
+			st = bind_least(sc, cl, b, g, node_src, first, err);
+			continue;
+		}
+		size_t k = node_group(cl, g0);
 		b->sources[g] = node_src[first[k] + (size_t)(node - cl->first_node[k])];
 		b->plan.src[g] = lbs_source_avail(&b->sources[g]);
 		/* its episodes: build_levels gave a traced group the episodes'
@@ -613,13 +687,12 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		if (b->plan.avail && b->plan.avail[g].n) {
 			if (!b->scaled && !(b->scaled = calloc(G, sizeof *b->scaled))) {
 				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
-				goto done;
+				break;
 			}
 			b->scaled[g] = (lbs_hy_scaled){ b->sources[g], b->plan.avail[g] };
 			b->plan.src[g] = (lbs_avail){ &lbs_hy_scaled_ops, &b->scaled[g], 1.0 };
 		}
 	}
-done:
 	free(node_src);
 	free(first);
 	return st;
@@ -679,6 +752,9 @@ void lbs_hy_built_free(lbs_hy_built *b)
 		lbs_trace_table_destroy(b->traces);
 	free(b->sources);
 	free(b->scaled);
+	free(b->least);
+	free(b->members);
+	free(b->member_store);
 	free(b->plan.src);
 	free(b->store);
 	free(b->avail_store);
@@ -757,3 +833,67 @@ static double scaled_level(const void *state, double t, int64_t iteration)
 
 const lbs_avail_ops lbs_hy_scaled_ops = { .name = "trace x episodes", .finish = scaled_finish,
 					  .level = scaled_level, .peek = scaled_peek };
+
+/* ---- the least of several nodes' levels (lbs_hy_least) ------------------------ */
+
+static double least_finish(void *state, double t0, double work_s, int64_t iteration)
+{
+	lbs_hy_least *L = state;
+	if (!(work_s > 0))
+		return t0;
+	double t = t0, left = work_s;
+	for (;;) {
+		/* every member's line from t, to the first change of any */
+		double e = INFINITY;
+		size_t lo = 0;
+		for (size_t i = 0; i < L->n; i++) {
+			lbs_hy_member *m = &L->m[i];
+			double a = m->level, k = 0, end = INFINITY, next;
+			if (m->traced)
+				lbs_source_piece(&m->src, t, iteration, &a, &k, &end);
+			double f = lbs_hy_avail_at(&m->ep, t, &next);
+			m->v = f * a;
+			m->k = f * k;
+			e = fmin(e, fmin(end, next));
+			if (m->v < L->m[lo].v || (m->v == L->m[lo].v && m->k < L->m[lo].k))
+				lo = i;
+		}
+		/* the lowest line, up to where a falling one crosses it */
+		const lbs_hy_member *w = &L->m[lo];
+		for (size_t i = 0; i < L->n; i++) {
+			const lbs_hy_member *m = &L->m[i];
+			if (m->k < w->k) {
+				double x = t + (m->v - w->v) / (w->k - m->k);
+				if (x > t && x < e)
+					e = x;
+			}
+		}
+		if (!(e > t)) /* a change at t itself, by rounding */
+			e = nextafter(t, INFINITY);
+		double len = e - t, v = w->v, k = w->k;
+		double area = isinf(len) ? INFINITY : (v + 0.5 * k * len) * len;
+		if (area >= left) {
+			/* v d + k/2 d^2 = left, in the form without cancellation */
+			double d = k == 0 ? left / v : 2 * left / (v + sqrt(fmax(v * v + 2 * k * left, 0)));
+			return t + (d < len ? d : len);
+		}
+		left -= area;
+		t = e;
+	}
+}
+
+static double least_level(const void *state, double t, int64_t iteration)
+{
+	const lbs_hy_least *L = state;
+	double lvl = INFINITY, next;
+	for (size_t i = 0; i < L->n; i++) {
+		const lbs_hy_member *m = &L->m[i];
+		double a = m->traced ? lbs_source_level(&m->src, t, iteration) : m->level;
+		lvl = fmin(lvl, a * lbs_hy_avail_at(&m->ep, t, &next));
+	}
+	return lvl;
+}
+
+/* finish() moves only the members' cursors, which are hints: no peek. */
+const lbs_avail_ops lbs_hy_least_ops = { .name = "least of several nodes", .finish = least_finish,
+					 .level = least_level };

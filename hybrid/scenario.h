@@ -224,6 +224,10 @@ typedef struct lbs_hy_built {
 	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
 	lbs_source *sources;         /* G: each group's replay of its node's trace */
 	struct lbs_hy_scaled *scaled; /* G, or NULL: a traced group's replay times its episodes' levels */
+	struct lbs_hy_least *least;  /* G, or NULL: a group across nodes, one of them traced, at the
+					least of its nodes' levels */
+	struct lbs_hy_member *members; /* what least's members are */
+	double *member_store;        /* the members' episode pieces */
 } lbs_hy_built;
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
@@ -239,6 +243,27 @@ typedef struct lbs_hy_scaled {
 	lbs_hy_avail ep;         /* f: the episodes' levels */
 } lbs_hy_scaled;
 extern const lbs_avail_ops lbs_hy_scaled_ops;
+
+/* A group whose tensor ranks lie on several nodes, one of them traced or
+ * more: it runs at the least of its nodes' availabilities, each node's its
+ * replay (or an untraced node's constant level) times the episodes on the
+ * group's GPUs there. An availability source of its own (traces/avail.h),
+ * exact: between the pieces' changes (every member's samples and episode
+ * edges) each member is linear (step traces: constant), so the least is
+ * the lowest line up to where another crosses it, and the work solves a
+ * trapezium's area there, as a single replay's finish does. */
+typedef struct lbs_hy_member {
+	lbs_source src;          /* the node's replay (its cursor moves with the run) */
+	bool traced;             /* false: the node runs at `level` */
+	double level;
+	lbs_hy_avail ep;         /* the episodes on the group's GPUs of this node */
+	double v, k;             /* scratch: the member's level and slope where the integration is */
+} lbs_hy_member;
+typedef struct lbs_hy_least {
+	size_t n;
+	lbs_hy_member *m;
+} lbs_hy_least;
+extern const lbs_avail_ops lbs_hy_least_ops;
 
 /* Points the plan's cost arrays (G groups of v chunks, p stages; att:
  * the attention shares too) into store, which holds the doubles it

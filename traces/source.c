@@ -168,6 +168,25 @@ double lbs_source_level(const lbs_source *s, double t, int64_t iteration)
 	return level_rel(s, position(s, t, iteration));
 }
 
+void lbs_source_piece(lbs_source *s, double t, int64_t iteration, double *level, double *slope, double *end)
+{
+	if (s->kind == LBS_INDEX_ITERATION) {
+		*level = level_rel(s, position(s, t, iteration));
+		*slope = 0;
+		*end = INFINITY;
+		return;
+	}
+	double base, x = wrap(s, position(s, t, iteration), &base);
+	long i = locate(s, x, s->cursor);
+	if (i >= 0)
+		s->cursor = (size_t)i;
+	double e, ax, k;
+	piece(s, x, i, &e, &ax, &k);
+	*level = ax;
+	*slope = k * s->o.speed;
+	*end = isinf(e) ? INFINITY : t + (e - x) / s->o.speed;
+}
+
 bool lbs_source_reading(const lbs_source *s, lbs_reading which, double t, int64_t iteration,
 			double *out)
 {

@@ -98,6 +98,14 @@ double lbs_source_finish(lbs_source *src, double t0, double work_s, int64_t iter
 /* a(t) in `iteration`. */
 double lbs_source_level(const lbs_source *src, double t, int64_t iteration);
 
+/* The piece of a(t) that holds t, in simulated seconds: a(t) = *level,
+ * changing at *slope a second (0 where the trace is read step by step), to
+ * *end, where the next piece starts (INFINITY: none; iteration-indexed
+ * series hold their level through the iteration). For integrating the
+ * least of several sources, which needs their pieces (hybrid/plan.c).
+ * Moves the cursor like finish(). */
+void lbs_source_piece(lbs_source *src, double t, int64_t iteration, double *level, double *slope, double *end);
+
 /* What a real system could observe of the machine at time t (or in
  * `iteration`, for iteration-indexed series): the cpu_util or mem_util
  * reading (fractions) of the same entity, read like the availability

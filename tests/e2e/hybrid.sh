@@ -137,6 +137,26 @@ check "... on a trace that changes at 4 s: the untraced job with that change as 
 "$LBSIM" "$TMP/ep-t.ini" -o "$TMP/ep-o.db" -q --set hybrid_policy.name=oracle
 check "... the oracle runs on it, no slower than static" test "$(q "$TMP/ep-o.db" "ATTACH '$TMP/ep-t.db' AS s;
 	SELECT (SELECT sum(step_s) FROM hybrid_steps) <= (SELECT sum(step_s) FROM s.hybrid_steps) + 1e-9")" = 1
+# a tensor group across traced nodes runs at the least of their levels
+# (lbs_hy_least): t = 2 on nodes of one GPU, stage 0 on node a (a trace of
+# 0.5, then 1 from 3 s) and node b (1, then 0.25 from 2 s to 6 s), with an
+# episode of 0.5 on b's GPU from 8 s to 10 s. Its least is 0.5 to 2 s, 0.25
+# to 6 s, 1 on, 0.5 from 8 to 10 s: the steps of the same job untraced with
+# those levels written as episodes (1e-12), a second path (build_levels).
+LT='[run]\nsteps = 8\n[hybrid]\ndp = 1\npp = 2\ntp = 2\nmicro_batches = 4\n[model]\nname = llama3-8b\nsequence_length = 2048\nrecompute = full\n'
+LN='[nodes.c]\ncount = 2\ngpus_per_node = 1\ngpu = h100-sxm\n[intra_node]\nbandwidth = 450 GB/s\n[network]\nbandwidth = 400 Gbit/s\nlatency = 5 us\n[failslow.common]\nstart = 8 s\nduration = 2 s\ngpus = 1\nfactor = 0.5\n'
+printf '# lbsim-trace 1\ntime_s,availability\n0,0.5\n3,1\n' > "$TMP/la.csv"
+printf '# lbsim-trace 1\ntime_s,availability\n0,1\n2,0.25\n6,1\n' > "$TMP/lb.csv"
+printf "$LT"'[nodes.a]\ncount = 1\ngpus_per_node = 1\ngpu = h100-sxm\ntrace_format = lbsim\ntrace = la.csv\n[nodes.b]\ncount = 1\ngpus_per_node = 1\ngpu = h100-sxm\ntrace_format = lbsim\ntrace = lb.csv\n'"$LN" > "$TMP/least.ini"
+printf "$LT"'[nodes.a]\ncount = 1\ngpus_per_node = 1\ngpu = h100-sxm\n[nodes.b]\ncount = 1\ngpus_per_node = 1\ngpu = h100-sxm\n'"$LN"'[failslow.m1]\nstart = 0 s\nduration = 2 s\ngpus = 0\nfactor = 0.5\n[failslow.m2]\nstart = 2 s\nduration = 4 s\ngpus = 0\nfactor = 0.25\n' > "$TMP/least-ep.ini"
+"$LBSIM" "$TMP/least.ini" -o "$TMP/least.db" -q && "$LBSIM" "$TMP/least-ep.ini" -o "$TMP/least-ep.db" -q
+check "a tensor group across two traced nodes runs" test $? -eq 0
+check "... at the least of the traces and episodes: the steps of the untraced job with it as episodes (1e-12)" \
+	test "$(same_steps "$TMP/least.db" "$TMP/least-ep.db")" = 0 -a "$(q "$TMP/least.db" 'SELECT count(*) FROM hybrid_steps')" = 8
+check "... the steps differ from the traces' absence" test "$(q "$TMP/least.db" 'SELECT count(DISTINCT round(step_s, 9)) FROM hybrid_steps')" -ge 3
+"$LBSIM" "$TMP/least.ini" -o "$TMP/least-o.db" -q --set hybrid_policy.name=oracle
+check "... the oracle runs on it, no slower than static" test "$(q "$TMP/least-o.db" "ATTACH '$TMP/least.db' AS s;
+	SELECT (SELECT sum(step_s) FROM hybrid_steps) <= (SELECT sum(step_s) FROM s.hybrid_steps) + 1e-9")" = 1
 sed -e 's/^trace = half.csv$/trace = nowhere.csv/' "$TMP/small-tr.ini" > "$TMP/small-bad.ini"
 "$LBSIM" "$TMP/small-bad.ini" -o "$TMP/bad.db" > "$TMP/out" 2>&1
 check "a node trace that is missing: exit 3 naming the section" test $? -eq 3 -a -n "$(grep -F "[nodes.a]" "$TMP/out")"

@@ -326,6 +326,64 @@ static void test_scaled_source(void)
 	lbs_series_set_destroy(set);
 }
 
+/* The least of several nodes (lbs_hy_least), by hand. Members: A a linear
+ * trace 1 - 0.08 t on [0, 10], 0.2 after; B an untraced node at 0.6 with
+ * an episode of 0.25 from 10.5 to 11.5 s (0.15 there); C a step trace, 1
+ * then 0.1 from 12 s. The least: B's 0.6 on [0, 5), where A falls through
+ * it; A on [5, 10.5) (0.2 from 10); B's 0.15 on [10.5, 11.5); A's 0.2 to
+ * 12; C's 0.1 on. Work done: 3 by 5 s, 5 by 10 s (A's trapezium, 2),
+ * 5.1 by 10.5, 5.25 by 11.5, 5.35 by 12. So work 5 from 0 ends at 10;
+ * 4 at 5 + u with 0.6 u - 0.04 u^2 = 1; 5.6 at 12 + 0.25 / 0.1 = 14.5;
+ * from 11 s, 1: 0.075 + 0.1 by 12, then 0.825 / 0.1: 20.25. A second
+ * group of A and a rising D = 0.3 + 0.05 t: D is the least to x = 0.7 /
+ * 0.13, where A crosses it, then A: work 2 ends where 0.3 T + 0.025 T^2 = 2,
+ * work 3 where 0.04 T^2 - T + c = 0, c = x - 0.04 x^2 + 3 - W(x). */
+static void test_least_source(void)
+{
+	char *pa = write_temp("# lbsim-trace 1\ntime_s,availability\n0,1\n10,0.2\n");
+	char *pc = write_temp("# lbsim-trace 1\ntime_s,availability\n0,1\n12,0.1\n");
+	char *pd = write_temp("# lbsim-trace 1\ntime_s,availability\n0,0.3\n10,0.8\n");
+	lbs_error err = { 0 };
+	lbs_series_set *sa = NULL, *sc = NULL, *sd = NULL;
+	CU_ASSERT_FATAL(lbs_trace_reader_find("lbsim")->read(pa, NULL, &sa, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_trace_reader_find("lbsim")->read(pc, NULL, &sc, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_trace_reader_find("lbsim")->read(pd, NULL, &sd, &err) == LBS_OK);
+	unlink(pa), unlink(pc), unlink(pd);
+	free(pa), free(pc), free(pd);
+	lbs_source_opts lin = { LBS_INTERP_LINEAR, LBS_END_HOLD, 0, 1, { LBS_MAP_DIRECT, 0, 0, 0, 1, 0 } };
+	lbs_source_opts step = lin;
+	step.interp = LBS_INTERP_STEP;
+	double et[3] = { 0, 10.5, 11.5 }, el[3] = { 1, 0.25, 1 };
+	lbs_hy_member m[3] = { { .traced = true, .level = 1 },
+			       { .traced = false, .level = 0.6, .ep = { 3, et, el } },
+			       { .traced = true, .level = 1 } };
+	CU_ASSERT_FATAL(lbs_source_init(&m[0].src, sa, 0, 0, &lin, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_source_init(&m[2].src, sc, 0, 0, &step, &err) == LBS_OK);
+	lbs_hy_least L = { 3, m };
+	lbs_avail a = { &lbs_hy_least_ops, &L, 1.0 };
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 5, 0), 10, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 4, 0), 5 + (0.6 - sqrt(0.2)) / 0.08, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 5.6, 0), 14.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 11, 1, 0), 20.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 2, 1, 0), 2 + 1 / 0.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 0, 5, 0), 10, 1e-12); /* after later ones: cursors are hints */
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_level(&a, 4, 0), 0.6, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_level(&a, 7, 0), 0.44, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_level(&a, 11, 0), 0.15, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_level(&a, 13, 0), 0.1, 1e-15);
+	lbs_hy_member m2[2] = { { .traced = true, .level = 1 }, { .traced = true, .level = 1 } };
+	m2[0].src = m[0].src;
+	CU_ASSERT_FATAL(lbs_source_init(&m2[1].src, sd, 0, 0, &lin, &err) == LBS_OK);
+	lbs_hy_least L2 = { 2, m2 };
+	a.state = &L2;
+	double x = 0.7 / 0.13, wx = 0.3 * x + 0.025 * x * x, c = x - 0.04 * x * x + 3 - wx;
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 2, 0), (sqrt(0.29) - 0.3) / 0.05, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 3, 0), (1 - sqrt(1 - 0.16 * c)) / 0.08, 1e-12);
+	lbs_series_set_destroy(sa);
+	lbs_series_set_destroy(sc);
+	lbs_series_set_destroy(sd);
+}
+
 /* Gradient reduction overlapping the backward pass, one bucket a chunk:
  * p = 1, v = 2, m = 2, d = 2, forward 1 s and backward 2 s a chunk. The
  * interleaved order (p = 1) is F(c0,0) F(c1,0) B(c1,0) F(c0,1) B(c0,0)
@@ -811,6 +869,7 @@ void suite_hybrid(void)
 		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
 		{ "a network fail-slow, by hand", test_network_failslow },
 		{ "a trace times episodes (lbs_hy_scaled), by hand", test_scaled_source },
+		{ "the least of several nodes (lbs_hy_least), by hand", test_least_source },
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
 		{ "buckets within a chunk's last backward", test_dp_buckets },
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
