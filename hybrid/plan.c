@@ -501,6 +501,41 @@ static const lbs_hy_episode_spec **episodes_of(const lbs_hy_scenario *sc, int ki
 	return ep;
 }
 
+/* Pieces kept as they are made: each level's t[0..n) then level[0..n),
+ * one after the other, the pointers set once all are in (the store
+ * moves as it grows): memory in the pieces there are, not the most there
+ * could be. */
+typedef struct piece_store {
+	double *v;
+	size_t n, cap;
+} piece_store;
+
+static bool keep_pieces(piece_store *ps, const lbs_hy_avail *a)
+{
+	if (ps->n + 2 * a->n > ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 64;
+		while (cap < ps->n + 2 * a->n)
+			cap *= 2;
+		double *v = realloc(ps->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		ps->v = v;
+		ps->cap = cap;
+	}
+	memcpy(ps->v + ps->n, a->t, a->n * sizeof *a->t);
+	memcpy(ps->v + ps->n + a->n, a->level, a->n * sizeof *a->level);
+	ps->n += 2 * a->n;
+	return true;
+}
+
+/* Points the next level kept in order at its pieces; *at walks the store. */
+static void point_pieces(double *store, size_t *at, lbs_hy_avail *a)
+{
+	a->t = a->n ? store + *at : NULL;
+	a->level = a->n ? a->t + a->n : NULL;
+	*at += 2 * a->n;
+}
+
 /* Each group's levels of one kind of episode, the least of its GPUs'
  * (group_levels). *out (G) stays NULL when every group is at 1
  * throughout; its pieces go to *store. */
@@ -520,25 +555,26 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 	size_t cap = 2 * ne + 1;
 	const lbs_hy_episode_spec **ep = episodes_of(sc, kind, &ne);
 	*out = calloc(G, sizeof **out);
-	*store = malloc(G * cap * 2 * sizeof **store);
 	bool *hit = malloc((ne ? ne : 1) * (size_t)jb->tp * sizeof *hit);
-	double *pts = malloc(cap * sizeof *pts);
-	if (!ep || !*out || !*store || !hit || !pts) {
-		free(ep);
-		free(hit);
-		free(pts);
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' availability");
-	}
-	for (size_t g = 0; g < G; g++) {
+	double *pts = malloc(cap * 3 * sizeof *pts);
+	piece_store ps = { 0 };
+	bool ok = ep && *out && hit && pts;
+	for (size_t g = 0; ok && g < G; g++) {
 		lbs_hy_avail *a = &(*out)[g];
-		a->t = *store + g * cap * 2;
-		a->level = a->t + cap;
+		a->t = pts + cap;
+		a->level = pts + 2 * cap;
 		group_levels(sc, cl, kind, ep, ne, (int64_t)(g / (size_t)jb->pp), (int64_t)(g % (size_t)jb->pp), -1,
 			     true, hit, pts, a);
+		ok = keep_pieces(&ps, a);
 	}
 	free(ep);
 	free(hit);
 	free(pts);
+	*store = ps.v;
+	if (!ok)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' availability");
+	for (size_t g = 0, at = 0; g < G; g++)
+		point_pieces(ps.v, &at, &(*out)[g]);
 	return LBS_OK;
 }
 
@@ -567,29 +603,31 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	return LBS_OK;
 }
 
+/* What binding the groups across nodes needs: the compute episodes, the
+ * scratch of group_levels and the store of the members' pieces. */
+typedef struct least_ctx {
+	const lbs_hy_episode_spec **ep;
+	size_t ne;
+	bool *hit;
+	double *pts; /* 3 (2 ne + 1): the breakpoints, then a level's t and level */
+	piece_store ps;
+} least_ctx;
+
 /* Group g, across nodes: one member a node it has GPUs on (its replay, a
  * source of its own, or its constant availability), each times the
- * compute episodes on the group's GPUs there (lbs_hy_least). */
+ * compute episodes on the group's GPUs there (lbs_hy_least). Its members'
+ * pieces go to x->ps, pointed at once every group is bound. */
 static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, size_t g,
-			     const lbs_source *node_src, const size_t *first, lbs_error *err)
+			     const lbs_source *node_src, const size_t *first, least_ctx *x, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp, ne;
-	const lbs_hy_episode_spec **ep = episodes_of(sc, LBS_HY_FS_COMPUTE, &ne);
-	size_t cap = 2 * ne + 1;
-	bool *hit = malloc((ne ? ne : 1) * T * sizeof *hit);
-	double *pts = malloc(cap * sizeof *pts);
+	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp, cap = 2 * x->ne + 1;
 	if (!b->least) {
 		b->least = calloc(G, sizeof *b->least);
 		b->members = calloc(G * T, sizeof *b->members);
-		b->member_store = malloc(G * T * cap * 2 * sizeof *b->member_store);
 	}
-	if (!ep || !hit || !pts || !b->least || !b->members || !b->member_store) {
-		free(ep);
-		free(hit);
-		free(pts);
+	if (!b->least || !b->members)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
-	}
 	int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
 	lbs_hy_least *L = &b->least[g];
 	L->m = b->members + g * T;
@@ -602,20 +640,18 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 		if (seen)
 			continue;
 		size_t k = node_group(cl, gpu);
-		lbs_hy_member *m = &L->m[L->n];
+		lbs_hy_member *m = &L->m[L->n++];
 		m->traced = sc->nodes[k].trace.format != 0;
 		if (m->traced)
 			m->src = node_src[first[k] + (size_t)(node - cl->first_node[k])];
 		m->level = sc->nodes[k].availability;
-		m->ep.t = b->member_store + (g * T + L->n) * cap * 2;
-		m->ep.level = m->ep.t + cap;
-		group_levels(sc, cl, LBS_HY_FS_COMPUTE, ep, ne, r, s, node, false, hit, pts, &m->ep);
-		L->n++;
+		m->ep.t = x->pts + cap;
+		m->ep.level = x->pts + 2 * cap;
+		group_levels(sc, cl, LBS_HY_FS_COMPUTE, x->ep, x->ne, r, s, node, false, x->hit, x->pts, &m->ep);
+		if (!keep_pieces(&x->ps, &m->ep))
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	}
 	b->plan.src[g] = (lbs_avail){ &lbs_hy_least_ops, L, 1.0 };
-	free(ep);
-	free(hit);
-	free(pts);
 	return LBS_OK;
 }
 
@@ -646,7 +682,12 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		free(first);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	}
-	lbs_status st = LBS_OK;
+	least_ctx x = { 0 };
+	x.ep = episodes_of(sc, LBS_HY_FS_COMPUTE, &x.ne);
+	x.hit = malloc((x.ne ? x.ne : 1) * (size_t)jb->tp * sizeof *x.hit);
+	x.pts = malloc((2 * x.ne + 1) * 3 * sizeof *x.pts);
+	lbs_status st = x.ep && x.hit && x.pts ? LBS_OK
+					       : lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	size_t at = 0;
 	for (size_t k = 0; st == LBS_OK && k < nn; k++) {
 		const lbs_hy_nodes_spec *nd = &sc->nodes[k];
@@ -676,7 +717,7 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		if (!any)
 			continue;
 		if (across) {
-			st = bind_least(sc, cl, b, g, node_src, first, err);
+			st = bind_least(sc, cl, b, g, node_src, first, &x, err);
 			continue;
 		}
 		size_t k = node_group(cl, g0);
@@ -693,6 +734,13 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 			b->plan.src[g] = (lbs_avail){ &lbs_hy_scaled_ops, &b->scaled[g], 1.0 };
 		}
 	}
+	b->member_store = x.ps.v;
+	for (size_t g = 0, off = 0; st == LBS_OK && b->least && g < G; g++)
+		for (size_t i = 0; i < b->least[g].n; i++)
+			point_pieces(x.ps.v, &off, &b->least[g].m[i].ep);
+	free(x.ep);
+	free(x.hit);
+	free(x.pts);
 	free(node_src);
 	free(first);
 	return st;
