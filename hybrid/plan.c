@@ -431,6 +431,57 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The episodes of one kind, with the least and greatest GPU each names
+ * (a group whose GPUs lie outside them needs no parsing of its list). */
+typedef struct episode_set {
+	const lbs_hy_episode_spec **ep;
+	int64_t *lo, *hi;
+	size_t ne;
+} episode_set;
+
+static void episodes_free(episode_set *es)
+{
+	free(es->ep);
+	free(es->lo);
+	free(es->hi);
+}
+
+/* false when out of memory. */
+static bool episodes_of(const lbs_hy_scenario *sc, int kind, episode_set *es)
+{
+	*es = (episode_set){ 0 };
+	for (size_t e = 0; e < sc->n_episodes; e++)
+		es->ne += sc->episodes[e].kind == kind;
+	size_t n = es->ne ? es->ne : 1;
+	es->ep = malloc(n * sizeof *es->ep);
+	es->lo = malloc(n * sizeof *es->lo);
+	es->hi = malloc(n * sizeof *es->hi);
+	if (!es->ep || !es->lo || !es->hi)
+		return false;
+	for (size_t e = 0, i = 0; e < sc->n_episodes; e++) {
+		if (sc->episodes[e].kind != kind)
+			continue;
+		es->ep[i] = &sc->episodes[e];
+		es->lo[i] = INT64_MAX;
+		es->hi[i] = INT64_MIN;
+		for (const char *q = sc->episodes[e].gpus; *q;) { /* "0-7,12", checked when read */
+			char *end;
+			long long x = strtoll(q, &end, 10), z = x;
+			q = end;
+			if (*q == '-')
+				z = strtoll(q + 1, &end, 10), q = end;
+			es->lo[i] = x < es->lo[i] ? x : es->lo[i];
+			es->hi[i] = z > es->hi[i] ? z : es->hi[i];
+			if (*q == ',')
+				q++;
+			else if (*q)
+				break;
+		}
+		i++;
+	}
+	return true;
+}
+
 /* The pieces of one group's level of one kind of episode (ep: the ne
  * episodes of that kind), the least of its GPUs' on `node` (-1: all of
  * them): kind compute, each GPU at its untraced node group's availability
@@ -438,19 +489,31 @@ static int cmp_double(const void *a, const void *b)
  * it as the binding's gain) times the factors of the compute episodes on
  * it; kind network, 1 times the factors of the network episodes on it.
  * a->t and a->level hold 2 ne + 1 doubles each; hit (ne tp) and pts
- * (2 ne + 1) are scratch. */
-static void group_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind, const lbs_hy_episode_spec **ep,
-			 size_t ne, int64_t r, int64_t s, int64_t node, bool node_level, bool *hit, double *pts,
-			 lbs_hy_avail *a)
+ * (2 ne + 1) are scratch. The episodes are es's. */
+static void group_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind, const episode_set *es, int64_t r,
+			 int64_t s, int64_t node, bool node_level, bool *hit, double *pts, lbs_hy_avail *a)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t n = 0;
+	const lbs_hy_episode_spec *const *ep = es->ep;
+	size_t n = 0, ne = es->ne;
 	pts[n++] = 0;
-	for (size_t e = 0; e < ne; e++)
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (int64_t j = 0; j < jb->tp; j++) {
+		int64_t gpu = rank_of(sc, r, s, j);
+		lo = gpu < lo ? gpu : lo;
+		hi = gpu > hi ? gpu : hi;
+	}
+	for (size_t e = 0; e < ne; e++) {
+		bool *h = hit + e * (size_t)jb->tp;
+		if (es->lo[e] > hi || es->hi[e] < lo) {
+			memset(h, 0, (size_t)jb->tp * sizeof *h);
+			continue;
+		}
 		for (int64_t j = 0; j < jb->tp; j++) {
 			int64_t gpu = rank_of(sc, r, s, j);
-			hit[e * (size_t)jb->tp + (size_t)j] = (node < 0 || node_of(cl, gpu) == node) && in_ranks(ep[e]->gpus, gpu);
+			h[j] = (node < 0 || node_of(cl, gpu) == node) && in_ranks(ep[e]->gpus, gpu);
 		}
+	}
 	for (size_t e = 0; e < ne; e++) {
 		bool on = false;
 		for (int64_t j = 0; j < jb->tp; j++)
@@ -485,20 +548,6 @@ static void group_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind,
 	}
 	if (a->n == 1 && a->level[0] == 1)
 		a->n = 0;
-}
-
-/* The episodes of one kind: *ne of them, in a new array (NULL when out of
- * memory). */
-static const lbs_hy_episode_spec **episodes_of(const lbs_hy_scenario *sc, int kind, size_t *ne)
-{
-	*ne = 0;
-	for (size_t e = 0; e < sc->n_episodes; e++)
-		*ne += sc->episodes[e].kind == kind;
-	const lbs_hy_episode_spec **ep = malloc((*ne ? *ne : 1) * sizeof *ep);
-	for (size_t e = 0, i = 0; ep && e < sc->n_episodes; e++)
-		if (sc->episodes[e].kind == kind)
-			ep[i++] = &sc->episodes[e];
-	return ep;
 }
 
 /* Pieces kept as they are made: each level's t[0..n) then level[0..n),
@@ -553,21 +602,22 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 		return LBS_OK;
 	/* at most 2 ne + 1 breakpoints a group */
 	size_t cap = 2 * ne + 1;
-	const lbs_hy_episode_spec **ep = episodes_of(sc, kind, &ne);
+	episode_set es;
+	bool ok = episodes_of(sc, kind, &es);
 	*out = calloc(G, sizeof **out);
 	bool *hit = malloc((ne ? ne : 1) * (size_t)jb->tp * sizeof *hit);
 	double *pts = malloc(cap * 3 * sizeof *pts);
 	piece_store ps = { 0 };
-	bool ok = ep && *out && hit && pts;
+	ok = ok && *out && hit && pts;
 	for (size_t g = 0; ok && g < G; g++) {
 		lbs_hy_avail *a = &(*out)[g];
 		a->t = pts + cap;
 		a->level = pts + 2 * cap;
-		group_levels(sc, cl, kind, ep, ne, (int64_t)(g / (size_t)jb->pp), (int64_t)(g % (size_t)jb->pp), -1,
-			     true, hit, pts, a);
+		group_levels(sc, cl, kind, &es, (int64_t)(g / (size_t)jb->pp), (int64_t)(g % (size_t)jb->pp), -1, true,
+			     hit, pts, a);
 		ok = keep_pieces(&ps, a);
 	}
-	free(ep);
+	episodes_free(&es);
 	free(hit);
 	free(pts);
 	*store = ps.v;
@@ -606,8 +656,7 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 /* What binding the groups across nodes needs: the compute episodes, the
  * scratch of group_levels and the store of the members' pieces. */
 typedef struct least_ctx {
-	const lbs_hy_episode_spec **ep;
-	size_t ne;
+	episode_set es;
 	bool *hit;
 	double *pts; /* 3 (2 ne + 1): the breakpoints, then a level's t and level */
 	piece_store ps;
@@ -621,7 +670,7 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 			     const lbs_source *node_src, const size_t *first, least_ctx *x, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp, cap = 2 * x->ne + 1;
+	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp, cap = 2 * x->es.ne + 1;
 	if (!b->least) {
 		b->least = calloc(G, sizeof *b->least);
 		b->members = calloc(G * T, sizeof *b->members);
@@ -647,7 +696,7 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 		m->level = sc->nodes[k].availability;
 		m->ep.t = x->pts + cap;
 		m->ep.level = x->pts + 2 * cap;
-		group_levels(sc, cl, LBS_HY_FS_COMPUTE, x->ep, x->ne, r, s, node, false, x->hit, x->pts, &m->ep);
+		group_levels(sc, cl, LBS_HY_FS_COMPUTE, &x->es, r, s, node, false, x->hit, x->pts, &m->ep);
 		if (!keep_pieces(&x->ps, &m->ep))
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	}
@@ -683,10 +732,10 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	}
 	least_ctx x = { 0 };
-	x.ep = episodes_of(sc, LBS_HY_FS_COMPUTE, &x.ne);
-	x.hit = malloc((x.ne ? x.ne : 1) * (size_t)jb->tp * sizeof *x.hit);
-	x.pts = malloc((2 * x.ne + 1) * 3 * sizeof *x.pts);
-	lbs_status st = x.ep && x.hit && x.pts ? LBS_OK
+	bool ok = episodes_of(sc, LBS_HY_FS_COMPUTE, &x.es);
+	x.hit = malloc((x.es.ne ? x.es.ne : 1) * (size_t)jb->tp * sizeof *x.hit);
+	x.pts = malloc((2 * x.es.ne + 1) * 3 * sizeof *x.pts);
+	lbs_status st = ok && x.hit && x.pts ? LBS_OK
 					       : lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	size_t at = 0;
 	for (size_t k = 0; st == LBS_OK && k < nn; k++) {
@@ -738,7 +787,7 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	for (size_t g = 0, off = 0; st == LBS_OK && b->least && g < G; g++)
 		for (size_t i = 0; i < b->least[g].n; i++)
 			point_pieces(x.ps.v, &off, &b->least[g].m[i].ep);
-	free(x.ep);
+	episodes_free(&x.es);
 	free(x.hit);
 	free(x.pts);
 	free(node_src);
