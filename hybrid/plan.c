@@ -39,6 +39,13 @@ double lbs_hy_ring_half_s(int64_t n, double bytes, double bw, double a)
 	return n > 1 ? (double)(n - 1) * (a + bytes / ((double)n * bw)) : 0;
 }
 
+double lbs_hy_tree_allreduce_s(int64_t n, double bytes, double bw, double a)
+{
+	if (n < 2)
+		return 0;
+	return 2.0 * ceil(log2((double)n)) * a + (n > 2 ? 2.0 : 1.0) * bytes / bw;
+}
+
 /* Where the GPUs are: node of each global rank, its node group. */
 typedef struct cluster {
 	const lbs_hy_scenario *sc;
@@ -107,7 +114,12 @@ static double collective_s(const cluster *c, const int64_t *ranks, int64_t n, do
 		return ring(n, bytes, bi, ai);
 	/* intra reduce-scatter and all-gather (for an all-reduce), or one of them */
 	double intra = (half ? 1 : 2) * lbs_hy_ring_half_s(k, bytes, bi, ai);
-	return intra + ring(nodes, bytes / (double)k, c->net_bw, sc->net.latency_s);
+	double inter = ring(nodes, bytes / (double)k, c->net_bw, sc->net.latency_s);
+	if (!half && sc->net.algorithm != LBS_HY_ALG_RING) {
+		double tree = lbs_hy_tree_allreduce_s(nodes, bytes / (double)k, c->net_bw, sc->net.latency_s);
+		inter = sc->net.algorithm == LBS_HY_ALG_TREE ? tree : fmin(inter, tree);
+	}
+	return intra + inter;
 }
 
 /* The chunk of each layer: blocks by their number, the embedding (before
@@ -376,6 +388,13 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		 * difference of the times with and without its bytes */
 		double bp = bk_params / (double)jb->dp_buckets, z1 = jb->zero_stage >= 1;
 		b->blk_grad_s[s] = collective_s(&cl, ranks, d, bp * jb->grad_bytes, z1) - collective_s(&cl, ranks, d, 0, z1);
+		if (sc->net.algorithm == LBS_HY_ALG_AUTO && !z1) {
+			/* affine in each algorithm, not in their least: a block
+			 * more on the bytes the stage has (its first chunk's) */
+			double S = params[s] / (double)jb->dp_buckets * jb->grad_bytes;
+			b->blk_grad_s[s] = collective_s(&cl, ranks, d, S + bp * jb->grad_bytes, false) -
+					   collective_s(&cl, ranks, d, S, false);
+		}
 		if (z1)
 			b->blk_gather_s[s] = collective_s(&cl, ranks, d, bp * elt, true) - collective_s(&cl, ranks, d, 0, true);
 	}

@@ -99,6 +99,11 @@ static const lbs_key_spec net_keys[] = {
 	{ "latency", LBS_T_TIME, L(latency_s), "0 s", 0, 1, 0, NULL, NULL, "per message (a ring step)" },
 	{ "nics_per_node", LBS_T_INT, L(nics_per_node), "1", 1, 1024, 0, NULL, NULL,
 	  "NICs a node has: its GPUs share their bandwidth when all communicate at once" },
+	{ "algorithm", LBS_T_ENUM, L(algorithm), "ring", 0, 0, 0, LBS_HY_ALGORITHM_CHOICES, NULL,
+	  "the inter-node phase of an all-reduce: `ring` (2 (n - 1) latencies), `tree` (NCCL's double "
+	  "binary tree: 2 log2 n latencies, twice the ring's bytes a link at large n), or `auto` (the "
+	  "faster of the two for each message, as NCCL's tuner picks); reduce-scatters and all-gathers "
+	  "(ZeRO) are rings" },
 };
 #undef L
 

@@ -70,9 +70,15 @@ typedef struct lbs_hy_model_spec {
 	int attention; /* 0: flash (fused), 1: unfused */
 } lbs_hy_model_spec;
 
+/* The inter-node phase of an all-reduce: a ring, NCCL's double binary
+ * tree, or whichever of the two is faster for the message (auto). */
+typedef enum lbs_hy_algorithm { LBS_HY_ALG_RING, LBS_HY_ALG_TREE, LBS_HY_ALG_AUTO } lbs_hy_algorithm;
+#define LBS_HY_ALGORITHM_CHOICES "ring|tree|auto"
+
 typedef struct lbs_hy_link_spec {
 	double bandwidth_Bps, latency_s;
 	int64_t nics_per_node;
+	int algorithm; /* lbs_hy_algorithm ([network] only) */
 } lbs_hy_link_spec;
 
 typedef struct lbs_hy_nodes_spec {
@@ -288,5 +294,12 @@ void lbs_hy_built_free(lbs_hy_built *b);
  * on links of bandwidth bw and latency a. */
 double lbs_hy_ring_allreduce_s(int64_t n, double bytes, double bw, double a);
 double lbs_hy_ring_half_s(int64_t n, double bytes, double bw, double a);
+/* An all-reduce of `bytes` over n ranks on NCCL's double binary tree
+ * (Sanders, Speck and Traeff, Parallel Computing 35(12), 2009), pipelined:
+ * 2 ceil(log2 n) latencies (up, then down), and each phase moves `bytes`
+ * over the link of a rank that is interior in one tree (two children of
+ * bytes / 2 each) and a leaf in the other: 2 bytes / bw; with n = 2 no rank
+ * has two children, bytes / bw (the ring's time). */
+double lbs_hy_tree_allreduce_s(int64_t n, double bytes, double bw, double a);
 
 #endif

@@ -686,6 +686,54 @@ static void test_ring_times(void)
 	CU_ASSERT_EQUAL(lbs_hy_ring_allreduce_s(1, 1e9, 1e11, 1e-6), 0);
 }
 
+/* NCCL's double binary tree (lbs_hy_tree_allreduce_s), by hand: 1 GB at
+ * 100 GB/s, 1 us a message. 8 ranks: 2 log2 8 = 6 latencies and twice
+ * 10 ms, 20.006 ms; 5 ranks: ceil(log2 5) = 3, the same; 2 ranks: 2 us and
+ * 10 ms, the ring's 10.002 ms; one rank: nothing. In a plan ([network]
+ * algorithm), Llama 3 8B, dp 4 x pp 1 x tp 8 on 4 nodes, no ZeRO: a rank's
+ * gradients X = bytes / bw over 4 nodes take 6 a + 1.5 X on the ring and
+ * 4 a + 2 X on the tree, so tree = 4 a + 2 (ring - 6 a) / 1.5; auto takes
+ * the ring there at 5 us (X is tens of ms) and the tree at 1 s a message
+ * (2 s fewer); reduce-scatters (ZeRO) stay rings. */
+static void test_tree_times(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_tree_allreduce_s(8, 1e9, 1e11, 1e-6), 0.020006, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_tree_allreduce_s(5, 1e9, 1e11, 1e-6), 0.020006, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_hy_tree_allreduce_s(2, 1e9, 1e11, 1e-6), lbs_hy_ring_allreduce_s(2, 1e9, 1e11, 1e-6),
+			       1e-15);
+	CU_ASSERT_EQUAL(lbs_hy_tree_allreduce_s(1, 1e9, 1e11, 1e-6), 0);
+	const char *algs[] = { "ring", "tree", "auto", "auto" }, *lat[] = { "5 us", "5 us", "5 us", "1 s" };
+	double g[4], z[2];
+	lbs_error err = { 0 };
+	for (int i = 0; i < 6; i++) {
+		char ini[1024];
+		snprintf(ini, sizeof ini,
+			 "[hybrid]\ndp = 4\npp = 1\ntp = 8\nmicro_batches = 2\nzero_stage = %d\n[model]\nname = llama3-8b\n"
+			 "sequence_length = 2048\n[nodes.n]\ncount = 4\ngpu = h100-sxm\n[intra_node]\nbandwidth = 450 GB/s\n"
+			 "[network]\nnics_per_node = 8\nbandwidth = 400 Gbit/s\nlatency = %s\nalgorithm = %s\n",
+			 i < 4 ? 0 : 1, i < 4 ? lat[i] : "5 us", i < 4 ? algs[i] : algs[i - 4]);
+		char *path = write_temp(ini);
+		lbs_hy_scenario sc;
+		lbs_hy_built b;
+		CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, NULL, 0, &err) == LBS_OK);
+		CU_ASSERT_FATAL(lbs_hy_plan_build(&sc, &b, &err) == LBS_OK);
+		if (i < 4)
+			g[i] = b.plan.grad_s[0];
+		else
+			z[i - 4] = b.plan.grad_s[0];
+		lbs_hy_built_free(&b);
+		lbs_hy_scenario_destroy(&sc);
+		unlink(path);
+		free(path);
+	}
+	double a = 5e-6, X = (g[0] - 6 * a) / 1.5;
+	CU_ASSERT(X > 0.01);
+	CU_ASSERT_DOUBLE_EQUAL(g[1], 4 * a + 2 * X, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(g[2], g[0], 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(g[3], 4 * 1.0 + 2 * X, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(z[1], z[0], 1e-15);
+}
+
 /* A scenario costed into a plan (hybrid/plan.c), against the formulas by
  * hand. Llama 3 8B, 2048 tokens, dp 2 x pp 4 x tp 2 on 2 nodes of 8 H100:
  * replica r, stage s, tensor rank j is GPU (4 r + s) 2 + j, so replica 0
@@ -875,6 +923,7 @@ void suite_hybrid(void)
 		{ "the simulated trace replays exactly under whatif", test_whatif_consistency },
 		{ "bad plans", test_plan_errors },
 		{ "ring collectives, alpha-beta", test_ring_times },
+		{ "tree all-reduce, alpha-beta", test_tree_times },
 		{ "a scenario costed into a plan, by hand", test_plan_costs },
 		{ "fail-slow episodes drawn from rates", test_failslows_drawn },
 		{ "the datasheet model by pass", test_pass_times },
