@@ -11,7 +11,9 @@
 #   sh bench/hybrid_accuracy.sh [LBSIM ["CSV ..."]]   (make hybrid-accuracy)
 #
 # ATTENTION=flash costs the runs with fused attention instead of the
-# unfused kernels they ran; KEEP=1 keeps the scenarios and databases.
+# unfused kernels they ran; ALGORITHM=tree or auto reduces the gradients
+# over the nodes on trees ([network] algorithm); KEEP=1 keeps the
+# scenarios and databases.
 #
 # Published time: SC'21 defines its throughput X (FLOP/s a GPU) by eq. 3,
 # F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) FLOPs an iteration with full
@@ -20,6 +22,7 @@ set -eu
 LBSIM=${1:-./lbsim}
 # the runs predate FlashAttention (2022): unfused attention; ATTENTION=flash to compare
 ATTENTION=${ATTENTION:-unfused}
+ALGORITHM=${ALGORITHM:-ring}
 CSV=${2:-traces/data/published-hybrid/megatron-sc21.csv traces/data/published-hybrid/mt-nlg-530b.csv}
 command -v sqlite3 > /dev/null || { echo "hybrid_accuracy.sh: needs sqlite3" >&2; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/lbsim-hyacc.XXXXXX")
@@ -72,6 +75,7 @@ latency = 3 us
 nics_per_node = 8
 bandwidth = 200 Gbit/s
 latency = 5 us
+algorithm = $ALGORITHM
 INI
 }
 
