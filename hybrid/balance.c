@@ -82,7 +82,8 @@ typedef struct lbs_hy_sim_result {
 /* The coming step under m_of, on a copy of the job (*step_s, and res when
  * not NULL). A group replaying a trace replays a copy of its source (the
  * series are shared, the cursor is the copy's), so the look-ahead leaves
- * the run's untouched. */
+ * the run's cursor where it was; a least of several (lbs_hy_least) moves
+ * its members' cursors, which are hints that decide no result. */
 static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, double *step_s, lbs_hy_sim_result *res,
 				 lbs_error *err)
 {
@@ -90,25 +91,19 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 	pl.m_of = m_of;
 	size_t G = (size_t)pl.d * (size_t)pl.p;
 	lbs_source *src = NULL;
-	lbs_hy_scaled *scl = NULL;
 	lbs_avail *av = NULL;
 	if (pl.src) {
 		/* the look-ahead replays copies: the run's cursors stay */
 		src = malloc(G * sizeof *src);
-		scl = malloc(G * sizeof *scl);
 		av = malloc(G * sizeof *av);
-		if (!src || !scl || !av) {
+		if (!src || !av) {
 			free(src);
-			free(scl);
 			free(av);
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 		}
 		for (size_t g = 0; g < G; g++) {
 			av[g] = pl.src[g];
-			if (pl.src[g].ops == &lbs_hy_scaled_ops) {
-				scl[g] = *(const lbs_hy_scaled *)pl.src[g].state;
-				av[g] = (lbs_avail){ &lbs_hy_scaled_ops, &scl[g], 1.0 };
-			} else if (pl.src[g].ops == &lbs_source_ops) {
+			if (pl.src[g].ops == &lbs_source_ops) {
 				src[g] = *(const lbs_source *)pl.src[g].state;
 				av[g] = lbs_source_avail(&src[g]);
 			}
@@ -153,7 +148,6 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 		*step_s = len;
 	free(mean_ratio);
 	free(src);
-	free(scl);
 	free(av);
 	return st;
 }

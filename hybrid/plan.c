@@ -728,9 +728,9 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
  * group whose GPUs lie in one such node replays its node's id with a
  * source of its own (a source is one worker's replay; the series are
  * shared). A group with compute episodes on its GPUs replays its node's
- * trace times the episodes' levels (lbs_hy_scaled). A group whose GPUs lie
- * on several nodes, one of them traced or more, runs at the least of its
- * nodes' levels (bind_least). */
+ * trace times the episodes' levels, and a group whose GPUs lie on several
+ * nodes, one of them traced or more, runs at the least of its nodes'
+ * levels (bind_least, lbs_hy_least). */
 static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
@@ -784,23 +784,16 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		}
 		if (!any)
 			continue;
-		if (across) {
+		/* across nodes, or on one with episodes (build_levels gave it
+		 * their levels: the trace carries the node's availability):
+		 * the least of its nodes' levels, one member here */
+		if (across || (b->plan.avail && b->plan.avail[g].n)) {
 			st = bind_least(sc, cl, b, g, node_src, first, &x, err);
 			continue;
 		}
 		size_t k = node_group(cl, g0);
 		b->sources[g] = node_src[first[k] + (size_t)(node - cl->first_node[k])];
 		b->plan.src[g] = lbs_source_avail(&b->sources[g]);
-		/* its episodes: build_levels gave a traced group the episodes'
-		 * levels alone (the trace carries the node's availability) */
-		if (b->plan.avail && b->plan.avail[g].n) {
-			if (!b->scaled && !(b->scaled = calloc(G, sizeof *b->scaled))) {
-				st = lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
-				break;
-			}
-			b->scaled[g] = (lbs_hy_scaled){ b->sources[g], b->plan.avail[g] };
-			b->plan.src[g] = (lbs_avail){ &lbs_hy_scaled_ops, &b->scaled[g], 1.0 };
-		}
 	}
 	b->member_store = x.ps.v;
 	for (size_t g = 0, off = 0; st == LBS_OK && b->least && g < G; g++)
@@ -867,7 +860,6 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	if (b->traces)
 		lbs_trace_table_destroy(b->traces);
 	free(b->sources);
-	free(b->scaled);
 	free(b->least);
 	free(b->members);
 	free(b->member_store);
@@ -886,69 +878,6 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	memset(b, 0, sizeof *b);
 }
 #include "util/datapath.h"
-
-/* ---- a replay times the episodes' levels (lbs_hy_scaled) -------------------- */
-
-/* The replay's work (nominal seconds) from t to `end` > t: the w whose
- * finish from t is `end`, by bisection (finish is continuous and
- * increasing in w); on a copy, the replay left as it was. */
-static double replay_work(const lbs_source *src, double t, double end, int64_t iteration)
-{
-	double lo = 0, hi = end - t; /* a <= 1 ... */
-	for (int k = 0; k < 64; k++) { /* ... or more: grow hi until it reaches end */
-		lbs_source probe = *src;
-		if (lbs_source_finish(&probe, t, hi, iteration) >= end)
-			break;
-		lo = hi;
-		hi *= 2;
-	}
-	for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; k++) {
-		double mid = lo + (hi - lo) / 2;
-		lbs_source probe = *src;
-		if (lbs_source_finish(&probe, t, mid, iteration) < end)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo + (hi - lo) / 2;
-}
-
-static double scaled_finish(void *state, double t0, double work_s, int64_t iteration)
-{
-	lbs_hy_scaled *s = state;
-	if (!(work_s > 0))
-		return t0;
-	double t = t0, left = work_s;
-	for (;;) {
-		double end, f = lbs_hy_avail_at(&s->ep, t, &end);
-		lbs_source probe = s->src;
-		double T = lbs_source_finish(&probe, t, left / f, iteration);
-		if (T <= end) {
-			s->src = probe; /* its cursor moves on */
-			return T;
-		}
-		left -= f * replay_work(&s->src, t, end, iteration);
-		if (!(left > 0)) /* rounding at the change */
-			return end;
-		t = end;
-	}
-}
-
-static double scaled_peek(void *state, double t0, double work_s, int64_t iteration)
-{
-	lbs_hy_scaled copy = *(const lbs_hy_scaled *)state;
-	return scaled_finish(&copy, t0, work_s, iteration);
-}
-
-static double scaled_level(const void *state, double t, int64_t iteration)
-{
-	const lbs_hy_scaled *s = state;
-	double next;
-	return lbs_source_level(&s->src, t, iteration) * lbs_hy_avail_at(&s->ep, t, &next);
-}
-
-const lbs_avail_ops lbs_hy_scaled_ops = { .name = "trace x episodes", .finish = scaled_finish,
-					  .level = scaled_level, .peek = scaled_peek };
 
 /* ---- the least of several nodes' levels (lbs_hy_least) ------------------------ */
 

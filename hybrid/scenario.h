@@ -229,31 +229,19 @@ typedef struct lbs_hy_built {
 	double *net_store;           /* plan.net's pieces */
 	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */
 	lbs_source *sources;         /* G: each group's replay of its node's trace */
-	struct lbs_hy_scaled *scaled; /* G, or NULL: a traced group's replay times its episodes' levels */
-	struct lbs_hy_least *least;  /* G, or NULL: a group across nodes, one of them traced, at the
-					least of its nodes' levels */
+	struct lbs_hy_least *least;  /* G, or NULL: a traced group with episodes, or across nodes
+					one of them traced, at the least of its nodes' levels */
 	struct lbs_hy_member *members; /* what least's members are */
 	double *member_store;        /* the members' episode pieces */
 } lbs_hy_built;
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
 
-/* A traced group with compute episodes (or generated phases): its node's
- * replay a(t) times the episodes' piecewise-constant level f(t), an
- * availability source of its own (traces/avail.h): work w started at t0
- * ends where the integral of f a reaches it, piece of f by piece (within
- * a piece, the replay's own finish of w / f; across a change of f, the
- * replay's work up to the change, found by bisection on its finish). */
-typedef struct lbs_hy_scaled {
-	lbs_source src;          /* the replay (its cursor moves with the run) */
-	lbs_hy_avail ep;         /* f: the episodes' levels */
-} lbs_hy_scaled;
-extern const lbs_avail_ops lbs_hy_scaled_ops;
-
 /* A group whose tensor ranks lie on several nodes, one of them traced or
- * more: it runs at the least of its nodes' availabilities, each node's its
- * replay (or an untraced node's constant level) times the episodes on the
- * group's GPUs there. An availability source of its own (traces/avail.h),
+ * more, or on one traced node with compute episodes (or a generator's
+ * phases): it runs at the least of its nodes' availabilities, each node's
+ * its replay (or an untraced node's constant level) times the episodes on
+ * the group's GPUs there. An availability source of its own (traces/avail.h),
  * exact: between the pieces' changes (every member's samples and episode
  * edges) each member is linear (step traces: constant), so the least is
  * the lowest line up to where another crosses it, and the work solves a

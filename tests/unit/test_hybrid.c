@@ -291,7 +291,7 @@ static void test_network_failslow(void)
 	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 18.4, 1e-12);
 }
 
-/* A traced group's replay times its episodes (lbs_hy_scaled), by hand: a
+/* A traced group's replay times its episodes (lbs_hy_least of one node), by hand: a
  * linear trace a = 1 - t / 20 on [0, 10] (then 0.5 + (t - 10) / 30), an
  * episode at 0.5 from 2 to 6 s. The work done by 2 s is 2 - 4/40 = 1.9;
  * from 2 to 6, 0.5 x ((6 - 36/40) - 1.9) = 1.6. Work 2.5 from 0 needs 0.6
@@ -311,10 +311,10 @@ static void test_scaled_source(void)
 	free(path);
 	lbs_source_opts o = { LBS_INTERP_LINEAR, LBS_END_HOLD, 0, 1, { LBS_MAP_DIRECT, 0, 0, 0, 1, 0 } };
 	double t[3] = { 0, 2, 6 }, f[3] = { 1, 0.5, 1 };
-	lbs_hy_scaled s;
+	lbs_hy_member s = { .traced = true, .level = 1, .ep = { 3, t, f } };
 	CU_ASSERT_FATAL(lbs_source_init(&s.src, set, 0, 0, &o, &err) == LBS_OK);
-	s.ep = (lbs_hy_avail){ 3, t, f };
-	lbs_avail a = { &lbs_hy_scaled_ops, &s, 1.0 };
+	lbs_hy_least L = { 1, &s };
+	lbs_avail a = { &lbs_hy_least_ops, &L, 1.0 };
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_peek(&a, 0, 2.5, 0), 20 - sqrt(276), 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 2.5, 0), 20 - sqrt(276), 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(lbs_avail_finish(&a, 0, 5, 0), 20 - sqrt(136), 1e-12);
@@ -916,7 +916,7 @@ void suite_hybrid(void)
 		{ "a slow stage, by hand", test_slow_stage },
 		{ "a slow replica and a fail-slow episode, by hand", test_slow_replica },
 		{ "a network fail-slow, by hand", test_network_failslow },
-		{ "a trace times episodes (lbs_hy_scaled), by hand", test_scaled_source },
+		{ "a trace times episodes (lbs_hy_least of one node), by hand", test_scaled_source },
 		{ "the least of several nodes (lbs_hy_least), by hand", test_least_source },
 		{ "bucketed reduction overlapping the backward pass", test_dp_overlap },
 		{ "buckets within a chunk's last backward", test_dp_buckets },
