@@ -580,6 +580,8 @@ typedef struct piece_store {
 
 static bool keep_pieces(piece_store *ps, const lbs_hy_avail *a)
 {
+	if (!a->n)
+		return true;
 	if (ps->n + 2 * a->n > ps->cap) {
 		size_t cap = ps->cap ? 2 * ps->cap : 64;
 		while (cap < ps->n + 2 * a->n)
