@@ -426,21 +426,27 @@ out:
 	return st;
 }
 
-/* Whether GPU x is in the list "0-7,12" (checked when the scenario was read). */
+/* The next range [*a, *z] of a list "0-7,12" (checked when the scenario
+ * was read) from *q, which moves past it; false at its end. */
+static bool next_range(const char **q, long long *a, long long *z)
+{
+	if (!**q)
+		return false;
+	char *end;
+	*a = *z = strtoll(*q, &end, 10);
+	if (*end == '-')
+		*z = strtoll(end + 1, &end, 10);
+	*q = *end == ',' ? end + 1 : end + strlen(end); /* anything else ends it */
+	return true;
+}
+
+/* Whether GPU x is in such a list. */
 static bool in_ranks(const char *s, int64_t x)
 {
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long long a = strtoll(p, &end, 10), z = a;
-		p = end;
-		if (*p == '-')
-			z = strtoll(p + 1, &end, 10), p = end;
+	long long a, z;
+	while (next_range(&s, &a, &z))
 		if (x >= a && x <= z)
 			return true;
-		if (*p == ',')
-			p++;
-	}
 	return false;
 }
 
@@ -483,18 +489,10 @@ static bool episodes_of(const lbs_hy_scenario *sc, int kind, episode_set *es)
 		es->ep[i] = &sc->episodes[e];
 		es->lo[i] = INT64_MAX;
 		es->hi[i] = INT64_MIN;
-		for (const char *q = sc->episodes[e].gpus; *q;) { /* "0-7,12", checked when read */
-			char *end;
-			long long x = strtoll(q, &end, 10), z = x;
-			q = end;
-			if (*q == '-')
-				z = strtoll(q + 1, &end, 10), q = end;
+		long long x, z;
+		for (const char *q = sc->episodes[e].gpus; next_range(&q, &x, &z);) {
 			es->lo[i] = x < es->lo[i] ? x : es->lo[i];
 			es->hi[i] = z > es->hi[i] ? z : es->hi[i];
-			if (*q == ',')
-				q++;
-			else if (*q)
-				break;
 		}
 		i++;
 	}
