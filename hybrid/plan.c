@@ -604,6 +604,46 @@ static void point_pieces(double *store, size_t *at, lbs_hy_avail *a)
 	*at += 2 * a->n;
 }
 
+/* What making levels of one kind of episode needs: the episodes, the
+ * scratch of group_levels (hit; pts, 3 (2 ne + 1): the breakpoints, then
+ * a level's t and level) and the store of the pieces made. */
+typedef struct levels_ctx {
+	episode_set es;
+	bool *hit;
+	double *pts;
+	piece_store ps;
+} levels_ctx;
+
+/* false when out of memory (levels_free frees what was made). */
+static bool levels_init(levels_ctx *x, const lbs_hy_scenario *sc, int kind)
+{
+	*x = (levels_ctx){ 0 };
+	bool ok = episodes_of(sc, kind, &x->es);
+	x->hit = malloc((x->es.ne ? x->es.ne : 1) * (size_t)sc->job.tp * sizeof *x->hit);
+	x->pts = malloc((2 * x->es.ne + 1) * 3 * sizeof *x->pts);
+	return ok && x->hit && x->pts;
+}
+
+/* The levels of group (r, s) on `node` (group_levels) into a, kept in
+ * x->ps; a's pointers are set by point_pieces once all are made. */
+static bool levels_make(levels_ctx *x, const lbs_hy_scenario *sc, const cluster *cl, int kind, int64_t r,
+			int64_t s, int64_t node, bool node_level, lbs_hy_avail *a)
+{
+	size_t cap = 2 * x->es.ne + 1;
+	a->t = x->pts + cap;
+	a->level = x->pts + 2 * cap;
+	group_levels(sc, cl, kind, &x->es, r, s, node, node_level, x->hit, x->pts, a);
+	return keep_pieces(&x->ps, a);
+}
+
+/* Frees the scratch; the store (x->ps.v) is the caller's. */
+static void levels_free(levels_ctx *x)
+{
+	episodes_free(&x->es);
+	free(x->hit);
+	free(x->pts);
+}
+
 /* Each group's levels of one kind of episode, the least of its GPUs'
  * (group_levels). *out (G) stays NULL when every group is at 1
  * throughout; its pieces go to *store. */
@@ -611,39 +651,25 @@ static lbs_status build_levels(const lbs_hy_scenario *sc, const cluster *cl, int
 			       double **store, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t G = (size_t)(jb->dp * jb->pp), ne = 0;
-	for (size_t e = 0; e < sc->n_episodes; e++)
-		ne += sc->episodes[e].kind == kind;
-	bool any = ne > 0;
+	size_t G = (size_t)(jb->dp * jb->pp);
+	levels_ctx x;
+	bool ok = levels_init(&x, sc, kind), any = x.es.ne > 0;
 	for (size_t k = 0; kind == LBS_HY_FS_COMPUTE && k < sc->n_nodes; k++)
 		any |= sc->nodes[k].availability != 1;
-	if (!any)
+	if (ok && !any) {
+		levels_free(&x);
 		return LBS_OK;
-	/* at most 2 ne + 1 breakpoints a group */
-	size_t cap = 2 * ne + 1;
-	episode_set es;
-	bool ok = episodes_of(sc, kind, &es);
-	*out = calloc(G, sizeof **out);
-	bool *hit = malloc((ne ? ne : 1) * (size_t)jb->tp * sizeof *hit);
-	double *pts = malloc(cap * 3 * sizeof *pts);
-	piece_store ps = { 0 };
-	ok = ok && *out && hit && pts;
-	for (size_t g = 0; ok && g < G; g++) {
-		lbs_hy_avail *a = &(*out)[g];
-		a->t = pts + cap;
-		a->level = pts + 2 * cap;
-		group_levels(sc, cl, kind, &es, (int64_t)(g / (size_t)jb->pp), (int64_t)(g % (size_t)jb->pp), -1, true,
-			     hit, pts, a);
-		ok = keep_pieces(&ps, a);
 	}
-	episodes_free(&es);
-	free(hit);
-	free(pts);
-	*store = ps.v;
+	ok = ok && (*out = calloc(G, sizeof **out));
+	for (size_t g = 0; ok && g < G; g++)
+		ok = levels_make(&x, sc, cl, kind, (int64_t)(g / (size_t)jb->pp), (int64_t)(g % (size_t)jb->pp), -1,
+				 true, &(*out)[g]);
+	levels_free(&x);
+	*store = x.ps.v;
 	if (!ok)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the groups' availability");
 	for (size_t g = 0, at = 0; g < G; g++)
-		point_pieces(ps.v, &at, &(*out)[g]);
+		point_pieces(x.ps.v, &at, &(*out)[g]);
 	return LBS_OK;
 }
 
@@ -672,24 +698,15 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	return LBS_OK;
 }
 
-/* What binding the groups across nodes needs: the compute episodes, the
- * scratch of group_levels and the store of the members' pieces. */
-typedef struct least_ctx {
-	episode_set es;
-	bool *hit;
-	double *pts; /* 3 (2 ne + 1): the breakpoints, then a level's t and level */
-	piece_store ps;
-} least_ctx;
-
 /* Group g, across nodes: one member a node it has GPUs on (its replay, a
  * source of its own, or its constant availability), each times the
  * compute episodes on the group's GPUs there (lbs_hy_least). Its members'
  * pieces go to x->ps, pointed at once every group is bound. */
 static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, size_t g,
-			     const lbs_source *node_src, const size_t *first, least_ctx *x, lbs_error *err)
+			     const lbs_source *node_src, const size_t *first, levels_ctx *x, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp, cap = 2 * x->es.ne + 1;
+	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp;
 	if (!b->least) {
 		b->least = calloc(G, sizeof *b->least);
 		b->members = calloc(G * T, sizeof *b->members);
@@ -713,10 +730,7 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 		if (m->traced)
 			m->src = node_src[first[k] + (size_t)(node - cl->first_node[k])];
 		m->level = sc->nodes[k].availability;
-		m->ep.t = x->pts + cap;
-		m->ep.level = x->pts + 2 * cap;
-		group_levels(sc, cl, LBS_HY_FS_COMPUTE, &x->es, r, s, node, false, x->hit, x->pts, &m->ep);
-		if (!keep_pieces(&x->ps, &m->ep))
+		if (!levels_make(x, sc, cl, LBS_HY_FS_COMPUTE, r, s, node, false, &m->ep))
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	}
 	b->plan.src[g] = (lbs_avail){ &lbs_hy_least_ops, L, 1.0 };
@@ -750,12 +764,10 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		free(first);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	}
-	least_ctx x = { 0 };
-	bool ok = episodes_of(sc, LBS_HY_FS_COMPUTE, &x.es);
-	x.hit = malloc((x.es.ne ? x.es.ne : 1) * (size_t)jb->tp * sizeof *x.hit);
-	x.pts = malloc((2 * x.es.ne + 1) * 3 * sizeof *x.pts);
-	lbs_status st = ok && x.hit && x.pts ? LBS_OK
-					       : lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
+	levels_ctx x;
+	lbs_status st = levels_init(&x, sc, LBS_HY_FS_COMPUTE)
+				? LBS_OK
+				: lbs_error_set(err, LBS_EINTERNAL, "out of memory binding the nodes' traces");
 	size_t at = 0;
 	for (size_t k = 0; st == LBS_OK && k < nn; k++) {
 		const lbs_hy_nodes_spec *nd = &sc->nodes[k];
@@ -799,9 +811,7 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	for (size_t g = 0, off = 0; st == LBS_OK && b->least && g < G; g++)
 		for (size_t i = 0; i < b->least[g].n; i++)
 			point_pieces(x.ps.v, &off, &b->least[g].m[i].ep);
-	episodes_free(&x.es);
-	free(x.hit);
-	free(x.pts);
+	levels_free(&x);
 	free(node_src);
 	free(first);
 	return st;
