@@ -122,17 +122,48 @@ static double collective_s(const cluster *c, const int64_t *ranks, int64_t n, do
 	return intra + inter;
 }
 
-/* The chunk of each layer: blocks by their number, the embedding (before
- * the first block) in chunk 0, the tail in the last. */
-static int chunk_of(const lbs_net *net, size_t i, int chunks, bool *after)
+/* The chunk of each layer: blocks by their number (chunk c holds blocks
+ * start[c] + 1 to start[c + 1]), the embedding (before the first block) in
+ * chunk 0, the tail in the last. */
+static int chunk_of(const lbs_net *net, size_t i, int chunks, const int *start, bool *after)
 {
 	const lbs_layer *l = &net->layers[i];
-	int per = net->n_blocks / chunks;
 	if (l->block > 0) {
 		*after = true;
-		return (l->block - 1) / per;
+		int c = 0;
+		while (c + 1 < chunks && l->block > start[c + 1])
+			c++;
+		return c;
 	}
 	return *after ? chunks - 1 : 0;
+}
+
+/* The blocks of each of the pv chunks, as start[0..pv] (chunk c holds
+ * start[c + 1] - start[c]): first_stage_layers and last_stage_layers at the
+ * ends, the others alike. */
+static lbs_status chunk_split(const lbs_hy_scenario *sc, const lbs_net *net, int pv, int *start, lbs_error *err)
+{
+	const lbs_hy_job_spec *jb = &sc->job;
+	int64_t first = jb->first_layers, last = jb->last_layers, n = net->n_blocks;
+	int ends = (first > 0) + (last > 0), mid = pv - ends;
+	int64_t rest = n - first - last;
+	if (!ends && n % pv)
+		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] pp: %s's %lld blocks do not split into pp %lld x "
+				     "virtual_stages %lld chunks (first_stage_layers and last_stage_layers can take "
+				     "the rest)", sc->path, sc->model.name, (long long)n, (long long)jb->pp,
+				     (long long)jb->virtual_stages);
+	if (ends && (rest < mid || (mid ? rest % mid : rest) != 0))
+		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] %s: %s's %lld blocks less first_stage_layers %lld "
+				     "and last_stage_layers %lld leave %lld, which do not split into the other %d "
+				     "chunks, at least one each", sc->path, first ? "first_stage_layers" : "last_stage_layers",
+				     sc->model.name, (long long)n, (long long)first, (long long)last, (long long)rest, mid);
+	int64_t per = ends ? (mid ? rest / mid : 0) : n / pv;
+	start[0] = 0;
+	for (int c = 0; c < pv; c++) {
+		int64_t k = c == 0 && first ? first : c == pv - 1 && last ? last : per;
+		start[c + 1] = start[c] + (int)k;
+	}
+	return LBS_OK;
 }
 
 /* One block's forward and backward (and recompute) seconds on device dev,
@@ -175,13 +206,13 @@ static bool attention_core(const lbs_layer *l)
 /* fwd, bwd, fatt, batt: chunks entries each (the forward, the backward,
  * the attention core's share of each). */
 static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, int chunks,
-			bool fused, double *fwd, double *bwd, double *fatt, double *batt, double *params)
+			const int *start, bool fused, double *fwd, double *bwd, double *fatt, double *batt, double *params)
 {
 	bool after = false;
 	for (int c = 0; c < chunks; c++)
 		fwd[c] = bwd[c] = fatt[c] = batt[c] = params ? (params[c] = 0) : 0;
 	for (size_t i = 0; i < net->n_layers; i++) {
-		int c = chunk_of(net, i, chunks, &after);
+		int c = chunk_of(net, i, chunks, start, &after);
 		double t[LBS_PASSES];
 		lbs_gpu_layer_pass_times(dev, e, net, &net->layers[i], mb, fused, t);
 		fwd[c] += t[LBS_PASS_FORWARD];
@@ -240,11 +271,18 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	lbs_error e2 = { 0 };
 	if (lbs_net_create_opts(&net, sc->model.name, &o, &e2) != LBS_OK)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
-	if (net.n_blocks % pv) {
+	int *start = malloc(((size_t)pv + 1) * sizeof *start);
+	if (!start) {
 		lbs_net_destroy(&net);
-		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] pp: %s's %d blocks do not split into pp %d x "
-				     "virtual_stages %d chunks", sc->path, sc->model.name, net.n_blocks, p, v);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 	}
+	lbs_status sst = chunk_split(sc, &net, pv, start, err);
+	if (sst != LBS_OK) {
+		free(start);
+		lbs_net_destroy(&net);
+		return sst;
+	}
+	bool even = !jb->first_layers && !jb->last_layers;
 	size_t nfig;
 	const lbs_gpu_figure *fig = lbs_gpu_figures(&nfig);
 	double *obs = malloc(nfig * sizeof *obs);
@@ -284,7 +322,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		cl.first_node[k + 1] = cl.first_node[k] + sc->nodes[k].count;
 		if (sc->nodes[k].gpus_per_node > gpus_per_node_max)
 			gpus_per_node_max = sc->nodes[k].gpus_per_node;
-		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, sc->model.attention == 0,
+		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, start, sc->model.attention == 0,
 			    cf + k * (size_t)pv * 4, cf + k * (size_t)pv * 4 + pv, cf + k * (size_t)pv * 4 + 2 * pv,
 			    cf + k * (size_t)pv * 4 + 3 * pv, k ? NULL : params);
 		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, sc->model.attention == 0,
@@ -293,10 +331,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
 
 
-	b->n_blocks = net.n_blocks;
+	/* an uneven split is the user's: the policies keep it (no re-split) */
+	b->n_blocks = even ? net.n_blocks : 0;
 	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
 	double act = (double)jb->micro_batch * seq * h * elt; /* one micro-batch's activations */
-	int blocks = net.n_blocks / pv;
 	int tp_ar = net.opts.recompute == LBS_RECOMPUTE_FULL ? 4 : 2; /* backward all-reduces a block */
 	lbs_mem mem;
 	lbs_net_memory(&net, jb->micro_batch, &mem);
@@ -324,6 +362,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			pl->fwd_att_s[g * (size_t)v + (size_t)c] = fa;
 			pl->bwd_att_s[g * (size_t)v + (size_t)c] = ba;
 			double ar = collective_s(&cl, ranks, t, act, false);
+			int blocks = start[gc + 1] - start[gc];
 			pl->fwd_fixed_s[g * (size_t)v + (size_t)c] = 2.0 * blocks * ar;
 			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = (double)tp_ar * blocks * ar;
 			b->blk_fwd_fixed_s[g] = 2.0 * ar;
@@ -360,7 +399,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		 * stage s, GPipe: all m; Narayanan et al., SC'21, sec. 2.2) */
 		double frac = sp / (double)net.params;
 		double in_flight = lbs_hy_in_flight(jb->schedule, m, p, (int)s, v);
-		b->act_bytes[g] = mem.activations * ((double)blocks * v / net.n_blocks);
+		int sb = 0; /* the stage's blocks */
+		for (int c = 0; c < v; c++)
+			sb += start[c * p + s + 1] - start[c * p + s];
+		b->act_bytes[g] = mem.activations * ((double)sb / net.n_blocks);
 		b->mem_bytes[g] = state * frac + b->act_bytes[g] * in_flight;
 		b->mem_cap[g] = cap;
 		if (b->mem_bytes[g] > cap) {
@@ -413,6 +455,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	if (st == LBS_OK)
 		st = bind_traces(sc, &cl, b, err);
 out:
+	free(start);
 	free(bk_f);
 	free(obs);
 	free(cl.first_gpu);

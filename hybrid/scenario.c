@@ -47,6 +47,14 @@ static const lbs_key_spec job_keys[] = {
 	  "`interleaved` (Megatron-LM's interleaved 1F1B with virtual_stages chunks a stage)" },
 	{ "virtual_stages", LBS_T_INT, J(virtual_stages), "1", 1, 64, 0, NULL, NULL,
 	  "model chunks a stage holds, v (interleaved: >= 2, and m a multiple of pp)" },
+	{ "first_stage_layers", LBS_T_INT, J(first_layers), "0", 0, 1e6, 0, NULL, NULL,
+	  "transformer blocks of the model's first chunk (stage 0; its first chunk when interleaved), the "
+	  "others split evenly (Megatron-LM's --decoder-first-pipeline-num-layers; Llama 3 405B's stages "
+	  "at each end held a block less for the embedding and the logits); 0: every chunk alike; with "
+	  "it, balancing policies keep the split and re-balance micro-batches only" },
+	{ "last_stage_layers", LBS_T_INT, J(last_layers), "0", 0, 1e6, 0, NULL, NULL,
+	  "transformer blocks of the model's last chunk (stage pp - 1; its last chunk when interleaved), "
+	  "as first_stage_layers" },
 	{ "zero_stage", LBS_T_INT, J(zero_stage), "1", 0, 3, 0, NULL, NULL,
 	  "ZeRO stage of the data-parallel group: 0, gradients all-reduced; >= 1, reduce-scattered and the "
 	  "parameters all-gathered before each chunk's first forward (Megatron-LM's distributed optimizer), "
@@ -788,6 +796,12 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 		o = origin_of(c, sc, "hybrid", "virtual_stages");
 		return key_error(sc, &o, "hybrid", "virtual_stages", err, "%lld chunks a stage need schedule = "
 				 "interleaved", (long long)j->virtual_stages);
+	}
+	if ((j->first_layers || j->last_layers) && j->pp * j->virtual_stages < 2) {
+		const char *k = j->first_layers ? "first_stage_layers" : "last_stage_layers";
+		o = origin_of(c, sc, "hybrid", k);
+		return key_error(sc, &o, "hybrid", k, err, "needs two model chunks or more (pp %lld x "
+				 "virtual_stages %lld)", (long long)j->pp, (long long)j->virtual_stages);
 	}
 	if (!lbs_net_is_transformer(sc->model.name)) {
 		o = origin_of(c, sc, "model", "name");

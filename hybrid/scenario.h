@@ -59,6 +59,7 @@ typedef struct lbs_hy_run_spec {
 
 typedef struct lbs_hy_job_spec {
 	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage, dp_buckets;
+	int64_t first_layers, last_layers; /* blocks of the model's first and last chunk; 0: an even split */
 	int schedule, overlap_dp, placement, sequence_parallel;
 	double grad_bytes; /* bytes a gradient element is reduced in */
 } lbs_hy_job_spec;

@@ -71,7 +71,8 @@ static lbs_status resplit_create(const lbs_hy_policy_env *env, const lbs_kv *opt
 	lbs_status st = lbs_options_parse(resplit_keys, 1, "hybrid_policy.resplit", options, n_options, &s->opt, err);
 	if (st == LBS_OK && env->n_blocks < env->p)
 		st = lbs_error_set(err, LBS_EINPUT, "resplit moves blocks between stages, which needs a block a stage "
-				   "at least (a block a chunk with virtual_stages)");
+				   "at least (a block a chunk with virtual_stages) and the split its own (no "
+				   "[hybrid] first_stage_layers or last_stage_layers)");
 	s->cost = st == LBS_OK ? calloc((size_t)env->p, sizeof *s->cost) : NULL;
 	s->cand = st == LBS_OK ? calloc((size_t)env->p, sizeof *s->cand) : NULL;
 	if (st == LBS_OK && (!s->cost || !s->cand))

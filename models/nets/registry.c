@@ -63,6 +63,9 @@ static const net_entry nets[] = {
 	   "count: Hugging Face meta-llama/Meta-Llama-3-8B", 8030261248, 0, lbs_tf_llama3_8b),
 	TF("llama3-70b", "Llama 3 70B (GQA, 8 KV heads)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3; "
 	   "count: Hugging Face meta-llama/Meta-Llama-3-70B", 70553706496, 0, lbs_tf_llama3_70b),
+	TF("llama3-405b", "Llama 3 405B (GQA, 8 KV heads)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3; "
+	   "count: its architecture (126 x 16384, FFN 53248, 128,256 tokens, untied logits), the paper's 405B",
+	   405853388800, 0, lbs_tf_llama3_405b),
 	TF("megatron-1.7b", "Megatron-LM GPT 1.7B (SC'21)", SC21_SRC " (1.7B)", 1700000000, 2, lbs_tf_megatron_1_7b),
 	TF("megatron-3.6b", "Megatron-LM GPT 3.6B (SC'21)", SC21_SRC " (3.6B)", 3600000000, 2, lbs_tf_megatron_3_6b),
 	TF("megatron-7.5b", "Megatron-LM GPT 7.5B (SC'21)", SC21_SRC " (7.5B)", 7500000000, 2, lbs_tf_megatron_7_5b),

@@ -100,6 +100,8 @@ const lbs_tf_config lbs_tf_llama2_13b = LLAMA(40, 5120, 40, 40, 13824, 32000, 40
 const lbs_tf_config lbs_tf_llama2_70b = LLAMA(80, 8192, 64, 8, 28672, 32000, 4096);
 const lbs_tf_config lbs_tf_llama3_8b = LLAMA(32, 4096, 32, 8, 14336, 128256, 8192);
 const lbs_tf_config lbs_tf_llama3_70b = LLAMA(80, 8192, 64, 8, 28672, 128256, 8192);
+/* 405B: Table 3's 126 layers of 16384, FFN 53248, 128 heads, 8 KV heads */
+const lbs_tf_config lbs_tf_llama3_405b = LLAMA(126, 16384, 128, 8, 53248, 128256, 8192);
 
 /* Ours, small enough to time on a CPU: Llama 2's architecture and
  * vocabulary at 4 layers of 256, 4 query and 2 KV heads, an FFN of 768

@@ -345,4 +345,49 @@ check "whatif RESULTS.db --hybrid 7: no such run, exit 2" test $? -eq 2 -a -n "$
 check "whatif RESULTS.db --meta: exit 2" test $? -eq 2
 "$LBSIM" whatif "$TMP/wdb.db" -o "$TMP/x.db" > "$TMP/out" 2>&1
 check "whatif on a file without a hybrid run: exit 3" test $? -eq 3 -a -n "$(grep -F 'no hybrid run' "$TMP/out")"
+
+# an uneven split (first_stage_layers, last_stage_layers): megatron-1.7b's
+# 24 blocks over 4 stages as 5, 7, 7, 5 against the even 6 each. By hand:
+# a middle stage computes only blocks (tp = 1: no tensor collectives), so
+# its compute grows by 7 / 6; stage 0 (its blocks and the embedding)
+# loses one block, a sixth of an even middle stage's compute.
+cat > "$TMP/uneven.ini" <<'INI'
+[run]
+steps = 2
+[hybrid]
+dp = 1
+pp = 4
+global_batch = 8
+[model]
+name = megatron-1.7b
+[nodes.a]
+count = 1
+gpus_per_node = 4
+gpu = a100-80gb
+[intra_node]
+bandwidth = 300 GB/s
+[network]
+bandwidth = 200 Gbit/s
+INI
+"$LBSIM" "$TMP/uneven.ini" -q -o "$TMP/ev.db" &&
+	"$LBSIM" "$TMP/uneven.ini" -q -o "$TMP/un.db" --set hybrid.first_stage_layers=5 --set hybrid.last_stage_layers=5
+check "an uneven split runs" test $? -eq 0
+cs() { q "$1" "SELECT compute_s FROM hybrid_groups WHERE step = 1 AND stage = $2"; }
+check "... a middle stage of 7 blocks computes 7/6 of one of 6 (1e-9)" near "$(cs "$TMP/un.db" 1)" \
+	"$(awk -v a="$(cs "$TMP/ev.db" 1)" 'BEGIN { printf "%.17g", a * 7 / 6 }')" 1e-9
+check "... stage 0 a block less: a sixth of an even middle stage less (1e-9)" near "$(cs "$TMP/un.db" 0)" \
+	"$(awk -v a="$(cs "$TMP/ev.db" 0)" -v b="$(cs "$TMP/ev.db" 1)" 'BEGIN { printf "%.17g", a - b / 6 }')" 1e-9
+check "... the split recorded" test "$(q "$TMP/un.db" "SELECT value FROM hybrid_config WHERE section = 'hybrid'
+	AND key = 'first_stage_layers'")" = 5
+for bad in "hybrid.first_stage_layers=5" "hybrid.first_stage_layers=30" "hybrid.pp=1 --set hybrid.first_stage_layers=5"; do
+	# shellcheck disable=SC2086
+	"$LBSIM" "$TMP/uneven.ini" -q -o "$TMP/bad.db" --set $bad > "$TMP/out" 2>&1
+	check "refused, naming the key: --set $bad" test $? -eq 3 -a -n "$(grep -F 'first_stage_layers' "$TMP/out")" -a ! -e "$TMP/bad.db"
+done
+"$LBSIM" "$TMP/uneven.ini" -q -o "$TMP/bad.db" --set hybrid.first_stage_layers=5 --set hybrid_policy.name=resplit > "$TMP/out" 2>&1
+check "resplit refused on a split of the user's, saying so" test $? -eq 3 -a -n "$(grep -F 'first_stage_layers' "$TMP/out")"
+"$LBSIM" "$TMP/uneven.ini" -q -o "$TMP/lad.db" --set hybrid.first_stage_layers=5 --set hybrid.last_stage_layers=5 \
+	--set hybrid_policy.name=ladder
+check "ladder on it runs, keeping the split: no re-split recorded" test $? -eq 0 -a "$(q "$TMP/lad.db" \
+	"SELECT count(*) FROM hybrid_partitions")" = 0
 finish
