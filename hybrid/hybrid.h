@@ -58,6 +58,7 @@ typedef struct lbs_hy_avail {
  * and chunk c (g * v + c), or by stage and chunk (s * v + c). */
 typedef struct lbs_hy_plan {
 	int d, p, t, v, m;       /* replicas, stages, tensor degree, chunks per stage, micro-batches */
+	int cp;                  /* context-parallel degree (a group: t x cp GPUs) */
 	const int *m_of;         /* d, or NULL: every replica runs m. Replica r runs m_of[r] >= 1
 				    micro-batches (replica shares, hybrid/policy.h); its groups' ops are
 				    laid out for that count, so groups differ in size */

@@ -396,9 +396,12 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 			sh[4] += a->optimizer_s / rr->step_s[i];
 		}
 	double n = (double)(steps * G);
-	printf("%s: %s on %lld GPUs (dp %d x pp %d x tp %d, %s, v %d, %d micro-batches of %lld)\n", sc->run.name,
-	       sc->model.name, (long long)sc->n_gpus, pl->d, pl->p, pl->t, schedule_name(pl->schedule), pl->v, pl->m,
-	       (long long)sc->job.micro_batch);
+	char cpx[32] = "";
+	if (pl->cp > 1)
+		snprintf(cpx, sizeof cpx, " x cp %d", pl->cp);
+	printf("%s: %s on %lld GPUs (dp %d x pp %d x tp %d%s, %s, v %d, %d micro-batches of %lld)\n", sc->run.name,
+	       sc->model.name, (long long)sc->n_gpus, pl->d, pl->p, pl->t, cpx, schedule_name(pl->schedule), pl->v,
+	       pl->m, (long long)sc->job.micro_batch);
 	printf("%-12s %10s %12s %6s %8s %8s %8s %8s %8s\n", "steps", "step_s", "tokens/s", "MFU", "compute", "bubble",
 	       "comm", "wait", "optim");
 	printf("%-12zu %10.4f %12.0f %5.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%\n", steps, rr->mean_step_s,

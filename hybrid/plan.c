@@ -73,12 +73,20 @@ static int64_t node_of(const cluster *c, int64_t gpu)
 	return c->first_node[k] + (gpu - c->first_gpu[k]) / c->sc->nodes[k].gpus_per_node;
 }
 
+/* The GPUs of a (replica, stage) group: tp x cp, the tensor ranks of
+ * context rank k at k tp to k tp + tp - 1. */
+static int64_t width(const lbs_hy_job_spec *jb)
+{
+	return jb->tp * jb->cp;
+}
+
+/* GPU of member j (context rank j / tp, tensor rank j % tp) of group (r, s). */
 static int64_t rank_of(const lbs_hy_scenario *sc, int64_t r, int64_t s, int64_t j)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
 	if (jb->placement == LBS_HY_PLACE_TP_DP_PP)
-		return (s * jb->dp + r) * jb->tp + j;
-	return (r * jb->pp + s) * jb->tp + j;
+		return (s * jb->dp + r) * width(jb) + j;
+	return (r * jb->pp + s) * width(jb) + j;
 }
 
 /* A point-to-point message between two GPUs. */
@@ -265,21 +273,37 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	int d = (int)jb->dp, p = (int)jb->pp, t = (int)jb->tp, v = (int)jb->virtual_stages;
 	int m = (int)jb->micro_batches, pv = p * v;
 	size_t G = (size_t)d * (size_t)p, nn = sc->n_nodes;
-	lbs_net net;
+	int cp = (int)jb->cp, W = (int)width(jb), dc = d * cp; /* dc: the gradients' reduction group */
+	lbs_net net, full;
 	lbs_net_opts o = { .seq_len = sc->model.sequence_length, .tp = t, .recompute = sc->model.recompute,
-			   .zero_stage = (int)jb->zero_stage, .dp = jb->dp, .seq_par = jb->sequence_parallel };
+			   .zero_stage = (int)jb->zero_stage, .dp = dc, .seq_par = jb->sequence_parallel };
 	lbs_error e2 = { 0 };
-	if (lbs_net_create_opts(&net, sc->model.name, &o, &e2) != LBS_OK)
+	if (lbs_net_create_opts(&full, sc->model.name, &o, &e2) != LBS_OK)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
+	/* context parallelism: each rank's 1 / cp of the tokens, in 2 cp
+	 * chunks of the sequence (two a rank, the causal load balanced) */
+	int64_t S_full = full.opts.seq_len;
+	if (cp > 1 && S_full % (2 * cp)) {
+		lbs_net_destroy(&full);
+		return lbs_error_set(err, LBS_EINPUT, "%s: [hybrid] cp: %lld tokens a sequence do not split into 2 cp = "
+				     "%d chunks", sc->path, (long long)S_full, 2 * cp);
+	}
+	o.seq_len = S_full / cp;
+	if (lbs_net_create_opts(&net, sc->model.name, &o, &e2) != LBS_OK) {
+		lbs_net_destroy(&full);
+		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
+	}
 	int *start = malloc(((size_t)pv + 1) * sizeof *start);
 	if (!start) {
 		lbs_net_destroy(&net);
+		lbs_net_destroy(&full);
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 	}
 	lbs_status sst = chunk_split(sc, &net, pv, start, err);
 	if (sst != LBS_OK) {
 		free(start);
 		lbs_net_destroy(&net);
+		lbs_net_destroy(&full);
 		return sst;
 	}
 	bool even = !jb->first_layers && !jb->last_layers;
@@ -292,9 +316,9 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	cl.first_node = malloc((nn + 1) * sizeof *cl.first_node);
 	/* per node group: chunk costs on its device */
 	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc((size_t)pv * sizeof *params);
-	int64_t *ranks = malloc((size_t)(d > t ? d : t) * sizeof *ranks);
+	int64_t *ranks = malloc((size_t)(dc > W ? dc : W) * sizeof *ranks);
 	lbs_hy_plan *pl = &b->plan;
-	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .v = v, .m = m, .schedule = jb->schedule,
+	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .cp = cp, .v = v, .m = m, .schedule = jb->schedule,
 			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
 			     .buckets = (int)jb->dp_buckets };
 	lbs_hy_built_plan_alloc(b, G, v, p, true);
@@ -303,7 +327,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
 	lbs_hy_built_blocks_alloc(b, G, p);
-	double *bk_f = calloc(4 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double *bk_f = calloc(6 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
 	double bk_params = 0;
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
@@ -329,6 +353,26 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params);
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
+	/* context parallelism: a rank's attention is its 1 / cp of the
+	 * tokens' queries over every key, cp times the attention core at
+	 * S / cp tokens (quadratic in them); its other operations are at
+	 * S / cp. bk_fa and bk_ba keep one step's (one key chunk's). */
+	double *bk_fa1 = bk_ba + nn, *bk_ba1 = bk_fa1 + nn;
+	for (size_t k = 0; k < nn; k++) {
+		double *k4 = cf + k * (size_t)pv * 4;
+		for (int gc = 0; gc < pv; gc++) {
+			k4[gc] += (cp - 1) * k4[2 * pv + gc];
+			k4[pv + gc] += (cp - 1) * k4[3 * pv + gc];
+			k4[2 * pv + gc] *= cp;
+			k4[3 * pv + gc] *= cp;
+		}
+		bk_fa1[k] = bk_fa[k];
+		bk_ba1[k] = bk_ba[k];
+		bk_f[k] += (cp - 1) * bk_fa[k];
+		bk_b[k] += (cp - 1) * bk_ba[k];
+		bk_fa[k] *= cp;
+		bk_ba[k] *= cp;
+	}
 
 
 	/* an uneven split is the user's: the policies keep it (no re-split) */
@@ -339,18 +383,39 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	lbs_mem mem;
 	lbs_net_memory(&net, jb->micro_batch, &mem);
 	double state = mem.weights + mem.grads + mem.optimizer;
+	/* the ring attention's keys and values a block: cp - 1 steps, each
+	 * passing a chunk's keys and values (the backward: and their
+	 * gradients; with full recomputation the forward's again) to the next
+	 * context rank, overlapped with one chunk's attention */
+	double kv = 2.0 * (double)jb->micro_batch * seq * (double)(net.tf->kv_heads * net.tf->head_dim) / t * elt;
+	double kv_b = (net.opts.recompute == LBS_RECOMPUTE_FULL ? 3 : 2) * kv;
 	for (size_t g = 0; g < G; g++) {
 		int64_t r = (int64_t)(g / (size_t)p), s = (int64_t)(g % (size_t)p);
 		b->rank_of[g] = rank_of(sc, r, s, 0);
 		/* the group's slowest device, chunk by chunk */
-		for (int j = 0; j < t; j++)
+		for (int j = 0; j < W; j++)
 			ranks[j] = rank_of(sc, r, s, j);
 		double cap = INFINITY;
+		/* the ring's slowest hop, and the slowest device's step of attention */
+		double hop_f = 0, hop_b = 0, a_f = 0, a_b = 0, ef = 0, eb = 0;
+		for (int k = 0; cp > 1 && k < cp; k++) {
+			hop_f = fmax(hop_f, p2p_s(&cl, ranks[k * t], ranks[(k + 1) % cp * t], kv));
+			hop_b = fmax(hop_b, p2p_s(&cl, ranks[k * t], ranks[(k + 1) % cp * t], kv_b));
+		}
+		for (int j = 0; cp > 1 && j < W; j++) {
+			size_t k = node_group(&cl, ranks[j]);
+			a_f = fmax(a_f, bk_fa1[k]);
+			a_b = fmax(a_b, bk_ba1[k]);
+		}
+		if (cp > 1) { /* exposed a block: what a step's passing outlasts its attention */
+			ef = (cp - 1) * fmax(0, hop_f - a_f);
+			eb = (cp - 1) * fmax(0, hop_b - a_b);
+		}
 		for (int c = 0; c < v; c++) {
 			int gc = c * p + (int)s;
 			/* the slowest device's times (with its attention's share) */
 			double f = 0, bk = 0, fa = 0, ba = 0;
-			for (int j = 0; j < t; j++) {
+			for (int j = 0; j < W; j++) {
 				const double *k4 = cf + node_group(&cl, ranks[j]) * (size_t)pv * 4;
 				if (k4[gc] > f)
 					f = k4[gc], fa = k4[2 * pv + gc];
@@ -363,19 +428,19 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			pl->bwd_att_s[g * (size_t)v + (size_t)c] = ba;
 			double ar = collective_s(&cl, ranks, t, act, false);
 			int blocks = start[gc + 1] - start[gc];
-			pl->fwd_fixed_s[g * (size_t)v + (size_t)c] = 2.0 * blocks * ar;
-			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = (double)tp_ar * blocks * ar;
-			b->blk_fwd_fixed_s[g] = 2.0 * ar;
-			b->blk_bwd_fixed_s[g] = (double)tp_ar * ar;
+			pl->fwd_fixed_s[g * (size_t)v + (size_t)c] = blocks * (2.0 * ar + ef);
+			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = blocks * ((double)tp_ar * ar + eb);
+			b->blk_fwd_fixed_s[g] = 2.0 * ar + ef;
+			b->blk_bwd_fixed_s[g] = (double)tp_ar * ar + eb;
 		}
-		for (int j = 0; j < t; j++) { /* the slowest device's, as the chunks' */
+		for (int j = 0; j < W; j++) { /* the slowest device's, as the chunks' */
 			size_t k = node_group(&cl, ranks[j]);
 			if (bk_f[k] > b->blk_fwd_s[g])
 				b->blk_fwd_s[g] = bk_f[k], b->blk_fwd_att_s[g] = bk_fa[k];
 			if (bk_b[k] > b->blk_bwd_s[g])
 				b->blk_bwd_s[g] = bk_b[k], b->blk_bwd_att_s[g] = bk_ba[k];
 		}
-		for (int j = 0; j < t; j++)
+		for (int j = 0; j < W; j++)
 			cap = fmin(cap, lbs_gpu_find(sc->nodes[node_group(&cl, ranks[j])].gpu)->memory);
 		/* p2p to the group of the next chunk */
 		int64_t nx = s + 1 < p ? s + 1 : 0;
@@ -389,10 +454,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		double sp = 0;
 		for (int c = 0; c < v; c++)
 			sp += params[c * p + s];
-		double shard = sp / (jb->zero_stage >= 1 ? (double)d : 1);
+		double shard = sp / (jb->zero_stage >= 1 ? (double)dc : 1);
 		const lbs_gpu_spec *dev = lbs_gpu_find(sc->nodes[node_group(&cl, ranks[0])].gpu);
 		pl->opt_s[g] = shard * 32 / (dev->bandwidth * eff.mem) + eff.overhead;
-		b->blk_opt_s[g] = bk_params / (jb->zero_stage >= 1 ? (double)d : 1) * 32 / (dev->bandwidth * eff.mem);
+		b->blk_opt_s[g] = bk_params / (jb->zero_stage >= 1 ? (double)dc : 1) * 32 / (dev->bandwidth * eff.mem);
 		b->blk_state_bytes[g] = state * bk_params / (double)net.params;
 		/* memory: the stage's share of the model state, and the
 		 * activations of the micro-batches in flight (1F1B: p - s on
@@ -413,32 +478,34 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			goto out;
 		}
 	}
-	/* the data-parallel collectives of each stage and chunk (tensor rank 0's ring) */
+	/* the data-parallel collectives of each stage and chunk (tensor rank
+	 * 0's ring, over the dp x cp ranks that hold the same weights) */
 	for (int s = 0; s < p; s++) {
 		for (int r = 0; r < d; r++)
-			ranks[r] = rank_of(sc, r, s, 0);
+			for (int k = 0; k < cp; k++)
+				ranks[r * cp + k] = rank_of(sc, r, s, (int64_t)k * t);
 		for (int c = 0; c < v; c++) {
 			double pc = params[c * p + s] / (double)jb->dp_buckets; /* one bucket's */
 			size_t i = (size_t)s * (size_t)v + (size_t)c;
 			if (jb->zero_stage >= 1) {
-				pl->grad_s[i] = collective_s(&cl, ranks, d, pc * jb->grad_bytes, true);
-				pl->gather_s[i] = collective_s(&cl, ranks, d, pc * elt, true);
+				pl->grad_s[i] = collective_s(&cl, ranks, dc, pc * jb->grad_bytes, true);
+				pl->gather_s[i] = collective_s(&cl, ranks, dc, pc * elt, true);
 			} else
-				pl->grad_s[i] = collective_s(&cl, ranks, d, pc * jb->grad_bytes, false);
+				pl->grad_s[i] = collective_s(&cl, ranks, dc, pc * jb->grad_bytes, false);
 		}
 		/* collectives are affine in their bytes: a block's part is the
 		 * difference of the times with and without its bytes */
 		double bp = bk_params / (double)jb->dp_buckets, z1 = jb->zero_stage >= 1;
-		b->blk_grad_s[s] = collective_s(&cl, ranks, d, bp * jb->grad_bytes, z1) - collective_s(&cl, ranks, d, 0, z1);
+		b->blk_grad_s[s] = collective_s(&cl, ranks, dc, bp * jb->grad_bytes, z1) - collective_s(&cl, ranks, dc, 0, z1);
 		if (sc->net.algorithm == LBS_HY_ALG_AUTO && !z1) {
 			/* affine in each algorithm, not in their least: a block
 			 * more on the bytes the stage has (its first chunk's) */
 			double S = params[s] / (double)jb->dp_buckets * jb->grad_bytes;
-			b->blk_grad_s[s] = collective_s(&cl, ranks, d, S + bp * jb->grad_bytes, false) -
-					   collective_s(&cl, ranks, d, S, false);
+			b->blk_grad_s[s] = collective_s(&cl, ranks, dc, S + bp * jb->grad_bytes, false) -
+					   collective_s(&cl, ranks, dc, S, false);
 		}
 		if (z1)
-			b->blk_gather_s[s] = collective_s(&cl, ranks, d, bp * elt, true) - collective_s(&cl, ranks, d, 0, true);
+			b->blk_gather_s[s] = collective_s(&cl, ranks, dc, bp * elt, true) - collective_s(&cl, ranks, dc, 0, true);
 	}
 	/* the tied embedding's gradient between the first and last stage */
 	if (net.tf->tied && p > 1) {
@@ -446,11 +513,11 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		pl->emb_s = collective_s(&cl, two, 2, (double)net.embedding_params * jb->grad_bytes, false);
 	}
 	/* the gradient norm: a tree all-reduce of one number over every GPU */
-	double world = (double)d * p * t;
+	double world = (double)d * p * W;
 	pl->clip_s = 2.0 * ceil(log2(world > 1 ? world : 2)) *
 		     (sc->n_nodes == 1 && sc->nodes[0].count == 1 ? sc->intra.latency_s : sc->net.latency_s);
-	b->flops_per_step = lbs_net_flops(&net, jb->micro_batch) * t * (double)m * d;
-	b->blk_move_bytes = bk_params * (elt + 12.0 / (jb->zero_stage >= 1 ? (double)d : 1));
+	b->flops_per_step = lbs_net_flops(&full, jb->micro_batch) * t * (double)m * d;
+	b->blk_move_bytes = bk_params * (elt + 12.0 / (jb->zero_stage >= 1 ? (double)dc : 1));
 	st = build_avail(sc, &cl, b, err);
 	if (st == LBS_OK)
 		st = bind_traces(sc, &cl, b, err);
@@ -464,6 +531,7 @@ out:
 	free(params);
 	free(ranks);
 	lbs_net_destroy(&net);
+	lbs_net_destroy(&full);
 	if (st != LBS_OK)
 		lbs_hy_built_free(b);
 	return st;
@@ -558,26 +626,26 @@ static void group_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind,
 	size_t n = 0, ne = es->ne;
 	pts[n++] = 0;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (int64_t j = 0; j < jb->tp; j++) {
+	for (int64_t j = 0; j < width(jb); j++) {
 		int64_t gpu = rank_of(sc, r, s, j);
 		lo = gpu < lo ? gpu : lo;
 		hi = gpu > hi ? gpu : hi;
 	}
 	for (size_t e = 0; e < ne; e++) {
-		bool *h = hit + e * (size_t)jb->tp;
+		bool *h = hit + e * (size_t)width(jb);
 		if (es->lo[e] > hi || es->hi[e] < lo) {
-			memset(h, 0, (size_t)jb->tp * sizeof *h);
+			memset(h, 0, (size_t)width(jb) * sizeof *h);
 			continue;
 		}
-		for (int64_t j = 0; j < jb->tp; j++) {
+		for (int64_t j = 0; j < width(jb); j++) {
 			int64_t gpu = rank_of(sc, r, s, j);
 			h[j] = (node < 0 || node_of(cl, gpu) == node) && in_ranks(ep[e]->gpus, gpu);
 		}
 	}
 	for (size_t e = 0; e < ne; e++) {
 		bool on = false;
-		for (int64_t j = 0; j < jb->tp; j++)
-			on |= hit[e * (size_t)jb->tp + (size_t)j];
+		for (int64_t j = 0; j < width(jb); j++)
+			on |= hit[e * (size_t)width(jb) + (size_t)j];
 		if (on) {
 			pts[n++] = ep[e]->start_s;
 			pts[n++] = ep[e]->start_s + ep[e]->duration_s;
@@ -589,14 +657,14 @@ static void group_levels(const lbs_hy_scenario *sc, const cluster *cl, int kind,
 		if (i && pts[i] == pts[i - 1])
 			continue;
 		double lvl = INFINITY;
-		for (int64_t j = 0; j < jb->tp; j++) {
+		for (int64_t j = 0; j < width(jb); j++) {
 			int64_t gpu = rank_of(sc, r, s, j);
 			if (node >= 0 && node_of(cl, gpu) != node)
 				continue;
 			const lbs_hy_nodes_spec *nd = &sc->nodes[node_group(cl, gpu)];
 			double x = node_level && kind == LBS_HY_FS_COMPUTE && !nd->trace.format ? nd->availability : 1;
 			for (size_t e = 0; e < ne; e++)
-				if (hit[e * (size_t)jb->tp + (size_t)j] && pts[i] >= ep[e]->start_s &&
+				if (hit[e * (size_t)width(jb) + (size_t)j] && pts[i] >= ep[e]->start_s &&
 				    pts[i] < ep[e]->start_s + ep[e]->duration_s)
 					x = fmax(x * ep[e]->factor, LBS_HY_LEAST_LEVEL);
 			lvl = fmin(lvl, x);
@@ -662,7 +730,7 @@ static bool levels_init(levels_ctx *x, const lbs_hy_scenario *sc, int kind)
 {
 	*x = (levels_ctx){ 0 };
 	bool ok = episodes_of(sc, kind, &x->es);
-	x->hit = malloc((x->es.ne ? x->es.ne : 1) * (size_t)sc->job.tp * sizeof *x->hit);
+	x->hit = malloc((x->es.ne ? x->es.ne : 1) * (size_t)width(&sc->job) * sizeof *x->hit);
 	x->pts = malloc((2 * x->es.ne + 1) * 3 * sizeof *x->pts);
 	return ok && x->hit && x->pts;
 }
@@ -733,7 +801,7 @@ static lbs_status build_avail(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 	for (size_t g = 0; g < G; g++) {
 		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
 		int64_t node = node_of(cl, rank_of(sc, r, s, 0));
-		for (int64_t j = 1; j < jb->tp; j++)
+		for (int64_t j = 1; j < width(jb); j++)
 			if (node_of(cl, rank_of(sc, r, s, j)) != node)
 				node = -1;
 		b->plan.node[g] = node;
@@ -749,7 +817,7 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 			     const lbs_source *node_src, const size_t *first, levels_ctx *x, lbs_error *err)
 {
 	const lbs_hy_job_spec *jb = &sc->job;
-	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)jb->tp;
+	size_t G = (size_t)(jb->dp * jb->pp), T = (size_t)width(jb);
 	if (!b->least) {
 		b->least = calloc(G, sizeof *b->least);
 		b->members = calloc(G * T, sizeof *b->members);
@@ -760,7 +828,7 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 	lbs_hy_least *L = &b->least[g];
 	L->m = b->members + g * T;
 	L->n = 0;
-	for (int64_t j = 0; j < jb->tp; j++) {
+	for (int64_t j = 0; j < width(jb); j++) {
 		int64_t gpu = rank_of(sc, r, s, j), node = node_of(cl, gpu);
 		bool seen = false;
 		for (int64_t i = 0; i < j; i++)
@@ -832,7 +900,7 @@ static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_
 		int64_t r = (int64_t)(g / (size_t)jb->pp), s = (int64_t)(g % (size_t)jb->pp);
 		int64_t g0 = rank_of(sc, r, s, 0), node = node_of(cl, g0);
 		bool across = false, any = false;
-		for (int64_t j = 0; j < jb->tp; j++) {
+		for (int64_t j = 0; j < width(jb); j++) {
 			int64_t gpu = rank_of(sc, r, s, j);
 			across |= node_of(cl, gpu) != node;
 			any |= sc->nodes[node_group(cl, gpu)].trace.format != 0;

@@ -37,6 +37,11 @@ static const lbs_key_spec job_keys[] = {
 	{ "pp", LBS_T_INT, J(pp), "1", 1, 4096, 0, NULL, NULL, "pipeline stages p" },
 	{ "tp", LBS_T_INT, J(tp), "1", 1, 1024, 0, NULL, NULL,
 	  "tensor-parallel degree t (must divide the model's heads, key/value heads and FFN size)" },
+	{ "cp", LBS_T_INT, J(cp), "1", 1, 1024, 0, NULL, NULL,
+	  "context-parallel degree c: each of a stage's c x tp GPUs holds 1 / c of every sequence's tokens, "
+	  "its attention over the whole sequence (ring attention with the causal load balanced: 2c chunks "
+	  "of a sequence, two a rank), the keys and values passed around the c ranks; the sequence must "
+	  "split into 2c chunks, and the gradients are reduced over dp x c ranks (doc/hybrid.md)" },
 	{ "micro_batch", LBS_T_INT, J(micro_batch), "1", 1, 1e6, 0, NULL, NULL, "sequences in a micro-batch" },
 	{ "micro_batches", LBS_T_INT, J(micro_batches), UNSET, 1, 1e6, 0, NULL, NULL,
 	  "micro-batches a replica runs per step, m; or give global_batch" },
@@ -825,12 +830,21 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 			return key_error(sc, &o, sec, "count", err, "more than %d GPUs in all", LBS_HY_MAX_GPUS);
 		}
 	}
-	int64_t need = j->dp * j->pp * j->tp;
+	int64_t need = j->dp * j->pp * j->tp * j->cp;
 	if (gpus != need) {
 		o = origin_of(c, sc, "hybrid", "dp");
+		if (j->cp > 1)
+			return key_error(sc, &o, "hybrid", "dp", err, "dp %lld x pp %lld x tp %lld x cp %lld = %lld GPUs, "
+					 "the nodes hold %lld", (long long)j->dp, (long long)j->pp, (long long)j->tp,
+					 (long long)j->cp, (long long)need, (long long)gpus);
 		return key_error(sc, &o, "hybrid", "dp", err, "dp %lld x pp %lld x tp %lld = %lld GPUs, the nodes hold "
 				 "%lld", (long long)j->dp, (long long)j->pp, (long long)j->tp, (long long)need,
 				 (long long)gpus);
+	}
+	if (j->cp > 1 && sc->lengths.given) {
+		o = origin_of(c, sc, "hybrid", "cp");
+		return key_error(sc, &o, "hybrid", "cp", err, "context parallelism with drawn sequence lengths "
+				 "([lengths]) is not modelled: each rank's share of a sequence of its own length");
 	}
 	sc->n_gpus = gpus;
 	for (size_t i = 0; i < sc->n_episodes; i++) {
@@ -956,7 +970,7 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		else if (!strcmp(spec->name, "network"))
 			target = &sc->net, seen_net = true;
 		else if (!strcmp(spec->name, "lengths"))
-			target = &sc->lengths;
+			target = &sc->lengths, sc->lengths.given = true;
 		else if (!strcmp(spec->name, "failslows")) {
 			lbs_hy_failslows_spec *fg = NULL;
 			if ((st = append(&sc->gens, &sc->n_gens, sizeof *fg, LBS_HY_MAX_NODE_GROUPS,

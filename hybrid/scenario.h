@@ -44,6 +44,7 @@ typedef struct lbs_hy_lengths_spec {
 	int64_t *values;          /* empirical: its lengths, n_values of them */
 	size_t n_values;
 	int64_t seq_len;          /* the model's sequence length, resolved: the most any draw gives */
+	bool given;               /* a [lengths] section was given */
 } lbs_hy_lengths_spec;
 
 /* The lengths of n micro-batches drawn from r (fixed: no draw), as ratios
@@ -60,6 +61,7 @@ typedef struct lbs_hy_run_spec {
 typedef struct lbs_hy_job_spec {
 	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage, dp_buckets;
 	int64_t first_layers, last_layers; /* blocks of the model's first and last chunk; 0: an even split */
+	int64_t cp;                        /* context-parallel degree */
 	int schedule, overlap_dp, placement, sequence_parallel;
 	double grad_bytes; /* bytes a gradient element is reduced in */
 } lbs_hy_job_spec;

@@ -372,7 +372,7 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 		fputs("dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,mb_id,gmc\n", out);
 	for (size_t g = 0; g < gr->n_groups; g++) {
 		int r = (int)(g / (size_t)pl->p), s = (int)(g % (size_t)pl->p);
-		long long rank = rank_of ? (long long)rank_of[g] : (long long)g * pl->t;
+		long long rank = rank_of ? (long long)rank_of[g] : (long long)g * pl->t * (pl->cp > 0 ? pl->cp : 1);
 		for (size_t l = 0; l < gr->per_group; l++) {
 			uint32_t o = lbs_hy_op(gr, g, l);
 			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
@@ -394,8 +394,11 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 
 lbs_status lbs_hy_meta_write(const lbs_hy_plan *pl, FILE *out, const char *name, lbs_error *err)
 {
-	fprintf(out, "trial_name: %s\nrun_id: 0\ndp_size: %d\ndsp_size: 1\npp_size: %d\ntp_size: %d\nvpp_size: %d\n"
-		"world_size: %lld\n", name, pl->d, pl->p, pl->t, pl->v, (long long)pl->d * pl->p * pl->t);
+	/* context parallelism as the format's data-sequence parallelism
+	 * (dsp): its ranks join the gradients' reduction */
+	int cp = pl->cp > 0 ? pl->cp : 1;
+	fprintf(out, "trial_name: %s\nrun_id: 0\ndp_size: %d\ndsp_size: %d\npp_size: %d\ntp_size: %d\nvpp_size: %d\n"
+		"world_size: %lld\n", name, pl->d, cp, pl->p, pl->t, pl->v, (long long)pl->d * cp * pl->p * pl->t);
 	if (ferror(out))
 		return lbs_error_set(err, LBS_EIO, "writing the simulated trace's metadata failed");
 	return LBS_OK;

@@ -63,16 +63,23 @@ static lbs_status read_meta(sqlite3 *db, const char *path, long long id, lbs_ops
 		const char *name = (const char *)sqlite3_column_text(q, 0);
 		snprintf(meta->trial_name, sizeof meta->trial_name, "%s", name ? name : "");
 		meta->dp_size = sqlite3_column_int64(q, 1);
-		meta->dsp_size = 1;
 		meta->pp_size = sqlite3_column_int64(q, 2);
 		meta->tp_size = sqlite3_column_int64(q, 3);
 		meta->vpp_size = sqlite3_column_int64(q, 4);
 		meta->world_size = sqlite3_column_int64(q, 5);
+		/* context parallelism (its key in hybrid_config; absent before
+		 * it existed) is the format's data-sequence parallelism */
+		bool found;
+		long long cp = one_int(db, "SELECT CAST(value AS INTEGER) FROM hybrid_config WHERE hybrid_id = ?1 AND "
+				       "section = 'hybrid' AND key = 'cp'", id, &found);
+		meta->dsp_size = found ? cp : 1;
 		if (meta->dp_size < 1 || meta->pp_size < 1 || meta->tp_size < 1 || meta->vpp_size < 1 ||
-		    meta->world_size != meta->dp_size * meta->pp_size * meta->tp_size)
-			st = lbs_error_set(err, LBS_EINPUT, "%s: hybrid run %lld: degrees dp %lld x pp %lld x tp %lld "
-					   "against %lld GPUs", path, id, (long long)meta->dp_size,
-					   (long long)meta->pp_size, (long long)meta->tp_size, (long long)meta->world_size);
+		    meta->dsp_size < 1 || meta->dsp_size > 1024 ||
+		    meta->world_size != meta->dp_size * meta->dsp_size * meta->pp_size * meta->tp_size)
+			st = lbs_error_set(err, LBS_EINPUT, "%s: hybrid run %lld: degrees dp %lld x cp %lld x pp %lld x "
+					   "tp %lld against %lld GPUs", path, id, (long long)meta->dp_size,
+					   (long long)meta->dsp_size, (long long)meta->pp_size, (long long)meta->tp_size,
+					   (long long)meta->world_size);
 	}
 	sqlite3_finalize(q);
 	return st;

@@ -390,4 +390,45 @@ check "resplit refused on a split of the user's, saying so" test $? -eq 3 -a -n 
 	--set hybrid_policy.name=ladder
 check "ladder on it runs, keeping the split: no re-split recorded" test $? -eq 0 -a "$(q "$TMP/lad.db" \
 	"SELECT count(*) FROM hybrid_partitions")" = 0
+
+# context parallelism: gpt3-1.3b at 2048 tokens on cp = 2 GPUs of two nodes
+# (the costs by hand: the unit test "context parallelism against a job
+# without it"); here what a user sees of it
+cat > "$TMP/cp.ini" <<'INI'
+[run]
+steps = 3
+[hybrid]
+dp = 1
+cp = 2
+micro_batches = 2
+[model]
+name = gpt3-1.3b
+sequence_length = 2048
+[nodes.n]
+count = 2
+gpus_per_node = 1
+gpu = h100-sxm
+[intra_node]
+bandwidth = 450 GB/s
+[network]
+bandwidth = 100 Gbit/s
+latency = 5 us
+INI
+"$LBSIM" "$TMP/cp.ini" -o "$TMP/cp.db" > "$TMP/out" 2>&1
+check "a context-parallel job runs, its summary naming cp" test $? -eq 0 -a -n "$(grep -F 'dp 1 x pp 1 x tp 1 x cp 2' "$TMP/out")"
+printf '[failslow.x]\nstart = 0 s\nduration = 1000 s\ngpus = 1\nfactor = 0.5\n' >> "$TMP/cp.ini"
+"$LBSIM" "$TMP/cp.ini" -q -o "$TMP/cpf.db"
+check "... a fail-slow GPU of context rank 1 slows its group's steps" test "$(q "$TMP/cpf.db" "ATTACH '$TMP/cp.db' AS o;
+	SELECT count(*) FROM hybrid_steps a JOIN o.hybrid_steps b USING (step) WHERE a.step_s > b.step_s * 1.1")" = 3
+"$LBSIM" whatif "$TMP/cp.db" -q -o "$TMP/cpw.db"
+check "... whatif reads its results (context ranks as dsp): the no-delay replay gives its steps (1e-6)" \
+	near "$(q "$TMP/cpw.db" "SELECT value FROM whatif_metrics WHERE name = 'mean_t_nodelay'")" \
+	"$(q "$TMP/cp.db" "SELECT avg(step_s) FROM hybrid_steps")" 1e-6
+printf '[lengths]\ndistribution = fixed\nlength = 1024\n' | cat "$TMP/cp.ini" - > "$TMP/cpl.ini"
+for bad in "cp.ini hybrid.cp=3 dp" "cp.ini model.sequence_length=2046 cp" "cpl.ini run.steps=3 cp"; do
+	# shellcheck disable=SC2086 # three words: file, key=value, the key named
+	set -- $bad
+	"$LBSIM" "$TMP/$1" -q -o "$TMP/bad.db" --set "$2" > "$TMP/out" 2>&1
+	check "refused, naming [hybrid] $3: $1 --set $2" test $? -eq 3 -a -n "$(grep -F "[hybrid] $3" "$TMP/out")" -a ! -e "$TMP/bad.db"
+done
 finish

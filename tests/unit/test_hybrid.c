@@ -750,6 +750,57 @@ static void test_tree_times(void)
  *   S / (2 B)), B = 8 NICs x 50 GB/s over 8 GPUs, S = 4 bytes a parameter
  *   of the stage; so the stages' parameters are recovered from their
  *   reduction times and add up to the rank's model. */
+/* Context parallelism, by hand against a job without it: cp = 2 at 2048
+ * tokens (A) and cp = 1 at 1024 tokens with two replicas (B), both on two
+ * nodes of one H100 at 1 Gbit/s, tp = 1, pp = 1, gpt3-1.3b (16 heads of
+ * 128, 24 blocks). A rank of A runs B's operations at its 1024 tokens, and its
+ * attention once more (its queries against the other rank's keys): A's
+ * compute is B's plus B's attention share, that share doubled. Its ring
+ * passes a chunk's keys and values, 2 x 1024 x 2048 x 2 bytes forward
+ * (twice that backward: and their gradients) over the network at 1/8
+ * GB/s plus 5 us, each step overlapping one chunk's attention (B's a
+ * block), 24 blocks: A's fixed time is 24 (hop - B's attention a block),
+ * B's none (no tensor ranks). The gradients are reduced over the same two
+ * GPUs, the same bytes: the same times. */
+static void test_context_parallel(void)
+{
+#define CP_JOB(DP, CP, S)                                                                                   \
+	"[hybrid]\ndp = " DP "\ncp = " CP "\nmicro_batches = 2\nzero_stage = 0\n[model]\nname = gpt3-1.3b\n"      \
+	"sequence_length = " S "\nrecompute = selective\n[nodes.n]\ncount = 2\ngpus_per_node = 1\ngpu = h100-sxm\n" \
+	"[intra_node]\nbandwidth = 450 GB/s\n[network]\nnics_per_node = 1\nbandwidth = 1 Gbit/s\nlatency = 5 us\n"
+	const char *ia = CP_JOB("1", "2", "2048"), *ib = CP_JOB("2", "1", "1024");
+#undef CP_JOB
+	char *pa = write_temp(ia), *pb = write_temp(ib);
+	lbs_error err = { 0 };
+	lbs_hy_scenario sa, sb;
+	lbs_hy_built a, b;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sa, pa, NULL, 0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sb, pb, NULL, 0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&sa, &a, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&sb, &b, &err) == LBS_OK);
+	const lbs_hy_plan *A = &a.plan, *B = &b.plan;
+	CU_ASSERT_EQUAL(A->cp, 2);
+	CU_ASSERT_DOUBLE_EQUAL(A->fwd_s[0], B->fwd_s[0] + B->fwd_att_s[0], 1e-12 * A->fwd_s[0]);
+	CU_ASSERT_DOUBLE_EQUAL(A->bwd_s[0], B->bwd_s[0] + B->bwd_att_s[0], 1e-12 * A->bwd_s[0]);
+	CU_ASSERT_DOUBLE_EQUAL(A->fwd_att_s[0], 2 * B->fwd_att_s[0], 1e-12 * A->fwd_att_s[0]);
+	CU_ASSERT(B->fwd_att_s[0] > 0);
+	double kv = 2.0 * 1024 * 2048 * 2, bw = 1e9 / 8;
+	CU_ASSERT_DOUBLE_EQUAL(B->fwd_fixed_s[0], 0, 1e-18);
+	CU_ASSERT_DOUBLE_EQUAL(A->fwd_fixed_s[0], 24 * (5e-6 + kv / bw) - B->fwd_att_s[0], 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(A->bwd_fixed_s[0], 24 * (5e-6 + 2 * kv / bw) - B->bwd_att_s[0], 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(A->grad_s[0], B->grad_s[0], 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(a.act_bytes[0], b.act_bytes[0], 1e-6);
+	CU_ASSERT_EQUAL(a.rank_of[0], 0);
+	lbs_hy_built_free(&a);
+	lbs_hy_built_free(&b);
+	lbs_hy_scenario_destroy(&sa);
+	lbs_hy_scenario_destroy(&sb);
+	unlink(pa);
+	unlink(pb);
+	free(pa);
+	free(pb);
+}
+
 static void test_plan_costs(void)
 {
 	char *path = write_temp(TEST_HYBRID_8B);
@@ -925,6 +976,7 @@ void suite_hybrid(void)
 		{ "ring collectives, alpha-beta", test_ring_times },
 		{ "tree all-reduce, alpha-beta", test_tree_times },
 		{ "a scenario costed into a plan, by hand", test_plan_costs },
+		{ "context parallelism against a job without it, by hand", test_context_parallel },
 		{ "fail-slow episodes drawn from rates", test_failslows_drawn },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
