@@ -66,6 +66,12 @@ static const net_entry nets[] = {
 	TF("llama3-405b", "Llama 3 405B (GQA, 8 KV heads)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3; "
 	   "count: its architecture (126 x 16384, FFN 53248, 128,256 tokens, untied logits), the paper's 405B",
 	   405853388800, 0, lbs_tf_llama3_405b),
+	TF("llama3.1-8b", "Llama 3.1 8B (128K context)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3 and "
+	   "sec. 3.4.2 (128K context); count: llama3-8b's", 8030261248, 0, lbs_tf_llama31_8b),
+	TF("llama3.1-70b", "Llama 3.1 70B (128K context)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3 and "
+	   "sec. 3.4.2 (128K context); count: llama3-70b's", 70553706496, 0, lbs_tf_llama31_70b),
+	TF("llama3.1-405b", "Llama 3.1 405B (128K context)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3 and "
+	   "sec. 3.4.2 (128K context); count: llama3-405b's", 405853388800, 0, lbs_tf_llama31_405b),
 	TF("megatron-1.7b", "Megatron-LM GPT 1.7B (SC'21)", SC21_SRC " (1.7B)", 1700000000, 2, lbs_tf_megatron_1_7b),
 	TF("megatron-3.6b", "Megatron-LM GPT 3.6B (SC'21)", SC21_SRC " (3.6B)", 3600000000, 2, lbs_tf_megatron_3_6b),
 	TF("megatron-7.5b", "Megatron-LM GPT 7.5B (SC'21)", SC21_SRC " (7.5B)", 7500000000, 2, lbs_tf_megatron_7_5b),

@@ -102,6 +102,17 @@ const lbs_tf_config lbs_tf_llama3_8b = LLAMA(32, 4096, 32, 8, 14336, 128256, 819
 const lbs_tf_config lbs_tf_llama3_70b = LLAMA(80, 8192, 64, 8, 28672, 128256, 8192);
 /* 405B: Table 3's 126 layers of 16384, FFN 53248, 128 heads, 8 KV heads */
 const lbs_tf_config lbs_tf_llama3_405b = LLAMA(126, 16384, 128, 8, 53248, 128256, 8192);
+/* Llama 3.1: the same models with a context of 128K tokens (the paper's
+ * sec. 3.4.2, long-context pre-training to 128K; 131,072 positions in the
+ * released config.json), pre-trained at 8,192: that is their default
+ * length, sequence_length up to 131,072. */
+#define LLAMA31(L, H, A, K, F)                                                                      \
+	{ .layers = L, .hidden = H, .heads = A, .kv_heads = K, .head_dim = (H) / (A), .ffn = F,        \
+	  .swiglu = true, .rmsnorm = true, .bias = false, .dropout = false, .learned_positions = false, \
+	  .tied = false, .vocab = 128256, .max_seq = 131072, .seq_len = 8192, .precision = LBS_PREC_BF16 }
+const lbs_tf_config lbs_tf_llama31_8b = LLAMA31(32, 4096, 32, 8, 14336);
+const lbs_tf_config lbs_tf_llama31_70b = LLAMA31(80, 8192, 64, 8, 28672);
+const lbs_tf_config lbs_tf_llama31_405b = LLAMA31(126, 16384, 128, 8, 53248);
 
 /* Ours, small enough to time on a CPU: Llama 2's architecture and
  * vocabulary at 4 layers of 256, 4 query and 2 KV heads, an FFN of 768

@@ -182,6 +182,9 @@ static void test_transformer_params(void)
 		/* 126 (16384 (2 x 16384 + 2 x 1024) + 3 x 16384 x 53248 + 2 x 16384)
 		 * + 2 x 128256 x 16384 + 16384, by hand */
 		{ "llama3-405b", 405853388800 },
+		/* the 128K-context releases: the same weights (positions are rotary) */
+		{ "llama3.1-8b", 8030261248 },	  { "llama3.1-70b", 70553706496 },
+		{ "llama3.1-405b", 405853388800 },
 		/* SC'21, Table 1: 1.7, 3.6, 7.5, 18.4, 39.1, 76.1, 145.6, 310.1, 529.6, 1008.0 billion */
 		{ "megatron-1.7b", 1652230656 },  { "megatron-3.6b", 3562168320 },
 		{ "megatron-7.5b", 7467786240 },  { "megatron-18b", 18449756160 },
