@@ -828,13 +828,15 @@ static lbs_status bind_least(const lbs_hy_scenario *sc, const cluster *cl, lbs_h
 	lbs_hy_least *L = &b->least[g];
 	L->m = b->members + g * T;
 	L->n = 0;
+	/* a group's GPUs are consecutive (rank_of), so are its nodes: a
+	 * node is new when it is not the previous GPU's (linear in tp x cp,
+	 * which may reach the job's size) */
+	int64_t last = -1;
 	for (int64_t j = 0; j < width(jb); j++) {
 		int64_t gpu = rank_of(sc, r, s, j), node = node_of(cl, gpu);
-		bool seen = false;
-		for (int64_t i = 0; i < j; i++)
-			seen |= node_of(cl, rank_of(sc, r, s, i)) == node;
-		if (seen)
+		if (node == last)
 			continue;
+		last = node;
 		size_t k = node_group(cl, gpu);
 		lbs_hy_member *m = &L->m[L->n++];
 		m->traced = sc->nodes[k].trace.format != 0;
