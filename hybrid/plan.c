@@ -327,7 +327,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
 	lbs_hy_built_blocks_alloc(b, G, p);
-	double *bk_f = calloc(6 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double *bk_f = calloc(4 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
 	double bk_params = 0;
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
@@ -356,8 +356,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	/* context parallelism: a rank's attention is its 1 / cp of the
 	 * tokens' queries over every key, cp times the attention core at
 	 * S / cp tokens (quadratic in them); its other operations are at
-	 * S / cp. bk_fa and bk_ba keep one step's (one key chunk's). */
-	double *bk_fa1 = bk_ba + nn, *bk_ba1 = bk_fa1 + nn;
+	 * S / cp (one step of it, one key chunk's, is bk_fa / cp). */
 	for (size_t k = 0; k < nn; k++) {
 		double *k4 = cf + k * (size_t)pv * 4;
 		for (int gc = 0; gc < pv; gc++) {
@@ -366,8 +365,6 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			k4[2 * pv + gc] *= cp;
 			k4[3 * pv + gc] *= cp;
 		}
-		bk_fa1[k] = bk_fa[k];
-		bk_ba1[k] = bk_ba[k];
 		bk_f[k] += (cp - 1) * bk_fa[k];
 		bk_b[k] += (cp - 1) * bk_ba[k];
 		bk_fa[k] *= cp;
@@ -404,8 +401,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		}
 		for (int j = 0; cp > 1 && j < W; j++) {
 			size_t k = node_group(&cl, ranks[j]);
-			a_f = fmax(a_f, bk_fa1[k]);
-			a_b = fmax(a_b, bk_ba1[k]);
+			a_f = fmax(a_f, bk_fa[k] / cp);
+			a_b = fmax(a_b, bk_ba[k] / cp);
 		}
 		if (cp > 1) { /* exposed a block: what a step's passing outlasts its attention */
 			ef = (cp - 1) * fmax(0, hop_f - a_f);
