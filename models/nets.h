@@ -60,6 +60,9 @@ typedef struct lbs_net_opts {
 	bool seq_par;      /* transformer, tp > 1: sequence parallelism (Korthikanti et al. 2022): the
 			      norms, dropouts and residual additions on s / tp tokens a rank, and
 			      the inputs of the linears after a norm kept sharded */
+	int ep;            /* mixture of experts: expert-parallel degree, the ranks its experts are
+			      spread over (E / ep a rank; 0, 1: every expert on every rank); must
+			      divide the experts, and dp, whose ranks it is formed of */
 } lbs_net_opts;
 
 typedef struct lbs_layer {
@@ -77,6 +80,8 @@ typedef struct lbs_layer {
 	int heads, head_dim;       /* attention: query heads on this rank, elements per head */
 	int block;                 /* transformer block, from 1; 0: outside the blocks */
 	bool split;                /* divided among tensor-parallel ranks (else replicated) */
+	bool expert;               /* a mixture-of-experts layer: the rank's E / ep experts' weights,
+				      reduced over the dp / ep ranks that hold the same experts */
 	int64_t act_bytes;         /* bytes kept for the backward pass, per sample (none or selective) */
 	int64_t core_bytes;        /* more bytes kept without recomputation only (the attention core) */
 	/* element-wise work per sample (GEMM layers: from their GEMMs) */
@@ -111,6 +116,7 @@ typedef struct lbs_net {
 	int64_t block_input_bytes; /* a block's input, per sample: what full recomputation keeps */
 	int64_t block_bytes;       /* one block's act_bytes + core_bytes, per sample */
 	int64_t embedding_params;  /* token and position embeddings (not in the 6N of FLOPs) */
+	int64_t expert_params;     /* the rank's experts' (layers with .expert), within params */
 	const struct lbs_tf_config *tf; /* the architecture */
 } lbs_net;
 
@@ -125,6 +131,8 @@ typedef struct lbs_tf_config {
 	bool tied;           /* the logits reuse the token embedding */
 	int64_t vocab, max_seq, seq_len; /* vocabulary, context length, default sequence length */
 	int precision;       /* lbs_precision the preset trains in */
+	int experts, top_k;  /* mixture of experts: each block's FFN is `experts` FFNs of size ffn, a
+				token routed to top_k of them (0: a dense FFN) */
 } lbs_tf_config;
 
 /* Builds network `name` (see lbs_net_names). LBS_EINPUT if no such network. */

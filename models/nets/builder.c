@@ -43,6 +43,8 @@ static void finish(lbs_net_builder *b, lbs_layer *l, lbs_shape out)
 	if (!l->tokens) /* a CNN's layer: fp32 activations */
 		l->act_bytes = 4 * l->act_per_sample;
 	b->net->params += l->params;
+	if (l->expert)
+		b->net->expert_params += l->params;
 	b->net->act_per_sample += l->act_per_sample;
 	b->net->act_bytes += l->act_bytes;
 	b->net->core_bytes += l->core_bytes;
@@ -307,9 +309,13 @@ void lbs_net_memory(const lbs_net *net, int64_t batch, lbs_mem *m)
 	state_bytes(net, &w, &g, &o);
 	double dp = net->opts.dp > 1 ? (double)net->opts.dp : 1;
 	int z = net->opts.zero_stage;
-	m->weights = w * p / (z >= 3 ? dp : 1);
-	m->grads = g * p / (z >= 2 ? dp : 1);
-	m->optimizer = o * p / (z >= 1 ? dp : 1);
+	/* the experts' states are partitioned over the dp / ep ranks that
+	 * hold the same experts (each holds E / ep of them already) */
+	double pe = (double)net->expert_params, pd = p - pe;
+	double dpe = net->opts.ep > 1 ? fmax(1, dp / net->opts.ep) : dp;
+	m->weights = w * (pd / (z >= 3 ? dp : 1) + pe / (z >= 3 ? dpe : 1));
+	m->grads = g * (pd / (z >= 2 ? dp : 1) + pe / (z >= 2 ? dpe : 1));
+	m->optimizer = o * (pd / (z >= 1 ? dp : 1) + pe / (z >= 1 ? dpe : 1));
 	double per_sample;
 	switch (net->opts.recompute) {
 	case LBS_RECOMPUTE_FULL:

@@ -23,7 +23,7 @@ lbs_status lbs_tf_check(const lbs_tf_config *c, const char *name, const lbs_net_
 extern const lbs_tf_config lbs_tf_gpt3_125m, lbs_tf_gpt3_350m, lbs_tf_gpt3_760m, lbs_tf_gpt3_1_3b,
 	lbs_tf_gpt3_2_7b, lbs_tf_gpt3_6_7b, lbs_tf_gpt3_13b, lbs_tf_gpt3_175b, lbs_tf_llama2_7b,
 	lbs_tf_llama2_13b, lbs_tf_llama2_70b, lbs_tf_llama3_8b, lbs_tf_llama3_70b, lbs_tf_llama3_405b, lbs_tf_llama31_8b, lbs_tf_llama31_70b, lbs_tf_llama31_405b,
-	lbs_tf_llama_like_small,
+	lbs_tf_llama_like_small, lbs_tf_mixtral_8x7b, lbs_tf_mixtral_8x22b,
 	lbs_tf_megatron_1_7b, lbs_tf_megatron_3_6b, lbs_tf_megatron_7_5b, lbs_tf_megatron_18b, lbs_tf_megatron_39b,
 	lbs_tf_megatron_76b, lbs_tf_megatron_145b, lbs_tf_megatron_310b, lbs_tf_megatron_530b, lbs_tf_megatron_1t;
 

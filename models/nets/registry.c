@@ -72,6 +72,12 @@ static const net_entry nets[] = {
 	   "sec. 3.4.2 (128K context); count: llama3-70b's", 70553706496, 0, lbs_tf_llama31_70b),
 	TF("llama3.1-405b", "Llama 3.1 405B (128K context)", "Llama Team, The Llama 3 Herd of Models, 2024, Table 3 and "
 	   "sec. 3.4.2 (128K context); count: llama3-405b's", 405853388800, 0, lbs_tf_llama31_405b),
+	TF("mixtral-8x7b", "Mixtral 8x7B (mixture of 8 experts, top-2; GQA, 8 KV heads)", "Jiang et al., Mixtral of "
+	   "Experts, arXiv 2401.04088, 2024, Table 1; count: Hugging Face mistralai/Mixtral-8x7B-v0.1",
+	   46702792704, 0, lbs_tf_mixtral_8x7b),
+	TF("mixtral-8x22b", "Mixtral 8x22B (mixture of 8 experts, top-2; GQA, 8 KV heads)", "Mistral AI, Mixtral "
+	   "8x22B, 2024 (the released config.json); count: Hugging Face mistralai/Mixtral-8x22B-v0.1",
+	   140630071296, 0, lbs_tf_mixtral_8x22b),
 	TF("megatron-1.7b", "Megatron-LM GPT 1.7B (SC'21)", SC21_SRC " (1.7B)", 1700000000, 2, lbs_tf_megatron_1_7b),
 	TF("megatron-3.6b", "Megatron-LM GPT 3.6B (SC'21)", SC21_SRC " (3.6B)", 3600000000, 2, lbs_tf_megatron_3_6b),
 	TF("megatron-7.5b", "Megatron-LM GPT 7.5B (SC'21)", SC21_SRC " (7.5B)", 7500000000, 2, lbs_tf_megatron_7_5b),
@@ -156,6 +162,8 @@ static lbs_status create(lbs_net *net, const net_entry *e, const lbs_net_opts *o
 		o.tp = 1;
 	if (o.dp < 1)
 		o.dp = 1;
+	if (o.ep < 1)
+		o.ep = 1;
 	if (!o.precision)
 		o.precision = (e->tf ? e->tf->precision : LBS_PREC_FP32) + 1;
 	if (o.optimizer == LBS_OPT_DEFAULT)

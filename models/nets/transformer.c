@@ -15,6 +15,8 @@
  *   (a d / t -> h), residual add [with bias and dropout], norm2,
  *   GELU: fc1 (h -> f / t), gelu, fc2 (f / t -> h);
  *   SwiGLU: gate, up (h -> f / t), silu, mul, down (f / t -> h);
+ *   or a mixture of experts: router (h -> E), dispatch, the experts'
+ *   FFN on the k s routed tokens, combine (moe() below);
  *   residual add [with bias and dropout].
  *
  * Each keeps for the backward pass what PyTorch and Megatron-LM keep, so
@@ -114,6 +116,22 @@ const lbs_tf_config lbs_tf_llama31_8b = LLAMA31(32, 4096, 32, 8, 14336);
 const lbs_tf_config lbs_tf_llama31_70b = LLAMA31(80, 8192, 64, 8, 28672);
 const lbs_tf_config lbs_tf_llama31_405b = LLAMA31(126, 16384, 128, 8, 53248);
 
+/* Mixtral 8x7B: Jiang et al., "Mixtral of Experts", arXiv 2401.04088,
+ * 2024, Table 1 (dim 4096, 32 layers, head_dim 128, hidden_dim 14336, 32
+ * heads, 8 KV heads, a context of 32768, 32,000 tokens, 8 experts, top 2),
+ * Mistral 7B's architecture otherwise (RMSNorm, SwiGLU experts, rotary
+ * positions, untied logits). Mixtral 8x22B: the released config.json
+ * (hidden 6144, 56 layers, intermediate 16384, 48 heads, 8 KV heads,
+ * 32,768 tokens, 65,536 positions, 8 experts, top 2). Both default to
+ * 4096 tokens a sequence. */
+#define MIXTRAL(L, H, A, F, V, S)                                                                   \
+	{ .layers = L, .hidden = H, .heads = A, .kv_heads = 8, .head_dim = (H) / (A), .ffn = F,        \
+	  .swiglu = true, .rmsnorm = true, .bias = false, .dropout = false, .learned_positions = false, \
+	  .tied = false, .vocab = V, .max_seq = S, .seq_len = 4096, .precision = LBS_PREC_BF16,         \
+	  .experts = 8, .top_k = 2 }
+const lbs_tf_config lbs_tf_mixtral_8x7b = MIXTRAL(32, 4096, 32, 14336, 32000, 32768);
+const lbs_tf_config lbs_tf_mixtral_8x22b = MIXTRAL(56, 6144, 48, 16384, 32768, 65536);
+
 /* Ours, small enough to time on a CPU: Llama 2's architecture and
  * vocabulary at 4 layers of 256, 4 query and 2 KV heads, an FFN of 768
  * (Llama's 8h/3 rounded up to a multiple of 256), 128 tokens, in fp32. */
@@ -131,6 +149,7 @@ typedef struct tf_ctx {
 	int64_t s;   /* tokens per sample */
 	int t;       /* tensor-parallel ranks */
 	int sp;      /* sequence parallelism: t (the replicated work split by tokens), else 1 */
+	int ep;      /* expert parallelism: the experts over ep ranks */
 	double e;    /* bytes per activation element */
 	int block;   /* the block being built, from 1; 0: outside */
 } tf_ctx;
@@ -238,6 +257,78 @@ static int64_t ceil_div(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
+/* A linear layer of the rank's experts on the k s tokens routed to them
+ * (of a sample, balanced: E / ep experts receive k s / E tokens from each
+ * of ep ranks), its GEMMs as one grouped GEMM over them, keeping 1 / keep
+ * of its input (0: none). */
+static void expert_linear(tf_ctx *x, const char *name, int in, int out, int keep)
+{
+	const lbs_tf_config *c = x->c;
+	int64_t ks = (int64_t)c->top_k * x->s;
+	lbs_layer *l = op(x, name, LBS_LAYER_LINEAR, in, true);
+	if (!l)
+		return;
+	l->tokens = (int)ks;
+	l->expert = true;
+	l->params = (int64_t)(c->experts / x->ep) * ((int64_t)in * out + (c->bias ? out : 0));
+	l->act_per_sample = keep ? ks * in / keep : 0;
+	l->act_bytes = (int64_t)(x->e * (double)l->act_per_sample);
+	l->fwd_flops = c->bias ? (double)(ks * out) : 0;
+	l->bwd_flops = c->bias ? (double)(ks * out) : 0;
+	done(x, l, out);
+}
+
+/* A mixture-of-experts FFN (Shazeer et al., ICLR 2017; Mixtral, Jiang et
+ * al., arXiv 2401.04088, sec. 2.1): a router (h -> E, replicated over the
+ * tensor ranks, on the rank's tokens) picks k of the E experts for each
+ * token; the tokens are permuted to their experts (each token's h elements
+ * copied k times), each expert an FFN of size f split over the tensor
+ * ranks as a dense one is, and the k outputs combined, weighted by the
+ * router's probabilities. Expert parallelism sends the permuted tokens to
+ * the ranks of their experts and back (hybrid/plan.c charges those
+ * all-to-alls); the work of a rank does not depend on it when the routing
+ * is balanced. */
+static void moe(tf_ctx *x)
+{
+	const lbs_tf_config *c = x->c;
+	int h = c->hidden, f = c->ffn / x->t, E = c->experts;
+	int64_t s = x->s, ks = (int64_t)c->top_k * s;
+	double e = x->e, ns = (double)(s * h) / x->sp, nk = (double)ks * h / x->sp;
+	lbs_layer *l = op(x, "router", LBS_LAYER_LINEAR, h, false);
+	if (l) {
+		l->tokens = (int)(s / x->sp);
+		l->params = (int64_t)h * E;
+		l->act_per_sample = (int64_t)ns; /* its input */
+		l->act_bytes = (int64_t)(e * ns);
+		/* softmax over the E logits and the top-k choice, as a row-wise pass */
+		l->fwd_flops = 4.0 * (double)(s / x->sp) * E;
+		l->bwd_flops = 4.0 * (double)(s / x->sp) * E;
+		done(x, l, E);
+	}
+	/* permute: read the tokens, write each k times */
+	eltwise(x, "dispatch", h, (ew){ .elems = nk, .fwd = 0, .bwd = 1, .fwd_tensors = 1.0 / c->top_k + 1,
+					 .bwd_tensors = 1.0 / c->top_k + 1 });
+	double nf = (double)ks * f;
+	if (c->swiglu) {
+		expert_linear(x, "expert_gate", h, f, 1);
+		expert_linear(x, "expert_up", h, f, 0); /* the same input as gate */
+		eltwise(x, "expert_silu", f, (ew){ .elems = nf, .fwd = 4, .bwd = 6, .fwd_tensors = 2, .bwd_tensors = 3,
+						    .act = e * nf, .split = true });
+		eltwise(x, "expert_mul", f, (ew){ .elems = nf, .fwd = 1, .bwd = 2, .fwd_tensors = 3, .bwd_tensors = 5,
+						   .act = 2 * e * nf, .split = true });
+		expert_linear(x, "expert_down", f, h, 1);
+	} else {
+		expert_linear(x, "expert_fc1", h, f, 1);
+		eltwise(x, "expert_gelu", f, (ew){ .elems = nf, .fwd = 8, .bwd = 16, .fwd_tensors = 2, .bwd_tensors = 3,
+						    .act = e * nf, .split = true });
+		expert_linear(x, "expert_fc2", f, h, 1);
+	}
+	/* un-permute and sum the k outputs by their weights; keeps them for
+	 * the weights' gradient */
+	eltwise(x, "combine", h, (ew){ .elems = nk, .fwd = 2, .bwd = 2, .fwd_tensors = 1 + 1.0 / c->top_k,
+					.bwd_tensors = 2 + 1.0 / c->top_k, .act = e * nk });
+}
+
 static void block(tf_ctx *x)
 {
 	const lbs_tf_config *c = x->c;
@@ -280,7 +371,9 @@ static void block(tf_ctx *x)
 	residual(x, "attn_add");
 	norm(x, "norm2");
 	double n = (double)(s * f);
-	if (c->swiglu) {
+	if (c->experts) {
+		moe(x);
+	} else if (c->swiglu) {
 		linear(x, "gate", h, f, c->bias, x->sp);
 		linear(x, "up", h, f, c->bias, 0); /* the same input as gate */
 		/* x sigmoid(x): 4 flops forward, 6 backward; keeps its input */
@@ -303,7 +396,8 @@ static void block(tf_ctx *x)
 void lbs_build_transformer(lbs_net_builder *b, const lbs_tf_config *c)
 {
 	lbs_net *net = b->net;
-	tf_ctx x = { .b = b, .c = c, .s = net->opts.seq_len, .t = net->opts.tp, .e = net->elt_bytes };
+	tf_ctx x = { .b = b, .c = c, .s = net->opts.seq_len, .t = net->opts.tp, .e = net->elt_bytes,
+		     .ep = net->opts.ep > 1 ? net->opts.ep : 1 };
 	x.sp = net->opts.seq_par && x.t > 1 ? x.t : 1;
 	int h = c->hidden;
 	int64_t s = x.s, v = ceil_div(c->vocab, x.t); /* Megatron pads the vocabulary to t rows */
@@ -366,6 +460,9 @@ lbs_status lbs_tf_check(const lbs_tf_config *c, const char *name, const lbs_net_
 	if (o->seq_len < 1 || o->seq_len > c->max_seq)
 		return lbs_error_set(err, LBS_EINPUT, "%s: a sequence of %lld tokens: expected 1 to %lld, its "
 				     "context length", name, (long long)o->seq_len, (long long)c->max_seq);
+	if (o->ep > 1 && (!c->experts || c->experts % o->ep))
+		return lbs_error_set(err, LBS_EINPUT, "%s: expert parallelism of degree %d needs a mixture of experts "
+				     "whose %d experts it divides", name, o->ep, c->experts);
 	if (c->heads % t || c->kv_heads % t || c->ffn % t)
 		return lbs_error_set(err, LBS_EINPUT, "%s: tensor parallelism of degree %d must divide its %d "
 				     "heads, %d key/value heads and FFN size %d", name, t, c->heads, c->kv_heads,

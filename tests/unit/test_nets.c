@@ -160,6 +160,9 @@ static int64_t closed_form_params(const lbs_tf_config *c)
 	if (!c->swiglu)
 		return L * (h * 3 * da + 3 * da + da * h + h + h * f + f + f * h + h + 4 * h) + V * h +
 		       c->max_seq * h + 2 * h;
+	if (c->experts) /* E experts' FFNs and the router, h x E */
+		return L * (h * (da + 2 * dk) + da * h + c->experts * 3 * h * f + h * c->experts + 2 * h) +
+		       2 * V * h + h;
 	return L * (h * (da + 2 * dk) + da * h + 3 * h * f + 2 * h) + 2 * V * h + h;
 }
 
@@ -185,6 +188,9 @@ static void test_transformer_params(void)
 		/* the 128K-context releases: the same weights (positions are rotary) */
 		{ "llama3.1-8b", 8030261248 },	  { "llama3.1-70b", 70553706496 },
 		{ "llama3.1-405b", 405853388800 },
+		/* 32 (4096 (4096 + 2 x 1024) + 4096 x 4096 + 8 x 3 x 4096 x 14336
+		 * + 4096 x 8 + 2 x 4096) + 2 x 32000 x 4096 + 4096, by hand */
+		{ "mixtral-8x7b", 46702792704 },  { "mixtral-8x22b", 140630071296 },
 		/* SC'21, Table 1: 1.7, 3.6, 7.5, 18.4, 39.1, 76.1, 145.6, 310.1, 529.6, 1008.0 billion */
 		{ "megatron-1.7b", 1652230656 },  { "megatron-3.6b", 3562168320 },
 		{ "megatron-7.5b", 7467786240 },  { "megatron-18b", 18449756160 },
@@ -223,7 +229,9 @@ static void test_transformer_flops(void)
 		double L = c->layers, h = c->hidden, da = (double)c->heads * c->head_dim,
 		       dk = (double)c->kv_heads * c->head_dim, f = c->ffn, V = (double)c->vocab,
 		       s = (double)n.opts.seq_len;
-		double weights = c->swiglu ? L * (h * (da + 2 * dk) + da * h + 3 * h * f) + V * h
+		/* a mixture of experts: the k experts a token is routed to, and the router */
+		double ffn = c->experts ? c->top_k * 3 * h * f + h * c->experts : 3 * h * f;
+		double weights = c->swiglu ? L * (h * (da + 2 * dk) + da * h + ffn) + V * h
 					   : L * (4 * h * da + 2 * h * f) + V * h;
 		double per_token = lbs_net_flops(&n, 1) / s;
 		CU_ASSERT_DOUBLE_EQUAL(per_token, 6 * weights + 12 * L * s * da, 1e-12 * per_token);
@@ -245,6 +253,43 @@ static void test_transformer_flops(void)
 		lbs_net_destroy(&sel);
 		lbs_net_destroy(&n);
 	}
+}
+
+/* A mixture of experts: the FLOPs of a token are those of its active
+ * weights, Mixtral 8x7B's 32 (41,943,040 attention + 2 x 176,160,768
+ * experts + 32,768 router + 8,192 norms) + 2 x 131,072,000 + 4096 =
+ * 12,879,925,248 by hand (the paper's "13B active parameters", sec. 1),
+ * less the embedding (32,000 x 4096) and the norms (2 x 32 x 4096 + 4096),
+ * which no GEMM multiplies, plus the attention's; expert parallelism shards the
+ * experts' weights and leaves the work; ZeRO partitions the experts'
+ * states over the dp / ep ranks holding the same experts (by hand). */
+static void test_moe(void)
+{
+	lbs_net n = tf_of("mixtral-8x7b", NULL);
+	double s = (double)n.opts.seq_len, L = 32, da = 4096;
+	double gemm_weights = 12879925248.0 - 32000.0 * 4096 - (2 * 32 * 4096 + 4096);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_net_flops(&n, 1) / s, 6 * gemm_weights + 12 * L * s * da,
+			       1e-12 * lbs_net_flops(&n, 1) / s);
+	int64_t experts = INT64_C(32) * 8 * 3 * 4096 * 14336; /* 45,097,156,608 */
+	CU_ASSERT_EQUAL(n.expert_params, experts);
+	lbs_net e = tf_of("mixtral-8x7b", &(lbs_net_opts){ .ep = 4, .dp = 8, .zero_stage = 1 });
+	CU_ASSERT_EQUAL(e.expert_params, experts / 4);
+	CU_ASSERT_EQUAL(e.params, n.params - experts + experts / 4);
+	CU_ASSERT_DOUBLE_EQUAL(lbs_net_flops(&e, 2), lbs_net_flops(&n, 2), 1e-12 * lbs_net_flops(&n, 2));
+	lbs_mem m;
+	lbs_net_memory(&e, 1, &m);
+	double dense = (double)(n.params - experts);
+	/* bf16 with Adam: 2 + 2 + 12 bytes a parameter; the optimizer's
+	 * dense part over 8 ranks, the experts' over 8 / 4 */
+	CU_ASSERT_DOUBLE_EQUAL(m.optimizer, 12 * (dense / 8 + (double)(experts / 4) / 2), 1);
+	CU_ASSERT_DOUBLE_EQUAL(m.weights, 2 * (dense + (double)(experts / 4)), 1);
+	lbs_net_destroy(&e);
+	lbs_net_destroy(&n);
+	lbs_error err = { 0 };
+	lbs_net x;
+	CU_ASSERT_EQUAL(lbs_net_create_opts(&x, "mixtral-8x7b", &(lbs_net_opts){ .ep = 3 }, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "divides"));
+	CU_ASSERT_EQUAL(lbs_net_create_opts(&x, "llama3-8b", &(lbs_net_opts){ .ep = 2 }, &err), LBS_EINPUT);
 }
 
 /* Under tensor parallelism of degree t, the split operations of the t
@@ -538,6 +583,7 @@ void suite_nets(void)
 		{ "transformers: exact parameter counts", test_transformer_params },
 		{ "transformers: FLOPs per token, 6N + attention", test_transformer_flops },
 		{ "transformers: tensor-parallel splits add up", test_tensor_parallel },
+		{ "transformers: a mixture of experts, active FLOPs and expert shards by hand", test_moe },
 		{ "transformers: memory against Korthikanti and by hand", test_transformer_memory },
 		{ "GPUs from datasheets: the model and its fit", test_gpu_model },
 		{ "a CPU as a datasheet device: its peak, the GEMMs' time", test_cpu_model },
