@@ -31,6 +31,20 @@ lbs_status lbs_hy_plan_check(const lbs_hy_plan *pl, lbs_error *err)
 					     "1%s", r, pl->m_of[r],
 					     pl->schedule == LBS_HY_INTERLEAVED ? ", a multiple of the stages" : "");
 	size_t G = (size_t)pl->d * (size_t)pl->p, v = (size_t)pl->v;
+	if (pl->ep > 1) {
+		if (pl->d % pl->ep || !pl->xchg_f_s || !pl->xchg_b_s)
+			return lbs_error_set(err, LBS_EINPUT, "hybrid plan: expert parallelism of degree %d must divide "
+					     "d %d and come with its all-to-all times", pl->ep, pl->d);
+		for (int r = 0; pl->m_of && r < pl->d; r++)
+			if (pl->m_of[r] != pl->m_of[r / pl->ep * pl->ep])
+				return lbs_error_set(err, LBS_EINPUT, "hybrid plan: replicas %d and %d of one expert "
+						     "group run %d and %d micro-batches: an expert group runs as many",
+						     r / pl->ep * pl->ep, r, pl->m_of[r / pl->ep * pl->ep], pl->m_of[r]);
+		for (size_t i = 0; i < G * v; i++)
+			if (!(pl->xchg_f_s[i] >= 0 && pl->xchg_b_s[i] >= 0) || !isfinite(pl->xchg_f_s[i] + pl->xchg_b_s[i]))
+				return lbs_error_set(err, LBS_EINPUT, "hybrid plan: group %zu chunk %zu: all-to-all times "
+						     "must be finite and >= 0", i / v, i % v);
+	}
 	for (size_t i = 0; i < G * v; i++)
 		if (!(pl->fwd_s[i] >= 0 && pl->bwd_s[i] >= 0 && pl->fwd_fixed_s[i] >= 0 && pl->bwd_fixed_s[i] >= 0) ||
 		    !isfinite(pl->fwd_s[i] + pl->bwd_s[i] + pl->fwd_fixed_s[i] + pl->bwd_fixed_s[i]))
@@ -136,7 +150,7 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
 /* The per-group layout of the ops, the same for every group: local op
  * numbers (lbs_hy_op). */
 typedef struct layout {
-	uint32_t n_comp, fr, br, fs, bs, ag, rs, mark, sep, gc, ln, emb, clip, opt, n;
+	uint32_t n_comp, fr, br, fs, bs, ag, rs, mark, sep, gc, ln, emb, clip, opt, xc, n;
 	uint32_t nb; /* buckets a chunk */
 	bool dp, sep_ar;
 } layout;
@@ -162,7 +176,8 @@ static layout make_layout(const lbs_hy_plan *pl, int m)
 	L.emb = L.ln + 1;
 	L.clip = L.emb + 1;
 	L.opt = L.clip + 1;
-	L.n = L.opt + 1;
+	L.xc = L.opt + 1; /* expert parallelism: an exchange after each compute */
+	L.n = L.xc + (pl->ep > 1 ? L.n_comp : 0);
 	return L;
 }
 
@@ -229,8 +244,11 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	int v = pl->v;
 	const uint32_t G = (uint32_t)gr->n_groups, gg = (uint32_t)g;
 #define OP(x) ((uint32_t)(x) * G + gg)
+	/* where compute i ends: its exchange under expert parallelism */
+	bool xc = pl->ep > 1;
+#define END(i) (xc ? OP(L->xc + (i)) : OP(i))
 	uint32_t kf = 0, kb = 0, first_b = UINT32_MAX, last_of[2] = { 0, 0 };
-	uint32_t last_b_of_chunk[64], first_f_of_chunk[64], last_b_recv[64], last_b_prev[64];
+	uint32_t last_b_of_chunk[64], last_b_end[64], first_f_of_chunk[64], last_b_recv[64], last_b_prev[64];
 	for (int c = 0; c < v && c < 64; c++)
 		last_b_of_chunk[c] = first_f_of_chunk[c] = UINT32_MAX;
 	for (uint32_t i = 0; i < L->n_comp; i++) {
@@ -245,12 +263,16 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		if (pl->fwd_att_s && pl->bwd_att_s)
 			gr->att[o] = k->backward ? pl->bwd_att_s[gc] : pl->fwd_att_s[gc];
 		if (i)
-			add_edge(b, OP(i - 1), o); /* R1 */
+			add_edge(b, END(i - 1), o); /* R1 */
 		uint32_t j = k->backward ? kb++ : kf++;
 		uint32_t rl = (k->backward ? L->br : L->fr) + j, sl = (k->backward ? L->bs : L->fs) + j;
 		uint32_t recv = OP(rl), send = OP(sl);
 		add_edge(b, recv, o); /* R3: the compute waits for its input */
-		add_edge(b, o, send); /* R3: the send follows its compute */
+		if (xc) { /* its exchange (a collective of the expert group, joined later) */
+			set_op(gr, END(i), gr->type[o], gr->seq[o], k->chunk, k->mb);
+			add_edge(b, o, END(i));
+		}
+		add_edge(b, END(i), send); /* R3: the send follows its compute */
 		if (j) {
 			/* R3: a receive is posted once the previous compute of its direction is done; R4: streams */
 			add_edge(b, last_of[k->backward], recv);
@@ -259,21 +281,22 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 		}
 		set_op(gr, recv, k->backward ? LBS_OP_BACKWARD_RECV : LBS_OP_FORWARD_RECV, (int)j, -1, -1);
 		set_op(gr, send, k->backward ? LBS_OP_BACKWARD_SEND : LBS_OP_FORWARD_SEND, (int)j, -1, -1);
-		last_of[k->backward] = o;
+		last_of[k->backward] = END(i);
 		if (k->backward && first_b == UINT32_MAX)
 			first_b = i;
 		if (k->backward && k->chunk < 64) {
 			last_b_of_chunk[k->chunk] = o;
+			last_b_end[k->chunk] = END(i);
 			last_b_recv[k->chunk] = recv;
-			last_b_prev[k->chunk] = i ? OP(i - 1) : UINT32_MAX;
+			last_b_prev[k->chunk] = i ? END(i - 1) : UINT32_MAX;
 		}
 		if (!k->backward && k->chunk < 64 && first_f_of_chunk[k->chunk] == UINT32_MAX)
 			first_f_of_chunk[k->chunk] = o;
 	}
 	/* R5: the first backward exchange waits for the compute two before the first backward */
 	if (first_b != UINT32_MAX && first_b >= 2) {
-		add_edge(b, OP(first_b - 2), OP(L->br));
-		add_edge(b, OP(first_b - 2), OP(L->bs));
+		add_edge(b, END(first_b - 2), OP(L->br));
+		add_edge(b, END(first_b - 2), OP(L->bs));
 	}
 	/* R6: the all-gathers and reduce-scatters of the stage form one chain */
 	uint32_t chain = UINT32_MAX;
@@ -295,7 +318,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	gr->kind[opt] = LBS_HY_COMPUTE;
 	gr->work[opt] = pl->opt_s[g];
 	gr->opt[g] = opt;
-	add_edge(b, OP(L->n_comp - 1), gcop); /* R7: after the last compute */
+	add_edge(b, END(L->n_comp - 1), gcop); /* R7: after the last compute */
 	add_edge(b, gcop, ln);
 	add_edge(b, ln, emb);
 	/* The reductions, `buckets` a chunk: overlapped, in the order the
@@ -316,7 +339,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 			if (!pl->overlap_dp || last_b_of_chunk[c] == UINT32_MAX)
 				continue;
 			if (j + 1 == L->nb) {
-				add_edge(b, last_b_of_chunk[c], o); /* R6: after its chunk's last backward */
+				add_edge(b, last_b_end[c], o); /* R6: after its chunk's last backward */
 				continue;
 			}
 			/* the marker starts with the last backward (the same
@@ -346,6 +369,7 @@ static void build_group(builder *b, const layout *L, size_t g, const lbs_hy_comp
 	}
 	add_edge(b, before_clip, clip);
 	add_edge(b, clip, opt);
+#undef END
 #undef OP
 }
 
@@ -472,6 +496,22 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 			for (int r = 0; r < d; r++)
 				join(&b, AT(r, s, sep), k, 0);
 		}
+	}
+	/* the expert groups' exchanges: compute i of the ep replicas of a
+	 * group (the same micro-batch, chunk and direction: they run as many
+	 * micro-batches in the same order) */
+	for (int r0 = 0; pl->ep > 1 && r0 < d; r0 += pl->ep)
+		for (int s = 0; s < p; s++)
+			for (uint32_t i = 0; i < L.n_comp; i++) {
+				uint32_t k = new_coll(&b), o0 = AT(r0, s, xc) + i * (uint32_t)G;
+				size_t gc = ((size_t)r0 * (size_t)p + (size_t)s) * (size_t)v + (size_t)gr->mc[o0];
+				double x = gr->type[o0] == LBS_OP_BACKWARD_COMPUTE ? pl->xchg_b_s[gc] : pl->xchg_f_s[gc];
+				for (int r = r0; r < r0 + pl->ep; r++)
+					join(&b, AT(r, s, xc) + i * (uint32_t)G, k, x);
+			}
+	if (pl->ep > 1) {
+		gr->xc = L.xc;
+		gr->n_xc = L.n_comp;
 	}
 	for (int r = 0; r < d; r++) {
 		uint32_t k = new_coll(&b);

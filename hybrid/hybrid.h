@@ -88,6 +88,15 @@ typedef struct lbs_hy_plan {
 				    among its groups at each instant (the slowest link of a ring
 				    governs it), integrated across their changes */
 	int64_t *node;           /* G, with net: the node group g's GPUs lie on (-1: several) */
+	/* Expert parallelism: the replicas r of one expert group, those of
+	 * equal r / ep, exchange the routed tokens in an all-to-all around
+	 * each block's experts, so that each compute of theirs ends when the
+	 * last of them has done it, plus the all-to-alls (an exchange op after
+	 * each compute, a collective of the group's same computes). */
+	int ep;                  /* expert-parallel degree (0, 1: none); divides d, and with it
+				    every replica of a group runs as many micro-batches */
+	double *xchg_f_s, *xchg_b_s; /* G x v, with ep > 1: a micro-batch's all-to-alls of chunk c,
+				    forward and backward (recomputed forward included) */
 } lbs_hy_plan;
 
 /* The level of a at time t (1 where it has none, and before its first
@@ -143,7 +152,22 @@ typedef struct lbs_hy_graph {
 	uint32_t *opt;           /* G: the optimizer of g */
 	uint32_t *mb_first;      /* d + 1: the global batch's micro-batches of replica r are
 				    mb_first[r] .. mb_first[r + 1) (r m .. without plan->m_of) */
+	uint32_t xc, n_xc;       /* ep > 1: local ops xc .. xc + n_xc - 1 are the exchanges after
+				    computes 0 .. n_xc - 1 (the first n_xc local ops); n_xc 0: none */
 } lbs_hy_graph;
+
+/* Whether op o is an expert exchange (written with its compute, not apart). */
+static inline bool lbs_hy_is_xchg(const lbs_hy_graph *gr, uint32_t o)
+{
+	size_t l = o / gr->n_groups;
+	return gr->n_xc && l >= gr->xc && l < (size_t)gr->xc + gr->n_xc;
+}
+/* The end of op o as a trace records it: a compute's with its exchange
+ * (Megatron-LM's compute timers hold the all-to-alls inside the block). */
+#define LBS_HY_TRACE_END(sim, o)                                                                       \
+	((sim)->gr->n_xc && (o) / (sim)->gr->n_groups < (sim)->gr->n_xc                                 \
+		 ? (sim)->end[(o) + (uint32_t)((sim)->gr->xc * (sim)->gr->n_groups)]                    \
+		 : (sim)->end[o])
 
 /* The ops are numbered local op by local op, the groups inside: op l G + g
  * is local op l of group g. The replicas of a stage run the same op at

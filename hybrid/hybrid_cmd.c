@@ -230,14 +230,15 @@ static lbs_status keep_timeline(run_result *rr, const lbs_hy_graph *gr, const lb
 	for (size_t g = 0; g < gr->n_groups; g++)
 		for (size_t l = 0; l < gr->per_group; l++) {
 			uint32_t o = lbs_hy_op(gr, g, l);
-			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
-				continue; /* a bucket's marker or a padding slot, no operation */
+			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD || lbs_hy_is_xchg(gr, o))
+				continue; /* a bucket's marker or a padding slot, no operation; an exchange
+					     is written with its compute, as Megatron-LM's timers hold it */
 			rr->timeline[rr->n_timeline++] = (timeline_row){ .step = (int32_t)step,
 									  .dp_rank = (int32_t)(g / p),
 									  .stage = (int32_t)(g % p),
 									  .seq = gr->seq[o], .mc = gr->mc[o], .mb = gr->mb[o],
 									  .type = gr->type[o], .start_s = sim->start[o] - s0,
-									  .end_s = sim->end[o] - s0 };
+									  .end_s = LBS_HY_TRACE_END(sim, o) - s0 };
 		}
 	return LBS_OK;
 }
@@ -396,9 +397,11 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 			sh[4] += a->optimizer_s / rr->step_s[i];
 		}
 	double n = (double)(steps * G);
-	char cpx[32] = "";
+	char cpx[64] = "";
 	if (pl->cp > 1)
 		snprintf(cpx, sizeof cpx, " x cp %d", pl->cp);
+	if (pl->ep > 1) /* not a factor of the GPUs: its groups are replicas */
+		snprintf(cpx + strlen(cpx), sizeof cpx - strlen(cpx), ", ep %d", pl->ep);
 	printf("%s: %s on %lld GPUs (dp %d x pp %d x tp %d%s, %s, v %d, %d micro-batches of %lld)\n", sc->run.name,
 	       sc->model.name, (long long)sc->n_gpus, pl->d, pl->p, pl->t, cpx, schedule_name(pl->schedule), pl->v,
 	       pl->m, (long long)sc->job.micro_batch);

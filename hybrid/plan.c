@@ -214,11 +214,15 @@ static bool attention_core(const lbs_layer *l)
 /* fwd, bwd, fatt, batt: chunks entries each (the forward, the backward,
  * the attention core's share of each). */
 static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, int chunks,
-			const int *start, bool fused, double *fwd, double *bwd, double *fatt, double *batt, double *params)
+			const int *start, bool fused, double *fwd, double *bwd, double *fatt, double *batt, double *params,
+			double *eparams)
 {
 	bool after = false;
-	for (int c = 0; c < chunks; c++)
-		fwd[c] = bwd[c] = fatt[c] = batt[c] = params ? (params[c] = 0) : 0;
+	for (int c = 0; c < chunks; c++) {
+		fwd[c] = bwd[c] = fatt[c] = batt[c] = 0;
+		if (params)
+			params[c] = eparams[c] = 0;
+	}
 	for (size_t i = 0; i < net->n_layers; i++) {
 		int c = chunk_of(net, i, chunks, start, &after);
 		double t[LBS_PASSES];
@@ -229,9 +233,37 @@ static void chunk_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 			fatt[c] += t[LBS_PASS_FORWARD];
 			batt[c] += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
 		}
-		if (params)
+		if (params) {
 			params[c] += (double)net->layers[i].params;
+			if (net->layers[i].expert)
+				eparams[c] += (double)net->layers[i].params;
+		}
 	}
+}
+
+/* An all-to-all over ranks[0..n) (sorted by node), each sending `bytes` in
+ * all, bytes / n to each (itself included): n - 1 rounds of the latency,
+ * the bytes for the GPUs of its node over NVLink and for the others over
+ * its share of the NICs at once, the slower governing. */
+static double alltoall_s(const cluster *c, const int64_t *ranks, int64_t n, double bytes)
+{
+	const lbs_hy_scenario *sc = c->sc;
+	if (n < 2)
+		return 0;
+	int64_t nodes = 0, k = 0, run = 0, last = -1;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t nd = node_of(c, ranks[i]);
+		run = nd == last ? run + 1 : 1;
+		nodes += nd != last;
+		last = nd;
+		if (run > k)
+			k = run;
+	}
+	double per = bytes / (double)n;
+	double intra = (double)(k - 1) * per / sc->intra.bandwidth_Bps;
+	if (nodes == 1)
+		return (double)(n - 1) * sc->intra.latency_s + intra;
+	return (double)(n - 1) * sc->net.latency_s + fmax(intra, (double)(n - k) * per / c->net_bw);
 }
 
 /* The datasheet model's efficiency fitted to the published figures
@@ -276,7 +308,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	int cp = (int)jb->cp, W = (int)width(jb), dc = d * cp; /* dc: the gradients' reduction group */
 	lbs_net net, full;
 	lbs_net_opts o = { .seq_len = sc->model.sequence_length, .tp = t, .recompute = sc->model.recompute,
-			   .zero_stage = (int)jb->zero_stage, .dp = dc, .seq_par = jb->sequence_parallel };
+			   .zero_stage = (int)jb->zero_stage, .dp = dc, .seq_par = jb->sequence_parallel,
+			   .ep = (int)jb->ep };
 	lbs_error e2 = { 0 };
 	if (lbs_net_create_opts(&full, sc->model.name, &o, &e2) != LBS_OK)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
@@ -315,13 +348,19 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	cl.first_gpu = malloc((nn + 1) * sizeof *cl.first_gpu);
 	cl.first_node = malloc((nn + 1) * sizeof *cl.first_node);
 	/* per node group: chunk costs on its device */
-	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc((size_t)pv * sizeof *params);
-	int64_t *ranks = malloc((size_t)(dc > W ? dc : W) * sizeof *ranks);
+	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc(2 * (size_t)pv * sizeof *params);
+	double *eparams = params ? params + pv : NULL; /* the experts' part of params */
+	int ep = (int)jb->ep, de = d / ep;               /* de: the replicas holding the same experts */
+	int64_t *ranks = malloc(((size_t)(dc > W ? dc : W) + (size_t)d) * sizeof *ranks);
 	lbs_hy_plan *pl = &b->plan;
 	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .cp = cp, .v = v, .m = m, .schedule = jb->schedule,
 			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
-			     .buckets = (int)jb->dp_buckets };
+			     .buckets = (int)jb->dp_buckets, .ep = ep };
 	lbs_hy_built_plan_alloc(b, G, v, p, true);
+	if (ep > 1 && (b->xchg_store = calloc(2 * G * (size_t)v, sizeof *b->xchg_store))) {
+		pl->xchg_f_s = b->xchg_store;
+		pl->xchg_b_s = b->xchg_store + G * (size_t)v;
+	}
 	b->rank_of = malloc(G * sizeof *b->rank_of);
 	b->mem_bytes = malloc(G * sizeof *b->mem_bytes);
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
@@ -331,7 +370,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	double bk_params = 0;
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
-	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f) {
+	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f || (ep > 1 && !b->xchg_store)) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 		goto out;
 	}
@@ -348,7 +387,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			gpus_per_node_max = sc->nodes[k].gpus_per_node;
 		chunk_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, pv, start, sc->model.attention == 0,
 			    cf + k * (size_t)pv * 4, cf + k * (size_t)pv * 4 + pv, cf + k * (size_t)pv * 4 + 2 * pv,
-			    cf + k * (size_t)pv * 4 + 3 * pv, k ? NULL : params);
+			    cf + k * (size_t)pv * 4 + 3 * pv, k ? NULL : params, eparams);
 		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, sc->model.attention == 0,
 			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params);
 	}
@@ -373,7 +412,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 
 
 	/* an uneven split is the user's: the policies keep it (no re-split) */
-	b->n_blocks = even ? net.n_blocks : 0;
+	b->n_blocks = even && ep < 2 ? net.n_blocks : 0; /* nor with expert parallelism (not modelled) */
 	double h = net.tf->hidden, seq = (double)net.opts.seq_len, elt = net.elt_bytes;
 	double act = (double)jb->micro_batch * seq * h * elt; /* one micro-batch's activations */
 	int tp_ar = net.opts.recompute == LBS_RECOMPUTE_FULL ? 4 : 2; /* backward all-reduces a block */
@@ -429,6 +468,18 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			pl->bwd_fixed_s[g * (size_t)v + (size_t)c] = blocks * ((double)tp_ar * ar + eb);
 			b->blk_fwd_fixed_s[g] = 2.0 * ar + ef;
 			b->blk_bwd_fixed_s[g] = (double)tp_ar * ar + eb;
+			if (ep > 1) {
+				/* the expert group's same tensor rank: each sends its 1 / t of
+				 * the k s b routed tokens' h elements, a dispatch and a combine
+				 * a block forward, their gradients backward (and the
+				 * recomputed forward's, as the tensor all-reduces) */
+				int64_t r0 = r / ep * ep, er[1024];
+				for (int q = 0; q < ep; q++)
+					er[q] = rank_of(sc, r0 + q, s, 0);
+				double a2a = alltoall_s(&cl, er, ep, (double)net.tf->top_k * act / t);
+				pl->xchg_f_s[g * (size_t)v + (size_t)c] = blocks * 2.0 * a2a;
+				pl->xchg_b_s[g * (size_t)v + (size_t)c] = blocks * (double)tp_ar * a2a;
+			}
 		}
 		for (int j = 0; j < W; j++) { /* the slowest device's, as the chunks' */
 			size_t k = node_group(&cl, ranks[j]);
@@ -448,10 +499,13 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		/* the optimizer: Adam reads and writes its fp32 master weights,
 		 * two moments and the gradient of its share, 32 bytes a
 		 * parameter (an assumption, doc/hybrid.md) */
-		double sp = 0;
+		double sp = 0, se = 0;
 		for (int c = 0; c < v; c++)
-			sp += params[c * p + s];
-		double shard = sp / (jb->zero_stage >= 1 ? (double)dc : 1);
+			sp += params[c * p + s], se += eparams[c * p + s];
+		/* the experts' share partitioned over the de replicas holding them */
+		if (ep < 2)
+			se = 0;
+		double shard = jb->zero_stage >= 1 ? (sp - se) / (double)dc + se / (double)de : sp;
 		const lbs_gpu_spec *dev = lbs_gpu_find(sc->nodes[node_group(&cl, ranks[0])].gpu);
 		pl->opt_s[g] = shard * 32 / (dev->bandwidth * eff.mem) + eff.overhead;
 		b->blk_opt_s[g] = bk_params / (jb->zero_stage >= 1 ? (double)dc : 1) * 32 / (dev->bandwidth * eff.mem);
@@ -482,13 +536,24 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			for (int k = 0; k < cp; k++)
 				ranks[r * cp + k] = rank_of(sc, r, s, (int64_t)k * t);
 		for (int c = 0; c < v; c++) {
-			double pc = params[c * p + s] / (double)jb->dp_buckets; /* one bucket's */
+			/* one bucket's: the dense weights over every replica, the
+			 * experts' over the replicas that hold the same ones (one a
+			 * group, replicas q ep + i), one after the other */
+			double pe = ep > 1 ? eparams[c * p + s] / (double)jb->dp_buckets : 0;
+			double pc = params[c * p + s] / (double)jb->dp_buckets - pe;
 			size_t i = (size_t)s * (size_t)v + (size_t)c;
-			if (jb->zero_stage >= 1) {
-				pl->grad_s[i] = collective_s(&cl, ranks, dc, pc * jb->grad_bytes, true);
+			bool z1 = jb->zero_stage >= 1;
+			pl->grad_s[i] = collective_s(&cl, ranks, dc, pc * jb->grad_bytes, z1);
+			if (z1)
 				pl->gather_s[i] = collective_s(&cl, ranks, dc, pc * elt, true);
-			} else
-				pl->grad_s[i] = collective_s(&cl, ranks, dc, pc * jb->grad_bytes, false);
+			if (pe > 0) {
+				int64_t *er = ranks + dc; /* past the dp ranks */
+				for (int q = 0; q < de; q++)
+					er[q] = rank_of(sc, (int64_t)q * ep, s, 0);
+				pl->grad_s[i] += collective_s(&cl, er, de, pe * jb->grad_bytes, z1);
+				if (z1)
+					pl->gather_s[i] += collective_s(&cl, er, de, pe * elt, true);
+			}
 		}
 		/* collectives are affine in their bytes: a block's part is the
 		 * difference of the times with and without its bytes */
@@ -995,6 +1060,7 @@ void lbs_hy_built_free(lbs_hy_built *b)
 	free(b->mem_cap);
 	free(b->act_bytes);
 	free(b->blk_store);
+	free(b->xchg_store);
 	memset(b, 0, sizeof *b);
 }
 #include "util/datapath.h"

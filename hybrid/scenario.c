@@ -42,6 +42,12 @@ static const lbs_key_spec job_keys[] = {
 	  "its attention over the whole sequence (ring attention with the causal load balanced: 2c chunks "
 	  "of a sequence, two a rank), the keys and values passed around the c ranks; the sequence must "
 	  "split into 2c chunks, and the gradients are reduced over dp x c ranks (doc/hybrid.md)" },
+	{ "ep", LBS_T_INT, J(ep), "1", 1, 1024, 0, NULL, NULL,
+	  "expert-parallel degree e of a mixture-of-experts model: its experts spread over e consecutive "
+	  "data-parallel replicas (E / e a GPU), the routed tokens sent to their experts' GPUs and back in "
+	  "an all-to-all before and after each block's experts, which couples the e replicas' computes "
+	  "there; must divide dp and the model's experts; the experts' gradients are reduced over the "
+	  "dp / e replicas holding the same experts (doc/hybrid.md)" },
 	{ "micro_batch", LBS_T_INT, J(micro_batch), "1", 1, 1e6, 0, NULL, NULL, "sequences in a micro-batch" },
 	{ "micro_batches", LBS_T_INT, J(micro_batches), UNSET, 1, 1e6, 0, NULL, NULL,
 	  "micro-batches a replica runs per step, m; or give global_batch" },
@@ -840,6 +846,27 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 		return key_error(sc, &o, "hybrid", "dp", err, "dp %lld x pp %lld x tp %lld = %lld GPUs, the nodes hold "
 				 "%lld", (long long)j->dp, (long long)j->pp, (long long)j->tp, (long long)need,
 				 (long long)gpus);
+	}
+	if (j->ep > 1) {
+		const lbs_tf_config *tf = lbs_net_tf_config(sc->model.name);
+		o = origin_of(c, sc, "hybrid", "ep");
+		if (!tf || !tf->experts || tf->experts % j->ep)
+			return key_error(sc, &o, "hybrid", "ep", err, "expert parallelism of degree %lld needs a mixture "
+					 "of experts whose experts it divides ('%s' has %d)", (long long)j->ep,
+					 sc->model.name, tf ? tf->experts : 0);
+		if (j->dp % j->ep)
+			return key_error(sc, &o, "hybrid", "ep", err, "%lld must divide dp %lld: an expert group is "
+					 "formed of data-parallel replicas", (long long)j->ep, (long long)j->dp);
+		if (j->cp > 1)
+			return key_error(sc, &o, "hybrid", "ep", err, "expert parallelism with context parallelism "
+					 "(cp %lld) is not modelled", (long long)j->cp);
+		if (sc->policy.plugin[0] || strcmp(sc->policy.name, "static")) {
+			o = origin_of(c, sc, "hybrid_policy", sc->policy.plugin[0] ? "plugin" : "name");
+			return key_error(sc, &o, "hybrid_policy", sc->policy.plugin[0] ? "plugin" : "name", err,
+					 "expert parallelism (ep %lld) keeps every replica of an expert group at the same "
+					 "micro-batches (their all-to-alls pair them) and the experts' layout fixed: "
+					 "re-balancing it is not modelled, only `static` applies", (long long)j->ep);
+		}
 	}
 	if (j->cp > 1 && sc->lengths.given) {
 		o = origin_of(c, sc, "hybrid", "cp");

@@ -62,6 +62,7 @@ typedef struct lbs_hy_job_spec {
 	int64_t dp, pp, tp, micro_batch, micro_batches, global_batch, virtual_stages, zero_stage, dp_buckets;
 	int64_t first_layers, last_layers; /* blocks of the model's first and last chunk; 0: an even split */
 	int64_t cp;                        /* context-parallel degree */
+	int64_t ep;                        /* expert-parallel degree (a mixture of experts) */
 	int schedule, overlap_dp, placement, sequence_parallel;
 	double grad_bytes; /* bytes a gradient element is reduced in */
 } lbs_hy_job_spec;
@@ -228,6 +229,7 @@ typedef struct lbs_hy_built {
 	double flops_per_step;       /* model FLOPs of one step, all GPUs */
 	double *store;               /* what the plan's arrays point into */
 	double *blk_store;           /* what the blk_ arrays point into */
+	double *xchg_store;          /* what plan.xchg_f_s and xchg_b_s point into */
 	double *avail_store;
 	double *net_store;           /* plan.net's pieces */
 	struct lbs_trace_table *traces; /* the node groups' traces, loaded once */

@@ -293,7 +293,8 @@ static double wait_from(const lbs_hy_sim *sim, uint32_t o, double s)
 {
 	const lbs_hy_graph *gr = sim->gr;
 	lbs_optype t = gr->type[o];
-	if (t == LBS_OP_PARAMS_ALL_GATHER || t == LBS_OP_GRADS_REDUCE_SCATTER || t == LBS_OP_SEPARATE_GRADS_ALL_REDUCE)
+	if (t == LBS_OP_PARAMS_ALL_GATHER || t == LBS_OP_GRADS_REDUCE_SCATTER || t == LBS_OP_SEPARATE_GRADS_ALL_REDUCE ||
+	    lbs_hy_is_xchg(gr, o)) /* an expert exchange waits for the group's other replicas */
 		return s;
 	if (t != LBS_OP_OPTIMIZER_CLIP_MAIN_GRAD)
 		return INFINITY;
@@ -375,10 +376,11 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 		long long rank = rank_of ? (long long)rank_of[g] : (long long)g * pl->t * (pl->cp > 0 ? pl->cp : 1);
 		for (size_t l = 0; l < gr->per_group; l++) {
 			uint32_t o = lbs_hy_op(gr, g, l);
-			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD)
-				continue; /* a bucket's marker, no operation */
+			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD || lbs_hy_is_xchg(gr, o))
+				continue; /* a bucket's marker, no operation; an exchange is its compute's */
 			/* float32, as the format holds (doc/whatif.md) */
-			float st = (float)(sim->start[o] - step_start_s), du = (float)(sim->end[o] - sim->start[o]);
+			float st = (float)(sim->start[o] - step_start_s),
+			      du = (float)(LBS_HY_TRACE_END(sim, o) - sim->start[o]);
 			int mc = gr->mc[o];
 			bool comp = gr->type[o] == LBS_OP_FORWARD_COMPUTE || gr->type[o] == LBS_OP_BACKWARD_COMPUTE;
 			int gmc = comp ? mc * pl->p + s : -1;

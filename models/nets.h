@@ -147,6 +147,8 @@ lbs_status lbs_net_create_config(lbs_net *net, const char *name, const lbs_tf_co
 				 lbs_error *err);
 /* Whether `name` is a transformer preset. */
 bool lbs_net_is_transformer(const char *name);
+/* The configuration of transformer preset `name`, or NULL. */
+const lbs_tf_config *lbs_net_tf_config(const char *name);
 void lbs_net_destroy(lbs_net *net);
 
 /* The registered names, comma-separated, into buf. */

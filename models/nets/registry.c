@@ -122,6 +122,12 @@ bool lbs_net_is_transformer(const char *name)
 	return e && e->tf;
 }
 
+const lbs_tf_config *lbs_net_tf_config(const char *name)
+{
+	const net_entry *e = find(name);
+	return e ? e->tf : NULL;
+}
+
 lbs_status lbs_net_create(lbs_net *net, const char *name, lbs_error *err)
 {
 	return lbs_net_create_opts(net, name, NULL, err);

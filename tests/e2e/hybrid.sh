@@ -431,4 +431,64 @@ for bad in "cp.ini hybrid.cp=3 dp" "cp.ini model.sequence_length=2046 cp" "cpl.i
 	"$LBSIM" "$TMP/$1" -q -o "$TMP/bad.db" --set "$2" > "$TMP/out" 2>&1
 	check "refused, naming [hybrid] $3: $1 --set $2" test $? -eq 3 -a -n "$(grep -F "[hybrid] $3" "$TMP/out")" -a ! -e "$TMP/bad.db"
 done
+
+# expert parallelism: Mixtral 8x7B, dp 2 x pp 8, the experts over the two
+# replicas (ep 2), one GPU a node (the costs by hand: the unit tests
+# "expert parallelism ..."); a fail-slow GPU of replica 1 (GPU 8, its
+# stage 0) slows replica 0's stage 0 at each compute: their exchanges pair
+# them, so replica 0's forward computes, as its trace records them (the
+# all-to-alls inside), last as long as replica 1's; without ep the replicas
+# meet only at the gradients, and replica 0's take about half as long
+cat > "$TMP/ep.ini" <<'INI'
+[run]
+steps = 2
+[hybrid]
+dp = 2
+pp = 8
+ep = 2
+micro_batches = 8
+zero_stage = 1
+[model]
+name = mixtral-8x7b
+sequence_length = 1024
+recompute = selective
+[nodes.n]
+count = 16
+gpus_per_node = 1
+gpu = h100-sxm
+[intra_node]
+bandwidth = 450 GB/s
+[network]
+bandwidth = 400 Gbit/s
+latency = 5 us
+[failslow.x]
+start = 0 s
+duration = 1000 s
+gpus = 8
+factor = 0.5
+INI
+"$LBSIM" "$TMP/ep.ini" -o "$TMP/ep.db" > "$TMP/out" 2>&1
+check "an expert-parallel job runs, its summary naming ep" test $? -eq 0 -a -n "$(grep -F 'dp 2 x pp 8 x tp 1, ep 2' "$TMP/out")"
+fwd_ratio() {
+	q "$1" "SELECT (SELECT avg(end_s - start_s) FROM hybrid_timeline WHERE dp_rank = 0 AND stage = 0
+		AND optype = 'forward-compute') / (SELECT avg(end_s - start_s) FROM hybrid_timeline
+		WHERE dp_rank = 1 AND stage = 0 AND optype = 'forward-compute')"
+}
+check "... replica 0's forward computes last as long as the slow replica 1's (1%)" near "$(fwd_ratio "$TMP/ep.db")" 1 0.01
+"$LBSIM" "$TMP/ep.ini" -q -o "$TMP/ep1.db" --set hybrid.ep=1
+check "... without ep, about half as long (5%)" near "$(fwd_ratio "$TMP/ep1.db")" 0.5 0.05
+check "... and replica 0 waits for replica 1 in the steps with ep" test "$(q "$TMP/ep.db" "SELECT sum(wait_s) > 0
+	FROM hybrid_groups WHERE dp_rank = 0 AND stage = 0")" = 1
+"$LBSIM" whatif "$TMP/ep.db" -q -o "$TMP/epw.db"
+check "... whatif reads its results: the no-delay replay gives its steps (1e-6)" \
+	near "$(q "$TMP/epw.db" "SELECT value FROM whatif_metrics WHERE name = 'mean_t_nodelay'")" \
+	"$(q "$TMP/ep.db" "SELECT avg(step_s) FROM hybrid_steps")" 1e-6
+for bad in "hybrid.ep=3 hybrid.ep" "model.name=llama3-8b [hybrid] ep" "hybrid_policy.name=lbbsp hybrid_policy.name" \
+	"nodes.n.count=32 --set hybrid.cp=2 [hybrid] ep"; do
+	# shellcheck disable=SC2086 # the --set arguments, then what the message names
+	set -- $bad
+	key=$(printf '%s' "$bad" | sed 's/.* \(\[hybrid\] ep\|hybrid\.ep\|hybrid_policy\.name\)$/\1/')
+	"$LBSIM" "$TMP/ep.ini" -q -o "$TMP/bad.db" --set ${bad% "$key"} > "$TMP/out" 2>&1
+	check "refused, naming $key: --set ${bad% "$key"}" test $? -eq 3 -a -n "$(grep -F -e "$key" "$TMP/out")" -a ! -e "$TMP/bad.db"
+done
 finish

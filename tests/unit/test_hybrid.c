@@ -801,6 +801,108 @@ static void test_context_parallel(void)
 	free(pb);
 }
 
+/* Expert parallelism, by hand. Two replicas of one stage form an expert
+ * group; each compute is followed by the group's all-to-alls (0.1 s
+ * forward, 0.2 s backward), which end when both have computed. Forward 1
+ * s, backward 2 s, two micro-batches (F0 B0 F1 B1), replica 1 at half
+ * speed: F0 ends at max(1, 2) + 0.1 = 2.1, B0 at 2.1 + max(2, 4) + 0.2 =
+ * 6.3, F1 at 8.4, B1 at 12.6: the step. Replica 0 computes 6 s, waits for
+ * replica 1 1 + 2 + 1 + 2 = 6 s and exchanges 0.6 s. Without the experts'
+ * coupling the replicas meet only at the (free) reduction: 12 s. The
+ * simulated trace, each compute holding its exchange, replays exactly
+ * under the what-if analysis (four replicas, two groups, two stages). */
+static void test_expert_parallel(void)
+{
+	test_plan tp;
+	test_plan_init(&tp, 2, 1, 1, 2, LBS_HY_1F1B, 1, 2);
+	test_plan_slow_replica(&tp, 1, 0.5);
+	double xf[2] = { 0.1, 0.1 }, xb[2] = { 0.2, 0.2 };
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 1, 0, NULL), 12, 1e-12);
+	tp.pl.ep = 2;
+	tp.pl.xchg_f_s = xf;
+	tp.pl.xchg_b_s = xb;
+	lbs_hy_account acc;
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&tp.pl, 2, 0, &acc), 12.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.bubble_s, 0, 1e-12);
+	/* an expert group of replicas running unlike micro-batches is refused */
+	int m_of[2] = { 2, 3 };
+	tp.pl.m_of = m_of;
+	lbs_hy_graph gr;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL(lbs_hy_graph_build(&gr, &tp.pl, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expert group"));
+
+	test_plan tw;
+	test_plan_init(&tw, 4, 2, 1, 4, LBS_HY_1F1B, 0.01, 0.02);
+	lbs_hy_plan *pl = &tw.pl;
+	double wf[8], wb[8];
+	for (size_t g = 0; g < 8; g++) {
+		pl->p2p_s[g] = 0.001;
+		pl->opt_s[g] = 0.005;
+		pl->fwd_s[g] *= 1 + 0.1 * (double)(g % 3);
+		wf[g] = 0.001 * (double)(1 + g / 4);
+		wb[g] = 2 * wf[g];
+	}
+	pl->grad_s[0] = pl->grad_s[1] = 0.004;
+	pl->ep = 2;
+	pl->xchg_f_s = wf;
+	pl->xchg_b_s = wb;
+	test_plan_slow_replica(&tw, 3, 0.7);
+	check_whatif(pl, 2);
+}
+
+/* Mixtral 8x7B on 16 GPUs of one a node (dp 2 x pp 8, ep 2): each block's
+ * two all-to-alls forward (and two backward: selective recomputation)
+ * send 1 / 2 of the rank's k s b h bf16 elements, 2 x 1024 x 4096 x 2 B,
+ * to the other node: 5 us + 8,388,608 B / 0.125 GB/s each, 4 blocks a
+ * stage. The gradients: the dense weights of stage 0 (the embedding,
+ * 32,000 x 4096, and four blocks' attention 41,943,040, router 32,768 and
+ * norms 8,192) all-reduced over the two replicas; the experts', whole on
+ * each rank, over the one replica that holds them: nothing. */
+static void test_expert_plan(void)
+{
+	const char *ini = "[hybrid]\ndp = 2\npp = 8\nep = 2\nmicro_batches = 8\nzero_stage = 0\n[model]\n"
+			  "name = mixtral-8x7b\nsequence_length = 1024\nrecompute = selective\n[nodes.n]\ncount = 16\ngpus_per_node = 1\n"
+			  "gpu = h100-sxm\n[intra_node]\nbandwidth = 450 GB/s\n[network]\nnics_per_node = 1\n"
+			  "bandwidth = 1 Gbit/s\nlatency = 5 us\n";
+	char *path = write_temp(ini);
+	lbs_error err = { 0 };
+	lbs_hy_scenario sc;
+	lbs_hy_built b;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc, path, NULL, 0, &err) == LBS_OK);
+	if (lbs_hy_plan_build(&sc, &b, &err) != LBS_OK) {
+		fprintf(stderr, "\n%s\n", err.msg);
+		CU_FAIL_FATAL("plan");
+	}
+	const lbs_hy_plan *pl = &b.plan;
+	double bw = 1e9 / 8, a2a = 5e-6 + 0.5 * (2.0 * 1024 * 4096 * 2) / bw;
+	CU_ASSERT_EQUAL(pl->ep, 2);
+	CU_ASSERT_DOUBLE_EQUAL(pl->xchg_f_s[0], 4 * 2 * a2a, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(pl->xchg_b_s[0], 4 * 2 * a2a, 1e-12);
+	double dense = 32000.0 * 4096 + 4 * (41943040.0 + 32768 + 8192);
+	CU_ASSERT_DOUBLE_EQUAL(pl->grad_s[0], 2 * (5e-6 + dense * sc.job.grad_bytes / 2 / bw), 1e-9);
+	lbs_hy_built_free(&b);
+	lbs_hy_scenario_destroy(&sc);
+	/* refused, naming the key */
+	const char *bad[] = { "hybrid.ep=4", "hybrid.ep=3", "model.name=llama3-8b", "hybrid_policy.name=lbbsp" };
+	const char *why[] = { "divide dp", "experts it divides", "experts it divides", "static" };
+	for (int i = 0; i < 4; i++) {
+		const char *set[1] = { bad[i] };
+		CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc, path, set, 1, &err), LBS_EINPUT);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, why[i]));
+		/* the key, as the file names it or as --set did */
+		if (i == 3)
+			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "hybrid_policy.name"))
+		else
+			CU_ASSERT(strstr(err.msg, "[hybrid] ep") || strstr(err.msg, "hybrid.ep"));
+	}
+	unlink(path);
+	free(path);
+}
+
 static void test_plan_costs(void)
 {
 	char *path = write_temp(TEST_HYBRID_8B);
@@ -977,6 +1079,8 @@ void suite_hybrid(void)
 		{ "tree all-reduce, alpha-beta", test_tree_times },
 		{ "a scenario costed into a plan, by hand", test_plan_costs },
 		{ "context parallelism against a job without it, by hand", test_context_parallel },
+		{ "expert parallelism: the group's exchanges, by hand", test_expert_parallel },
+		{ "expert parallelism costed: all-to-alls and reductions, by hand", test_expert_plan },
 		{ "fail-slow episodes drawn from rates", test_failslows_drawn },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
