@@ -12,8 +12,10 @@
 #
 # ATTENTION=flash costs the runs with fused attention instead of the
 # unfused kernels they ran; ALGORITHM=tree or auto reduces the gradients
-# over the nodes on trees ([network] algorithm); KEEP=1 keeps the
-# scenarios and databases.
+# over the nodes on trees ([network] algorithm); OVERHEAD="50 us" sets
+# [model] op_overhead (unset: the device model's fitted one;
+# bench/hybrid_accuracy_loo.sh calibrates it by leave-one-out); KEEP=1
+# keeps the scenarios and databases.
 #
 # Published time: SC'21 defines its throughput X (FLOP/s a GPU) by eq. 3,
 # F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) FLOPs an iteration with full
@@ -23,6 +25,7 @@ LBSIM=${1:-./lbsim}
 # the runs predate FlashAttention (2022): unfused attention; ATTENTION=flash to compare
 ATTENTION=${ATTENTION:-unfused}
 ALGORITHM=${ALGORITHM:-ring}
+OVERHEAD=${OVERHEAD:-}
 CSV=${2:-traces/data/published-hybrid/megatron-sc21.csv traces/data/published-hybrid/mt-nlg-530b.csv}
 command -v sqlite3 > /dev/null || { echo "hybrid_accuracy.sh: needs sqlite3" >&2; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/lbsim-hyacc.XXXXXX")
@@ -61,6 +64,7 @@ name = $2
 sequence_length = $9
 recompute = ${10}
 attention = $ATTENTION
+${OVERHEAD:+op_overhead = $OVERHEAD}
 
 [nodes.selene]
 count = $nodes

@@ -378,6 +378,8 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 		obs[i] = fig[i].tokens_per_s;
 	if ((st = fitted_eff(fig, obs, nfig, &eff, err)) != LBS_OK)
 		goto out;
+	if (sc->model.overhead_given) /* the framework's, as the user calibrated it */
+		eff.overhead = sc->model.op_overhead_s;
 	int64_t gpus_per_node_max = 1;
 	cl.first_gpu[0] = cl.first_node[0] = 0;
 	for (size_t k = 0; k < nn; k++) {

@@ -103,7 +103,13 @@ static const lbs_key_spec model_keys[] = {
 	  "the causal mask skips half of the score and context GEMMs), `unfused` (the s x s scores written "
 	  "and read by the softmax and dropout, every block of the GEMMs computed: Megatron-LM before "
 	  "2022; doc/gpus.md)" },
+	{ "op_overhead", LBS_T_TIME, M(op_overhead_s), UNSET, 0, 1, 0, NULL, NULL,
+	  "what every operation (a layer's pass) costs besides its arithmetic and bytes; unset: the device "
+	  "model's fitted 206 us (MosaicML's FSDP runs, doc/gpus.md); a framework whose host launches its "
+	  "kernels ahead of the GPU pays less (Megatron-LM: doc/hybrid.md, \"Accuracy\"): measure it, or "
+	  "calibrate it on published runs of the framework" },
 };
+#define MODEL_KEY_OP_OVERHEAD 4 /* its index in model_keys, for the present bits */
 #undef M
 
 #define L(f) offsetof(lbs_hy_link_spec, f)
@@ -1048,6 +1054,8 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 		if (st == LBS_OK)
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace, n - n_trace, target,
 					    &present, NULL, err);
+		if (st == LBS_OK && target == &sc->model)
+			sc->model.overhead_given = present >> MODEL_KEY_OP_OVERHEAD & 1;
 		if (st == LBS_OK)
 			st = record(sc, name, spec->keys, spec->nkeys, entries + n_trace, n - n_trace, err);
 	}

@@ -72,6 +72,8 @@ typedef struct lbs_hy_model_spec {
 	int64_t sequence_length;
 	int recompute;
 	int attention; /* 0: flash (fused), 1: unfused */
+	double op_overhead_s; /* with overhead_given: every operation's cost besides its arithmetic and bytes */
+	bool overhead_given;  /* else the device model's fitted overhead */
 } lbs_hy_model_spec;
 
 /* The inter-node phase of an all-reduce: a ring, NCCL's double binary

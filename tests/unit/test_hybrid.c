@@ -903,6 +903,46 @@ static void test_expert_plan(void)
 	free(path);
 }
 
+/* [model] op_overhead: every operation of a micro-batch's forward (each
+ * layer's forward GEMM, or its element-wise pass) pays it once, so 1 ms
+ * more lengthens the forward by 1 ms times their count, counted here from
+ * the model's layers (GPT-3 1.3B, one stage, unfused attention, no
+ * recomputation), and the optimizer by 1 ms. */
+static void test_op_overhead(void)
+{
+	const char *ini = "[hybrid]\ndp = 1\nmicro_batches = 1\n[model]\nname = gpt3-1.3b\nrecompute = none\n"
+			  "attention = unfused\nop_overhead = 0 s\n[nodes.n]\ncount = 1\ngpus_per_node = 1\n"
+			  "gpu = h100-sxm\n[intra_node]\nbandwidth = 450 GB/s\n[network]\nbandwidth = 100 Gbit/s\n";
+	char *path = write_temp(ini);
+	lbs_error err = { 0 };
+	lbs_hy_scenario s0, s1;
+	lbs_hy_built b0, b1;
+	const char *ms[1] = { "model.op_overhead=1 ms" };
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&s0, path, NULL, 0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&s1, path, ms, 1, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&s0, &b0, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&s1, &b1, &err) == LBS_OK);
+	lbs_net net;
+	CU_ASSERT_FATAL(lbs_net_create_opts(&net, "gpt3-1.3b", &(lbs_net_opts){ .recompute = LBS_RECOMPUTE_NONE }, &err) ==
+			LBS_OK);
+	int n = 0;
+	for (size_t i = 0; i < net.n_layers; i++) {
+		const lbs_layer *l = &net.layers[i];
+		lbs_gemm g[LBS_GEMM_PASSES];
+		n += lbs_layer_gemms(l, 1, g) ? 1 : (l->fwd_flops > 0 || l->fwd_bytes > 0);
+	}
+	CU_ASSERT(n > 24 * 10);
+	CU_ASSERT_DOUBLE_EQUAL(b1.plan.fwd_s[0] - b0.plan.fwd_s[0], n * 1e-3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(b1.plan.opt_s[0] - b0.plan.opt_s[0], 1e-3, 1e-12);
+	lbs_net_destroy(&net);
+	lbs_hy_built_free(&b0);
+	lbs_hy_built_free(&b1);
+	lbs_hy_scenario_destroy(&s0);
+	lbs_hy_scenario_destroy(&s1);
+	unlink(path);
+	free(path);
+}
+
 static void test_plan_costs(void)
 {
 	char *path = write_temp(TEST_HYBRID_8B);
@@ -1081,6 +1121,7 @@ void suite_hybrid(void)
 		{ "context parallelism against a job without it, by hand", test_context_parallel },
 		{ "expert parallelism: the group's exchanges, by hand", test_expert_parallel },
 		{ "expert parallelism costed: all-to-alls and reductions, by hand", test_expert_plan },
+		{ "[model] op_overhead: once an operation, counted from the layers", test_op_overhead },
 		{ "fail-slow episodes drawn from rates", test_failslows_drawn },
 		{ "the datasheet model by pass", test_pass_times },
 		{ "ByteDance's traces replayed forward: no-delay and ideal steps", test_replay_consistency },
