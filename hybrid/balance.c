@@ -2,6 +2,7 @@
 /* A hybrid run's steps under a balancing policy (hybrid/balance.h). */
 #include "hybrid/balance.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,58 @@ typedef struct lbs_hy_sim_result {
 	double *g, *rest_s;
 } lbs_hy_sim_result;
 
+/* Expert parallelism: the replicas of an expert group (ep consecutive
+ * ones) run as many micro-batches, since their all-to-alls pair them
+ * compute by compute, and the group runs at the pace of its slowest. A
+ * policy proposes for each replica; each group then runs what it proposed
+ * for the least of its replicas, every group's scaled so that they sum to
+ * the global batch, as nearly as whole micro-batches allow (units of ep x
+ * quantum: each group at least one, within its replicas' memory; the
+ * units left by rounding down go to the largest remainders). Nothing with
+ * ep < 2; a proposal already even within the groups is kept. */
+static void ep_even(const lbs_hy_balance *bal, int *m)
+{
+	int e = bal->plan.ep, d = bal->env.d, q = bal->env.quantum;
+	if (e < 2)
+		return;
+	int K = d / e, unit = e * q, total = bal->env.total_m / unit, used = 0;
+	int *u = bal->ep_u, *cap = u + K;
+	double *want = bal->ep_want;
+	double all = 0;
+	for (int k = 0; k < K; k++) {
+		int least = INT_MAX;
+		int64_t lim = INT64_MAX;
+		for (int r = k * e; r < (k + 1) * e; r++) {
+			least = m[r] < least ? m[r] : least;
+			lim = bal->max_m[r] < lim ? bal->max_m[r] : lim;
+		}
+		want[k] = least > 0 ? least : 0;
+		all += want[k];
+		cap[k] = (int)(lim / q);
+	}
+	for (int k = 0; k < K; k++) {
+		want[k] = all > 0 ? want[k] / all * total : (double)total / K;
+		u[k] = (int)floor(want[k]);
+		u[k] = u[k] < 1 ? 1 : u[k] > cap[k] ? cap[k] : u[k];
+		used += u[k];
+	}
+	while (used != total) {
+		int best = -1;
+		for (int k = 0; k < K; k++) {
+			bool ok = used < total ? u[k] < cap[k] : u[k] > 1;
+			double rem = want[k] - u[k];
+			if (ok && (best < 0 || (used < total ? rem > want[best] - u[best] : rem < want[best] - u[best])))
+				best = k;
+		}
+		if (best < 0)
+			return; /* no room: check_split refuses it */
+		u[best] += used < total ? 1 : -1;
+		used += used < total ? 1 : -1;
+	}
+	for (int r = 0; r < d; r++)
+		m[r] = u[r / e] * q;
+}
+
 /* The coming step under m_of, on a copy of the job (*step_s, and res when
  * not NULL). A group replaying a trace replays a copy of its source (the
  * series are shared, the cursor is the copy's), so the look-ahead leaves
@@ -90,6 +143,14 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 	lbs_hy_plan pl = bal->plan;
 	pl.m_of = m_of;
 	size_t G = (size_t)pl.d * (size_t)pl.p;
+	int *even = NULL; /* expert groups: the split as it would run */
+	if (pl.ep > 1) {
+		if (!(even = malloc((size_t)pl.d * sizeof *even)))
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		memcpy(even, m_of, (size_t)pl.d * sizeof *even);
+		ep_even(bal, even);
+		pl.m_of = m_of = even;
+	}
 	lbs_source *src = NULL;
 	lbs_avail *av = NULL;
 	if (pl.src) {
@@ -99,6 +160,7 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 		if (!src || !av) {
 			free(src);
 			free(av);
+			free(even);
 			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 		}
 		for (size_t g = 0; g < G; g++) {
@@ -149,6 +211,7 @@ static lbs_status simulate_ahead(const lbs_hy_balance *bal, const int *m_of, dou
 	free(mean_ratio);
 	free(src);
 	free(av);
+	free(even);
 	return st;
 }
 
@@ -345,6 +408,14 @@ lbs_status lbs_hy_balance_create(lbs_hy_balance *bal, const lbs_hy_scenario *sc,
 				     sc->policy.name);
 	bal->plan = *pl;
 	bal->m_of = malloc((size_t)d * sizeof *bal->m_of);
+	if (pl->ep > 1) { /* ep_even's scratch, two ints and a double an expert group */
+		bal->ep_u = malloc(2 * (size_t)(d / pl->ep) * sizeof *bal->ep_u);
+		bal->ep_want = malloc((size_t)(d / pl->ep) * sizeof *bal->ep_want);
+		if (!bal->ep_u || !bal->ep_want) {
+			lbs_hy_balance_destroy(bal);
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory for the hybrid policy");
+		}
+	}
 	bal->next = malloc((size_t)d * sizeof *bal->next);
 	bal->max_m = malloc((size_t)d * sizeof *bal->max_m);
 	bal->compute_s = calloc(G, sizeof *bal->compute_s);
@@ -568,7 +639,7 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 	 * after their pipelines (no overlap, d > 1, no ZeRO-3-like gathers
 	 * that depend on the split: the gathers come before any compute) */
 	int d = bal->env.d, p = bal->env.p;
-	bool separable = d > 1 && !bal->plan.overlap_dp;
+	bool separable = d > 1 && !bal->plan.overlap_dp && bal->plan.ep < 2; /* expert groups meet at every compute */
 	lbs_hy_future fu = { future_step, separable ? future_replicas : NULL, bal };
 	int64_t per_epoch = bal->env.steps_per_epoch;
 	lbs_hy_observation obs = {
@@ -610,6 +681,8 @@ lbs_status lbs_hy_balance_decide(lbs_hy_balance *bal, int64_t step, lbs_error *e
 					     "the step's sequences re-arranged", bal->ops->name);
 		bal->packings++;
 	}
+	if (st == LBS_OK)
+		ep_even(bal, bal->next);
 	if (st == LBS_OK && bal->delay > 0)
 		st = delay_proposal(bal, step, &dec, err);
 	bool split, moved;
@@ -675,6 +748,8 @@ void lbs_hy_balance_destroy(lbs_hy_balance *bal)
 		bal->ops->destroy(bal->state);
 	free_sim(bal);
 	free(bal->m_of);
+	free(bal->ep_u);
+	free(bal->ep_want);
 	free(bal->next);
 	free(bal->blocks);
 	free(bal->next_blocks);

@@ -21,6 +21,8 @@ typedef struct lbs_hy_balance {
 	lbs_hy_policy_env env;
 	lbs_hy_plan plan;        /* the built plan, its m_of this run's split */
 	int *m_of, *next;        /* d: the split in force, the policy's proposal */
+	int *ep_u;               /* with expert parallelism, 2 d / ep: scratch evening out a proposal */
+	double *ep_want;         /* d / ep: the same */
 	int64_t *max_m;          /* d */
 	int *blocks, *next_blocks, *max_blocks; /* p (NULL: the job cannot re-split) */
 	int blocks0;             /* the blocks of a stage in the built plan */

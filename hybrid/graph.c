@@ -390,13 +390,20 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	layout *Lr = malloc((size_t)d * sizeof *Lr);
 	if (!Lr)
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory building the hybrid graph");
-	uint32_t per = 0;
+	uint32_t per = 0, x0 = 0, n_x = 0;
 	for (int r = 0; r < d; r++) {
 		int m = lbs_hy_replica_m(pl, r);
 		Lr[r] = make_layout(pl, m);
 		per = Lr[r].n > per ? Lr[r].n : per;
 		m_max = m > m_max ? m : m_max;
+		x0 = Lr[r].xc > x0 ? Lr[r].xc : x0;
+		n_x = Lr[r].n_comp > n_x ? Lr[r].n_comp : n_x;
 	}
+	if (pl->ep > 1) /* the exchanges at the same local ops in every group */
+		for (int r = 0; r < d; r++) {
+			Lr[r].xc = x0;
+			Lr[r].n = per = x0 + n_x;
+		}
 	size_t G = (size_t)d * (size_t)p, n = G * per;
 	/* one event handler an op: refuse before allocating what the engine cannot run */
 	if (n > LBS_HANDLE_MAX) {
@@ -435,6 +442,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 		goto out;
 	}
 	memset(b.coll_of, 0xff, n * sizeof *b.coll_of);
+	if (pl->ep > 1) /* what no group's layout fills (exchanges of computes it has not) pads */
+		memset(gr->kind, LBS_HY_PAD, n);
 	for (int r = 0; r < d; r++) {
 		/* the schedule of this replica's micro-batches, stage by stage */
 		int m = lbs_hy_replica_m(pl, r);
@@ -502,7 +511,7 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 	 * micro-batches in the same order) */
 	for (int r0 = 0; pl->ep > 1 && r0 < d; r0 += pl->ep)
 		for (int s = 0; s < p; s++)
-			for (uint32_t i = 0; i < L.n_comp; i++) {
+			for (uint32_t i = 0; i < Lr[r0].n_comp; i++) {
 				uint32_t k = new_coll(&b), o0 = AT(r0, s, xc) + i * (uint32_t)G;
 				size_t gc = ((size_t)r0 * (size_t)p + (size_t)s) * (size_t)v + (size_t)gr->mc[o0];
 				double x = gr->type[o0] == LBS_OP_BACKWARD_COMPUTE ? pl->xchg_b_s[gc] : pl->xchg_f_s[gc];
@@ -510,8 +519,8 @@ lbs_status lbs_hy_graph_build(lbs_hy_graph *gr, const lbs_hy_plan *pl, lbs_error
 					join(&b, AT(r, s, xc) + i * (uint32_t)G, k, x);
 			}
 	if (pl->ep > 1) {
-		gr->xc = L.xc;
-		gr->n_xc = L.n_comp;
+		gr->xc = x0;
+		gr->n_xc = n_x;
 	}
 	for (int r = 0; r < d; r++) {
 		uint32_t k = new_coll(&b);

@@ -152,8 +152,9 @@ typedef struct lbs_hy_graph {
 	uint32_t *opt;           /* G: the optimizer of g */
 	uint32_t *mb_first;      /* d + 1: the global batch's micro-batches of replica r are
 				    mb_first[r] .. mb_first[r + 1) (r m .. without plan->m_of) */
-	uint32_t xc, n_xc;       /* ep > 1: local ops xc .. xc + n_xc - 1 are the exchanges after
-				    computes 0 .. n_xc - 1 (the first n_xc local ops); n_xc 0: none */
+	uint32_t xc, n_xc;       /* ep > 1: local op xc + l is the exchange after compute l (the
+				    computes are every group's first local ops; a replica of fewer
+				    micro-batches pads the rest of the n_xc); n_xc 0: none */
 } lbs_hy_graph;
 
 /* Whether op o is an expert exchange (written with its compute, not apart). */
@@ -162,12 +163,15 @@ static inline bool lbs_hy_is_xchg(const lbs_hy_graph *gr, uint32_t o)
 	size_t l = o / gr->n_groups;
 	return gr->n_xc && l >= gr->xc && l < (size_t)gr->xc + gr->n_xc;
 }
-/* The end of op o as a trace records it: a compute's with its exchange
- * (Megatron-LM's compute timers hold the all-to-alls inside the block). */
-#define LBS_HY_TRACE_END(sim, o)                                                                       \
-	((sim)->gr->n_xc && (o) / (sim)->gr->n_groups < (sim)->gr->n_xc                                 \
-		 ? (sim)->end[(o) + (uint32_t)((sim)->gr->xc * (sim)->gr->n_groups)]                    \
-		 : (sim)->end[o])
+/* The exchange after compute op o (local op l < n_xc: the computes come
+ * first in every group), or o itself without expert parallelism. */
+static inline uint32_t lbs_hy_compute_end_op(const lbs_hy_graph *gr, uint32_t o)
+{
+	if (!gr->n_xc || gr->kind[o] != LBS_HY_COMPUTE ||
+	    (gr->type[o] != LBS_OP_FORWARD_COMPUTE && gr->type[o] != LBS_OP_BACKWARD_COMPUTE))
+		return o;
+	return o + (uint32_t)(gr->xc * gr->n_groups);
+}
 
 /* The ops are numbered local op by local op, the groups inside: op l G + g
  * is local op l of group g. The replicas of a stage run the same op at

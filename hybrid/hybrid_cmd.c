@@ -238,7 +238,7 @@ static lbs_status keep_timeline(run_result *rr, const lbs_hy_graph *gr, const lb
 									  .stage = (int32_t)(g % p),
 									  .seq = gr->seq[o], .mc = gr->mc[o], .mb = gr->mb[o],
 									  .type = gr->type[o], .start_s = sim->start[o] - s0,
-									  .end_s = LBS_HY_TRACE_END(sim, o) - s0 };
+									  .end_s = sim->end[lbs_hy_compute_end_op(gr, o)] - s0 };
 		}
 	return LBS_OK;
 }

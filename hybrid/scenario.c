@@ -47,7 +47,8 @@ static const lbs_key_spec job_keys[] = {
 	  "data-parallel replicas (E / e a GPU), the routed tokens sent to their experts' GPUs and back in "
 	  "an all-to-all before and after each block's experts, which couples the e replicas' computes "
 	  "there; must divide dp and the model's experts; the experts' gradients are reduced over the "
-	  "dp / e replicas holding the same experts (doc/hybrid.md)" },
+	  "dp / e replicas holding the same experts; the balancing policies re-balance by expert group, "
+	  "resplit is refused (doc/hybrid.md)" },
 	{ "micro_batch", LBS_T_INT, J(micro_batch), "1", 1, 1e6, 0, NULL, NULL, "sequences in a micro-batch" },
 	{ "micro_batches", LBS_T_INT, J(micro_batches), UNSET, 1, 1e6, 0, NULL, NULL,
 	  "micro-batches a replica runs per step, m; or give global_batch" },
@@ -866,12 +867,12 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 		if (j->cp > 1)
 			return key_error(sc, &o, "hybrid", "ep", err, "expert parallelism with context parallelism "
 					 "(cp %lld) is not modelled", (long long)j->cp);
-		if (sc->policy.plugin[0] || strcmp(sc->policy.name, "static")) {
-			o = origin_of(c, sc, "hybrid_policy", sc->policy.plugin[0] ? "plugin" : "name");
-			return key_error(sc, &o, "hybrid_policy", sc->policy.plugin[0] ? "plugin" : "name", err,
-					 "expert parallelism (ep %lld) keeps every replica of an expert group at the same "
-					 "micro-batches (their all-to-alls pair them) and the experts' layout fixed: "
-					 "re-balancing it is not modelled, only `static` applies", (long long)j->ep);
+		if (!strcmp(sc->policy.name, "resplit")) {
+			o = origin_of(c, sc, "hybrid_policy", "name");
+			return key_error(sc, &o, "hybrid_policy", "name", err, "resplit moves blocks between stages, "
+					 "which is not modelled with expert parallelism (ep %lld): the experts' layout "
+					 "stays; the other policies re-balance micro-batches, by expert group",
+					 (long long)j->ep);
 		}
 	}
 	if (j->cp > 1 && sc->lengths.given) {

@@ -380,7 +380,7 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 				continue; /* a bucket's marker, no operation; an exchange is its compute's */
 			/* float32, as the format holds (doc/whatif.md) */
 			float st = (float)(sim->start[o] - step_start_s),
-			      du = (float)(LBS_HY_TRACE_END(sim, o) - sim->start[o]);
+			      du = (float)(sim->end[lbs_hy_compute_end_op(gr, o)] - sim->start[o]);
 			int mc = gr->mc[o];
 			bool comp = gr->type[o] == LBS_OP_FORWARD_COMPUTE || gr->type[o] == LBS_OP_BACKWARD_COMPUTE;
 			int gmc = comp ? mc * pl->p + s : -1;

@@ -188,4 +188,26 @@ check "... the slow stage holds fewer during the episode, all 10 again at the en
 	(SELECT group_concat(blocks) FROM hybrid_partitions WHERE step = 79) = '10,10,10,10'")" = 1
 check "... it paid pauses, and ran shorter than static" test "$(q "$TMP/il-rs.db" "ATTACH '$TMP/il-st.db' AS s;
 	SELECT a.action_s > 0 AND a.total_s < b.total_s FROM hybrid_policy_summary a, s.hybrid_policy_summary b")" = 1
+
+# expert parallelism (scenarios/hybrid/mixtral-8x7b.ini: 16 replicas in
+# two expert groups of 8), GPU 0 (replica 0, group 0) at half speed: the
+# replicas of a group run as many micro-batches, and a group runs at its
+# slowest's pace, so LB-BSP's shares go by group: group 0 at 0.5, group 1
+# at 1, a third and two thirds of the 32 units of 8 micro-batches, 10.67
+# and 21.33 (by hand): 10 or 11 micro-batches a replica of group 0 once
+# measured; the step shorter than static's (by hand about 30%; more than
+# 10% asserted)
+MX="$top_srcdir/scenarios/hybrid/mixtral-8x7b.ini"
+printf '[failslow.g0]\nstart = 0 s\nduration = 1000 s\ngpus = 0\nfactor = 0.5\n' | cat "$MX" - > "$TMP/mx.ini"
+"$LBSIM" "$TMP/mx.ini" -q -o "$TMP/mx-st.db" && "$LBSIM" "$TMP/mx.ini" -q --set hybrid_policy.name=lbbsp -o "$TMP/mx-lb.db"
+check "lbbsp with expert parallelism runs" test $? -eq 0
+check "... every step, the replicas of an expert group at the same micro-batches, 256 in all" test "$(q "$TMP/mx-lb.db" \
+	"SELECT count(*) FROM (SELECT step, dp_rank / 8 AS grp, count(DISTINCT micro_batches) AS k FROM hybrid_replicas
+	 GROUP BY step, grp) WHERE k != 1") $(q "$TMP/mx-lb.db" "SELECT count(*) FROM (SELECT sum(micro_batches) AS n
+	 FROM hybrid_replicas GROUP BY step) WHERE n != 256")" = "0 0"
+check "... the slow group's replicas at 10 or 11 from step 2 on" test "$(q "$TMP/mx-lb.db" "SELECT count(*) FROM
+	hybrid_replicas WHERE step >= 2 AND dp_rank < 8 AND micro_batches NOT IN (10, 11)")" = 0
+check "... the mean step more than 10% shorter than static's" test "$(q "$TMP/mx-lb.db" "ATTACH '$TMP/mx-st.db' AS s;
+	SELECT (SELECT avg(step_s) FROM hybrid_steps) < 0.9 * (SELECT avg(step_s) FROM s.hybrid_steps)")" = 1
+refuse "resplit with expert parallelism" "hybrid_policy.name" "$TMP/mx.ini" --set hybrid_policy.name=resplit
 finish

@@ -483,7 +483,7 @@ check "... and replica 0 waits for replica 1 in the steps with ep" test "$(q "$T
 check "... whatif reads its results: the no-delay replay gives its steps (1e-6)" \
 	near "$(q "$TMP/epw.db" "SELECT value FROM whatif_metrics WHERE name = 'mean_t_nodelay'")" \
 	"$(q "$TMP/ep.db" "SELECT avg(step_s) FROM hybrid_steps")" 1e-6
-for bad in "hybrid.ep=3 hybrid.ep" "model.name=llama3-8b [hybrid] ep" "hybrid_policy.name=lbbsp hybrid_policy.name" \
+for bad in "hybrid.ep=3 hybrid.ep" "model.name=llama3-8b [hybrid] ep" "hybrid_policy.name=resplit hybrid_policy.name" \
 	"nodes.n.count=32 --set hybrid.cp=2 [hybrid] ep"; do
 	# shellcheck disable=SC2086 # the --set arguments, then what the message names
 	set -- $bad

@@ -852,6 +852,23 @@ static void test_expert_parallel(void)
 	pl->xchg_b_s = wb;
 	test_plan_slow_replica(&tw, 3, 0.7);
 	check_whatif(pl, 2);
+	/* two groups at different micro-batches (a policy's split; the
+	 * smaller group's exchange slots beyond its computes pad), p = 1,
+	 * every replica at full speed: group 0 runs F0 B0, 1 + 0.1 + 2 + 0.2
+	 * = 3.3 s, group 1 F0 B0 F1 B1, 6.6 s, the step; replica 0 computes 3
+	 * s, exchanges 0.3 s and waits 3.3 s at the reduction */
+	test_plan t2;
+	test_plan_init(&t2, 4, 1, 1, 2, LBS_HY_1F1B, 1, 2);
+	double yf[4] = { 0.1, 0.1, 0.1, 0.1 }, yb[4] = { 0.2, 0.2, 0.2, 0.2 };
+	int m2[4] = { 1, 1, 2, 2 };
+	t2.pl.ep = 2;
+	t2.pl.xchg_f_s = yf;
+	t2.pl.xchg_b_s = yb;
+	t2.pl.m_of = m2;
+	CU_ASSERT_DOUBLE_EQUAL(test_plan_run(&t2.pl, 1, 0, &acc), 6.6, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.compute_s, 3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.comm_s, 0.3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(acc.wait_s, 3.3, 1e-12);
 }
 
 /* Mixtral 8x7B on 16 GPUs of one a node (dp 2 x pp 8, ep 2): each block's
@@ -887,8 +904,8 @@ static void test_expert_plan(void)
 	lbs_hy_built_free(&b);
 	lbs_hy_scenario_destroy(&sc);
 	/* refused, naming the key */
-	const char *bad[] = { "hybrid.ep=4", "hybrid.ep=3", "model.name=llama3-8b", "hybrid_policy.name=lbbsp" };
-	const char *why[] = { "divide dp", "experts it divides", "experts it divides", "static" };
+	const char *bad[] = { "hybrid.ep=4", "hybrid.ep=3", "model.name=llama3-8b", "hybrid_policy.name=resplit" };
+	const char *why[] = { "divide dp", "experts it divides", "experts it divides", "not modelled with expert" };
 	for (int i = 0; i < 4; i++) {
 		const char *set[1] = { bad[i] };
 		CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc, path, set, 1, &err), LBS_EINPUT);
