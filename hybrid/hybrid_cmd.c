@@ -399,7 +399,7 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 	double n = (double)(steps * G);
 	char cpx[64] = "";
 	if (pl->cp > 1)
-		snprintf(cpx, sizeof cpx, " x cp %d", pl->cp);
+		snprintf(cpx, sizeof cpx, " x cp %d%s", pl->cp, sc->job.cp_comm == 1 ? " a2a" : "");
 	if (pl->ep > 1) /* not a factor of the GPUs: its groups are replicas */
 		snprintf(cpx + strlen(cpx), sizeof cpx - strlen(cpx), ", ep %d", pl->ep);
 	printf("%s: %s on %lld GPUs (dp %d x pp %d x tp %d%s, %s, v %d, %d micro-batches of %lld)\n", sc->run.name,

@@ -445,7 +445,22 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			a_f = fmax(a_f, bk_fa[k] / cp);
 			a_b = fmax(a_b, bk_ba[k] / cp);
 		}
-		if (cp > 1) { /* exposed a block: what a step's passing outlasts its attention */
+		if (cp > 1 && jb->cp_comm == 1) {
+			/* Ulysses: the rank's s / c tokens of q, k and v of all its
+			 * heads to every token of 1 / c of them, an all-to-all over the
+			 * c context ranks (of the same tensor rank) before the
+			 * attention, the output's back after it, nothing overlapped;
+			 * the backward the same of their gradients (and the
+			 * recomputed forward's again) */
+			int64_t cr[1024];
+			for (int k = 0; k < cp; k++)
+				cr[k] = ranks[k * t];
+			double hd = (double)net.tf->head_dim * elt * (double)jb->micro_batch * seq / t;
+			double qkv = alltoall_s(&cl, cr, cp, (double)(net.tf->heads + 2 * net.tf->kv_heads) * hd);
+			double out = alltoall_s(&cl, cr, cp, (double)net.tf->heads * hd);
+			ef = qkv + out;
+			eb = (net.opts.recompute == LBS_RECOMPUTE_FULL ? 2 : 1) * (qkv + out);
+		} else if (cp > 1) { /* exposed a block: what a step's passing outlasts its attention */
 			ef = (cp - 1) * fmax(0, hop_f - a_f);
 			eb = (cp - 1) * fmax(0, hop_b - a_b);
 		}

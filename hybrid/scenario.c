@@ -42,6 +42,12 @@ static const lbs_key_spec job_keys[] = {
 	  "its attention over the whole sequence (ring attention with the causal load balanced: 2c chunks "
 	  "of a sequence, two a rank), the keys and values passed around the c ranks; the sequence must "
 	  "split into 2c chunks, and the gradients are reduced over dp x c ranks (doc/hybrid.md)" },
+	{ "cp_comm", LBS_T_ENUM, J(cp_comm), "p2p", 0, 0, 0, "p2p|a2a", NULL,
+	  "how the cp context ranks share a sequence's attention (Megatron-Core's --cp-comm-type): `p2p`, "
+	  "ring attention, the keys and values passed around the ring behind each chunk's attention; "
+	  "`a2a`, DeepSpeed-Ulysses, an all-to-all turning the rank's tokens of every head into every "
+	  "token of 1 / cp of the heads before the attention and one back after it, exposed (the heads "
+	  "and key/value heads of a tensor rank must split into cp; doc/hybrid.md)" },
 	{ "ep", LBS_T_INT, J(ep), "1", 1, 1024, 0, NULL, NULL,
 	  "expert-parallel degree e of a mixture-of-experts model: its experts spread over e consecutive "
 	  "data-parallel replicas (E / e a GPU), the routed tokens sent to their experts' GPUs and back in "
@@ -873,6 +879,17 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 					 "which is not modelled with expert parallelism (ep %lld): the experts' layout "
 					 "stays; the other policies re-balance micro-batches, by expert group",
 					 (long long)j->ep);
+		}
+	}
+	if (j->cp > 1 && j->cp_comm == 1) {
+		const lbs_tf_config *tf = lbs_net_tf_config(sc->model.name);
+		if (tf && ((tf->heads / j->tp) % j->cp || (tf->kv_heads / j->tp) % j->cp)) {
+			o = origin_of(c, sc, "hybrid", "cp_comm");
+			return key_error(sc, &o, "hybrid", "cp_comm", err, "the all-to-all (Ulysses) gives each of the %lld "
+					 "context ranks 1 / %lld of a tensor rank's %d heads and %d key/value heads, which "
+					 "do not split so ('%s', tp %lld); p2p (ring attention) does not need it",
+					 (long long)j->cp, (long long)j->cp, tf->heads / (int)j->tp,
+					 tf->kv_heads / (int)j->tp, sc->model.name, (long long)j->tp);
 		}
 	}
 	if (j->cp > 1 && sc->lengths.given) {

@@ -64,6 +64,7 @@ typedef struct lbs_hy_job_spec {
 	int64_t cp;                        /* context-parallel degree */
 	int64_t ep;                        /* expert-parallel degree (a mixture of experts) */
 	int schedule, overlap_dp, placement, sequence_parallel;
+	int cp_comm;                       /* 0: p2p (ring attention), 1: a2a (all-to-all, Ulysses) */
 	double grad_bytes; /* bytes a gradient element is reduced in */
 } lbs_hy_job_spec;
 

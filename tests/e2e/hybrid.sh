@@ -424,6 +424,11 @@ check "... a fail-slow GPU of context rank 1 slows its group's steps" test "$(q 
 check "... whatif reads its results (context ranks as dsp): the no-delay replay gives its steps (1e-6)" \
 	near "$(q "$TMP/cpw.db" "SELECT value FROM whatif_metrics WHERE name = 'mean_t_nodelay'")" \
 	"$(q "$TMP/cp.db" "SELECT avg(step_s) FROM hybrid_steps")" 1e-6
+"$LBSIM" "$TMP/cp.ini" --set hybrid.cp_comm=a2a -o "$TMP/cpu.db" > "$TMP/out" 2>&1
+check "the all-to-all variant (Ulysses) runs, its summary naming it" test $? -eq 0 -a -n "$(grep -F 'x cp 2 a2a' "$TMP/out")"
+check "... its steps longer than the ring's at 100 Gbit/s (its all-to-alls exposed, the ring's hidden)" \
+	test "$(q "$TMP/cpu.db" "ATTACH '$TMP/cpf.db' AS o;
+	SELECT (SELECT avg(step_s) FROM hybrid_steps) > (SELECT avg(step_s) FROM o.hybrid_steps)")" = 1
 printf '[lengths]\ndistribution = fixed\nlength = 1024\n' | cat "$TMP/cp.ini" - > "$TMP/cpl.ini"
 for bad in "cp.ini hybrid.cp=3 dp" "cp.ini model.sequence_length=2046 cp" "cpl.ini run.steps=3 cp"; do
 	# shellcheck disable=SC2086 # three words: file, key=value, the key named

@@ -791,6 +791,27 @@ static void test_context_parallel(void)
 	CU_ASSERT_DOUBLE_EQUAL(A->grad_s[0], B->grad_s[0], 1e-15);
 	CU_ASSERT_DOUBLE_EQUAL(a.act_bytes[0], b.act_bytes[0], 1e-6);
 	CU_ASSERT_EQUAL(a.rank_of[0], 0);
+	/* the all-to-all (Ulysses): the same compute; exposed a block, an
+	 * all-to-all of q, k and v (1024 tokens x (16 + 2 x 16) heads x 128 x
+	 * 2 B) and one of the output (16 heads), each sending half to the
+	 * other node: 24 x (2 x 5 us + (12,582,912 + 4,194,304) B / 2 / bw),
+	 * forward and (selective recomputation) backward alike */
+	const char *a2a[1] = { "hybrid.cp_comm=a2a" };
+	lbs_hy_scenario su;
+	lbs_hy_built u;
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&su, pa, a2a, 1, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&su, &u, &err) == LBS_OK);
+	CU_ASSERT_DOUBLE_EQUAL(u.plan.fwd_s[0], A->fwd_s[0], 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(u.plan.bwd_s[0], A->bwd_s[0], 1e-15);
+	double x = 24 * (2 * 5e-6 + (12582912.0 + 4194304.0) / 2 / bw);
+	CU_ASSERT_DOUBLE_EQUAL(u.plan.fwd_fixed_s[0], x, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(u.plan.bwd_fixed_s[0], x, 1e-12);
+	lbs_hy_built_free(&u);
+	lbs_hy_scenario_destroy(&su);
+	/* refused where a tensor rank's heads do not split into cp */
+	const char *odd[4] = { "hybrid.cp_comm=a2a", "model.name=llama-like-small", "hybrid.cp=4", "nodes.n.count=4" };
+	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&su, pa, odd, 4, &err), LBS_EINPUT); /* 2 key/value heads, cp 4 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cp_comm"));
 	lbs_hy_built_free(&a);
 	lbs_hy_built_free(&b);
 	lbs_hy_scenario_destroy(&sa);
