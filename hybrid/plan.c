@@ -98,6 +98,22 @@ static double p2p_s(const cluster *c, int64_t a, int64_t b, double bytes)
 	return sc->net.latency_s + bytes / c->net_bw;
 }
 
+/* The nodes ranks[0..n) lie on and the most of them on one (ranks come
+ * sorted by node in every placement). */
+static void node_spread(const cluster *c, const int64_t *ranks, int64_t n, int64_t *nodes, int64_t *most)
+{
+	int64_t run = 0, last = -1;
+	*nodes = *most = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t nd = node_of(c, ranks[i]);
+		run = nd == last ? run + 1 : 1;
+		*nodes += nd != last;
+		last = nd;
+		if (run > *most)
+			*most = run;
+	}
+}
+
 /* A collective over ranks[0..n): `half` a reduce-scatter or all-gather,
  * else an all-reduce; hierarchical when they span nodes (k ranks a node
  * at most). */
@@ -106,16 +122,8 @@ static double collective_s(const cluster *c, const int64_t *ranks, int64_t n, do
 	const lbs_hy_scenario *sc = c->sc;
 	if (n < 2)
 		return 0;
-	/* ranks come sorted by node in every placement: count nodes and the most ranks on one */
-	int64_t nodes = 0, k = 0, run = 0, last = -1;
-	for (int64_t i = 0; i < n; i++) {
-		int64_t nd = node_of(c, ranks[i]);
-		run = nd == last ? run + 1 : 1;
-		nodes += nd != last;
-		last = nd;
-		if (run > k)
-			k = run;
-	}
+	int64_t nodes, k;
+	node_spread(c, ranks, n, &nodes, &k);
 	double bi = sc->intra.bandwidth_Bps, ai = sc->intra.latency_s;
 	double (*ring)(int64_t, double, double, double) = half ? lbs_hy_ring_half_s : lbs_hy_ring_allreduce_s;
 	if (nodes == 1)
@@ -250,15 +258,8 @@ static double alltoall_s(const cluster *c, const int64_t *ranks, int64_t n, doub
 	const lbs_hy_scenario *sc = c->sc;
 	if (n < 2)
 		return 0;
-	int64_t nodes = 0, k = 0, run = 0, last = -1;
-	for (int64_t i = 0; i < n; i++) {
-		int64_t nd = node_of(c, ranks[i]);
-		run = nd == last ? run + 1 : 1;
-		nodes += nd != last;
-		last = nd;
-		if (run > k)
-			k = run;
-	}
+	int64_t nodes, k;
+	node_spread(c, ranks, n, &nodes, &k);
 	double per = bytes / (double)n;
 	double intra = (double)(k - 1) * per / sc->intra.bandwidth_Bps;
 	if (nodes == 1)
