@@ -24,10 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
+
 #include "hybrid/scenario.h"
 #include "models/calib/gpu_fit.h"
 #include "models/gpu.h"
 #include "models/nets.h"
+#include "util/rng.h"
 
 double lbs_hy_ring_allreduce_s(int64_t n, double bytes, double bw, double a)
 {
@@ -192,9 +196,9 @@ static bool attention_core(const lbs_layer *l);
  * rank): the layers of block 1 (every block of a transformer preset is the
  * same). */
 static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_gpu_eff *e, int64_t mb, bool fused,
-			double *fwd, double *bwd, double *fatt, double *batt, double *params)
+			double *fwd, double *bwd, double *fatt, double *batt, double *params, double *efwd, double *ebwd)
 {
-	*fwd = *bwd = *fatt = *batt = *params = 0;
+	*fwd = *bwd = *fatt = *batt = *params = *efwd = *ebwd = 0;
 	for (size_t i = 0; i < net->n_layers; i++) {
 		if (net->layers[i].block != 1)
 			continue;
@@ -205,6 +209,10 @@ static void block_costs(const lbs_net *net, const lbs_gpu_spec *dev, const lbs_g
 		if (attention_core(&net->layers[i])) {
 			*fatt += t[LBS_PASS_FORWARD];
 			*batt += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
+		}
+		if (net->layers[i].expert) {
+			*efwd += t[LBS_PASS_FORWARD];
+			*ebwd += t[LBS_PASS_BACKWARD] + t[LBS_PASS_RECOMPUTE];
 		}
 		*params += (double)net->layers[i].params;
 	}
@@ -299,6 +307,72 @@ double lbs_hy_in_flight(int schedule, int m, int p, int s, int v)
 }
 static lbs_status bind_traces(const lbs_hy_scenario *sc, const cluster *cl, lbs_hy_built *b, lbs_error *err);
 
+/* The Gini coefficient of Gamma(a) draws (the shares of a symmetric
+ * Dirichlet): Gamma(a + 1/2) / (Gamma(a + 1) sqrt(pi)) (McDonald and
+ * Jensen, JASA 1979). */
+static double gamma_gini(double a)
+{
+	return exp(gsl_sf_lngamma(a + 0.5) - gsl_sf_lngamma(a + 1)) / sqrt(M_PI);
+}
+
+void lbs_hy_expert_shares(int experts, double gini, gsl_rng *r, double *share)
+{
+	if (!(gini > 0)) {
+		for (int e = 0; e < experts; e++)
+			share[e] = 1.0 / experts;
+		return;
+	}
+	/* E draws' Gini averages about (E - 1) / E of the population's: the
+	 * concentration whose population Gini is gini E / (E - 1), by
+	 * bisection on the log scale (gamma_gini falls from 1 at 0 to 0) */
+	double want = gini * experts / (experts - 1.0), lo = 1e-6, hi = 1e6;
+	for (int i = 0; i < 200; i++) {
+		double mid = sqrt(lo * hi);
+		if (gamma_gini(mid) > want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	double alpha[1024];
+	experts = experts < 1024 ? experts : 1024;
+	for (int e = 0; e < experts; e++)
+		alpha[e] = sqrt(lo * hi);
+	gsl_ran_dirichlet(r, (size_t)experts, alpha, share);
+}
+
+/* load[l]: at block l, the most loaded GPU of an expert group over the
+ * mean (its E / ep experts' shares of the block's routed tokens, times
+ * ep), the shares drawn once a run ([model] expert_gini, the run's seed):
+ * the same experts are hot every step, as measured (doc/hybrid.md). */
+static lbs_status expert_loads(const lbs_hy_scenario *sc, const lbs_net *net, int ep, double *load, lbs_error *err)
+{
+	int L = net->n_blocks, E = net->tf->experts;
+	for (int l = 0; l < L; l++)
+		load[l] = 1;
+	if (ep < 2 || !(sc->model.expert_gini > 0))
+		return LBS_OK;
+	if (E > 1024)
+		return lbs_error_set(err, LBS_EINPUT, "%s: [model] expert_gini: at most 1024 experts ('%s' has %d)",
+				     sc->path, sc->model.name, E);
+	gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, "hybrid-experts", sc->model.name, 0, err);
+	if (!r)
+		return LBS_EINTERNAL;
+	double share[1024];
+	for (int l = 0; l < L; l++) {
+		lbs_hy_expert_shares(E, sc->model.expert_gini, r, share);
+		double most = 0;
+		for (int q = 0; q < ep; q++) {
+			double sum = 0;
+			for (int e = q * (E / ep); e < (q + 1) * (E / ep); e++)
+				sum += share[e];
+			most = fmax(most, sum * ep);
+		}
+		load[l] = most;
+	}
+	gsl_rng_free(r);
+	return LBS_OK;
+}
+
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err)
 {
 	memset(b, 0, sizeof *b);
@@ -367,11 +441,16 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
 	lbs_hy_built_blocks_alloc(b, G, p);
-	double *bk_f = calloc(4 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double *bk_f = calloc(6 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double *bk_ef = bk_ba + nn, *bk_eb = bk_ef + nn; /* the experts' part of a block's */
+	/* the most loaded GPU of an expert group at each block, over the mean
+	 * (1: balanced routing) */
+	double *load = malloc((size_t)(net.n_blocks > 0 ? net.n_blocks : 1) * sizeof *load);
 	double bk_params = 0;
 	lbs_status st = LBS_OK;
 	if (!obs || !cl.first_gpu || !cl.first_node || !cf || !params || !ranks || !b->store || !b->rank_of ||
-	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f || (ep > 1 && !b->xchg_store)) {
+	    !b->mem_bytes || !b->mem_cap || !b->act_bytes || !b->blk_store || !bk_f || !load ||
+	    (ep > 1 && !b->xchg_store)) {
 		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory costing the hybrid job");
 		goto out;
 	}
@@ -392,9 +471,11 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			    cf + k * (size_t)pv * 4, cf + k * (size_t)pv * 4 + pv, cf + k * (size_t)pv * 4 + 2 * pv,
 			    cf + k * (size_t)pv * 4 + 3 * pv, k ? NULL : params, eparams);
 		block_costs(&net, lbs_gpu_find(sc->nodes[k].gpu), &eff, jb->micro_batch, sc->model.attention == 0,
-			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params);
+			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params, &bk_ef[k], &bk_eb[k]);
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
+	if ((st = expert_loads(sc, &net, ep, load, err)) != LBS_OK)
+		goto out;
 	/* context parallelism: a rank's attention is its 1 / cp of the
 	 * tokens' queries over every key, cp times the attention core at
 	 * S / cp tokens (quadratic in them); its other operations are at
@@ -469,12 +550,20 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			int gc = c * p + (int)s;
 			/* the slowest device's times (with its attention's share) */
 			double f = 0, bk = 0, fa = 0, ba = 0;
+			size_t kf = 0, kb = 0; /* the slowest devices' node groups */
 			for (int j = 0; j < W; j++) {
-				const double *k4 = cf + node_group(&cl, ranks[j]) * (size_t)pv * 4;
+				size_t k = node_group(&cl, ranks[j]);
+				const double *k4 = cf + k * (size_t)pv * 4;
 				if (k4[gc] > f)
-					f = k4[gc], fa = k4[2 * pv + gc];
+					f = k4[gc], fa = k4[2 * pv + gc], kf = k;
 				if (k4[pv + gc] > bk)
-					bk = k4[pv + gc], ba = k4[3 * pv + gc];
+					bk = k4[pv + gc], ba = k4[3 * pv + gc], kb = k;
+			}
+			/* unbalanced routing: the group waits at each block for its
+			 * most loaded GPU, whose experts work load times the mean */
+			for (int l = start[gc]; ep > 1 && l < start[gc + 1]; l++) {
+				f += (load[l] - 1) * bk_ef[kf];
+				bk += (load[l] - 1) * bk_eb[kb];
 			}
 			pl->fwd_s[g * (size_t)v + (size_t)c] = f;
 			pl->bwd_s[g * (size_t)v + (size_t)c] = bk;
@@ -494,9 +583,12 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 				int64_t r0 = r / ep * ep, er[1024];
 				for (int q = 0; q < ep; q++)
 					er[q] = rank_of(sc, r0 + q, s, 0);
-				double a2a = alltoall_s(&cl, er, ep, (double)net.tf->top_k * act / t);
-				pl->xchg_f_s[g * (size_t)v + (size_t)c] = blocks * 2.0 * a2a;
-				pl->xchg_b_s[g * (size_t)v + (size_t)c] = blocks * (double)tp_ar * a2a;
+				/* the most loaded GPU receives load times the mean */
+				double a2a = 0;
+				for (int l = start[gc]; l < start[gc + 1]; l++)
+					a2a += alltoall_s(&cl, er, ep, load[l] * (double)net.tf->top_k * act / t);
+				pl->xchg_f_s[g * (size_t)v + (size_t)c] = 2.0 * a2a;
+				pl->xchg_b_s[g * (size_t)v + (size_t)c] = (double)tp_ar * a2a;
 			}
 		}
 		for (int j = 0; j < W; j++) { /* the slowest device's, as the chunks' */
@@ -604,6 +696,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 out:
 	free(start);
 	free(bk_f);
+	free(load);
 	free(obs);
 	free(cl.first_gpu);
 	free(cl.first_node);

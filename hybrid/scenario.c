@@ -115,6 +115,11 @@ static const lbs_key_spec model_keys[] = {
 	  "model's fitted 206 us (MosaicML's FSDP runs, doc/gpus.md); a framework whose host launches its "
 	  "kernels ahead of the GPU pays less (Megatron-LM: doc/hybrid.md, \"Accuracy\"): measure it, or "
 	  "calibrate it on published runs of the framework" },
+	{ "expert_gini", LBS_T_REAL, M(expert_gini), "0", 0, 0.8, 0, NULL, NULL,
+	  "a mixture of experts' unbalanced routing: the Gini coefficient of the tokens a block's experts "
+	  "receive (0: balanced; about 0.1 to 0.4 measured on real text, doc/hybrid.md), drawn once a run "
+	  "for each block; with expert parallelism an expert group waits at each block for its most "
+	  "loaded GPU" },
 };
 #define MODEL_KEY_OP_OVERHEAD 4 /* its index in model_keys, for the present bits */
 #undef M

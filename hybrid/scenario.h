@@ -74,6 +74,7 @@ typedef struct lbs_hy_model_spec {
 	int recompute;
 	int attention; /* 0: flash (fused), 1: unfused */
 	double op_overhead_s; /* with overhead_given: every operation's cost besides its arithmetic and bytes */
+	double expert_gini;   /* a mixture of experts: the Gini coefficient of its experts' tokens */
 	bool overhead_given;  /* else the device model's fitted overhead */
 } lbs_hy_model_spec;
 
@@ -244,6 +245,11 @@ typedef struct lbs_hy_built {
 } lbs_hy_built;
 
 lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_error *err);
+
+/* The shares of a block's routed tokens its `experts` experts receive,
+ * drawn from a symmetric Dirichlet whose draws' Gini coefficient averages
+ * about `gini` (0: equal shares; experts <= 1024). */
+void lbs_hy_expert_shares(int experts, double gini, gsl_rng *r, double *share);
 
 /* A group whose tensor ranks lie on several nodes, one of them traced or
  * more, or on one traced node with compute episodes (or a generator's

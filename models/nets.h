@@ -80,8 +80,9 @@ typedef struct lbs_layer {
 	int heads, head_dim;       /* attention: query heads on this rank, elements per head */
 	int block;                 /* transformer block, from 1; 0: outside the blocks */
 	bool split;                /* divided among tensor-parallel ranks (else replicated) */
-	bool expert;               /* a mixture-of-experts layer: the rank's E / ep experts' weights,
-				      reduced over the dp / ep ranks that hold the same experts */
+	bool expert;               /* a layer of the rank's experts: it works on the tokens routed to
+				      them, and its weights (E / ep experts') are reduced over the
+				      dp / ep ranks that hold the same experts */
 	int64_t act_bytes;         /* bytes kept for the backward pass, per sample (none or selective) */
 	int64_t core_bytes;        /* more bytes kept without recomputation only (the attention core) */
 	/* element-wise work per sample (GEMM layers: from their GEMMs) */

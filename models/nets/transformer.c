@@ -204,6 +204,7 @@ typedef struct ew {
 	double act, core;
 	int64_t params;
 	bool split;
+	bool expert; /* on the tokens routed to the rank's experts */
 } ew;
 
 static void eltwise(tf_ctx *x, const char *name, int width, ew w)
@@ -220,6 +221,7 @@ static void eltwise(tf_ctx *x, const char *name, int width, ew w)
 	l->core_bytes = (int64_t)w.core;
 	l->act_per_sample = (int64_t)((w.act + w.core) / x->e);
 	l->input_grad = false;
+	l->expert = w.expert;
 	done(x, l, width);
 }
 
@@ -313,14 +315,14 @@ static void moe(tf_ctx *x)
 		expert_linear(x, "expert_gate", h, f, 1);
 		expert_linear(x, "expert_up", h, f, 0); /* the same input as gate */
 		eltwise(x, "expert_silu", f, (ew){ .elems = nf, .fwd = 4, .bwd = 6, .fwd_tensors = 2, .bwd_tensors = 3,
-						    .act = e * nf, .split = true });
+						    .act = e * nf, .split = true, .expert = true });
 		eltwise(x, "expert_mul", f, (ew){ .elems = nf, .fwd = 1, .bwd = 2, .fwd_tensors = 3, .bwd_tensors = 5,
-						   .act = 2 * e * nf, .split = true });
+						   .act = 2 * e * nf, .split = true, .expert = true });
 		expert_linear(x, "expert_down", f, h, 1);
 	} else {
 		expert_linear(x, "expert_fc1", h, f, 1);
 		eltwise(x, "expert_gelu", f, (ew){ .elems = nf, .fwd = 8, .bwd = 16, .fwd_tensors = 2, .bwd_tensors = 3,
-						    .act = e * nf, .split = true });
+						    .act = e * nf, .split = true, .expert = true });
 		expert_linear(x, "expert_fc2", f, h, 1);
 	}
 	/* un-permute and sum the k outputs by their weights; keeps them for

@@ -488,6 +488,13 @@ check "... and replica 0 waits for replica 1 in the steps with ep" test "$(q "$T
 check "... whatif reads its results: the no-delay replay gives its steps (1e-6)" \
 	near "$(q "$TMP/epw.db" "SELECT value FROM whatif_metrics WHERE name = 'mean_t_nodelay'")" \
 	"$(q "$TMP/ep.db" "SELECT avg(step_s) FROM hybrid_steps")" 1e-6
+"$LBSIM" "$TMP/ep.ini" -q -o "$TMP/epg.db" --set model.expert_gini=0.3 && "$LBSIM" "$TMP/ep.ini" -q -o "$TMP/epg2.db" \
+	--set model.expert_gini=0.3 && "$LBSIM" "$TMP/ep.ini" -q -o "$TMP/epg3.db" --set model.expert_gini=0.3 --seed 2
+check "unbalanced routing (expert_gini 0.3): longer steps, the same for the same seed, others for another" test \
+	"$(q "$TMP/epg.db" "ATTACH '$TMP/ep.db' AS b; ATTACH '$TMP/epg2.db' AS s; ATTACH '$TMP/epg3.db' AS o;
+	SELECT (SELECT avg(step_s) FROM hybrid_steps) > (SELECT avg(step_s) FROM b.hybrid_steps) AND
+	(SELECT avg(step_s) FROM hybrid_steps) = (SELECT avg(step_s) FROM s.hybrid_steps) AND
+	(SELECT avg(step_s) FROM hybrid_steps) != (SELECT avg(step_s) FROM o.hybrid_steps)")" = 1
 for bad in "hybrid.ep=3 hybrid.ep" "model.name=llama3-8b [hybrid] ep" "hybrid_policy.name=resplit hybrid_policy.name" \
 	"nodes.n.count=32 --set hybrid.cp=2 [hybrid] ep"; do
 	# shellcheck disable=SC2086 # the --set arguments, then what the message names
