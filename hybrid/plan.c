@@ -344,12 +344,14 @@ void lbs_hy_expert_shares(int experts, double gini, gsl_rng *r, double *share)
  * mean (its E / ep experts' shares of the block's routed tokens, times
  * ep), the shares drawn once a run ([model] expert_gini, the run's seed):
  * the same experts are hot every step, as measured (doc/hybrid.md). */
-static lbs_status expert_loads(const lbs_hy_scenario *sc, const lbs_net *net, int ep, double *load, lbs_error *err)
+static lbs_status expert_loads(const lbs_hy_scenario *sc, const lbs_net *net, int ep, double *load, double *dropped,
+				lbs_error *err)
 {
+	*dropped = 0;
 	int L = net->n_blocks, E = net->tf->experts;
 	for (int l = 0; l < L; l++)
 		load[l] = 1;
-	if (ep < 2 || !(sc->model.expert_gini > 0))
+	if (!(sc->model.expert_gini > 0) || !net->tf->experts)
 		return LBS_OK;
 	if (E > 1024)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] expert_gini: at most 1024 experts ('%s' has %d)",
@@ -357,17 +359,23 @@ static lbs_status expert_loads(const lbs_hy_scenario *sc, const lbs_net *net, in
 	gsl_rng *r = lbs_rng_stream((uint64_t)sc->run.seed, "hybrid-experts", sc->model.name, 0, err);
 	if (!r)
 		return LBS_EINTERNAL;
-	double share[1024];
+	double share[1024], C = sc->model.expert_capacity;
 	for (int l = 0; l < L; l++) {
 		lbs_hy_expert_shares(E, sc->model.expert_gini, r, share);
 		double most = 0;
 		for (int q = 0; q < ep; q++) {
+			/* its experts' tokens over the mean, each expert's capped at
+			 * the capacity factor (the rest dropped) */
 			double sum = 0;
-			for (int e = q * (E / ep); e < (q + 1) * (E / ep); e++)
-				sum += share[e];
-			most = fmax(most, sum * ep);
+			for (int e = q * (E / ep); e < (q + 1) * (E / ep); e++) {
+				sum += C > 0 ? fmin(share[e] * E, C) : share[e] * E;
+				*dropped += C > 0 ? fmax(0, share[e] - C / E) / L : 0; /* of all routed tokens */
+			}
+			most = fmax(most, sum / (E / ep));
 		}
-		load[l] = most;
+		/* without expert parallelism every GPU holds every expert: the
+		 * imbalance costs nothing, though the capacity still drops */
+		load[l] = ep > 1 ? most : 1;
 	}
 	gsl_rng_free(r);
 	return LBS_OK;
@@ -474,7 +482,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 			    &bk_f[k], &bk_b[k], &bk_fa[k], &bk_ba[k], &bk_params, &bk_ef[k], &bk_eb[k]);
 	}
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
-	if ((st = expert_loads(sc, &net, ep, load, err)) != LBS_OK)
+	if ((st = expert_loads(sc, &net, ep, load, &b->expert_dropped, err)) != LBS_OK)
 		goto out;
 	/* context parallelism: a rank's attention is its 1 / cp of the
 	 * tokens' queries over every key, cp times the attention core at

@@ -120,6 +120,10 @@ static const lbs_key_spec model_keys[] = {
 	  "receive (0: balanced; about 0.1 to 0.4 measured on real text, doc/hybrid.md), drawn once a run "
 	  "for each block; with expert parallelism an expert group waits at each block for its most "
 	  "loaded GPU" },
+	{ "expert_capacity", LBS_T_REAL, M(expert_capacity), "0", 0, 1e3, 0, NULL, NULL,
+	  "a mixture of experts' capacity factor: an expert takes at most this times the mean of the "
+	  "routed tokens, the rest dropped (GShard, Switch Transformer; not padded), which caps the wait "
+	  "for an overloaded GPU; 0: dropless (Megatron-Core's default); else at least 1" },
 };
 #define MODEL_KEY_OP_OVERHEAD 4 /* its index in model_keys, for the present bits */
 #undef M
@@ -885,6 +889,11 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 					 "stays; the other policies re-balance micro-batches, by expert group",
 					 (long long)j->ep);
 		}
+	}
+	if (sc->model.expert_capacity > 0 && sc->model.expert_capacity < 1) {
+		o = origin_of(c, sc, "model", "expert_capacity");
+		return key_error(sc, &o, "model", "expert_capacity", err, "%g: a capacity factor below 1 drops tokens "
+				 "even from balanced routing: 0 (dropless) or at least 1", sc->model.expert_capacity);
 	}
 	if (j->cp > 1 && j->cp_comm == 1) {
 		const lbs_tf_config *tf = lbs_net_tf_config(sc->model.name);

@@ -75,6 +75,7 @@ typedef struct lbs_hy_model_spec {
 	int attention; /* 0: flash (fused), 1: unfused */
 	double op_overhead_s; /* with overhead_given: every operation's cost besides its arithmetic and bytes */
 	double expert_gini;   /* a mixture of experts: the Gini coefficient of its experts' tokens */
+	double expert_capacity; /* an expert's tokens at most this times the mean (0: dropless) */
 	bool overhead_given;  /* else the device model's fitted overhead */
 } lbs_hy_model_spec;
 
@@ -231,6 +232,7 @@ typedef struct lbs_hy_built {
 					and its share of the optimizer states (fp32 master and two moments) */
 	double *link_Bps, *link_lat_s; /* G: the link from group g to the next stage's (tensor rank 0's) */
 	double flops_per_step;       /* model FLOPs of one step, all GPUs */
+	double expert_dropped;       /* the routed tokens an expert's capacity drops, a fraction */
 	double *store;               /* what the plan's arrays point into */
 	double *blk_store;           /* what the blk_ arrays point into */
 	double *xchg_store;          /* what plan.xchg_f_s and xchg_b_s point into */

@@ -945,6 +945,31 @@ static void test_expert_plan(void)
 	CU_ASSERT(bg.plan.fwd_s[0] > pl->fwd_s[0] && bg.plan.bwd_s[0] > pl->bwd_s[0]);
 	lbs_hy_built_free(&bg);
 	lbs_hy_scenario_destroy(&sg);
+	/* a capacity factor of 1.1: an expert takes at most 1.1 times the
+	 * mean, a GPU's load is its four experts' capped shares (times 8)
+	 * over 4; what the caps cut is dropped, over all 32 blocks */
+	const char *cap[2] = { "model.expert_gini=0.2", "model.expert_capacity=1.1" };
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sg, path, cap, 2, &err) == LBS_OK);
+	CU_ASSERT_FATAL(lbs_hy_plan_build(&sg, &bg, &err) == LBS_OK);
+	r = lbs_rng_stream((uint64_t)sg.run.seed, "hybrid-experts", "mixtral-8x7b", 0, &err);
+	double drop = 0;
+	x = 0;
+	for (int l = 0; l < 32; l++) {
+		lbs_hy_expert_shares(8, 0.2, r, share);
+		double half[2] = { 0, 0 };
+		for (int e = 0; e < 8; e++) {
+			half[e / 4] += fmin(share[e] * 8, 1.1) / 4;
+			drop += fmax(0, share[e] - 1.1 / 8) / 32;
+		}
+		if (l < 4)
+			x += 2 * (5e-6 + 0.5 * fmax(half[0], half[1]) * (2.0 * 1024 * 4096 * 2) / bw);
+	}
+	gsl_rng_free(r);
+	CU_ASSERT_DOUBLE_EQUAL(bg.plan.xchg_f_s[0], x, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(bg.expert_dropped, drop, 1e-12);
+	CU_ASSERT(drop > 0);
+	lbs_hy_built_free(&bg);
+	lbs_hy_scenario_destroy(&sg);
 	/* without expert parallelism every GPU holds every expert: no effect */
 	const char *g1[3] = { "model.expert_gini=0.2", "hybrid.ep=1", "hybrid.zero_stage=1" };
 	const char *g0[2] = { "hybrid.ep=1", "hybrid.zero_stage=1" };
