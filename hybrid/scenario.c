@@ -890,6 +890,12 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 					 (long long)j->ep);
 		}
 	}
+	const lbs_tf_config *mtf = lbs_net_tf_config(sc->model.name);
+	if ((sc->model.expert_gini > 0 || sc->model.expert_capacity > 0) && (!mtf || !mtf->experts)) {
+		const char *k = sc->model.expert_gini > 0 ? "expert_gini" : "expert_capacity";
+		o = origin_of(c, sc, "model", k);
+		return key_error(sc, &o, "model", k, err, "'%s' is no mixture of experts", sc->model.name);
+	}
 	if (sc->model.expert_capacity > 0 && sc->model.expert_capacity < 1) {
 		o = origin_of(c, sc, "model", "expert_capacity");
 		return key_error(sc, &o, "model", "expert_capacity", err, "%g: a capacity factor below 1 drops tokens "
