@@ -26,7 +26,11 @@
  *     every replica of the stage has arrived plus their alpha-beta time;
  *   - the step's tail: gc, layer-norm all-reduce, the embedding pair of the
  *     first and last stages, the gradient-clipping barrier over all groups,
- *     the optimizer.
+ *     the optimizer;
+ *   - with expert parallelism, an exchange after every compute: a
+ *     collective of the same compute of the ep replicas of an expert group
+ *     (their all-to-alls around each block's experts), ending when the last
+ *     of them has computed plus the all-to-alls' time.
  * Each op ends at one event on the event engine (sim/engine.h). A compute
  * progresses at the group's availability a(t) (the fluid rule of
  * traces/avail.h), then pays its tensor-parallel collectives, which
