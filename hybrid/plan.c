@@ -433,8 +433,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	/* per node group: chunk costs on its device */
 	double *cf = malloc(nn * (size_t)pv * 4 * sizeof *cf), *params = malloc(2 * (size_t)pv * sizeof *params);
 	double *eparams = params ? params + pv : NULL; /* the experts' part of params */
-	int ep = (int)jb->ep, de = d / ep;               /* de: the replicas holding the same experts */
-	int64_t *ranks = malloc(((size_t)(dc > W ? dc : W) + (size_t)d) * sizeof *ranks);
+	/* de: the GPUs of a stage holding the same experts (of a tensor rank):
+	 * one replica an expert group, each with its cp context ranks */
+	int ep = (int)jb->ep, de = d / ep * cp;
+	int64_t *ranks = malloc(((size_t)(dc > W ? dc : W) + (size_t)dc) * sizeof *ranks);
 	lbs_hy_plan *pl = &b->plan;
 	*pl = (lbs_hy_plan){ .d = d, .p = p, .t = t, .cp = cp, .v = v, .m = m, .schedule = jb->schedule,
 			     .zero_stage = (int)jb->zero_stage, .overlap_dp = jb->overlap_dp,
@@ -666,8 +668,9 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 				pl->gather_s[i] = collective_s(&cl, ranks, dc, pc * elt, true);
 			if (pe > 0) {
 				int64_t *er = ranks + dc; /* past the dp ranks */
-				for (int q = 0; q < de; q++)
-					er[q] = rank_of(sc, (int64_t)q * ep, s, 0);
+				for (int q = 0; q < de / cp; q++)
+					for (int k = 0; k < cp; k++)
+						er[q * cp + k] = rank_of(sc, (int64_t)q * ep, s, (int64_t)k * t);
 				pl->grad_s[i] += collective_s(&cl, er, de, pe * jb->grad_bytes, z1);
 				if (z1)
 					pl->gather_s[i] += collective_s(&cl, er, de, pe * elt, true);

@@ -53,7 +53,7 @@ static const lbs_key_spec job_keys[] = {
 	  "data-parallel replicas (E / e a GPU), the routed tokens sent to their experts' GPUs and back in "
 	  "an all-to-all before and after each block's experts, which couples the e replicas' computes "
 	  "there; must divide dp and the model's experts; the experts' gradients are reduced over the "
-	  "dp / e replicas holding the same experts; the balancing policies re-balance by expert group, "
+	  "dp / e replicas holding the same experts (times cp); the balancing policies re-balance by expert group, "
 	  "resplit is refused (doc/hybrid.md)" },
 	{ "micro_batch", LBS_T_INT, J(micro_batch), "1", 1, 1e6, 0, NULL, NULL, "sequences in a micro-batch" },
 	{ "micro_batches", LBS_T_INT, J(micro_batches), UNSET, 1, 1e6, 0, NULL, NULL,
@@ -879,9 +879,6 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 		if (j->dp % j->ep)
 			return key_error(sc, &o, "hybrid", "ep", err, "%lld must divide dp %lld: an expert group is "
 					 "formed of data-parallel replicas", (long long)j->ep, (long long)j->dp);
-		if (j->cp > 1)
-			return key_error(sc, &o, "hybrid", "ep", err, "expert parallelism with context parallelism "
-					 "(cp %lld) is not modelled", (long long)j->cp);
 		if (!strcmp(sc->policy.name, "resplit")) {
 			o = origin_of(c, sc, "hybrid_policy", "name");
 			return key_error(sc, &o, "hybrid_policy", "name", err, "resplit moves blocks between stages, "

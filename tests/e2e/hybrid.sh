@@ -499,10 +499,17 @@ check "unbalanced routing (expert_gini 0.3): longer steps, the same for the same
 check "... a capacity factor shortens them, the summary saying what it dropped" test "$(q "$TMP/epc.db" "ATTACH '$TMP/epg.db' AS g;
 	SELECT (SELECT avg(step_s) FROM hybrid_steps) < (SELECT avg(step_s) FROM g.hybrid_steps)")" = 1 \
 	-a -n "$(grep -E '^experts: [0-9.]+% of the routed tokens dropped at capacity 1.1' "$TMP/out")"
+"$LBSIM" "$TMP/ep.ini" -o "$TMP/epcp.db" --set hybrid.cp=2 --set nodes.n.count=32 > "$TMP/out" 2>&1
+check "expert parallelism with context parallelism runs, its summary naming both" test $? -eq 0 \
+	-a -n "$(grep -F 'dp 2 x pp 8 x tp 1 x cp 2, ep 2' "$TMP/out")"
+"$LBSIM" whatif "$TMP/epcp.db" -q -o "$TMP/epcpw.db"
+check "... whatif's no-delay replay gives its steps (1e-6)" \
+	near "$(q "$TMP/epcpw.db" "SELECT value FROM whatif_metrics WHERE name = 'mean_t_nodelay'")" \
+	"$(q "$TMP/epcp.db" "SELECT avg(step_s) FROM hybrid_steps")" 1e-6
 "$LBSIM" "$TMP/cp.ini" -q -o "$TMP/bad.db" --set model.expert_gini=0.2 > "$TMP/out" 2>&1
 check "refused: expert_gini on a dense model" test $? -eq 3 -a -n "$(grep -F 'no mixture of experts' "$TMP/out")" -a ! -e "$TMP/bad.db"
 for bad in "hybrid.ep=3 hybrid.ep" "model.name=llama3-8b [hybrid] ep" "hybrid_policy.name=resplit hybrid_policy.name" \
-	"nodes.n.count=32 --set hybrid.cp=2 [hybrid] ep" "model.expert_capacity=0.5 model.expert_capacity"; do
+	"model.expert_capacity=0.5 model.expert_capacity"; do
 	# shellcheck disable=SC2086 # the --set arguments, then what the message names
 	set -- $bad
 	key=$(printf '%s' "$bad" | sed 's/.* \(\[hybrid\] ep\|hybrid\.ep\|hybrid_policy\.name\|model\.expert_capacity\)$/\1/')

@@ -970,6 +970,20 @@ static void test_expert_plan(void)
 	CU_ASSERT(drop > 0);
 	lbs_hy_built_free(&bg);
 	lbs_hy_scenario_destroy(&sg);
+	/* with context parallelism (cp 2 on 32 GPUs): the dense gradients over
+	 * the 2 x 2 replicas' context ranks, four nodes; the experts' over the
+	 * two context ranks of the one replica holding them, each stage-0 GPU's
+	 * 4 blocks x 4 experts x 3 x 4096 x 14336 */
+	const char *cpx[2] = { "hybrid.cp=2", "nodes.n.count=32" };
+	CU_ASSERT_FATAL(lbs_hy_scenario_load(&sg, path, cpx, 2, &err) == LBS_OK);
+	if (lbs_hy_plan_build(&sg, &bg, &err) != LBS_OK) {
+		fprintf(stderr, "\n%s\n", err.msg);
+		CU_FAIL_FATAL("plan with cp");
+	}
+	double gb = sg.job.grad_bytes, ex = 4.0 * 4 * 3 * 4096 * 14336;
+	CU_ASSERT_DOUBLE_EQUAL(bg.plan.grad_s[0], 2 * 3 * (5e-6 + dense * gb / 4 / bw) + 2 * (5e-6 + ex * gb / 2 / bw), 1e-9);
+	lbs_hy_built_free(&bg);
+	lbs_hy_scenario_destroy(&sg);
 	/* without expert parallelism every GPU holds every expert: no effect */
 	const char *g1[3] = { "model.expert_gini=0.2", "hybrid.ep=1", "hybrid.zero_stage=1" };
 	const char *g0[2] = { "hybrid.ep=1", "hybrid.zero_stage=1" };
