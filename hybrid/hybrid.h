@@ -167,6 +167,13 @@ static inline bool lbs_hy_is_xchg(const lbs_hy_graph *gr, uint32_t o)
 	size_t l = o / gr->n_groups;
 	return gr->n_xc && l >= gr->xc && l < (size_t)gr->xc + gr->n_xc;
 }
+/* Whether op o is a row of the step's trace and timeline: not a bucket's
+ * marker, a padding slot or an exchange (written with its compute). */
+static inline bool lbs_hy_op_recorded(const lbs_hy_graph *gr, uint32_t o)
+{
+	return gr->kind[o] != LBS_HY_PARTIAL && gr->kind[o] != LBS_HY_PAD && !lbs_hy_is_xchg(gr, o);
+}
+
 /* The exchange after compute op o (local op l < n_xc: the computes come
  * first in every group), or o itself without expert parallelism. */
 static inline uint32_t lbs_hy_compute_end_op(const lbs_hy_graph *gr, uint32_t o)

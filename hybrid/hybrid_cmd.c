@@ -230,9 +230,8 @@ static lbs_status keep_timeline(run_result *rr, const lbs_hy_graph *gr, const lb
 	for (size_t g = 0; g < gr->n_groups; g++)
 		for (size_t l = 0; l < gr->per_group; l++) {
 			uint32_t o = lbs_hy_op(gr, g, l);
-			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD || lbs_hy_is_xchg(gr, o))
-				continue; /* a bucket's marker or a padding slot, no operation; an exchange
-					     is written with its compute, as Megatron-LM's timers hold it */
+			if (!lbs_hy_op_recorded(gr, o))
+				continue;
 			rr->timeline[rr->n_timeline++] = (timeline_row){ .step = (int32_t)step,
 									  .dp_rank = (int32_t)(g / p),
 									  .stage = (int32_t)(g % p),

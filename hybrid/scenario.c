@@ -125,7 +125,6 @@ static const lbs_key_spec model_keys[] = {
 	  "routed tokens, the rest dropped (GShard, Switch Transformer; not padded), which caps the wait "
 	  "for an overloaded GPU; 0: dropless (Megatron-Core's default); else at least 1" },
 };
-#define MODEL_KEY_OP_OVERHEAD 4 /* its index in model_keys, for the present bits */
 #undef M
 
 #define L(f) offsetof(lbs_hy_link_spec, f)
@@ -869,8 +868,8 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 				 "%lld", (long long)j->dp, (long long)j->pp, (long long)j->tp, (long long)need,
 				 (long long)gpus);
 	}
+	const lbs_tf_config *tf = lbs_net_tf_config(sc->model.name); /* a preset: checked above */
 	if (j->ep > 1) {
-		const lbs_tf_config *tf = lbs_net_tf_config(sc->model.name);
 		o = origin_of(c, sc, "hybrid", "ep");
 		if (!tf || !tf->experts || tf->experts % j->ep)
 			return key_error(sc, &o, "hybrid", "ep", err, "expert parallelism of degree %lld needs a mixture "
@@ -887,8 +886,7 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 					 (long long)j->ep);
 		}
 	}
-	const lbs_tf_config *mtf = lbs_net_tf_config(sc->model.name);
-	if ((sc->model.expert_gini > 0 || sc->model.expert_capacity > 0) && (!mtf || !mtf->experts)) {
+	if ((sc->model.expert_gini > 0 || sc->model.expert_capacity > 0) && (!tf || !tf->experts)) {
 		const char *k = sc->model.expert_gini > 0 ? "expert_gini" : "expert_capacity";
 		o = origin_of(c, sc, "model", k);
 		return key_error(sc, &o, "model", k, err, "'%s' is no mixture of experts", sc->model.name);
@@ -899,7 +897,6 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 				 "even from balanced routing: 0 (dropless) or at least 1", sc->model.expert_capacity);
 	}
 	if (j->cp > 1 && j->cp_comm == 1) {
-		const lbs_tf_config *tf = lbs_net_tf_config(sc->model.name);
 		if (tf && ((tf->heads / j->tp) % j->cp || (tf->kv_heads / j->tp) % j->cp)) {
 			o = origin_of(c, sc, "hybrid", "cp_comm");
 			return key_error(sc, &o, "hybrid", "cp_comm", err, "the all-to-all (Ulysses) gives each of the %lld "
@@ -1090,7 +1087,8 @@ static lbs_status build(lbs_hy_scenario *sc, parse_ctx *c, lbs_error *err)
 			st = lbs_keys_apply(spec->keys, spec->nkeys, name, &where, entries + n_trace, n - n_trace, target,
 					    &present, NULL, err);
 		if (st == LBS_OK && target == &sc->model)
-			sc->model.overhead_given = present >> MODEL_KEY_OP_OVERHEAD & 1;
+			sc->model.overhead_given =
+				present >> lbs_keys_find(model_keys, NKEYS(model_keys), "op_overhead") & 1;
 		if (st == LBS_OK)
 			st = record(sc, name, spec->keys, spec->nkeys, entries + n_trace, n - n_trace, err);
 	}

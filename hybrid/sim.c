@@ -376,8 +376,8 @@ lbs_status lbs_hy_trace_write(const lbs_hy_sim *sim, FILE *out, int64_t step, do
 		long long rank = rank_of ? (long long)rank_of[g] : (long long)g * pl->t * (pl->cp > 0 ? pl->cp : 1);
 		for (size_t l = 0; l < gr->per_group; l++) {
 			uint32_t o = lbs_hy_op(gr, g, l);
-			if (gr->kind[o] == LBS_HY_PARTIAL || gr->kind[o] == LBS_HY_PAD || lbs_hy_is_xchg(gr, o))
-				continue; /* a bucket's marker, no operation; an exchange is its compute's */
+			if (!lbs_hy_op_recorded(gr, o))
+				continue;
 			/* float32, as the format holds (doc/whatif.md) */
 			float st = (float)(sim->start[o] - step_start_s),
 			      du = (float)(sim->end[lbs_hy_compute_end_op(gr, o)] - sim->start[o]);
