@@ -111,10 +111,10 @@ static const lbs_key_spec model_keys[] = {
 	  "and read by the softmax and dropout, every block of the GEMMs computed: Megatron-LM before "
 	  "2022; doc/gpus.md)" },
 	{ "op_overhead", LBS_T_TIME, M(op_overhead_s), UNSET, 0, 1, 0, NULL, NULL,
-	  "what every operation (a layer's pass) costs besides its arithmetic and bytes; unset: the device "
-	  "model's fitted 206 us (MosaicML's FSDP runs, doc/gpus.md); a framework whose host launches its "
-	  "kernels ahead of the GPU pays less (Megatron-LM: doc/hybrid.md, \"Accuracy\"): measure it, or "
-	  "calibrate it on published runs of the framework" },
+	  "what every operation (a layer's pass) costs besides its arithmetic and bytes; unset: 5 us, the "
+	  "GPU's idle time between kernels measured on an H200 (doc/gpus.md); a framework whose host "
+	  "cannot keep ahead of the GPU pays more (DeepSpeed's pipeline engine: about 300 us, doc/hybrid.md, "
+	  "\"Accuracy\"): measure it, or calibrate it on published runs of the framework" },
 	{ "expert_gini", LBS_T_REAL, M(expert_gini), "0", 0, 0.8, 0, NULL, NULL,
 	  "a mixture of experts' unbalanced routing: the Gini coefficient of the tokens a block's experts "
 	  "receive (0: balanced; about 0.1 to 0.4 measured on real text, doc/hybrid.md), drawn once a run "

@@ -20,6 +20,15 @@
 #include "util/keys.h"
 
 #define LBS_HY_MAX_GPUS 1048576
+/* [model] op_overhead unset: what one operation (a layer's pass) of a
+ * hybrid job costs besides its arithmetic and bytes, the GPU's idle time
+ * between kernels that the host's launches expose, measured by
+ * torch.profiler on an H200 (traces/data/measured-h200, doc/gpus.md,
+ * "Measured on an H200"): the median over the 28 steps of GPT-3 125M to
+ * 6.7B, two machines, that keep the GPU 95% busy or more, of the step's
+ * idle time over its operations, 4.95 us. Not fitted to any published
+ * run. */
+#define LBS_HY_OP_OVERHEAD_S 5e-6
 #define LBS_HY_MAX_NODE_GROUPS 256
 #define LBS_HY_MAX_EPISODES 1024
 /* The least level overlapping episodes take a GPU's speed or bandwidth to

@@ -59,7 +59,11 @@ for f in "$top_srcdir"/profiles/*.ini; do
 done
 sed 's/^device = gpu$/device = cpu/' "$TMP/one.ini" > "$TMP/one-cpu.ini"
 for f in "$top_srcdir"/profiles/measured/*.ini; do
-	check "measured/$(basename "$f") drives a CPU scenario" "$LBSIM" "$TMP/one-cpu.ini" -q -o "$TMP/cpu-one.db" --set "workers.g.profile=$f"
+	if grep -q '^device_class = gpu' "$f"; then # lbsim calibrate --cuda's
+		check "measured/$(basename "$f") drives a GPU scenario" "$LBSIM" "$TMP/one.ini" -q -o "$TMP/gpu-one.db" --set "workers.g.profile=$f"
+	else
+		check "measured/$(basename "$f") drives a CPU scenario" "$LBSIM" "$TMP/one-cpu.ini" -q -o "$TMP/cpu-one.db" --set "workers.g.profile=$f"
+	fi
 done
 check "the cost keys are recorded from the profile" test "$(q "$TMP/one.db" \
 	"SELECT count(*) FROM run_config WHERE section = 'workers.g' AND key IN ('cost', 't0', 't_flat', 'saturation_batch', 'per_sample', 'exponent', 'per_sample_sq', 'flat_below', 'max_batch')")" = \

@@ -56,7 +56,7 @@ fi
 # plots/ (DIR-NAME.csv: in DIR/).
 scratch() { # DIR: a fresh folder as the top of the source tree looks after make
 	mkdir -p "$1/bin"
-	for d in scenarios profiles traces tests analysis; do ln -s "$top_srcdir/$d" "$1/$d"; done
+	for d in scenarios profiles traces tests analysis bench; do ln -s "$top_srcdir/$d" "$1/$d"; done
 	ln -s "$LBSIM" "$1/bin/lbsim"
 	ln -s "$LBSIM" "$1/lbsim"
 }

@@ -32,6 +32,37 @@ for net in $("$py" "$worker" nets); do
 	check "torch worker: $net has lbsim's $mine parameters (got $theirs)" test "$mine" = "$theirs"
 done
 
+# The GPU twin's script (testbed/gpu_steps.py, doc/gpus.md): its GPT-3
+# networks have lbsim's parameter counts (it refuses to time one that does
+# not), it dry-runs on the CPU, and without a GPU it exits 4 saying so.
+steps=$top_srcdir/testbed/gpu_steps.py
+rc=0
+"$py" "$steps" --count --models gpt3-125m,gpt3-350m,gpt3-760m,gpt3-1.3b,gpt3-2.7b,gpt3-6.7b,llama2-7b,llama3-8b,resnet50 \
+	> "$TMP/counts" 2> "$TMP/err" || rc=$?
+check "gpu_steps.py --count: exit 0 (got $rc)" test $rc -eq 0
+while read -r net theirs; do
+	mine=$("$LBSIM" calibrate --list | awk -v n="$net" '$1 == n { print $2 }')
+	check "gpu_steps.py: $net has lbsim's $mine parameters (got $theirs)" test "$mine" = "$theirs"
+done < "$TMP/counts"
+check "gpu_steps.py --count: nine networks" test "$(wc -l < "$TMP/counts")" -eq 9
+rc=0
+"$py" "$steps" --device cpu --models cifarnet --batches 1,2 --warmup 1 --steps 2 --no-profile \
+	-o "$TMP/steps.csv" 2> "$TMP/err" || rc=$?
+check "gpu_steps.py --device cpu: exit 0 (got $rc)" test $rc -eq 0
+check "gpu_steps.py --device cpu: a positive step time a batch" test "$(awk -F, '$1 == "cifarnet" && $5 > 0' \
+	"$TMP/steps.csv" | wc -l)" -eq 2
+rc=0
+"$py" "$steps" --models gpt3-9b -o "$TMP/none.csv" 2> "$TMP/err" || rc=$?
+check "gpu_steps.py: an unknown model: exit 2 (got $rc)" test $rc -eq 2
+if "$py" -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2> /dev/null; then
+	echo "skipped (a CUDA GPU is here): gpu_steps.py's exit without one"
+else
+	rc=0
+	"$py" "$steps" --models gpt3-125m -o "$TMP/none.csv" 2> "$TMP/err" || rc=$?
+	check "gpu_steps.py without a GPU: exit 4 (got $rc)" test $rc -eq 4
+	check "gpu_steps.py without a GPU: says so" grep -q 'no CUDA GPU' "$TMP/err"
+fi
+
 # What is missing is named, exit 6: no python3; a python3 that cannot
 # import torch (a real interpreter, its torch shadowed by a package that
 # fails to import); no worker program.
