@@ -38,14 +38,18 @@ awk -F, '!seen[$1 FS $2]++ { print $1 "," $2 }' "$TMP/rows" | while IFS=, read -
 done > "$TMP/table"
 [ -s "$TMP/table" ] || { echo "gpu_twin_compare.sh: nothing compared" >&2; exit 1; }
 cat "$TMP/table"
-# the median and worst |error|, all steps and the largest batch of each model
-awk '{ e = $6; sub(/%/, "", e); e += 0; e = e < 0 ? -e : e; a[++n] = e; last[$1 " " $2] = e }
+# the median and worst |error| (column 6) of TABLE's rows, all of them and
+# the largest batch (the last row) of each model and length: summary TABLE WORDS
+summary() {
+	awk -v words="$2" '$6 ~ /%$/ { e = $6; sub(/%/, "", e); e += 0; e = e < 0 ? -e : e; a[++n] = e; last[$1 " " $2] = e }
 	function med(v, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
 	END { w = 0; for (i = 1; i <= n; i++) if (a[i] > w) w = a[i]
 	      printf "%d steps: median |error| %.1f%%, worst %.1f%%\n", n, med(a, n), w
 	      k = 0; for (m in last) b[++k] = last[m]; w = 0; for (i = 1; i <= k; i++) if (b[i] > w) w = b[i]
-	      printf "largest batch of each of %d models and lengths: median |error| %.1f%%, worst %.1f%%\n", k, med(b, k), w }' "$TMP/table"
+	      printf "%s of each of %d models and lengths: median |error| %.1f%%, worst %.1f%%\n", words, k, med(b, k), w }' "$1"
+}
+summary "$TMP/table" "largest batch"
 # The hybrid engine (doc/hybrid.md) on the same steps: one GPU (d = p = t =
 # 1), the model's recomputation none and attention fused, as measured; its
 # step has the optimizer's too, and the per-operation overhead left unset.
@@ -88,13 +92,7 @@ INI
 		fi
 	done < "$TMP/rows" > "$TMP/hy"
 	cat "$TMP/hy"
-	awk '$6 ~ /%$/ { e = $6; sub(/%/, "", e); e += 0; e = e < 0 ? -e : e; a[++n] = e; last[$1 " " $2] = e }
-		function med(v, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-			return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
-		END { w = 0; for (i = 1; i <= n; i++) if (a[i] > w) w = a[i]
-		      printf "%d steps: median |error| %.1f%%, worst %.1f%%\n", n, med(a, n), w
-		      k = 0; for (m in last) b[++k] = last[m]; w = 0; for (i = 1; i <= k; i++) if (b[i] > w) w = b[i]
-		      printf "largest batch it fits of each of %d models and lengths: median |error| %.1f%%, worst %.1f%%\n", k, med(b, k), w }' "$TMP/hy"
+	summary "$TMP/hy" "largest batch it fits"
 	echo
 fi
 # run to run: the GPT-3 steps measured again on another machine of the same kind
