@@ -26,4 +26,11 @@ run "$python" "$here/testbed/gpu_steps.py" --models llama2-7b --seq 2048 --batch
 	-o "$out/steps-llama-2048.csv"
 run "$python" "$here/testbed/gpu_steps.py" --models llama2-7b --seq 4096 --batches 1,2 \
 	-o "$out/steps-llama-4096.csv"
+# fused element-wise kernels (torch.compile), as Megatron-LM's: the largest steps
+run "$python" "$here/testbed/gpu_steps.py" --compile --models gpt3-1.3b,gpt3-2.7b --batches 8 \
+	-o "$out/steps-compiled-gpt3.csv"
+run "$python" "$here/testbed/gpu_steps.py" --compile --models gpt3-6.7b --batches 2 \
+	-o "$out/steps-compiled-gpt3-6.7b.csv"
+run "$python" "$here/testbed/gpu_steps.py" --compile --models llama2-7b --seq 4096 --batches 1 \
+	-o "$out/steps-compiled-llama-4096.csv"
 exit $rc

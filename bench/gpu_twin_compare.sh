@@ -95,6 +95,21 @@ INI
 	summary "$TMP/hy" "largest batch it fits"
 	echo
 fi
+# fused element-wise kernels (torch.compile) against eager, paired on a third
+# machine, beside the two models' predictions (the tables above)
+if ls "$DIR"/run3-compiled-*.csv > /dev/null 2>&1 && [ -s "$TMP/hy" ]; then
+	printf '%-10s %5s %6s %9s %11s %11s %8s %11s %8s\n' fused seq batch eager_s compiled_s datasheet_s error hybrid_s error
+	awk -F, '!/^#|^model,/' "$DIR"/run3-eager-*.csv > "$TMP/eager"
+	awk -F, '!/^#|^model,/' "$DIR"/run3-compiled-*.csv | while IFS=, read -r m s b _ t _; do
+		awk -v m="$m" -v s="$s" -v b="$b" -v t="$t" 'FILENAME ~ /eager$/ { split($0, f, ","); if (f[1] == m && f[2] == s && f[3] == b) e = f[5]; next }
+			FILENAME ~ /table$/ { if ($1 == m && $2 == s && $3 == b) d = $5; next }
+			$1 == m && $2 == s && $3 == b { h = $5 }
+			END { if (e == "" || d == "" || h == "") exit 1
+			      printf "%-10s %5d %6d %9.4f %11.4f %11.4f %+7.1f%% %11.4f %+7.1f%%\n", m, s, b, e, t, d, 100 * (d / t - 1), h, 100 * (h / t - 1) }' \
+			"$TMP/eager" "$TMP/table" "$TMP/hy" || { echo "gpu_twin_compare.sh: $m batch $b: no eager step or prediction" >&2; exit 1; }
+	done
+	echo
+fi
 # run to run: the GPT-3 steps measured again on another machine of the same kind
 if [ -f "$DIR/steps-gpt3-run1.csv" ]; then
 	awk -F, 'NR == FNR { if ($1 !~ /^#|^model$/) t[$1 FS $3] = $5; next }

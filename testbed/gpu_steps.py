@@ -167,7 +167,7 @@ def build_llama(torch, name, device=None):
     return Llama()
 
 
-def measure(torch, dev, name, batch, seq, warmup, steps, profile):
+def measure(torch, dev, name, batch, seq, warmup, steps, profile, compiled=False):
     F = torch.nn.functional
     torch.manual_seed(1)
     if name in CNNS:
@@ -186,6 +186,8 @@ def measure(torch, dev, name, batch, seq, warmup, steps, profile):
         want, vocab = (GPT3[name][4], VOCAB) if name in GPT3 else (LLAMA[name][7], LLAMA[name][5])
         if sum(p.numel() for p in model.parameters()) != want:
             raise SystemExit("%s: not lbsim's %d parameters" % (name, want))
+        if compiled:  # torch.compile: inductor fuses the element-wise kernels, as Megatron-LM's are
+            model = torch.compile(model)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **({"fused": True} if dev == "cuda" else {}))
         x = torch.randint(0, vocab, (batch, seq), device=dev)
         y = torch.randint(0, vocab, (batch, seq), device=dev)
@@ -248,6 +250,8 @@ def main(argv):
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--no-profile", action="store_true", help="skip the kernel count")
+    ap.add_argument("--compile", action="store_true",
+                    help="the transformers through torch.compile (fused element-wise kernels)")
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"),
                     help="cpu: a dry run of the script (wall-clock times, no kernel count)")
     ap.add_argument("--count", action="store_true",
@@ -296,13 +300,14 @@ def main(argv):
         out.write("# %s; torch %s, CUDA %s, cuDNN %s; %s\n" % (
             host, torch.__version__, torch.version.cuda, torch.backends.cudnn.version(),
             time.strftime("%Y-%m-%d")))
-        out.write("# GPT: bf16 autocast, fp32 weights, fused AdamW, SDPA causal attention, no dropout;"
-                  " CNNs: fp32 (TF32 off), SGD; median of %d steps after %d warm-up steps\n" % (a.steps, a.warmup))
+        out.write("# GPT: bf16 autocast, fp32 weights, fused AdamW, SDPA causal attention, no dropout%s;"
+                  " CNNs: fp32 (TF32 off), SGD; median of %d steps after %d warm-up steps\n"
+                  % (", torch.compile" if a.compile else "", a.steps, a.warmup))
         out.write("model,seq,batch,params,time_s,spread,kernels,kernel_s,peak_gb\n")
         for m in models:
             for b in batches:
                 try:
-                    r = measure(torch, a.device, m, b, a.seq, a.warmup, a.steps, not a.no_profile)
+                    r = measure(torch, a.device, m, b, a.seq, a.warmup, a.steps, not a.no_profile, a.compile)
                 except getattr(torch.cuda, "OutOfMemoryError", MemoryError):
                     print("%s batch %d: out of memory, larger batches skipped" % (m, b), file=sys.stderr)
                     torch.cuda.empty_cache()
