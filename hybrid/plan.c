@@ -392,7 +392,7 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	lbs_net net, full;
 	lbs_net_opts o = { .seq_len = sc->model.sequence_length, .tp = t, .recompute = sc->model.recompute,
 			   .zero_stage = (int)jb->zero_stage, .dp = dc, .seq_par = jb->sequence_parallel,
-			   .ep = (int)jb->ep };
+			   .ep = (int)jb->ep, .fused_attention = sc->model.attention == 0 };
 	lbs_error e2 = { 0 };
 	if (lbs_net_create_opts(&full, sc->model.name, &o, &e2) != LBS_OK)
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
@@ -515,18 +515,6 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	int tp_ar = net.opts.recompute == LBS_RECOMPUTE_FULL ? 4 : 2; /* backward all-reduces a block */
 	lbs_mem mem;
 	lbs_net_memory(&net, jb->micro_batch, &mem);
-	/* fused attention keeps no s x s scores, softmax or dropout mask (the
-	 * attention core), as selective recomputation does not (Korthikanti et
-	 * al. 2022, sec. 4.2: the 5as/h term goes): without recomputation all
-	 * of the blocks' cores, under full recomputation the one block's being
-	 * recomputed. Measured on an H200 (doc/gpus.md): 9.6 GB a sample of
-	 * GPT-3 6.7B at 2,048 tokens, against 9.1 without the cores, 30 with. */
-	if (sc->model.attention == 0 && net.opts.recompute != LBS_RECOMPUTE_SELECTIVE) {
-		double core = (double)net.core_bytes;
-		if (net.opts.recompute == LBS_RECOMPUTE_FULL)
-			core /= (double)net.n_blocks;
-		mem.activations -= core * (double)jb->micro_batch;
-	}
 	double state = mem.weights + mem.grads + mem.optimizer;
 	/* the ring attention's keys and values a block: cp - 1 steps, each
 	 * passing a chunk's keys and values (the backward: and their

@@ -63,6 +63,9 @@ typedef struct lbs_net_opts {
 	int ep;            /* mixture of experts: expert-parallel degree, the ranks its experts are
 			      spread over (E / ep a rank; 0, 1: every expert on every rank); must
 			      divide the experts, and dp, whose ranks it is formed of */
+	bool fused_attention; /* transformer: the attention core fused (FlashAttention), which keeps
+				 no s x s scores, softmax or dropout mask: lbs_net_memory counts no
+				 core bytes, as under selective recomputation */
 } lbs_net_opts;
 
 typedef struct lbs_layer {
