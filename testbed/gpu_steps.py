@@ -167,6 +167,21 @@ def build_llama(torch, name, device=None):
     return Llama()
 
 
+def transformer(torch, name, device):
+    """lbsim's preset `name` (GPT-3 or Llama) on `device`, and its vocabulary."""
+    if name in GPT3:
+        return build(torch, name, device), VOCAB
+    return build_llama(torch, name, device), LLAMA[name][5]
+
+
+def lbsim_params(name):
+    return GPT3[name][4] if name in GPT3 else LLAMA[name][7]
+
+
+def positions(name):
+    return MAX_SEQ if name in GPT3 else LLAMA[name][6]
+
+
 def measure(torch, dev, name, batch, seq, warmup, steps, profile, compiled=False):
     F = torch.nn.functional
     torch.manual_seed(1)
@@ -181,11 +196,9 @@ def measure(torch, dev, name, batch, seq, warmup, steps, profile, compiled=False
         def forward():
             return F.cross_entropy(model(x), y)
     else:
-        # initialised where it trains: seconds, not minutes, at 6.7B
-        model = build(torch, name, dev) if name in GPT3 else build_llama(torch, name, dev)
-        want, vocab = (GPT3[name][4], VOCAB) if name in GPT3 else (LLAMA[name][7], LLAMA[name][5])
-        if sum(p.numel() for p in model.parameters()) != want:
-            raise SystemExit("%s: not lbsim's %d parameters" % (name, want))
+        model, vocab = transformer(torch, name, dev)  # made where it trains: seconds at 6.7B
+        if sum(p.numel() for p in model.parameters()) != lbsim_params(name):
+            raise SystemExit("%s: not lbsim's %d parameters" % (name, lbsim_params(name)))
         if compiled:  # torch.compile: inductor fuses the element-wise kernels, as Megatron-LM's are
             model = torch.compile(model)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **({"fused": True} if dev == "cuda" else {}))
@@ -268,7 +281,7 @@ def main(argv):
         batches = [int(b) for b in a.batches.split(",")]
     except ValueError:
         ap.error("--batches: comma-separated integers")
-    longest = min([MAX_SEQ if m in GPT3 else LLAMA[m][6] for m in models if m not in CNNS] or [MAX_SEQ])
+    longest = min([positions(m) for m in models if m not in CNNS] or [a.seq])
     if not 1 <= a.seq <= longest or a.warmup < 1 or a.steps < 2 or min(batches) < 1:
         ap.error("--seq 1..%d (the models' positions), --warmup >= 1, --steps >= 2, batches >= 1" % longest)
     try:
@@ -282,7 +295,7 @@ def main(argv):
                 import torch_worker
                 net = torch_worker.build(torch, m)[0]
             else:  # counted, not allocated
-                net = build(torch, m, "meta") if m in GPT3 else build_llama(torch, m, "meta")
+                net = transformer(torch, m, "meta")[0]
             print(m, sum(p.numel() for p in net.parameters()))
         return 0
     if a.device == "cuda" and not torch.cuda.is_available():
@@ -300,7 +313,7 @@ def main(argv):
         out.write("# %s; torch %s, CUDA %s, cuDNN %s; %s\n" % (
             host, torch.__version__, torch.version.cuda, torch.backends.cudnn.version(),
             time.strftime("%Y-%m-%d")))
-        out.write("# GPT: bf16 autocast, fp32 weights, fused AdamW, SDPA causal attention, no dropout%s;"
+        out.write("# transformers: bf16 autocast, fp32 weights, fused AdamW, SDPA causal attention, no dropout%s;"
                   " CNNs: fp32 (TF32 off), SGD; median of %d steps after %d warm-up steps\n"
                   % (", torch.compile" if a.compile else "", a.steps, a.warmup))
         out.write("model,seq,batch,params,time_s,spread,kernels,kernel_s,peak_gb\n")
@@ -312,10 +325,11 @@ def main(argv):
                     print("%s batch %d: out of memory, larger batches skipped" % (m, b), file=sys.stderr)
                     torch.cuda.empty_cache()
                     break
-                out.write("%s,%d,%d,%d,%.6f,%.4f,%d,%.6f,%.2f\n" % ((m, 0 if m in CNNS else a.seq, b) + r))
+                seq = 0 if m in CNNS else a.seq
+                out.write("%s,%d,%d,%d,%.6f,%.4f,%d,%.6f,%.2f\n" % ((m, seq, b) + r))
                 out.flush()
                 print("%-10s seq %d batch %2d: %.4f s (spread %.1f%%), %d kernels, %.4f s of kernels, %.1f GB"
-                      % (m, a.seq, b, r[1], 100 * r[2], r[3], r[4], r[5]), file=sys.stderr, flush=True)
+                      % (m, seq, b, r[1], 100 * r[2], r[3], r[4], r[5]), file=sys.stderr, flush=True)
     return 0
 
 
