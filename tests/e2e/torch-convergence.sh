@@ -94,8 +94,15 @@ fi
 # own speed moved during the validation (its machine_drift: no model
 # predicts a time closer than the machine holds still; a full make check
 # once failed at -12.3% with the machine moving 8.5%, the other policies
-# -8 to -17% alike); and every pair of policies whose measured times to
-# target differ by more than TIME ordered alike. STEPS 5%: the fit's
+# -8 to -17% alike) and how far its iterations' own spikes lifted their
+# mean above their median (the measured runs' iteration times, the mean of
+# mean / median - 1 over the policy's repeats: a throttled worker here now
+# and then loses 10 to 50% of an iteration, cpu time and all, which the
+# profile's noise, measured without a quota, does not hold; CI's machine
+# and this one have put static, which re-plans nothing, 13 to 17% above
+# its simulation that way with the probes moving under 3%); and every pair
+# of policies whose measured times to target differ by more than TIME
+# ordered alike. STEPS 5%: the fit's
 # held-out error (0.6% at worst) plus the evaluation interval's
 # interpolation; TIME 10%: the issue's goal.
 STEPS=0.05 TIME=0.10
@@ -112,10 +119,18 @@ q "$TMP/v.db" "SELECT 'm', policy, measured_reached, repeats, measured_steps, co
 	FROM validation_seeds" | tr '|' ' ' > "$TMP/t"
 drift=$(q "$TMP/v.db" "SELECT coalesce(max(machine_drift), 0) FROM validations")
 echo "the machine's speed moved $drift during the validation (its probes, fastest to slowest)"
+# per policy and measured run: its iterations' mean and median time
+q "$TMP/v.db" "WITH it AS (SELECT v.policy AS p, i.run_id AS r, i.end_s - i.start_s AS d FROM validations v
+	JOIN iterations i ON ',' || v.measured_runs || ',' LIKE '%,' || i.run_id || ',%'),
+	ranked AS (SELECT p, r, d, row_number() OVER (PARTITION BY r ORDER BY d) AS k,
+	count(*) OVER (PARTITION BY r) AS n FROM it)
+	SELECT 'i', p, r, avg(d), avg(CASE WHEN k IN ((n + 1) / 2, (n + 2) / 2) THEN d END) FROM ranked
+	GROUP BY p, r" | tr '|' ' ' >> "$TMP/t"
 awk -v S=$STEPS -v T=$TIME -v D="$drift" '
 	function sdev(s1, s2, k,   v) { v = (s2 - s1 * s1 / k) / (k - 1); return v > 0 ? sqrt(v) : 0 }
 	$1 == "s" { n[$2]++; if ($3 > 0) { k[$2]++; a1[$2] += $3; a2[$2] += $3 * $3; b1[$2] += $4; b2[$2] += $4 * $4 }
 		    next }
+	$1 == "i" { nr[$2]++; sp[$2] += $4 / $5 - 1; next }
 	{ p[++np] = $2; got[$2] = $3; reps[$2] = $4; ms[$2] = $5; msd[$2] = $6; mt[$2] = $7; mtd[$2] = $8 }
 	END {
 		for (i = 1; i <= np; i++) {
@@ -125,10 +140,13 @@ awk -v S=$STEPS -v T=$TIME -v D="$drift" '
 					reps[x], k[x], n[x]; bad++; continue }
 			ss[x] = a1[x] / k[x]; sds = sdev(a1[x], a2[x], k[x]); st[x] = b1[x] / k[x]; sdt = sdev(b1[x], b2[x], k[x])
 			ts = S; c = 3 * sqrt(sds * sds / k[x] + msd[x] * msd[x] / reps[x]) / ms[x]; if (c > ts) ts = c
-			tt = T; c = 3 * sqrt(sdt * sdt + mtd[x] * mtd[x]) / mt[x]; if (c > tt) tt = c; tt += D
+			spikes = nr[x] ? sp[x] / nr[x] : 0; if (spikes < 0) spikes = 0
+			tt = T; c = 3 * sqrt(sdt * sdt + mtd[x] * mtd[x]) / mt[x]; if (c > tt) tt = c; tt += D + spikes
 			es = ss[x] / ms[x] - 1; et = st[x] / mt[x] - 1
-			printf "%s: steps sim %.1f +- %.1f, measured %.1f +- %.1f (%+.1f%%, tolerance %.1f%%); time sim %.3f +- %.3f s, measured %.3f +- %.3f s (%+.1f%%, tolerance %.1f%%)\n",
-				x, ss[x], sds, ms[x], msd[x], 100 * es, 100 * ts, st[x], sdt, mt[x], mtd[x], 100 * et, 100 * tt
+			printf "%s: steps sim %.1f +- %.1f, measured %.1f +- %.1f (%+.1f%%, tolerance %.1f%%); time sim %.3f +- %.3f s, measured %.3f +- %.3f s (%+.1f%%, tolerance %.1f%%, with the spikes of its iterations %.1f%%)\n",
+				x, ss[x], sds, ms[x], msd[x], 100 * es, 100 * ts, st[x], sdt, mt[x], mtd[x], 100 * et, 100 * tt,
+				100 * spikes
+			if (nr[x] != reps[x]) { printf "%s: iterations of %d of its %d measured runs\n", x, nr[x], reps[x]; bad++ }
 			if (es > ts || -es > ts || et > tt || -et > tt) bad++
 		}
 		for (i = 1; i <= np; i++) for (j = i + 1; j <= np; j++) {

@@ -110,6 +110,85 @@ static void test_static_proportional(void)
 	capture_free(&c);
 }
 
+/* A warm-up that misreads the fleet: the fast worker runs at the others'
+ * speed until 15.5 ms, past iteration 0's compute (15 ms) and before
+ * iteration 1 starts (15 ms + AGG). A profile of iteration 0 sees four
+ * equal speeds and keeps the even split for good; with skip_iterations = 1
+ * iteration 0 is left out, iteration 1 (all at their real speeds: the
+ * fast one's 15 samples in 5 ms) is profiled, and from iteration 2 the
+ * shares are 10, 10, 10, 30. */
+static void test_static_proportional_skip(void)
+{
+	char *trace = write_temp("# lbsim-trace 1\ntime_s,availability\n0,1\n0.0155,3\n");
+	char ini[1024];
+	snprintf(ini, sizeof ini,
+		 "[run]\nglobal_batch = 60\niterations = 6\n[model]\ngradient = 1 MB\n"
+		 "[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n"
+		 "[workers.slow]\ncount = 3\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+		 "[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+		 "trace_format = lbsim\ntrace = %s\ntrace_map = direct\n",
+		 trace);
+	const int64_t even[4] = { 15, 15, 15, 15 }, prop[4] = { 10, 10, 10, 30 };
+	capture c;
+	lbs_error err;
+	CU_ASSERT_FATAL(capture_simulate(ini, NULL, 0, "static-proportional", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 6);
+	int bad = 0;
+	for (size_t k = 0; k < c.n; k++)
+		bad += !batches_are(&c, k, even);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(rel_eq(compute_of(&c, 0), 0.015));
+	capture_free(&c);
+	const char *skip[] = { "policy.static-proportional.skip_iterations=1" };
+	CU_ASSERT_FATAL(capture_simulate(ini, skip, 1, "static-proportional", &c, &err) == LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(c.n, 6);
+	bad = !batches_are(&c, 0, even) || !batches_are(&c, 1, even) || var_of(&c, 1, "profiled") != 0;
+	for (size_t k = 2; k < c.n; k++)
+		bad += !batches_are(&c, k, prop) || !rel_eq(compute_of(&c, k), BALANCED);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(rel_eq(compute_of(&c, 1), 0.015)); /* the slow ones' 15 samples */
+	capture_free(&c);
+	remove(trace);
+	free(trace);
+}
+
+/* A stall in the profile: the fast worker (speed 3) runs at 1.5 through
+ * iteration 1 alone (16.56 to 26.56 ms; back at 3 from 33.1 ms, before
+ * iteration 2 starts at 33.12 ms). Three profiled iterations, its speeds
+ * 3, 1.5, 3. The mean, 45 samples in 5 + 10 + 5 ms, says 2.25: shares
+ * 60 x (1, 1, 1, 2.25) / 5.25 = 11.43 x 3 and 25.71, rounded by largest
+ * remainder (ties to the lower worker) 12, 11, 11, 26. The median says 3:
+ * 10, 10, 10, 30 from iteration 3. */
+static void test_static_proportional_median(void)
+{
+	char *trace = write_temp("# lbsim-trace 1\ntime_s,availability\n0,3\n0.016,1.5\n0.0331,3\n");
+	char ini[1024];
+	snprintf(ini, sizeof ini,
+		 "[run]\nglobal_batch = 60\niterations = 6\n[model]\ngradient = 1 MB\n"
+		 "[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n"
+		 "[workers.slow]\ncount = 3\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+		 "[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+		 "trace_format = lbsim\ntrace = %s\ntrace_map = direct\n",
+		 trace);
+	const int64_t even[4] = { 15, 15, 15, 15 }, mean[4] = { 12, 11, 11, 26 }, prop[4] = { 10, 10, 10, 30 };
+	const char *ov[] = { "policy.static-proportional.profile_iterations=3",
+			     "policy.static-proportional.estimator=median" };
+	for (size_t e = 1; e <= 2; e++) {
+		capture c;
+		lbs_error err;
+		CU_ASSERT_FATAL(capture_simulate(ini, ov, e, "static-proportional", &c, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(c.n, 6);
+		CU_ASSERT(rel_eq(compute_of(&c, 1), 0.015));
+		int bad = 0;
+		for (size_t k = 0; k < c.n; k++)
+			bad += !batches_are(&c, k, k < 3 ? even : e == 1 ? mean : prop);
+		CU_ASSERT_EQUAL(bad, 0);
+		capture_free(&c);
+	}
+	remove(trace);
+	free(trace);
+}
+
 static void test_oracle_balanced(void)
 {
 	capture c;
@@ -815,6 +894,8 @@ void suite_policy(void)
 		{ "dbs: proportional after one epoch", test_dbs_one_epoch },
 		{ "dbs: the authors' rounding", test_dbs_authors_rounding },
 		{ "static-proportional: balanced time", test_static_proportional },
+		{ "static-proportional: a warm-up left out of the profile", test_static_proportional_skip },
+		{ "static-proportional: the median speed, past a stall", test_static_proportional_median },
 		{ "oracle: balanced time", test_oracle_balanced },
 		{ "oracle: power and quadratic costs", test_oracle_power_quadratic },
 		{ "lbbsp-gpu: converges", test_lbbsp_converges },
