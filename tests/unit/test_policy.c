@@ -110,6 +110,18 @@ static void test_static_proportional(void)
 	capture_free(&c);
 }
 
+/* FLEET for 6 iterations, the fast worker's speed replayed from trace. */
+static void traced_fleet(char *ini, size_t size, const char *trace)
+{
+	snprintf(ini, size,
+		 "[run]\nglobal_batch = 60\niterations = 6\n[model]\ngradient = 1 MB\n"
+		 "[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n"
+		 "[workers.slow]\ncount = 3\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+		 "[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
+		 "trace_format = lbsim\ntrace = %s\ntrace_map = direct\n",
+		 trace);
+}
+
 /* A warm-up that misreads the fleet: the fast worker runs at the others'
  * speed until 15.5 ms, past iteration 0's compute (15 ms) and before
  * iteration 1 starts (15 ms + AGG). A profile of iteration 0 sees four
@@ -121,13 +133,7 @@ static void test_static_proportional_skip(void)
 {
 	char *trace = write_temp("# lbsim-trace 1\ntime_s,availability\n0,1\n0.0155,3\n");
 	char ini[1024];
-	snprintf(ini, sizeof ini,
-		 "[run]\nglobal_batch = 60\niterations = 6\n[model]\ngradient = 1 MB\n"
-		 "[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n"
-		 "[workers.slow]\ncount = 3\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
-		 "[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
-		 "trace_format = lbsim\ntrace = %s\ntrace_map = direct\n",
-		 trace);
+	traced_fleet(ini, sizeof ini, trace);
 	const int64_t even[4] = { 15, 15, 15, 15 }, prop[4] = { 10, 10, 10, 30 };
 	capture c;
 	lbs_error err;
@@ -163,13 +169,7 @@ static void test_static_proportional_median(void)
 {
 	char *trace = write_temp("# lbsim-trace 1\ntime_s,availability\n0,3\n0.016,1.5\n0.0331,3\n");
 	char ini[1024];
-	snprintf(ini, sizeof ini,
-		 "[run]\nglobal_batch = 60\niterations = 6\n[model]\ngradient = 1 MB\n"
-		 "[network]\ntopology = ring\nbandwidth = 1 GB/s\nlatency = 10 us\n"
-		 "[workers.slow]\ncount = 3\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
-		 "[workers.fast]\ncount = 1\ndevice = cpu\ncost = linear\nper_sample = 1 ms\n"
-		 "trace_format = lbsim\ntrace = %s\ntrace_map = direct\n",
-		 trace);
+	traced_fleet(ini, sizeof ini, trace);
 	const int64_t even[4] = { 15, 15, 15, 15 }, mean[4] = { 12, 11, 11, 26 }, prop[4] = { 10, 10, 10, 30 };
 	const char *ov[] = { "policy.static-proportional.profile_iterations=3",
 			     "policy.static-proportional.estimator=median" };
