@@ -299,6 +299,9 @@ void lbs_testbed_place(const lbs_run *run, int *cpu)
 	}
 }
 
+/* The longest path of a torch run's rendezvous folder, TMPDIR included. */
+#define LBS_TB_DIR_MAX 256
+
 #define LBS_TB_TORCH_START_S 300.0
 
 typedef struct coordinator {
@@ -314,18 +317,18 @@ typedef struct coordinator {
 	lbs_tb_exchange x;  /* the network; x.nodes NULL: none */
 	double t0;          /* real time of the first barrier */
 	bool torch;         /* torch workers: each answer comes after the exchange */
-	char rendezvous[64]; /* torch: the folder of torch.distributed's file store ("": none) */
+	char rendezvous[LBS_TB_DIR_MAX]; /* torch: the folder of torch.distributed's file store ("": none) */
 	FILE *timeline;     /* LBSIM_TESTBED_TIMELINE: each answer's times (NULL: none) */
 	/* teacher-student: rank 0's held-out losses, written to loss_file when
 	 * it ends ("": none), and each iteration's end and samples so far */
-	char loss_file[96];
+	char loss_file[LBS_TB_DIR_MAX + 16];
 	double *end_s;
 	int64_t *samples_at;
 	/* [sync] ssp, asp, backup: the parameter server (pid 0: none), in a
 	 * group of its own, and the file of its log of pushes */
 	lbs_tb_worker ps;
 	lbs_cgroup ps_group;
-	char ps_log[96];
+	char ps_log[LBS_TB_DIR_MAX + 16];
 } coordinator;
 
 static lbs_status set_quotas(coordinator *c, double t, int64_t iteration, lbs_error *err)
@@ -1164,10 +1167,20 @@ static lbs_status torch_ready(lbs_tb_worker *w, struct pollfd *fds, size_t n, co
 	return LBS_OK;
 }
 
-/* A folder for torch.distributed's file store, its init method in init. */
-static lbs_status rendezvous_make(char dir[64], char *init, size_t len, lbs_error *err)
+/* A folder for torch.distributed's file store, its init method in init:
+ * under $TMPDIR (else /tmp), so that runs told apart by their TMPDIR (a
+ * test's own folder) are told apart by their workers' command lines too. */
+static lbs_status rendezvous_make(char dir[LBS_TB_DIR_MAX], char *init, size_t len, lbs_error *err)
 {
-	lbs_fmt(dir, 64, "%s", "/tmp/lbsim-torch-XXXXXX");
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	int k = snprintf(dir, LBS_TB_DIR_MAX, "%s/lbsim-torch-XXXXXX", tmp);
+	if (k < 0 || (size_t)k >= LBS_TB_DIR_MAX || (size_t)k + 16 >= len) {
+		dir[0] = '\0';
+		return lbs_error_set(err, LBS_EIO, "TMPDIR: %s: a path too long for the torch workers' rendezvous "
+				     "folder (at most %d bytes)", tmp, LBS_TB_DIR_MAX - 24);
+	}
 	if (!mkdtemp(dir)) {
 		lbs_status st = lbs_error_set(err, LBS_EIO, "%s: %s", dir, strerror(errno));
 		dir[0] = '\0';
@@ -1177,10 +1190,10 @@ static lbs_status rendezvous_make(char dir[64], char *init, size_t len, lbs_erro
 	return LBS_OK;
 }
 
-static void rendezvous_remove(char dir[64])
+static void rendezvous_remove(char dir[LBS_TB_DIR_MAX])
 {
 	if (dir[0]) {
-		char store[80];
+		char store[LBS_TB_DIR_MAX + 8];
 		unlink(lbs_fmt(store, sizeof store, "%s/store", dir));
 		rmdir(dir);
 		dir[0] = '\0';
@@ -1790,7 +1803,7 @@ lbs_status lbs_testbed_torch_exchange(const lbs_scenario *sc, int reps, lbs_tb_e
 	int *cpu = lbs_calloc(n, sizeof *cpu, err);
 	int64_t *batch = lbs_calloc(n, sizeof *batch, err);
 	double *wall = lbs_calloc((size_t)reps, sizeof *wall, err), *work = lbs_calloc((size_t)reps, sizeof *work, err);
-	char dir[64] = "", init[96];
+	char dir[LBS_TB_DIR_MAX] = "", init[LBS_TB_DIR_MAX + 16];
 	bool opened = false;
 	if (!g || !w || !fds || !cpu || !batch || !wall || !work)
 		st = LBS_EINTERNAL;

@@ -18,6 +18,14 @@ check() {
 	if "$@"; then ok "$name"; else bad "$name"; fi
 }
 
+# The torch runs of this test keep their rendezvous folders in its own
+# scratch folder (lbsim's testbed makes them under TMPDIR), so that the
+# checks that none outlives its run look at this test's workers and
+# folders, not at those of a test run beside it (make -j).
+torch_own() { export TMPDIR=$TMP; }
+torch_left() { pgrep -f "torch_worker[.]py serve .*--init file://$TMP/" > /dev/null; }
+torch_folders_left() { ls -d "$TMP"/lbsim-torch-* > /dev/null 2>&1; }
+
 # q DB SQL: one value from the database.
 q() { sqlite3 "$1" "$2"; }
 

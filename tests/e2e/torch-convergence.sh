@@ -19,6 +19,7 @@
 # without them it skips (exit 77) saying so, and fails under
 # LBSIM_REQUIRE_TESTBED=yes. LBSIM_CHECK_MEASURED=no runs a short pass.
 . "$(dirname "$0")/lib.sh"
+torch_own
 need sqlite3 sqlite3
 
 need_torch "real convergence"
@@ -61,7 +62,7 @@ check "every run's target where its losses put it, at its step's end" test "$(q 
 	     ORDER BY step DESC LIMIT 1) > 1.0
 	AND (SELECT loss FROM run_losses l WHERE l.run_id = t.run_id AND l.step >= t.steps_to_target
 	     ORDER BY step LIMIT 1) <= 1.0")" = 4
-check "no torch worker outlives its run" sh -c "! pgrep -f 'torch_worker[.]py serve' > /dev/null"
+check "no torch worker outlives its run" eval '! torch_left'
 
 if ! measured; then
 	# (its [convergence] is fitted to the target 0.45, not this pass's 1.0:

@@ -30,6 +30,7 @@
 # without them it skips (exit 77) saying so, and fails under
 # LBSIM_REQUIRE_TESTBED=yes. LBSIM_CHECK_MEASURED=no runs a short pass.
 . "$(dirname "$0")/lib.sh"
+torch_own
 need sqlite3 sqlite3
 
 need_torch "the [sync] modes on the testbed"
@@ -153,7 +154,7 @@ check "local-sgd H=3, static-proportional: clocks 0-2 even, 3-8 one uneven plan 
 	(SELECT count(DISTINCT plan) || ',' || count(*) FROM (SELECT group_concat(batch, '/') AS plan, sum(batch) AS b
 	 FROM (SELECT * FROM worker_iterations WHERE run_id = 2 AND iteration >= 3 ORDER BY worker) GROUP BY iteration
 	 HAVING b = 3072 AND min(batch) < 1024))")" = 9,1,6
-check "no torch worker or server outlives its run" sh -c "! pgrep -f 'torch_worker[.]py serve' > /dev/null"
+check "no torch worker or server outlives its run" eval '! torch_left'
 
 if ! measured; then
 	# a short comparison: the variants' rows, the policy asp refuses left out, saying so

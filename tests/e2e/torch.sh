@@ -19,6 +19,7 @@
 # skips (exit 77) saying so, as tests/e2e/testbed.sh does (and fails under
 # LBSIM_REQUIRE_TESTBED=yes, as in CI).
 . "$(dirname "$0")/lib.sh"
+torch_own
 need sqlite3 sqlite3
 
 need_torch "the torch worker"
@@ -107,8 +108,8 @@ ok "the torch testbed runs on this machine"
 check "a torch run is recorded as measured, its worker in run_config" \
 	test "$(q "$TMP/probe.db" "SELECT r.mode || ',' || c.value FROM runs r JOIN run_config c USING (run_id)
 		WHERE c.section = 'testbed' AND c.key = 'worker'")" = "measured,torch"
-check "no torch worker outlives its run" sh -c "! pgrep -f 'torch_worker[.]py serve' > /dev/null"
-check "no rendezvous folder is left behind" sh -c "! ls -d /tmp/lbsim-torch-* 2> /dev/null"
+check "no torch worker outlives its run" eval '! torch_left'
+check "no rendezvous folder is left behind" eval '! torch_folders_left'
 
 # A policy changes time, never the maths: every worker trains on its slice
 # of the same global batch, its loss the sum over its samples divided by
