@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "models/policy.h"
@@ -115,20 +114,12 @@ static lbs_status keep_speeds(sp_state *s, const lbs_observation *obs, lbs_error
 	return LBS_OK;
 }
 
-static double median_speed(const sp_state *s, size_t i)
+/* Worker i's median speed, once, as the profile is fixed: its column of
+ * speeds (stride n) is reordered in place, never read again. */
+static double median_speed(sp_state *s, size_t i)
 {
 	size_t k = (size_t)s->n_speeds[i];
-	if (!k)
-		return 0.0;
-	double *v = malloc(k * sizeof *v);
-	if (!v) /* the mean, then */
-		return s->seconds[i] > 0 ? s->samples[i] / s->seconds[i] : 0.0;
-	for (size_t j = 0; j < k; j++)
-		v[j] = s->speeds[j * s->n + i];
-	gsl_sort(v, 1, k);
-	double m = gsl_stats_median_from_sorted_data(v, 1, k);
-	free(v);
-	return m;
+	return k ? gsl_stats_median(s->speeds + i, s->n, k) : 0.0;
 }
 
 static lbs_status sp_plan(void *state, const lbs_observation *obs, int64_t *batch, bool *changed,
