@@ -438,6 +438,37 @@ lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *
 	return LBS_OK;
 }
 
+lbs_status lbs_profile_fit_robust(lbs_profile *p, double *weight, size_t *n_out, lbs_error *err)
+{
+	size_t n = p->n_points;
+	double *b, *t;
+	if (lbs_profile_point_arrays(p, &b, &t, err) != LBS_OK)
+		return LBS_EINTERNAL;
+	lbs_fit f;
+	lbs_status st = lbs_calib_fit_robust(b, t, n, &f, weight, n_out, err);
+	size_t nh = 0;
+	if (st == LBS_OK)
+		st = lbs_calib_heldout_robust(b, t, n, weight, &p->heldout_mape, &nh, err);
+	free(b);
+	free(t);
+	if (st != LBS_OK)
+		return st;
+	int64_t cap = p->cost.max_batch;
+	double resize = p->cost.resize_cost, fresh = p->cost.new_batch_cost; /* not the fit's */
+	p->cost = f.cost;
+	p->cost.max_batch = cap;
+	p->cost.resize_cost = resize;
+	p->cost.new_batch_cost = fresh;
+	p->points = (int64_t)n;
+	p->r2 = f.r2;
+	p->rmse_s = f.rmse_s;
+	p->mape = f.mape;
+	p->heldout_points = (int64_t)nh;
+	if (!nh)
+		p->heldout_mape = NAN;
+	return LBS_OK;
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct writer {

@@ -826,15 +826,28 @@ static int bench(bench_opts *o)
 	/* a GPU: the GPU kinds, chosen by held-out error (with two batches,
 	 * only those that fit two points) */
 	lbs_kind_score score[4];
-	size_t n_score = 0;
+	size_t n_score = 0, n_out = 0;
+	/* a CPU timed here, where a host's stall can hold a batch's every
+	 * repetition: the robust line (lbs_calib_fit_robust) */
+	double *weight = o->cuda ? NULL : malloc(p->n_points * sizeof *weight);
 	if (o->cuda)
 		st = lbs_calib_fit_gpu(p, score, &n_score, &err);
+	else if (!weight)
+		st = lbs_error_set(&err, LBS_EINTERNAL, "out of memory");
 	else
-		st = lbs_profile_fit(p, &lbs_cost_linear, &err);
+		st = lbs_profile_fit_robust(p, weight, &n_out, &err);
 	if (st != LBS_OK) {
+		free(weight);
 		fprintf(stderr, "lbsim calibrate: fit: %s\n", err.msg);
 		goto out;
 	}
+	for (size_t i = 0; weight && i < p->n_points; i++)
+		if (!(weight[i] > 0))
+			printf("note: batch %lld weighted out of the fit: its median %.6f s is %.2f x the line's, "
+			       "further than the batches' robust scatter allows (doc/profiles.md, \"Fitting\")\n",
+			       (long long)p->point[i].batch, p->point[i].time_s,
+			       p->point[i].time_s / lbs_cost_time_s(&p->cost, p->point[i].batch));
+	free(weight);
 	const lbs_cost_ops *kind = p->cost.ops;
 	print_scores(score, n_score, kind);
 	p->format = LBS_PROFILE_FORMAT;
@@ -845,8 +858,12 @@ static int bench(bench_opts *o)
 	else
 		lbs_fmt(p->description, sizeof p->description, "%s: the training GEMMs of %s (doc/nets.md)",
 			o->cuda ? "cuBLAS" : "CBLAS", net.name);
-	if (kind == &lbs_cost_linear)
-		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear)");
+	if (kind == &lbs_cost_linear && p->n_points < LBS_ROBUST_MIN_POINTS)
+		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear, "
+			"%zu batches, under the %d a robust fit needs)", p->n_points, LBS_ROBUST_MIN_POINTS);
+	else if (kind == &lbs_cost_linear)
+		lbs_fmt(p->method, sizeof p->method, "Tukey's bisquare robust least squares on the medians "
+			"(gsl_multifit_robust): %zu of %zu batches weighted out", n_out, p->n_points);
 	lbs_fmt(p->origin, sizeof p->origin, o->torch ? "measured by lbsim calibrate --torch: wall time of "
 		"one training iteration's forward and backward pass in PyTorch, median of the repetitions"
 		: "measured by lbsim calibrate: wall time of one training iteration's GEMMs (forward, input "
@@ -868,6 +885,8 @@ static int bench(bench_opts *o)
 		lbs_format_quantity(p->cost.per_sample_s, LBS_DIM_TIME, b, sizeof b);
 		printf("fit: t(b) = t0 + per_sample*b, t0 = %s, per_sample = %s", a, b);
 		printf(", R^2 = %.6f, MAPE %.2f%%", p->r2, 100 * p->mape);
+		if (n_out)
+			printf(" (every batch), %zu weighted out", n_out);
 		if (p->heldout_points)
 			printf(", held-out MAPE %.2f%% (%lld)", 100 * p->heldout_mape,
 			       (long long)p->heldout_points);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
@@ -358,6 +359,135 @@ lbs_status lbs_calib_fit(const lbs_cost_ops *kind, const double *batch, const do
 	lbs_status st = fit_kind(kind, batch, time_s, n, fit, err);
 	if (st == LBS_OK)
 		judge(fit, batch, time_s, n);
+	return st;
+}
+
+/* The robust line: Tukey's bisquare M-estimator by iteratively reweighted
+ * least squares (gsl_multifit_robust, its default tuning 4.685 on a MAD
+ * scale, started from ordinary least squares), on (1, b) or, when its
+ * intercept comes out negative, on b alone. weight[i] gets each point's
+ * final weight (0: weighted out). LBS_EINPUT when GSL finds no line
+ * (the caller keeps ordinary least squares). */
+static lbs_status robust_line(const double *b, const double *t, size_t n, bool origin, double *c0, double *c1,
+			      double *weight, lbs_error *err)
+{
+	size_t np = origin ? 1 : 2;
+	gsl_matrix *x = gsl_matrix_alloc(n, np), *cov = gsl_matrix_alloc(np, np);
+	gsl_vector *y = gsl_vector_alloc(n), *c = gsl_vector_alloc(np);
+	gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, np);
+	lbs_status st = LBS_OK;
+	if (!x || !cov || !y || !c || !w) {
+		st = lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!origin)
+			gsl_matrix_set(x, i, 0, 1.0);
+		gsl_matrix_set(x, i, np - 1, b[i]);
+		gsl_vector_set(y, i, t[i]);
+	}
+	/* GSL_EMAXITER leaves the last iterate, still a fit */
+	int gs = gsl_multifit_robust(x, y, c, cov, w);
+	if (gs && gs != GSL_EMAXITER) {
+		st = lbs_error_set(err, LBS_EINPUT, "robust fit: %s", gsl_strerror(gs));
+		goto out;
+	}
+	*c0 = origin ? 0.0 : gsl_vector_get(c, 0);
+	*c1 = gsl_vector_get(c, np - 1);
+	gsl_multifit_robust_stats stats = gsl_multifit_robust_statistics(w);
+	for (size_t i = 0; i < n; i++)
+		weight[i] = gsl_vector_get(stats.weights, i);
+	if (!isfinite(*c0) || !isfinite(*c1))
+		st = lbs_error_set(err, LBS_EINPUT, "robust fit: no finite line");
+out:
+	gsl_multifit_robust_free(w);
+	gsl_matrix_free(x);
+	gsl_matrix_free(cov);
+	gsl_vector_free(y);
+	gsl_vector_free(c);
+	return st;
+}
+
+lbs_status lbs_calib_fit_robust(const double *batch, const double *time_s, size_t n, lbs_fit *fit,
+				double *weight, size_t *n_out, lbs_error *err)
+{
+	*n_out = 0;
+	for (size_t i = 0; i < n; i++)
+		weight[i] = 1.0;
+	/* the checks, and ordinary least squares: the fit too few points get */
+	lbs_status st = lbs_calib_fit(&lbs_cost_linear, batch, time_s, n, fit, err);
+	if (st != LBS_OK || n < LBS_ROBUST_MIN_POINTS)
+		return st;
+	double *w = malloc(n * sizeof *w);
+	if (!w)
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	double c0, c1;
+	lbs_error e = { 0 };
+	st = robust_line(batch, time_s, n, false, &c0, &c1, w, &e);
+	if (st == LBS_OK && c0 < 0) /* as ordinary least squares: no negative fixed time */
+		st = robust_line(batch, time_s, n, true, &c0, &c1, w, &e);
+	if (st == LBS_OK && !(c1 >= 0))
+		st = LBS_EINPUT;
+	if (st == LBS_EINPUT) { /* no robust line: ordinary least squares stands */
+		free(w);
+		return LBS_OK;
+	}
+	if (st != LBS_OK) {
+		*err = e;
+		free(w);
+		return st;
+	}
+	fit->cost = (lbs_cost){ .ops = &lbs_cost_linear, .kind = 0, .t0_s = c0, .per_sample_s = c1 };
+	judge(fit, batch, time_s, n);
+	for (size_t i = 0; i < n; i++) {
+		weight[i] = w[i];
+		*n_out += !(w[i] > 0);
+	}
+	free(w);
+	return LBS_OK;
+}
+
+lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, size_t n, const double *weight,
+				    double *mape, size_t *n_heldout, lbs_error *err)
+{
+	*mape = 0;
+	*n_heldout = 0;
+	if (n < LBS_ROBUST_MIN_POINTS + 1)
+		return lbs_calib_heldout(&lbs_cost_linear, batch, time_s, n, mape, n_heldout, err);
+	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t), *w = malloc(n * sizeof *w);
+	if (!b || !t || !w) {
+		free(b);
+		free(t);
+		free(w);
+		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
+	}
+	double bmin = INFINITY, bmax = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		bmin = fmin(bmin, batch[i]);
+		bmax = fmax(bmax, batch[i]);
+	}
+	lbs_status st = LBS_OK;
+	double sum = 0;
+	for (size_t out = 0; out < n && st == LBS_OK; out++) {
+		if (batch[out] == bmin || batch[out] == bmax || !(weight[out] > 0))
+			continue;
+		size_t m = 0, k;
+		for (size_t i = 0; i < n; i++)
+			if (i != out) {
+				b[m] = batch[i];
+				t[m++] = time_s[i];
+			}
+		lbs_fit f;
+		if ((st = lbs_calib_fit_robust(b, t, m, &f, w, &k, err)) != LBS_OK)
+			break;
+		sum += fabs(lbs_cost_time_s(&f.cost, (int64_t)batch[out]) - time_s[out]) / time_s[out];
+		++*n_heldout;
+	}
+	free(b);
+	free(t);
+	free(w);
+	if (st == LBS_OK && *n_heldout)
+		*mape = sum / (double)*n_heldout;
 	return st;
 }
 

@@ -122,6 +122,16 @@ check "--blas: names the BLAS" grep -q '^software = lbsim .*cblas_sgemm from ' "
 check "--blas: one thread recorded" grep -q '^threads = 1$' "$TMP/cpu.ini"
 check "--blas: spread recorded" test "$(sed -n '/^\[spread\]/,/^$/p' "$TMP/cpu.ini" | grep -c ' = ')" = 3
 check "--blas cifarnet: no prediction from peak (not a transformer)" sh -c "! grep -q 'from peak' '$TMP/blas'"
+check "--blas, 3 batches: ordinary least squares, the method says why" \
+	grep -q '^method = ordinary least squares on the medians (gsl_fit_linear, 3 batches, under the 6 a robust fit needs)$' "$TMP/cpu.ini"
+# Six batches or more: the robust line (doc/profiles.md, "Fitting"; the
+# fit itself is held to measured stalls in tests/unit/test_calib.c), each
+# batch it weights out named; the method counts them.
+"$LBSIM" calibrate --blas cifarnet --batches 1,2,3,4,5,6 --reps 3 --warmup 1 --threads 1 -o "$TMP/rob.ini" > "$TMP/rob" ||
+	bad "--blas, 6 batches"
+n_out=$(grep -c '^note: batch [0-9]* weighted out of the fit' "$TMP/rob")
+check "--blas, 6 batches: the robust fit, its count of batches weighted out the notes' ($n_out)" \
+	grep -q "^method = Tukey's bisquare robust least squares on the medians (gsl_multifit_robust): $n_out of 6 batches weighted out$" "$TMP/rob.ini"
 
 # A transformer: predicted from this CPU's peak FLOP/s and bandwidth by the
 # datasheet model (doc/transformers.md). Its stated error, with eff_max

@@ -47,6 +47,81 @@ static void test_fit_linear(void)
 	CU_ASSERT(mape < 1e-9);
 }
 
+/* The robust line, on what `lbsim validate --worker torch --calibrate`
+ * measured on a shared 2-core VM (2026-12-04): CifarNet's training step in
+ * PyTorch at batches 4..48, medians of 5 repetitions. The host stalled the
+ * process through every repetition of 10 batches (18, 19, 26..30, 32, 41,
+ * 48: 136 to 246 samples/s against 299 to 392 for the other 35). The
+ * expectation, by a second method: ordinary least squares on the 35
+ * unstalled batches alone, chosen by their samples/s. */
+static void test_fit_robust(void)
+{
+	static const double med[] = {
+		0.013267, 0.016696, 0.017907, 0.020298, 0.021712, 0.024913, 0.027010, 0.029845, 0.031568,
+		0.034405, 0.036634, 0.040080, 0.041722, 0.044248, 0.132213, 0.140864, 0.054117, 0.055511,
+		0.057887, 0.066197, 0.061226, 0.064998, 0.148473, 0.155018, 0.161007, 0.201729, 0.132881,
+		0.083442, 0.155721, 0.088110, 0.091198, 0.094104, 0.097854, 0.100467, 0.102386, 0.105725,
+		0.106068, 0.175804, 0.114155, 0.118408, 0.119866, 0.121389, 0.123970, 0.125928, 0.195450
+	};
+	enum { N = sizeof med / sizeof med[0] };
+	double b[N], cb[N], ct[N], w[N];
+	size_t nc = 0, n_out;
+	for (size_t i = 0; i < N; i++) {
+		b[i] = 4 + (double)i;
+		if (b[i] / med[i] >= 250) {
+			cb[nc] = b[i];
+			ct[nc++] = med[i];
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(nc, 35);
+	lbs_fit clean, ols, rob;
+	lbs_error err = { 0 };
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_linear, cb, ct, nc, &clean, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_linear, b, med, N, &ols, &err), LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit_robust(b, med, N, &rob, w, &n_out, &err), LBS_OK);
+	/* ordinary least squares on every batch is tilted (the check can fail) */
+	CU_ASSERT(ols.cost.per_sample_s > 1.1 * clean.cost.per_sample_s);
+	CU_ASSERT(ols.cost.t0_s > 2 * clean.cost.t0_s);
+	/* the robust line is the unstalled batches': a batch of 32 within 1% */
+	double want = lbs_cost_time_s(&clean.cost, 32), got = lbs_cost_time_s(&rob.cost, 32);
+	CU_ASSERT(NEAR(got, want, 0.01));
+	CU_ASSERT(NEAR(rob.cost.per_sample_s, clean.cost.per_sample_s, 0.02));
+	CU_ASSERT(rob.cost.ops == &lbs_cost_linear && rob.cost.t0_s >= 0 && rob.n == N);
+	/* every stalled batch weighted out, no unstalled one */
+	size_t stalled_out = 0, clean_out = 0;
+	for (size_t i = 0; i < N; i++) {
+		bool stalled = b[i] / med[i] < 250;
+		stalled_out += stalled && !(w[i] > 0);
+		clean_out += !stalled && !(w[i] > 0);
+	}
+	CU_ASSERT_EQUAL(stalled_out, 10);
+	CU_ASSERT_EQUAL(clean_out, 0);
+	CU_ASSERT_EQUAL(n_out, 10);
+	/* held out: each unstalled interior batch predicted within a few % */
+	double mape;
+	size_t nh;
+	CU_ASSERT_EQUAL(lbs_calib_heldout_robust(b, med, N, w, &mape, &nh, &err), LBS_OK);
+	CU_ASSERT_EQUAL(nh, 34); /* 35 unstalled, batch 4 an end (48, the other, stalled) */
+	CU_ASSERT(mape < 0.05);
+	/* too few points for a robust fit: ordinary least squares, every
+	 * weight 1 */
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit_robust(b, med, LBS_ROBUST_MIN_POINTS - 1, &rob, w, &n_out, &err),
+			      LBS_OK);
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_linear, b, med, LBS_ROBUST_MIN_POINTS - 1, &ols, &err),
+			      LBS_OK);
+	CU_ASSERT(rob.cost.t0_s == ols.cost.t0_s && rob.cost.per_sample_s == ols.cost.per_sample_s);
+	CU_ASSERT(n_out == 0 && w[0] == 1 && w[LBS_ROBUST_MIN_POINTS - 2] == 1);
+	/* an exact line: its own parameters, nothing weighted out */
+	for (size_t i = 0; i < N; i++)
+		ct[i] = 0.003 + 0.0025 * b[i];
+	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit_robust(b, ct, N, &rob, w, &n_out, &err), LBS_OK);
+	CU_ASSERT(NEAR(rob.cost.t0_s, 0.003, 1e-6) && NEAR(rob.cost.per_sample_s, 0.0025, 1e-6));
+	CU_ASSERT_EQUAL(n_out, 0);
+	/* bad points refused as by lbs_calib_fit */
+	ct[3] = NAN;
+	CU_ASSERT_EQUAL(lbs_calib_fit_robust(b, ct, N, &rob, w, &n_out, &err), LBS_EINPUT);
+}
+
 static void test_fit_piecewise(void)
 {
 	/* Flat 50 ms to batch 24, then 1 ms per sample. */
@@ -661,6 +736,7 @@ void suite_calib(void)
 {
 	static const test_case tests[] = {
 		{ "linear fit", test_fit_linear },
+		{ "robust linear fit (stalls)", test_fit_robust },
 		{ "piecewise fit", test_fit_piecewise },
 		{ "power fit", test_fit_power },
 		{ "quadratic fit", test_fit_quadratic },
