@@ -447,15 +447,18 @@ lbs_status lbs_calib_fit_robust(const double *batch, const double *time_s, size_
 	return LBS_OK;
 }
 
-lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, size_t n, const double *weight,
-				    double *mape, size_t *n_heldout, lbs_error *err)
+/* Leave-one-out over the interior batches (and, with a weight, only those
+ * the full fit kept): a kind's fit, or with robust the robust line, to
+ * the others predicts each. */
+static lbs_status heldout(const lbs_cost_ops *kind, bool robust, const double *batch, const double *time_s,
+			  size_t n, const double *weight, double *mape, size_t *n_heldout, lbs_error *err)
 {
 	*mape = 0;
 	*n_heldout = 0;
-	if (n < LBS_ROBUST_MIN_POINTS + 1)
-		return lbs_calib_heldout(&lbs_cost_linear, batch, time_s, n, mape, n_heldout, err);
-	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t), *w = malloc(n * sizeof *w);
-	if (!b || !t || !w) {
+	if (n < points_needed(kind) + 1)
+		return LBS_OK;
+	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t), *w = robust ? malloc(n * sizeof *w) : NULL;
+	if (!b || !t || (robust && !w)) {
 		free(b);
 		free(t);
 		free(w);
@@ -469,7 +472,7 @@ lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, s
 	lbs_status st = LBS_OK;
 	double sum = 0;
 	for (size_t out = 0; out < n && st == LBS_OK; out++) {
-		if (batch[out] == bmin || batch[out] == bmax || !(weight[out] > 0))
+		if (batch[out] == bmin || batch[out] == bmax || (weight && !(weight[out] > 0)))
 			continue;
 		size_t m = 0, k;
 		for (size_t i = 0; i < n; i++)
@@ -478,7 +481,8 @@ lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, s
 				t[m++] = time_s[i];
 			}
 		lbs_fit f;
-		if ((st = lbs_calib_fit_robust(b, t, m, &f, w, &k, err)) != LBS_OK)
+		st = robust ? lbs_calib_fit_robust(b, t, m, &f, w, &k, err) : lbs_calib_fit(kind, b, t, m, &f, err);
+		if (st != LBS_OK)
 			break;
 		sum += fabs(lbs_cost_time_s(&f.cost, (int64_t)batch[out]) - time_s[out]) / time_s[out];
 		++*n_heldout;
@@ -491,47 +495,16 @@ lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, s
 	return st;
 }
 
+lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, size_t n, const double *weight,
+				    double *mape, size_t *n_heldout, lbs_error *err)
+{
+	return heldout(&lbs_cost_linear, true, batch, time_s, n, weight, mape, n_heldout, err);
+}
+
 lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, const double *time_s,
 			     size_t n, double *mape, size_t *n_heldout, lbs_error *err)
 {
-	*mape = 0;
-	*n_heldout = 0;
-	size_t need = points_needed(kind);
-	if (n < need + 1)
-		return LBS_OK;
-	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t);
-	if (!b || !t) {
-		free(b);
-		free(t);
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	}
-	double bmin = INFINITY, bmax = -INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		bmin = fmin(bmin, batch[i]);
-		bmax = fmax(bmax, batch[i]);
-	}
-	lbs_status st = LBS_OK;
-	double sum = 0;
-	for (size_t out = 0; out < n && st == LBS_OK; out++) {
-		if (batch[out] == bmin || batch[out] == bmax)
-			continue;
-		size_t m = 0;
-		for (size_t i = 0; i < n; i++)
-			if (i != out) {
-				b[m] = batch[i];
-				t[m++] = time_s[i];
-			}
-		lbs_fit f;
-		if ((st = lbs_calib_fit(kind, b, t, m, &f, err)) != LBS_OK)
-			break;
-		sum += fabs(lbs_cost_time_s(&f.cost, (int64_t)batch[out]) - time_s[out]) / time_s[out];
-		++*n_heldout;
-	}
-	free(b);
-	free(t);
-	if (st == LBS_OK && *n_heldout)
-		*mape = sum / (double)*n_heldout;
-	return st;
+	return heldout(kind, false, batch, time_s, n, NULL, mape, n_heldout, err);
 }
 
 lbs_status lbs_calib_choose(const lbs_cost_ops *const *kinds, const double *batch,
