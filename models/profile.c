@@ -407,27 +407,32 @@ lbs_status lbs_profile_cost_table(const lbs_profile *p, double **table, int64_t 
 	return LBS_OK;
 }
 
-lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err)
+/* Fits p's points with `kind` by least squares, or (kind NULL) the robust
+ * line, and takes the fit into p's [cost] (keeping its memory cap and
+ * re-sizing costs, not the fit's) and [fit]. */
+static lbs_status profile_fit(lbs_profile *p, const lbs_cost_ops *kind, double *weight, size_t *n_out,
+			      lbs_error *err)
 {
 	size_t n = p->n_points;
 	double *b, *t;
 	if (lbs_profile_point_arrays(p, &b, &t, err) != LBS_OK)
 		return LBS_EINTERNAL;
 	lbs_fit f;
-	int64_t cap = p->cost.max_batch;
-	lbs_status st = lbs_calib_fit(kind, b, t, n, &f, err);
 	size_t nh = 0;
+	lbs_status st = kind ? lbs_calib_fit(kind, b, t, n, &f, err)
+			     : lbs_calib_fit_robust(b, t, n, &f, weight, n_out, err);
 	if (st == LBS_OK)
-		st = lbs_calib_heldout(kind, b, t, n, &p->heldout_mape, &nh, err);
+		st = kind ? lbs_calib_heldout(kind, b, t, n, &p->heldout_mape, &nh, err)
+			  : lbs_calib_heldout_robust(b, t, n, weight, &p->heldout_mape, &nh, err);
 	free(b);
 	free(t);
 	if (st != LBS_OK)
 		return st;
-	double resize = p->cost.resize_cost, fresh = p->cost.new_batch_cost; /* not the fit's */
+	lbs_cost kept = p->cost;
 	p->cost = f.cost;
-	p->cost.max_batch = cap;
-	p->cost.resize_cost = resize;
-	p->cost.new_batch_cost = fresh;
+	p->cost.max_batch = kept.max_batch;
+	p->cost.resize_cost = kept.resize_cost;
+	p->cost.new_batch_cost = kept.new_batch_cost;
 	p->points = (int64_t)n;
 	p->r2 = f.r2;
 	p->rmse_s = f.rmse_s;
@@ -438,35 +443,14 @@ lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *
 	return LBS_OK;
 }
 
+lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err)
+{
+	return profile_fit(p, kind, NULL, NULL, err);
+}
+
 lbs_status lbs_profile_fit_robust(lbs_profile *p, double *weight, size_t *n_out, lbs_error *err)
 {
-	size_t n = p->n_points;
-	double *b, *t;
-	if (lbs_profile_point_arrays(p, &b, &t, err) != LBS_OK)
-		return LBS_EINTERNAL;
-	lbs_fit f;
-	lbs_status st = lbs_calib_fit_robust(b, t, n, &f, weight, n_out, err);
-	size_t nh = 0;
-	if (st == LBS_OK)
-		st = lbs_calib_heldout_robust(b, t, n, weight, &p->heldout_mape, &nh, err);
-	free(b);
-	free(t);
-	if (st != LBS_OK)
-		return st;
-	int64_t cap = p->cost.max_batch;
-	double resize = p->cost.resize_cost, fresh = p->cost.new_batch_cost; /* not the fit's */
-	p->cost = f.cost;
-	p->cost.max_batch = cap;
-	p->cost.resize_cost = resize;
-	p->cost.new_batch_cost = fresh;
-	p->points = (int64_t)n;
-	p->r2 = f.r2;
-	p->rmse_s = f.rmse_s;
-	p->mape = f.mape;
-	p->heldout_points = (int64_t)nh;
-	if (!nh)
-		p->heldout_mape = NAN;
-	return LBS_OK;
+	return profile_fit(p, NULL, weight, n_out, err);
 }
 
 /* ---- writing ---------------------------------------------------------- */
