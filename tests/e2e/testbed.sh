@@ -213,6 +213,10 @@ fi
 # are half-way from the even 32); and the spread of compute times, 2.5 to
 # 1 with the even split, closes to the last micro-batch's (8 samples on
 # the 0.2 worker, about 70 ms of 0.2 s): under 2 in the median iteration.
+# How far the samples move, and how close the times come, are the
+# machine's speed: under LBSIM_CHECK_MEASURED=no (the sanitizers' pass,
+# whose other tests share the cores with these workers: there the 0.5
+# worker once averaged exactly 40) only the direction is checked.
 "$LBSIM" testbed "$sc" --policy work-stealing --set run.iterations=6 --detail workers -q \
 	-o "$TMP/ws.db" || bad "work stealing on the testbed failed"
 ws="FROM worker_iterations JOIN runs USING (run_id) WHERE policy = 'work-stealing'"
@@ -220,11 +224,17 @@ check "work stealing: every iteration processes the global batch" \
 	test "$(q "$TMP/ws.db" "SELECT count(*) FROM (SELECT sum(batch) AS b $ws GROUP BY iteration) WHERE b = 96")" = 6
 w0=$(q "$TMP/ws.db" "SELECT avg(batch) $ws AND worker = 0")
 w2=$(q "$TMP/ws.db" "SELECT avg(batch) $ws AND worker = 2")
-check "work stealing: samples move from the 0.2 worker (got $w0 a iteration) to the 0.5 one (got $w2)" \
-	awk -v a="$w0" -v b="$w2" 'BEGIN { exit !(a < 26 && b > 40) }'
-ratio=$(q "$TMP/ws.db" "SELECT printf('%.3f', max(compute_s) / min(compute_s)) AS r $ws GROUP BY iteration ORDER BY r LIMIT 1 OFFSET 2")
-check "work stealing: the median iteration's slowest over fastest compute time is under 2 (got $ratio)" \
-	awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r < 2) }'
+if measured; then
+	check "work stealing: samples move from the 0.2 worker (got $w0 a iteration) to the 0.5 one (got $w2)" \
+		awk -v a="$w0" -v b="$w2" 'BEGIN { exit !(a < 26 && b > 40) }'
+	ratio=$(q "$TMP/ws.db" "SELECT printf('%.3f', max(compute_s) / min(compute_s)) AS r $ws GROUP BY iteration ORDER BY r LIMIT 1 OFFSET 2")
+	check "work stealing: the median iteration's slowest over fastest compute time is under 2 (got $ratio)" \
+		awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r < 2) }'
+else
+	check "work stealing: samples move from the 0.2 worker (got $w0 a iteration, of 32) toward the 0.5 one (got $w2)" \
+		awk -v a="$w0" -v b="$w2" 'BEGIN { exit !(a < 32 && b > 32) }'
+	echo "skipped (LBSIM_CHECK_MEASURED=no): how far work stealing moves the samples and evens the compute times"
+fi
 
 # What it cannot emulate is refused before anything runs (exit 3).
 rc=0
