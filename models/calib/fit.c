@@ -447,18 +447,18 @@ lbs_status lbs_calib_fit_robust(const double *batch, const double *time_s, size_
 	return LBS_OK;
 }
 
-/* Leave-one-out over the interior batches (and, with a weight, only those
- * the full fit kept): a kind's fit, or with robust the robust line, to
- * the others predicts each. */
-static lbs_status heldout(const lbs_cost_ops *kind, bool robust, const double *batch, const double *time_s,
-			  size_t n, const double *weight, double *mape, size_t *n_heldout, lbs_error *err)
+/* Leave-one-out over the interior batches: a kind's fit to the others
+ * predicts each, or, given the full robust fit's weights, the robust line
+ * predicts each batch that fit kept. */
+static lbs_status heldout(const lbs_cost_ops *kind, const double *weight, const double *batch, const double *time_s,
+			  size_t n, double *mape, size_t *n_heldout, lbs_error *err)
 {
 	*mape = 0;
 	*n_heldout = 0;
 	if (n < points_needed(kind) + 1)
 		return LBS_OK;
-	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t), *w = robust ? malloc(n * sizeof *w) : NULL;
-	if (!b || !t || (robust && !w)) {
+	double *b = malloc(n * sizeof *b), *t = malloc(n * sizeof *t), *w = weight ? malloc(n * sizeof *w) : NULL;
+	if (!b || !t || (weight && !w)) {
 		free(b);
 		free(t);
 		free(w);
@@ -481,7 +481,7 @@ static lbs_status heldout(const lbs_cost_ops *kind, bool robust, const double *b
 				t[m++] = time_s[i];
 			}
 		lbs_fit f;
-		st = robust ? lbs_calib_fit_robust(b, t, m, &f, w, &k, err) : lbs_calib_fit(kind, b, t, m, &f, err);
+		st = weight ? lbs_calib_fit_robust(b, t, m, &f, w, &k, err) : lbs_calib_fit(kind, b, t, m, &f, err);
 		if (st != LBS_OK)
 			break;
 		sum += fabs(lbs_cost_time_s(&f.cost, (int64_t)batch[out]) - time_s[out]) / time_s[out];
@@ -498,13 +498,13 @@ static lbs_status heldout(const lbs_cost_ops *kind, bool robust, const double *b
 lbs_status lbs_calib_heldout_robust(const double *batch, const double *time_s, size_t n, const double *weight,
 				    double *mape, size_t *n_heldout, lbs_error *err)
 {
-	return heldout(&lbs_cost_linear, true, batch, time_s, n, weight, mape, n_heldout, err);
+	return heldout(&lbs_cost_linear, weight, batch, time_s, n, mape, n_heldout, err);
 }
 
 lbs_status lbs_calib_heldout(const lbs_cost_ops *kind, const double *batch, const double *time_s,
 			     size_t n, double *mape, size_t *n_heldout, lbs_error *err)
 {
-	return heldout(kind, false, batch, time_s, n, NULL, mape, n_heldout, err);
+	return heldout(kind, NULL, batch, time_s, n, mape, n_heldout, err);
 }
 
 lbs_status lbs_calib_choose(const lbs_cost_ops *const *kinds, const double *batch,
