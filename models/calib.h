@@ -44,6 +44,7 @@ typedef struct lbs_fit {
 	double r2;       /* 1 - SSE/SST on the times */
 	double rmse_s;   /* root mean squared error */
 	double mape;     /* mean absolute percentage error, as a fraction */
+	bool robust;     /* the bisquare line of lbs_calib_fit_robust (false: least squares) */
 } lbs_fit;
 
 /* Fits cost kind `kind` (one of lbs_cost_kinds[]) to the n points

@@ -440,6 +440,15 @@ static lbs_status profile_fit(lbs_profile *p, const lbs_cost_ops *kind, double *
 	p->heldout_points = (int64_t)nh;
 	if (!nh)
 		p->heldout_mape = NAN;
+	if (f.robust)
+		lbs_fmt(p->method, sizeof p->method, "Tukey's bisquare robust least squares on the medians "
+			"(gsl_multifit_robust): %zu of %zu batches weighted out", *n_out, n);
+	else if (!kind && n < LBS_ROBUST_MIN_POINTS)
+		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear, "
+			"%zu batches, under the %d a robust fit needs)", n, LBS_ROBUST_MIN_POINTS);
+	else if (!kind)
+		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear, "
+			"GSL found no robust line)");
 	return LBS_OK;
 }
 

@@ -90,9 +90,10 @@ void lbs_profile_destroy(lbs_profile *p);
  * is kept) and the held-out accuracy of the same kind of fit. */
 lbs_status lbs_profile_fit(lbs_profile *p, const lbs_cost_ops *kind, lbs_error *err);
 
-/* The same for a linear profile timed on a shared machine, fitted robustly
- * (lbs_calib_fit_robust): weight[0..n_points) gets each point's weight,
- * *n_out the points weighted out. */
+/* The same for a linear profile of medians timed on a shared machine,
+ * fitted robustly (lbs_calib_fit_robust), and its [fit] method, which
+ * says whether the fit was robust: weight[0..n_points) gets each point's
+ * weight, *n_out the points weighted out. */
 lbs_status lbs_profile_fit_robust(lbs_profile *p, double *weight, size_t *n_out, lbs_error *err);
 /* p's points as two new arrays (free both): batches and times in seconds. */
 lbs_status lbs_profile_point_arrays(const lbs_profile *p, double **batch, double **time_s, lbs_error *err);

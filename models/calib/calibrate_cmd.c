@@ -858,12 +858,6 @@ static int bench(bench_opts *o)
 	else
 		lbs_fmt(p->description, sizeof p->description, "%s: the training GEMMs of %s (doc/nets.md)",
 			o->cuda ? "cuBLAS" : "CBLAS", net.name);
-	if (kind == &lbs_cost_linear && p->n_points < LBS_ROBUST_MIN_POINTS)
-		lbs_fmt(p->method, sizeof p->method, "ordinary least squares on the medians (gsl_fit_linear, "
-			"%zu batches, under the %d a robust fit needs)", p->n_points, LBS_ROBUST_MIN_POINTS);
-	else if (kind == &lbs_cost_linear)
-		lbs_fmt(p->method, sizeof p->method, "Tukey's bisquare robust least squares on the medians "
-			"(gsl_multifit_robust): %zu of %zu batches weighted out", n_out, p->n_points);
 	lbs_fmt(p->origin, sizeof p->origin, o->torch ? "measured by lbsim calibrate --torch: wall time of "
 		"one training iteration's forward and backward pass in PyTorch, median of the repetitions"
 		: "measured by lbsim calibrate: wall time of one training iteration's GEMMs (forward, input "

@@ -438,6 +438,7 @@ lbs_status lbs_calib_fit_robust(const double *batch, const double *time_s, size_
 		return st;
 	}
 	fit->cost = (lbs_cost){ .ops = &lbs_cost_linear, .kind = 0, .t0_s = c0, .per_sample_s = c1 };
+	fit->robust = true;
 	judge(fit, batch, time_s, n);
 	for (size_t i = 0; i < n; i++) {
 		weight[i] = w[i];

@@ -86,7 +86,7 @@ static void test_fit_robust(void)
 	double want = lbs_cost_time_s(&clean.cost, 32), got = lbs_cost_time_s(&rob.cost, 32);
 	CU_ASSERT(NEAR(got, want, 0.01));
 	CU_ASSERT(NEAR(rob.cost.per_sample_s, clean.cost.per_sample_s, 0.02));
-	CU_ASSERT(rob.cost.ops == &lbs_cost_linear && rob.cost.t0_s >= 0 && rob.n == N);
+	CU_ASSERT(rob.cost.ops == &lbs_cost_linear && rob.cost.t0_s >= 0 && rob.n == N && rob.robust && !ols.robust);
 	/* every stalled batch weighted out, no unstalled one */
 	size_t stalled_out = 0, clean_out = 0;
 	for (size_t i = 0; i < N; i++) {
@@ -110,7 +110,7 @@ static void test_fit_robust(void)
 	CU_ASSERT_EQUAL_FATAL(lbs_calib_fit(&lbs_cost_linear, b, med, LBS_ROBUST_MIN_POINTS - 1, &ols, &err),
 			      LBS_OK);
 	CU_ASSERT(rob.cost.t0_s == ols.cost.t0_s && rob.cost.per_sample_s == ols.cost.per_sample_s);
-	CU_ASSERT(n_out == 0 && w[0] == 1 && w[LBS_ROBUST_MIN_POINTS - 2] == 1);
+	CU_ASSERT(n_out == 0 && w[0] == 1 && w[LBS_ROBUST_MIN_POINTS - 2] == 1 && !rob.robust);
 	/* an exact line: its own parameters, nothing weighted out */
 	for (size_t i = 0; i < N; i++)
 		ct[i] = 0.003 + 0.0025 * b[i];
