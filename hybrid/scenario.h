@@ -200,6 +200,7 @@ typedef struct lbs_hy_scenario {
 	int64_t n_gpus;
 	lbs_kv *config; /* every key's effective value (given or default), for the results */
 	size_t n_config;
+	size_t cap_config; /* entries allocated */
 } lbs_hy_scenario;
 
 /* Whether the scenario at path has a [hybrid] section (false if it cannot
