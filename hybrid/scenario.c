@@ -924,54 +924,24 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 	return st == LBS_OK ? draw_failslows(sc, c, err) : st;
 }
 
-/* Room for more entries in sc->config, grown by doubling: drawn episodes
- * record five keys each, and growing it an entry at a time copied the
- * whole array per key (quadratic: seconds for a thousand episodes). */
-static bool reserve_config(lbs_hy_scenario *sc, size_t more)
-{
-	if (sc->n_config + more <= sc->cap_config)
-		return true;
-	size_t cap = sc->cap_config ? 2 * sc->cap_config : 64;
-	while (cap < sc->n_config + more)
-		cap *= 2;
-	lbs_kv *cf = realloc(sc->config, cap * sizeof *cf);
-	if (!cf)
-		return false;
-	sc->config = cf;
-	sc->cap_config = cap;
-	return true;
-}
-
 static lbs_status record_one(lbs_hy_scenario *sc, const char *section, const char *key, const char *value,
 			     lbs_error *err)
 {
-	if (!reserve_config(sc, 1))
+	if (!lbs_kv_add(&sc->config, &sc->n_config, &sc->cap_config, section, key, value, NULL))
 		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
-	lbs_kv *e = &sc->config[sc->n_config++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->section, sizeof e->section, "%s", section);
-	snprintf(e->key, sizeof e->key, "%s", key);
-	snprintf(e->value, sizeof e->value, "%s", value);
 	return LBS_OK;
 }
 
 static lbs_status record(lbs_hy_scenario *sc, const char *section, const lbs_key_spec *keys, size_t nkeys,
 			 const lbs_kv *const *entries, size_t n, lbs_error *err)
 {
-	if (!reserve_config(sc, nkeys))
-		return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	for (size_t k = 0; k < nkeys; k++) {
 		const char *v = keys[k].def;
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(entries[i]->key, keys[k].name))
 				v = entries[i]->value;
-		if (!v || !*v)
-			continue;
-		lbs_kv *e = &sc->config[sc->n_config++];
-		memset(e, 0, sizeof *e);
-		snprintf(e->section, sizeof e->section, "%s", section);
-		snprintf(e->key, sizeof e->key, "%s", keys[k].name);
-		snprintf(e->value, sizeof e->value, "%s", v);
+		if (v && *v && !lbs_kv_add(&sc->config, &sc->n_config, &sc->cap_config, section, keys[k].name, v, NULL))
+			return lbs_error_set(err, LBS_EINTERNAL, "out of memory");
 	}
 	return LBS_OK;
 }

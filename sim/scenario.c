@@ -515,18 +515,8 @@ static bool valid_group_name(const char *s)
 static lbs_status add_config(lbs_scenario *sc, const char *section, const char *key, const char *value,
 			     const lbs_origin *at)
 {
-	lbs_kv *kv = realloc(sc->config, (sc->n_config + 1) * sizeof *kv);
-	if (!kv)
-		return LBS_EINTERNAL;
-	sc->config = kv;
-	lbs_kv *e = &kv[sc->n_config++];
-	memset(e, 0, sizeof *e);
-	snprintf(e->section, sizeof e->section, "%s", section);
-	snprintf(e->key, sizeof e->key, "%s", key);
-	snprintf(e->value, sizeof e->value, "%s", value);
-	if (at)
-		e->at = *at;
-	return LBS_OK;
+	return lbs_kv_add(&sc->config, &sc->n_config, &sc->cap_config, section, key, value, at) ? LBS_OK
+												: LBS_EINTERNAL;
 }
 
 /* Records the effective value of every key that has one: the text given, or
@@ -1351,7 +1341,7 @@ void lbs_scenario_destroy(lbs_scenario *sc)
 	sc->policy_options = NULL;
 	sc->n_policy_options = 0;
 	sc->config = NULL;
-	sc->n_groups = sc->n_config = 0;
+	sc->n_groups = sc->n_config = sc->cap_config = 0;
 }
 
 void lbs_scenario_document(FILE *out)

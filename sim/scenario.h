@@ -166,6 +166,7 @@ typedef struct lbs_scenario {
 	int64_t iterations_per_epoch; /* 0 when the run is given in iterations */
 	lbs_kv *config;               /* effective configuration (given and defaults) */
 	size_t n_config;
+	size_t cap_config;            /* entries allocated */
 	lbs_plugin *plugins;          /* the policy and predictor plugins it loaded */
 	size_t n_plugins;
 } lbs_scenario;

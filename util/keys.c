@@ -5,6 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool lbs_kv_add(lbs_kv **kv, size_t *n, size_t *cap, const char *section, const char *key, const char *value,
+		const lbs_origin *at)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		lbs_kv *more = realloc(*kv, c * sizeof *more);
+		if (!more)
+			return false;
+		*kv = more;
+		*cap = c;
+	}
+	lbs_kv *e = &(*kv)[(*n)++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->section, sizeof e->section, "%s", section);
+	snprintf(e->key, sizeof e->key, "%s", key);
+	snprintf(e->value, sizeof e->value, "%s", value);
+	if (at)
+		e->at = *at;
+	return true;
+}
+
 void lbs_origin_format(const lbs_origin *at, const char *section, const char *key, char *buf,
 		       size_t len)
 {

@@ -59,6 +59,13 @@ typedef struct lbs_kv {
 	lbs_origin at;
 } lbs_kv;
 
+/* Appends section/key = value, given at `at` (NULL: a default or a derived
+ * value), to the *n entries of *kv, which has room for *cap; grows it by
+ * doubling (a key at a time copied the whole list each time: quadratic in
+ * a scenario's keys). false: out of memory, *kv unchanged. */
+bool lbs_kv_add(lbs_kv **kv, size_t *n, size_t *cap, const char *section, const char *key, const char *value,
+		const lbs_origin *at);
+
 /* Formats "file:line: [section] key" (or "--set section.key") into buf. */
 void lbs_origin_format(const lbs_origin *at, const char *section, const char *key, char *buf,
 		       size_t len);

@@ -225,6 +225,37 @@ static void test_utf8(void)
 		CU_ASSERT_EQUAL(lbs_utf8_valid((const unsigned char *)cases[i].s, strlen(cases[i].s)), cases[i].ok);
 }
 
+/* lbs_kv_add: every entry kept, in order, across the list's growth (by
+ * doubling: room for at most twice the entries), its origin copied or
+ * zeroed, and a value longer than an entry holds cut, never overrun. */
+static void test_kv_add(void)
+{
+	lbs_kv *kv = NULL;
+	size_t n = 0, cap = 0;
+	const lbs_origin at = { "x.ini", 12 };
+	char key[32], value[LBS_VALUE_MAX + 50];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		snprintf(value, sizeof value, "%d", 7 * i);
+		CU_ASSERT_FATAL(lbs_kv_add(&kv, &n, &cap, i % 2 ? "odd" : "even", key, value, i % 3 ? NULL : &at));
+		CU_ASSERT_FATAL(n == (size_t)i + 1 && cap >= n && cap < 2 * n + 64);
+	}
+	int bad = 0;
+	for (int i = 0; i < 1000; i++) {
+		snprintf(key, sizeof key, "k%d", i);
+		snprintf(value, sizeof value, "%d", 7 * i);
+		bad += strcmp(kv[i].section, i % 2 ? "odd" : "even") || strcmp(kv[i].key, key) ||
+		       strcmp(kv[i].value, value) || kv[i].at.line != (i % 3 ? 0 : 12) ||
+		       (i % 3 == 0 && strcmp(kv[i].at.file, "x.ini")) || (i % 3 && kv[i].at.file);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	memset(value, 'v', sizeof value - 1);
+	value[sizeof value - 1] = '\0';
+	CU_ASSERT_FATAL(lbs_kv_add(&kv, &n, &cap, "s", "long", value, NULL));
+	CU_ASSERT_EQUAL(strlen(kv[n - 1].value), LBS_VALUE_MAX - 1);
+	free(kv);
+}
+
 void suite_scenario(void)
 {
 	static const test_case tests[] = {
@@ -235,6 +266,7 @@ void suite_scenario(void)
 		{ "missing sections and files", test_missing_sections_and_files },
 		{ "indentation and CRLF", test_indentation_and_crlf },
 		{ "well-formed UTF-8", test_utf8 },
+		{ "recorded keys kept across growth", test_kv_add },
 	};
 	add_suite("scenario", tests, sizeof tests / sizeof tests[0]);
 }
