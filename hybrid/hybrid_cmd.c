@@ -413,9 +413,9 @@ static void summary(const lbs_hy_scenario *sc, const lbs_hy_built *b, const run_
 	for (size_t g = 1; g < G; g++)
 		if (b->mem_bytes[g] / b->mem_cap[g] > b->mem_bytes[worst] / b->mem_cap[worst])
 			worst = g;
-	if (b->expert_dropped > 0)
-		printf("experts: %.2f%% of the routed tokens dropped at capacity %g\n", 100 * b->expert_dropped,
-		       sc->model.expert_capacity);
+	if (b->expert_dropped > 0 || sc->model.expert_pad)
+		printf("experts: %.2f%% of the routed tokens dropped at capacity %g%s\n", 100 * b->expert_dropped,
+		       sc->model.expert_capacity, sc->model.expert_pad ? ", each expert's input padded to it" : "");
 	printf("memory: at most %.1f GB of %.0f GB a GPU (stage %zu)\n", b->mem_bytes[worst] / 1e9,
 	       b->mem_cap[worst] / 1e9, worst % (size_t)pl->p);
 	size_t e = sc->n_episodes - sc->n_drawn;

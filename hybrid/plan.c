@@ -340,6 +340,16 @@ void lbs_hy_expert_shares(int experts, double gini, gsl_rng *r, double *share)
 	gsl_ran_dirichlet(r, (size_t)experts, alpha, share);
 }
 
+/* The tokens of a sample the net's experts work on: k s, or padded to
+ * the capacity (lbs_net_opts.expert_pad). */
+static int64_t padded_tokens(const lbs_net *net)
+{
+	for (size_t i = 0; i < net->n_layers; i++)
+		if (net->layers[i].expert && net->layers[i].kind == LBS_LAYER_LINEAR)
+			return net->layers[i].tokens;
+	return (int64_t)net->tf->top_k * net->opts.seq_len;
+}
+
 /* load[l]: at block l, the most loaded GPU of an expert group over the
  * mean (its E / ep experts' shares of the block's routed tokens, times
  * ep), the shares drawn once a run ([model] expert_gini, the run's seed):
@@ -374,10 +384,48 @@ static lbs_status expert_loads(const lbs_hy_scenario *sc, const lbs_net *net, in
 			most = fmax(most, sum / (E / ep));
 		}
 		/* without expert parallelism every GPU holds every expert: the
-		 * imbalance costs nothing, though the capacity still drops */
-		load[l] = ep > 1 ? most : 1;
+		 * imbalance costs nothing, though the capacity still drops; padded
+		 * to it, every GPU computes its experts' capacity (in the net) */
+		load[l] = ep > 1 && !sc->model.expert_pad ? most : 1;
 	}
 	gsl_rng_free(r);
+	return LBS_OK;
+}
+
+/* What a block's experts take more per unit of load over the mean on
+ * each node group's device (sl_f forward, sl_b backward): the chord from
+ * the balanced net's (ef, eb) to a net whose experts work on the blocks'
+ * largest load of tokens, costed as the device model costs any GEMM, whose
+ * efficiency grows with its size (load times the balanced time would
+ * overstate an overloaded GPU, and make it slower than one padded to more,
+ * lbs_net_opts.expert_pad). */
+static lbs_status load_slopes(const lbs_hy_scenario *sc, const lbs_net_opts *o, const lbs_net *net,
+			      const lbs_gpu_eff *eff, const double *load, size_t nn, const double *ef, const double *eb,
+			      double *sl_f, double *sl_b, lbs_error *err)
+{
+	double most = 1;
+	for (int l = 0; l < net->n_blocks; l++)
+		most = fmax(most, load[l]);
+	for (size_t k = 0; k < nn; k++)
+		sl_f[k] = ef[k], sl_b[k] = eb[k];
+	if (!(most > 1))
+		return LBS_OK;
+	lbs_net hi;
+	lbs_net_opts oh = *o;
+	oh.expert_pad = most;
+	lbs_error e2 = { 0 };
+	if (lbs_net_create_opts(&hi, sc->model.name, &oh, &e2) != LBS_OK)
+		return lbs_error_set(err, LBS_EINPUT, "%s: [model] expert_gini: %s", sc->path, e2.msg);
+	/* the load the padded net holds (its capacity rounded up) */
+	double x = (double)padded_tokens(&hi) / ((double)net->tf->top_k * (double)net->opts.seq_len);
+	for (size_t k = 0; k < nn; k++) {
+		double f, bk, fa, ba, params, hf, hb;
+		block_costs(&hi, lbs_gpu_find(sc->nodes[k].gpu), eff, sc->job.micro_batch, sc->model.attention == 0, &f,
+			    &bk, &fa, &ba, &params, &hf, &hb);
+		sl_f[k] = (hf - ef[k]) / (x - 1);
+		sl_b[k] = (hb - eb[k]) / (x - 1);
+	}
+	lbs_net_destroy(&hi);
 	return LBS_OK;
 }
 
@@ -405,6 +453,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 				     "%d chunks", sc->path, (long long)S_full, 2 * cp);
 	}
 	o.seq_len = S_full / cp;
+	/* padded to the capacity, the experts compute their empty rows too:
+	 * the costed net's, not the model FLOPs' (full) */
+	bool pad = sc->model.expert_pad && sc->model.expert_capacity > 0;
+	o.expert_pad = pad ? sc->model.expert_capacity : 0;
 	if (lbs_net_create_opts(&net, sc->model.name, &o, &e2) != LBS_OK) {
 		lbs_net_destroy(&full);
 		return lbs_error_set(err, LBS_EINPUT, "%s: [model] / [hybrid] tp: %s", sc->path, e2.msg);
@@ -451,8 +503,9 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	b->mem_cap = malloc(G * sizeof *b->mem_cap);
 	b->act_bytes = malloc(G * sizeof *b->act_bytes);
 	lbs_hy_built_blocks_alloc(b, G, p);
-	double *bk_f = calloc(6 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
+	double *bk_f = calloc(8 * nn, sizeof *bk_f), *bk_b = bk_f + nn, *bk_fa = bk_b + nn, *bk_ba = bk_fa + nn;
 	double *bk_ef = bk_ba + nn, *bk_eb = bk_ef + nn; /* the experts' part of a block's */
+	double *sl_f = bk_eb + nn, *sl_b = sl_f + nn;    /* its growth with the load (per unit) */
 	/* the most loaded GPU of an expert group at each block, over the mean
 	 * (1: balanced routing) */
 	double *load = malloc((size_t)(net.n_blocks > 0 ? net.n_blocks : 1) * sizeof *load);
@@ -489,6 +542,10 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 	cl.net_bw = (double)sc->net.nics_per_node * sc->net.bandwidth_Bps / (double)gpus_per_node_max;
 	if ((st = expert_loads(sc, &net, ep, load, &b->expert_dropped, err)) != LBS_OK)
 		goto out;
+	if ((st = load_slopes(sc, &o, &net, &eff, load, nn, bk_ef, bk_eb, sl_f, sl_b, err)) != LBS_OK)
+		goto out;
+	/* padded: the tokens each GPU's experts take over the balanced k s */
+	double pad_x = pad ? (double)padded_tokens(&net) / ((double)net.tf->top_k * (double)net.opts.seq_len) : 1;
 	/* context parallelism: a rank's attention is its 1 / cp of the
 	 * tokens' queries over every key, cp times the attention core at
 	 * S / cp tokens (quadratic in them); its other operations are at
@@ -573,10 +630,11 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 					bk = k4[pv + gc], ba = k4[3 * pv + gc], kb = k;
 			}
 			/* unbalanced routing: the group waits at each block for its
-			 * most loaded GPU, whose experts work load times the mean */
+			 * most loaded GPU, whose experts work on load times the mean
+			 * of the tokens (load_slopes) */
 			for (int l = start[gc]; ep > 1 && l < start[gc + 1]; l++) {
-				f += (load[l] - 1) * bk_ef[kf];
-				bk += (load[l] - 1) * bk_eb[kb];
+				f += (load[l] - 1) * sl_f[kf];
+				bk += (load[l] - 1) * sl_b[kb];
 			}
 			pl->fwd_s[g * (size_t)v + (size_t)c] = f;
 			pl->bwd_s[g * (size_t)v + (size_t)c] = bk;
@@ -596,10 +654,12 @@ lbs_status lbs_hy_plan_build(const lbs_hy_scenario *sc, lbs_hy_built *b, lbs_err
 				int64_t r0 = r / ep * ep, er[1024];
 				for (int q = 0; q < ep; q++)
 					er[q] = rank_of(sc, r0 + q, s, 0);
-				/* the most loaded GPU receives load times the mean */
+				/* the most loaded GPU receives load times the mean; padded,
+				 * every GPU its experts' capacity */
 				double a2a = 0;
 				for (int l = start[gc]; l < start[gc + 1]; l++)
-					a2a += alltoall_s(&cl, er, ep, load[l] * (double)net.tf->top_k * act / t);
+					a2a += alltoall_s(&cl, er, ep,
+							  (pad ? pad_x : load[l]) * (double)net.tf->top_k * act / t);
 				pl->xchg_f_s[g * (size_t)v + (size_t)c] = 2.0 * a2a;
 				pl->xchg_b_s[g * (size_t)v + (size_t)c] = (double)tp_ar * a2a;
 			}

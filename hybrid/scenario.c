@@ -122,8 +122,13 @@ static const lbs_key_spec model_keys[] = {
 	  "loaded GPU" },
 	{ "expert_capacity", LBS_T_REAL, M(expert_capacity), "0", 0, 1e3, 0, NULL, NULL,
 	  "a mixture of experts' capacity factor: an expert takes at most this times the mean of the "
-	  "routed tokens, the rest dropped (GShard, Switch Transformer; not padded), which caps the wait "
-	  "for an overloaded GPU; 0: dropless (Megatron-Core's default); else at least 1" },
+	  "routed tokens, the rest dropped (GShard, Switch Transformer), which caps the wait for an "
+	  "overloaded GPU; 0: dropless (Megatron-Core's default); else at least 1" },
+	{ "expert_pad", LBS_T_ENUM, M(expert_pad), "no", 0, 0, 0, "no|yes", NULL,
+	  "a mixture of experts with `expert_capacity`: every expert's input padded to its capacity "
+	  "(Megatron-Core's moe_pad_expert_input_to_capacity): the experts compute and the all-to-alls "
+	  "carry `expert_capacity` times the balanced tokens, whatever the routing, so no GPU waits for "
+	  "another's experts" },
 };
 #undef M
 
@@ -886,10 +891,18 @@ static lbs_status check(lbs_hy_scenario *sc, const parse_ctx *c, lbs_error *err)
 					 (long long)j->ep);
 		}
 	}
-	if ((sc->model.expert_gini > 0 || sc->model.expert_capacity > 0) && (!tf || !tf->experts)) {
+	if ((sc->model.expert_gini > 0 || sc->model.expert_capacity > 0 || sc->model.expert_pad) &&
+	    (!tf || !tf->experts)) {
 		const char *k = sc->model.expert_gini > 0 ? "expert_gini" : "expert_capacity";
+		if (!(sc->model.expert_gini > 0) && !(sc->model.expert_capacity > 0))
+			k = "expert_pad";
 		o = origin_of(c, sc, "model", k);
 		return key_error(sc, &o, "model", k, err, "'%s' is no mixture of experts", sc->model.name);
+	}
+	if (sc->model.expert_pad && !(sc->model.expert_capacity > 0)) {
+		o = origin_of(c, sc, "model", "expert_pad");
+		return key_error(sc, &o, "model", "expert_pad", err, "padding to the capacity needs [model] "
+				 "expert_capacity (a dropless mixture of experts has no capacity to pad to)");
 	}
 	if (sc->model.expert_capacity > 0 && sc->model.expert_capacity < 1) {
 		o = origin_of(c, sc, "model", "expert_capacity");

@@ -85,6 +85,7 @@ typedef struct lbs_hy_model_spec {
 	double op_overhead_s; /* with overhead_given: every operation's cost besides its arithmetic and bytes */
 	double expert_gini;   /* a mixture of experts: the Gini coefficient of its experts' tokens */
 	double expert_capacity; /* an expert's tokens at most this times the mean (0: dropless) */
+	int expert_pad;         /* 1: every expert's input padded to the capacity */
 	bool overhead_given;  /* else the device model's fitted overhead */
 } lbs_hy_model_spec;
 

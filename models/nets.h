@@ -66,6 +66,10 @@ typedef struct lbs_net_opts {
 	bool fused_attention; /* transformer: the attention core fused (FlashAttention), which keeps
 				 no s x s scores, softmax or dropout mask: lbs_net_memory counts no
 				 core bytes, as under selective recomputation */
+	double expert_pad; /* mixture of experts: every expert's input padded to this capacity factor
+			      C (Megatron-Core's moe_pad_expert_input_to_capacity): the experts' layers,
+			      the dispatch and the combine work on E ceil(C k s / E) tokens of a
+			      sample instead of k s, whatever the routing; 0: not padded, else >= 1 */
 } lbs_net_opts;
 
 typedef struct lbs_layer {

@@ -35,6 +35,8 @@
  * the backward. Each all-reduce of the tensor-parallel region becomes an
  * all-gather and a reduce-scatter, which a ring does in the same time
  * (hybrid/plan.c charges it as before). */
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "models/nets/nets_impl.h"
@@ -150,6 +152,8 @@ typedef struct tf_ctx {
 	int t;       /* tensor-parallel ranks */
 	int sp;      /* sequence parallelism: t (the replicated work split by tokens), else 1 */
 	int ep;      /* expert parallelism: the experts over ep ranks */
+	int64_t ks;  /* a mixture of experts: the routed tokens of a sample, k s (padded to the
+			capacity: E ceil(C k s / E)) */
 	double e;    /* bytes per activation element */
 	int block;   /* the block being built, from 1; 0: outside */
 } tf_ctx;
@@ -261,12 +265,12 @@ static int64_t ceil_div(int64_t a, int64_t b)
 
 /* A linear layer of the rank's experts on the k s tokens routed to them
  * (of a sample, balanced: E / ep experts receive k s / E tokens from each
- * of ep ranks), its GEMMs as one grouped GEMM over them, keeping 1 / keep
- * of its input (0: none). */
+ * of ep ranks; padded, each expert its capacity), its GEMMs as one grouped
+ * GEMM over them, keeping 1 / keep of its input (0: none). */
 static void expert_linear(tf_ctx *x, const char *name, int in, int out, int keep)
 {
 	const lbs_tf_config *c = x->c;
-	int64_t ks = (int64_t)c->top_k * x->s;
+	int64_t ks = x->ks;
 	lbs_layer *l = op(x, name, LBS_LAYER_LINEAR, in, true);
 	if (!l)
 		return;
@@ -294,7 +298,7 @@ static void moe(tf_ctx *x)
 {
 	const lbs_tf_config *c = x->c;
 	int h = c->hidden, f = c->ffn / x->t, E = c->experts;
-	int64_t s = x->s, ks = (int64_t)c->top_k * s;
+	int64_t s = x->s, ks = x->ks;
 	double e = x->e, ns = (double)(s * h) / x->sp, nk = (double)ks * h / x->sp;
 	lbs_layer *l = op(x, "router", LBS_LAYER_LINEAR, h, false);
 	if (l) {
@@ -401,6 +405,11 @@ void lbs_build_transformer(lbs_net_builder *b, const lbs_tf_config *c)
 	tf_ctx x = { .b = b, .c = c, .s = net->opts.seq_len, .t = net->opts.tp, .e = net->elt_bytes,
 		     .ep = net->opts.ep > 1 ? net->opts.ep : 1 };
 	x.sp = net->opts.seq_par && x.t > 1 ? x.t : 1;
+	x.ks = (int64_t)c->top_k * x.s;
+	/* padded: each of the E experts takes its capacity, ceil(C k s / E)
+	 * tokens (Megatron-Core's get_capacity), the empty rows computed too */
+	if (c->experts && net->opts.expert_pad >= 1)
+		x.ks = c->experts * (int64_t)ceil(net->opts.expert_pad * (double)x.ks / c->experts);
 	int h = c->hidden;
 	int64_t s = x.s, v = ceil_div(c->vocab, x.t); /* Megatron pads the vocabulary to t rows */
 	double n = (double)(s * h), ns = n / x.sp; /* ns: what sequence parallelism leaves a rank */
@@ -462,6 +471,11 @@ lbs_status lbs_tf_check(const lbs_tf_config *c, const char *name, const lbs_net_
 	if (o->seq_len < 1 || o->seq_len > c->max_seq)
 		return lbs_error_set(err, LBS_EINPUT, "%s: a sequence of %lld tokens: expected 1 to %lld, its "
 				     "context length", name, (long long)o->seq_len, (long long)c->max_seq);
+	if (o->expert_pad != 0 && (!c->experts || !(o->expert_pad >= 1) ||
+				   o->expert_pad * c->top_k * (double)o->seq_len > INT_MAX / 2))
+		return lbs_error_set(err, LBS_EINPUT, "%s: experts' inputs padded to a capacity factor of %g: "
+				     "expected a mixture of experts and a factor of at least 1 that keeps a "
+				     "sample's routed tokens under %d", name, o->expert_pad, INT_MAX / 2);
 	if (o->ep > 1 && (!c->experts || c->experts % o->ep))
 		return lbs_error_set(err, LBS_EINPUT, "%s: expert parallelism of degree %d needs a mixture of experts "
 				     "whose %d experts it divides", name, o->ep, c->experts);

@@ -501,6 +501,13 @@ check "unbalanced routing (expert_gini 0.3): longer steps, the same for the same
 check "... a capacity factor shortens them, the summary saying what it dropped" test "$(q "$TMP/epc.db" "ATTACH '$TMP/epg.db' AS g;
 	SELECT (SELECT avg(step_s) FROM hybrid_steps) < (SELECT avg(step_s) FROM g.hybrid_steps)")" = 1 \
 	-a -n "$(grep -E '^experts: [0-9.]+% of the routed tokens dropped at capacity 1.1' "$TMP/out")"
+"$LBSIM" "$TMP/ep.ini" -q -o "$TMP/epp.db" --set model.expert_gini=0.3 --set model.expert_capacity=1.1 \
+	--set model.expert_pad=yes && "$LBSIM" "$TMP/ep.ini" -q -o "$TMP/epp0.db" --set model.expert_capacity=1.1 \
+	--set model.expert_pad=yes
+check "... padded to it (expert_pad), the steps are the same at any routing, and no shorter than unpadded" \
+	test "$(q "$TMP/epp.db" "ATTACH '$TMP/epp0.db' AS z; ATTACH '$TMP/epc.db' AS c;
+	SELECT (SELECT avg(step_s) FROM hybrid_steps) = (SELECT avg(step_s) FROM z.hybrid_steps) AND
+	(SELECT avg(step_s) FROM hybrid_steps) >= (SELECT avg(step_s) FROM c.hybrid_steps)")" = 1
 "$LBSIM" "$TMP/ep.ini" -o "$TMP/epcp.db" --set hybrid.cp=2 --set nodes.n.count=32 > "$TMP/out" 2>&1
 check "expert parallelism with context parallelism runs, its summary naming both" test $? -eq 0 \
 	-a -n "$(grep -F 'dp 2 x pp 8 x tp 1 x cp 2, ep 2' "$TMP/out")"
@@ -511,10 +518,10 @@ check "... whatif's no-delay replay gives its steps (1e-6)" \
 "$LBSIM" "$TMP/cp.ini" -q -o "$TMP/bad.db" --set model.expert_gini=0.2 > "$TMP/out" 2>&1
 check "refused: expert_gini on a dense model" test $? -eq 3 -a -n "$(grep -F 'no mixture of experts' "$TMP/out")" -a ! -e "$TMP/bad.db"
 for bad in "hybrid.ep=3 hybrid.ep" "model.name=llama3-8b [hybrid] ep" "hybrid_policy.name=resplit hybrid_policy.name" \
-	"model.expert_capacity=0.5 model.expert_capacity"; do
+	"model.expert_capacity=0.5 model.expert_capacity" "model.expert_pad=yes model.expert_pad"; do
 	# shellcheck disable=SC2086 # the --set arguments, then what the message names
 	set -- $bad
-	key=$(printf '%s' "$bad" | sed 's/.* \(\[hybrid\] ep\|hybrid\.ep\|hybrid_policy\.name\|model\.expert_capacity\)$/\1/')
+	key=$(printf '%s' "$bad" | sed 's/.* \(\[hybrid\] ep\|hybrid\.ep\|hybrid_policy\.name\|model\.expert_[a-z]*\)$/\1/')
 	"$LBSIM" "$TMP/ep.ini" -q -o "$TMP/bad.db" --set ${bad% "$key"} > "$TMP/out" 2>&1
 	check "refused, naming $key: --set ${bad% "$key"}" test $? -eq 3 -a -n "$(grep -F -e "$key" "$TMP/out")" -a ! -e "$TMP/bad.db"
 done

@@ -1056,6 +1056,97 @@ static void test_expert_plan(void)
 	free(path);
 }
 
+/* [model] expert_pad: every expert's input padded to its capacity C
+ * (Megatron-Core's moe_pad_expert_input_to_capacity). Mixtral 8x7B at
+ * 1,024 tokens routes k s = 2,048 token copies a sample; padded, each of
+ * the 8 experts takes ceil(C 2048 / 8) of them: 320 at C = 1.25 (2,560 in
+ * all), 333 at C = 1.3 (2,664). The padded rows are computed and kept,
+ * the all-to-alls carry them, and the routing no longer matters: every
+ * GPU works its experts' capacity. Unpadded at the same capacity, no GPU
+ * takes more than C times the mean, so no step is longer than padded. */
+static void test_expert_pad(void)
+{
+	lbs_error err = { 0 };
+	const double pads[2] = { 1.25, 1.3 }, tokens[2] = { 2560, 2664 };
+	for (int i = 0; i < 2; i++) {
+		lbs_net n0, n1;
+		lbs_net_opts o = { .seq_len = 1024 };
+		CU_ASSERT_FATAL(lbs_net_create_opts(&n0, "mixtral-8x7b", &o, &err) == LBS_OK);
+		o.expert_pad = pads[i];
+		CU_ASSERT_FATAL(lbs_net_create_opts(&n1, "mixtral-8x7b", &o, &err) == LBS_OK);
+		CU_ASSERT_EQUAL_FATAL(n0.n_layers, n1.n_layers);
+		int experts = 0;
+		for (size_t l = 0; l < n1.n_layers; l++) {
+			const lbs_layer *a = &n0.layers[l], *b = &n1.layers[l];
+			if (a->expert && a->kind == LBS_LAYER_LINEAR) {
+				experts++;
+				CU_ASSERT_EQUAL(a->tokens, 2048);
+				CU_ASSERT_EQUAL(b->tokens, (int)tokens[i]);
+				/* what it keeps grows with its rows (down keeps f of each) */
+				CU_ASSERT_EQUAL(a->act_per_sample * (int64_t)tokens[i], b->act_per_sample * 2048);
+			} else if (!strstr(a->name, "dispatch") && !strstr(a->name, "combine") && !a->expert) {
+				CU_ASSERT_EQUAL(a->act_bytes, b->act_bytes); /* the rest as it was */
+			}
+		}
+		CU_ASSERT_EQUAL(experts, 3 * 32); /* gate, up, down in 32 blocks */
+		lbs_net_destroy(&n0);
+		lbs_net_destroy(&n1);
+	}
+	lbs_net n;
+	lbs_net_opts dense = { .seq_len = 1024, .expert_pad = 1.25 };
+	CU_ASSERT_EQUAL(lbs_net_create_opts(&n, "llama3-8b", &dense, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mixture of experts"));
+	/* the plan: 16 GPUs, ep 2, 1 Gbit/s between nodes, as test_expert_plan */
+	const char *ini = "[hybrid]\ndp = 2\npp = 8\nep = 2\nmicro_batches = 8\nzero_stage = 0\n[model]\n"
+			  "name = mixtral-8x7b\nsequence_length = 1024\nrecompute = selective\n[nodes.n]\ncount = 16\n"
+			  "gpus_per_node = 1\ngpu = h100-sxm\n[intra_node]\nbandwidth = 450 GB/s\n[network]\n"
+			  "nics_per_node = 1\nbandwidth = 1 Gbit/s\nlatency = 5 us\n";
+	char *path = write_temp(ini);
+	const char *p0[2] = { "model.expert_capacity=1.25", "model.expert_pad=yes" };
+	const char *pg[3] = { "model.expert_capacity=1.25", "model.expert_pad=yes", "model.expert_gini=0.3" };
+	const char *ug[2] = { "model.expert_capacity=1.25", "model.expert_gini=0.3" };
+	const char **sets[4] = { NULL, p0, pg, ug };
+	const int nsets[4] = { 0, 2, 3, 2 };
+	lbs_hy_scenario sc[4];
+	lbs_hy_built b[4];
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_FATAL(lbs_hy_scenario_load(&sc[i], path, sets[i], nsets[i], &err) == LBS_OK);
+		if (lbs_hy_plan_build(&sc[i], &b[i], &err) != LBS_OK) {
+			fprintf(stderr, "\n%s\n", err.msg);
+			CU_FAIL_FATAL("plan");
+		}
+	}
+	/* stage 0's 4 blocks, two all-to-alls each forward, every GPU sending
+	 * 1.25 times the balanced k s b h elements, half of them across */
+	double bw = 1e9 / 8, a2a = 5e-6 + 0.5 * 1.25 * (2.0 * 1024 * 4096 * 2) / bw;
+	CU_ASSERT_DOUBLE_EQUAL(b[1].plan.xchg_f_s[0], 4 * 2 * a2a, 1e-12);
+	CU_ASSERT(b[1].plan.fwd_s[0] > b[0].plan.fwd_s[0] && b[1].plan.bwd_s[0] > b[0].plan.bwd_s[0]);
+	/* padded, unbalanced routing changes nothing but what is dropped */
+	for (size_t g = 0; g < 16; g++) {
+		CU_ASSERT_EQUAL(b[2].plan.fwd_s[g], b[1].plan.fwd_s[g]);
+		CU_ASSERT_EQUAL(b[2].plan.bwd_s[g], b[1].plan.bwd_s[g]);
+		CU_ASSERT_EQUAL(b[2].plan.xchg_f_s[g], b[1].plan.xchg_f_s[g]);
+		/* unpadded, the most loaded GPU holds at most C times the mean */
+		CU_ASSERT(b[3].plan.fwd_s[g] <= b[2].plan.fwd_s[g] && b[3].plan.bwd_s[g] <= b[2].plan.bwd_s[g]);
+		CU_ASSERT(b[3].plan.xchg_f_s[g] <= b[2].plan.xchg_f_s[g] + 1e-12);
+	}
+	CU_ASSERT(b[2].expert_dropped > 0 && b[2].expert_dropped == b[3].expert_dropped);
+	CU_ASSERT(b[1].mem_bytes[0] > b[0].mem_bytes[0]);
+	for (int i = 0; i < 4; i++) {
+		lbs_hy_built_free(&b[i]);
+		lbs_hy_scenario_destroy(&sc[i]);
+	}
+	/* refused: padding without a capacity; on a dense model */
+	const char *nocap[1] = { "model.expert_pad=yes" };
+	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc[0], path, nocap, 1, &err), LBS_EINPUT);
+	CU_ASSERT(strstr(err.msg, "model.expert_pad") && strstr(err.msg, "expert_capacity"));
+	const char *onDense[3] = { "model.name=llama3-8b", "hybrid.ep=1", "model.expert_pad=yes" };
+	CU_ASSERT_EQUAL(lbs_hy_scenario_load(&sc[0], path, onDense, 3, &err), LBS_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no mixture of experts"));
+	unlink(path);
+	free(path);
+}
+
 /* [model] op_overhead: every operation of a micro-batch's forward (each
  * layer's forward GEMM, or its element-wise pass) pays it once, so 1 ms
  * more lengthens the forward by 1 ms times their count, counted here from
@@ -1302,6 +1393,7 @@ void suite_hybrid(void)
 		{ "context parallelism against a job without it, by hand", test_context_parallel },
 		{ "expert parallelism: the group's exchanges, by hand", test_expert_parallel },
 		{ "expert parallelism costed: all-to-alls and reductions, by hand", test_expert_plan },
+		{ "[model] expert_pad: experts padded to the capacity, by hand", test_expert_pad },
 		{ "[model] op_overhead: once an operation, counted from the layers", test_op_overhead },
 		{ "experts' shares of the routed tokens: their Gini coefficient", test_expert_shares },
 		{ "fail-slow episodes drawn from rates", test_failslows_drawn },
